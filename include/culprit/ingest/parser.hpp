@@ -1,0 +1,45 @@
+// The contract every format parser follows: it reads one segment's text (a string, never a
+// file), pushes events and records into the sink, and reports what it skipped as diagnostics.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "culprit/core/diagnostic.hpp"
+#include "culprit/core/event.hpp"
+#include "culprit/core/event_sink.hpp"
+#include "culprit/text/signal_set.hpp"
+
+namespace culprit::ingest {
+
+/// Where a parser is and what it writes to. `first_line` maps segment line 1 to the source's
+/// numbering (a paste segment starting at line 40 has first_line 40).
+struct ParseContext {
+  core::EventSink* sink = nullptr;
+  const text::SignalSet* signals = nullptr;
+  core::Diagnostics* diagnostics = nullptr;
+  std::int64_t source_id = 0;
+  std::string source_name;
+  std::string host;      ///< host of the source; a line's own host prefix overrides it
+  std::string format;
+  std::int64_t first_line = 1;
+  int year_hint = 0;     ///< a year for stamps without one (0: unknown)
+
+  /// An event with source, host and absolute line filled in. `seg_line` is 1-based in the segment.
+  core::Event make_event(std::int64_t seg_line) const;
+  std::int64_t absolute_line(std::int64_t seg_line) const { return first_line + seg_line - 1; }
+  void note(std::string code, std::int64_t seg_line, std::string message) const;
+};
+
+/// Parses `text` as format `ctx.format`. Unknown formats fall back to the app-log parser.
+void parse_segment(std::string_view text, ParseContext& ctx);
+
+// One entry point per format (src/ingest/formats/<name>.cpp).
+void parse_kernel_log(std::string_view text, ParseContext& ctx);     ///< dmesg, kern.log, journal short
+void parse_app_log(std::string_view text, ParseContext& ctx);        ///< worker logs, tracebacks
+void parse_nvidia_smi_table(std::string_view text, ParseContext& ctx);
+void parse_free(std::string_view text, ParseContext& ctx);
+void parse_docker_ps(std::string_view text, ParseContext& ctx);
+
+}  // namespace culprit::ingest

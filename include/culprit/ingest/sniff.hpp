@@ -1,0 +1,44 @@
+// Format sniffing per source and per segment of a paste. A paste is split at shell prompts
+// (`user@host:~$ cmd`) and where the format changes; each segment gets a format and a host.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace culprit::ingest {
+
+/// Format ids (stable; stored in sources.format).
+namespace format {
+inline constexpr std::string_view kKernelLog = "kernel_log";
+inline constexpr std::string_view kAppLog = "app_log";
+inline constexpr std::string_view kNvidiaSmiTable = "nvidia_smi_table";
+inline constexpr std::string_view kFree = "free";
+inline constexpr std::string_view kDockerPs = "docker_ps";
+inline constexpr std::string_view kBinary = "binary";
+inline constexpr std::string_view kEmpty = "empty";
+}  // namespace format
+
+/// The most likely format of a block of text (kernel_log, nvidia_smi_table, …, app_log).
+/// `binary` when the text is not text (NUL bytes, mostly non-printable); `empty` when blank.
+std::string sniff_format(std::string_view text);
+
+/// One piece of a paste: lines [first_line, first_line + line_count) of the source.
+struct Segment {
+  std::string_view text;
+  std::int64_t first_line = 1;
+  std::string format;
+  std::string host;     ///< from the prompt or the command (`ssh user@host …`), else empty
+  std::string command;  ///< the command typed at the prompt, if any
+};
+
+/// Splits a paste at shell prompts and format changes. A file that is all one format comes
+/// back as one segment.
+std::vector<Segment> segment_text(std::string_view text);
+
+/// The host named by a prompt line (`aurora@spark-b:~$ …`) or an ssh command in it; the last
+/// ssh hop wins (`ssh a@h1 'ssh b@h2 "cmd"'` -> h2). Empty when none.
+std::string host_from_command_line(std::string_view line);
+
+}  // namespace culprit::ingest

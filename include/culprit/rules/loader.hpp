@@ -1,0 +1,58 @@
+// Rule loading in three roles: read (TOML -> rules, with file:line:column), validate (required
+// keys, samples), compile (RE2 + SQL prepare hook) -> an immutable RuleSet plus every problem.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "culprit/core/diagnostic.hpp"
+#include "culprit/rules/rule.hpp"
+#include "culprit/text/signal_set.hpp"
+
+namespace culprit::rules {
+
+/// One rule file's text and the name diagnostics use for it.
+struct RuleText {
+  std::string path;
+  std::string text;
+};
+
+/// The rule files built into the binary (rules/**/*.toml at build time).
+const std::vector<RuleText>& builtin_rules();
+
+/// Stable diagnostic codes (tests match them).
+namespace code {
+inline constexpr std::string_view kTomlSyntax = "rule-toml-syntax";
+inline constexpr std::string_view kMissingKey = "rule-missing-key";
+inline constexpr std::string_view kBadValue = "rule-bad-value";
+inline constexpr std::string_view kBadRegex = "rule-bad-regex";
+inline constexpr std::string_view kSampleMismatch = "rule-sample-mismatch";
+inline constexpr std::string_view kSampleField = "rule-sample-field";
+inline constexpr std::string_view kDuplicateId = "rule-duplicate-id";
+inline constexpr std::string_view kBadQuery = "rule-bad-query";
+}  // namespace code
+
+struct RuleSet {
+  std::vector<SignalRule> signal_rules;
+  std::vector<DiagnosisRule> diagnoses;
+  text::SignalSet signals;  ///< compiled from signal_rules
+};
+
+struct LoadResult {
+  RuleSet rules;
+  core::Diagnostics problems;
+  bool ok() const;  ///< no error-level problems
+};
+
+/// Checks a diagnosis query against the schema; returns an error message or empty.
+using QueryChecker = std::function<std::string(const std::string& sql)>;
+
+/// Reads every text, validates, compiles. Problems are collected, never thrown.
+LoadResult load_rules(const std::vector<RuleText>& texts, const QueryChecker& check_query = {});
+
+/// Reads `*.toml` under `dir` recursively (sorted) into RuleTexts; unreadable files become problems.
+std::vector<RuleText> read_rule_dir(const std::string& dir, core::Diagnostics& problems);
+
+}  // namespace culprit::rules

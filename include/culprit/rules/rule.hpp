@@ -1,0 +1,40 @@
+// Rules as data: line signals and SQL diagnoses, loaded from TOML (rules/ and --rules DIR).
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "culprit/core/event.hpp"
+
+namespace culprit::rules {
+
+/// A sample line a signal must (or must not) match, with the fields it must yield.
+struct SignalSample {
+  std::string line;
+  bool should_match = true;
+  std::map<std::string, std::string> fields;
+};
+
+struct SignalRule {
+  std::string id, kind, description;
+  core::Severity severity = core::Severity::info;
+  std::string pattern;
+  std::vector<std::string> formats;
+  std::vector<std::string> literals;
+  std::vector<SignalSample> samples;
+  std::string file;
+  int line = 0;
+};
+
+/// A correlation rule: SQL over the timeline returning the standard columns
+/// (host, ts, culprit_host, culprit_pid, culprit_name, culprit_role, confidence, evidence, detail).
+struct DiagnosisRule {
+  std::string id, verdict, title, query, message, advice;
+  int priority = 0;  ///< higher wins when several verdicts compete for the incident's answer
+  std::vector<std::string> fixtures_fire, fixtures_quiet;
+  std::string file;
+  int line = 0;
+};
+
+}  // namespace culprit::rules

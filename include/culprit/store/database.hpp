@@ -1,0 +1,111 @@
+// A thin RAII wrapper over SQLite: open, exec, prepared statements, transactions.
+// SQLite stays private to the store module; values cross as std::optional / strings.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+struct sqlite3;
+struct sqlite3_stmt;
+
+namespace culprit::store {
+
+/// A cell read back from a query. Integers and reals keep their type; NULL is `is_null`.
+struct Value {
+  enum class Type { null, integer, real, text } type = Type::null;
+  std::int64_t i = 0;
+  double d = 0;
+  std::string s;
+  bool is_null() const { return type == Type::null; }
+  std::optional<std::int64_t> as_int() const;
+  std::optional<double> as_double() const;
+  std::string as_text() const;  ///< integers and reals formatted; NULL -> ""
+};
+
+struct Row {
+  std::vector<std::string>* columns = nullptr;
+  std::vector<Value> values;
+  const Value& operator[](std::string_view column) const;  ///< NULL value if absent
+};
+
+struct QueryResult {
+  std::vector<std::string> columns;
+  std::vector<Row> rows;
+  std::string error;  ///< empty on success
+};
+
+class Statement;
+
+/// Owns one connection. Not thread-safe (one per thread).
+class Database {
+ public:
+  /// `path` empty or ":memory:" opens an in-memory database.
+  static std::unique_ptr<Database> open(const std::string& path, std::string& error);
+  ~Database();
+
+  /// Executes one or more statements; returns an error message or empty.
+  std::string exec(std::string_view sql);
+  /// Runs a query and returns all rows (for diagnoses and `culprit query`).
+  QueryResult query(std::string_view sql);
+  /// Prepares a statement; nullptr and `error` set on failure.
+  std::unique_ptr<Statement> prepare(std::string_view sql, std::string& error);
+  /// Checks that `sql` compiles against the current schema; returns an error or empty.
+  std::string check(std::string_view sql);
+  std::int64_t last_insert_id() const;
+  sqlite3* handle() { return db_; }
+
+  /// The embedded schema (src/store/schema.sql) and its version (PRAGMA user_version).
+  static std::string_view schema();
+  static int schema_version();
+  /// Creates the schema in an empty database, or checks the version of an existing one.
+  std::string ensure_schema();
+
+ private:
+  explicit Database(sqlite3* db) : db_(db) {}
+  sqlite3* db_ = nullptr;
+};
+
+/// A prepared statement; bind by 1-based index, then step().
+class Statement {
+ public:
+  explicit Statement(sqlite3_stmt* stmt) : stmt_(stmt) {}
+  ~Statement();
+  Statement(const Statement&) = delete;
+  Statement& operator=(const Statement&) = delete;
+
+  void bind(int index, std::int64_t value);
+  void bind(int index, double value);
+  void bind(int index, std::string_view value);
+  void bind_null(int index);
+  template <class T>
+  void bind_opt(int index, const std::optional<T>& value) {
+    if (value) bind(index, *value); else bind_null(index);
+  }
+  /// Steps once: true while a row is available. Errors are returned through `error()`.
+  bool step();
+  void reset();
+  const std::string& error() const { return error_; }
+  sqlite3_stmt* handle() { return stmt_; }
+
+ private:
+  sqlite3_stmt* stmt_ = nullptr;
+  std::string error_;
+};
+
+/// BEGIN on construction, COMMIT on commit(), ROLLBACK if destroyed uncommitted.
+class Transaction {
+ public:
+  explicit Transaction(Database& db);
+  ~Transaction();
+  std::string commit();
+
+ private:
+  Database& db_;
+  bool done_ = false;
+};
+
+}  // namespace culprit::store

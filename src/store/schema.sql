@@ -1,0 +1,179 @@
+-- culprit timeline schema. Embedded in the binary; this file's comments are the reference.
+-- Conventions: sizes are bytes (INTEGER); times are wall-clock UTC seconds since the epoch
+-- (REAL, fractional), NULL until known; `host` is the node name as the inputs give it
+-- ('' when unknown). PRAGMA user_version is the schema version: culprit refuses a --db file
+-- written with another version.
+PRAGMA user_version = 1;
+
+-- One row per source: a file, an archive member, or one segment of a paste.
+CREATE TABLE sources (
+  id         INTEGER PRIMARY KEY,
+  name       TEXT NOT NULL,     -- display name: `spark-b/worker.log`, `<stdin>` segment `<stdin>:40`
+  host       TEXT NOT NULL,     -- host the source belongs to ('' unknown)
+  format     TEXT NOT NULL,     -- sniffed format id: kernel_log, app_log, nvidia_smi_table, free, docker_ps, …
+  bytes      INTEGER NOT NULL,  -- size of the source's text
+  lines      INTEGER NOT NULL,  -- number of lines
+  first_line INTEGER NOT NULL DEFAULT 1,  -- line of the source's first line in its input (pastes)
+  origin     TEXT NOT NULL DEFAULT '',    -- the input path it came from
+  first_ts   REAL,              -- earliest / latest wall time of its events (after alignment)
+  last_ts    REAL,
+  clock      TEXT NOT NULL DEFAULT ''     -- how its times were placed: `wall`, `no-year (year from …)`, `boot+offset`, `none`
+);
+
+-- One row per host seen in the inputs, with how its clocks were aligned.
+CREATE TABLE hosts (
+  name             TEXT PRIMARY KEY,
+  boot_wall_ts     REAL,            -- wall time of boot (for boot-relative kernel stamps)
+  clock_offset     REAL,            -- seconds added to this host's local times to reach UTC
+  clock_confidence TEXT NOT NULL DEFAULT 'none',  -- high | medium | low | none
+  clock_method     TEXT NOT NULL DEFAULT '',      -- what the alignment was based on
+  unified_memory   INTEGER NOT NULL DEFAULT 0     -- 1 when GPU memory is host memory (GB10, Jetson)
+);
+
+-- One dated fact per row: a line or a multi-line block.
+CREATE TABLE events (
+  id        INTEGER PRIMARY KEY,
+  source_id INTEGER NOT NULL REFERENCES sources(id),
+  line      INTEGER NOT NULL,   -- 1-based line in the source's input (first line of a block)
+  line_end  INTEGER NOT NULL,   -- last line of the block (= line for one-line events)
+  ts        REAL,               -- wall-clock UTC seconds; NULL until aligned or unknown
+  ts_raw    TEXT NOT NULL,      -- the stamp as written (`[  93.118204]`, `2026-04-09 00:47:13`)
+  ts_kind   TEXT NOT NULL,      -- none | wall | wall_no_year | boot | time_of_day
+  ts_value  REAL,               -- the raw stamp as a number (boot seconds, seconds of day, …)
+  host      TEXT NOT NULL,
+  pid       INTEGER,            -- process the line belongs to (from a prefix or the message)
+  comm      TEXT NOT NULL,      -- process name as this source saw it ('' unknown)
+  rank      INTEGER,            -- distributed rank, when a prefix names it
+  kind      TEXT NOT NULL,      -- cuda_oom, kernel_oom, oom_kill, signal_exit, traceback, xid, nccl_timeout, peer_lost, log, …
+  severity  TEXT NOT NULL,      -- debug | info | warning | error | critical
+  rule      TEXT NOT NULL,      -- signal id or parser that produced it
+  message   TEXT NOT NULL,      -- the text with transport prefixes peeled (blocks: the key line)
+  fields    TEXT NOT NULL       -- JSON object of extracted fields (json_extract(fields, '$.x'))
+);
+CREATE INDEX events_kind ON events(kind);
+CREATE INDEX events_host_pid ON events(host, pid);
+
+-- One row per (host, pid): every name it was seen under, and its role in the incident.
+CREATE TABLE processes (
+  host      TEXT NOT NULL,
+  pid       INTEGER NOT NULL,
+  names     TEXT NOT NULL,      -- JSON array of names, most specific first
+  cmdline   TEXT NOT NULL DEFAULT '',
+  container TEXT NOT NULL DEFAULT '',
+  user      TEXT NOT NULL DEFAULT '',
+  role      TEXT NOT NULL DEFAULT 'unknown',  -- job | foreign | unknown (set by the diagnosis)
+  role_why  TEXT NOT NULL DEFAULT '',
+  job_evidence TEXT NOT NULL DEFAULT '',      -- which job source named this pid ('' none)
+  first_ts  REAL,
+  last_ts   REAL,
+  PRIMARY KEY (host, pid)
+);
+
+-- Containers listed by `docker ps` / `docker inspect`.
+CREATE TABLE containers (
+  host       TEXT NOT NULL,
+  id         TEXT NOT NULL,
+  name       TEXT NOT NULL,
+  image      TEXT NOT NULL,
+  command    TEXT NOT NULL,
+  status     TEXT NOT NULL,
+  up_seconds REAL            -- how long it had been up when listed
+);
+
+-- One reading of one GPU (an nvidia-smi table row, CSV row, -q block, or the figures quoted
+-- by a framework's OOM message).
+CREATE TABLE gpu_snapshots (
+  id        INTEGER PRIMARY KEY,
+  source_id INTEGER NOT NULL REFERENCES sources(id),
+  line      INTEGER NOT NULL,
+  host      TEXT NOT NULL,
+  ts        REAL,
+  ts_raw    TEXT NOT NULL,
+  gpu       INTEGER NOT NULL,   -- GPU index on the host
+  model     TEXT NOT NULL,
+  bus_id    TEXT NOT NULL,      -- normalised `dddd:bb:dd` lower case ('' unknown)
+  mem_used  INTEGER,            -- bytes; NULL when not reported (unified memory: "Not Supported")
+  mem_total INTEGER,
+  unified   INTEGER NOT NULL DEFAULT 0
+);
+
+-- The processes a snapshot lists, with their device memory.
+CREATE TABLE gpu_processes (
+  snapshot_id INTEGER NOT NULL REFERENCES gpu_snapshots(id),
+  pid         INTEGER NOT NULL,
+  name        TEXT NOT NULL,
+  type        TEXT NOT NULL,    -- C | G | C+G | '' (from an OOM message)
+  mem_used    INTEGER           -- bytes; NULL for N/A
+);
+
+-- Host memory readings (`free`, /proc/meminfo).
+CREATE TABLE host_memory (
+  source_id  INTEGER NOT NULL REFERENCES sources(id),
+  line       INTEGER NOT NULL,
+  host       TEXT NOT NULL,
+  ts         REAL,
+  total      INTEGER, used INTEGER, free INTEGER, shared INTEGER, buff_cache INTEGER, available INTEGER,
+  swap_total INTEGER, swap_used INTEGER, swap_free INTEGER
+);
+
+-- One kernel OOM report (invoked line … kill line), tied to its `kernel_oom` event.
+CREATE TABLE oom_reports (
+  event_id        INTEGER PRIMARY KEY REFERENCES events(id),
+  host            TEXT NOT NULL,
+  ts              REAL,
+  constraint_kind TEXT NOT NULL,   -- CONSTRAINT_NONE | CONSTRAINT_MEMCG | … ('' when the report lacks it)
+  memcg           INTEGER NOT NULL,-- 1: a cgroup limit was hit (memcg OOM), 0: the host ran out
+  reason          TEXT NOT NULL,   -- `Out of memory`, `Memory cgroup out of memory`, …
+  oom_memcg       TEXT NOT NULL,   -- cgroup whose limit was hit ('' for global)
+  task_memcg      TEXT NOT NULL,   -- victim's cgroup
+  cpuset          TEXT NOT NULL,
+  trigger_pid     INTEGER,         -- the allocating task (NOT the victim)
+  trigger_comm    TEXT NOT NULL,
+  gfp_mask        TEXT NOT NULL,
+  alloc_order     INTEGER,         -- -1: sysrq / manual
+  victim_pid      INTEGER,
+  victim_comm     TEXT NOT NULL,
+  victim_uid      INTEGER,
+  victim_total_vm INTEGER,         -- bytes
+  victim_anon_rss INTEGER,         -- bytes
+  victim_file_rss INTEGER,
+  victim_shmem_rss INTEGER,
+  victim_oom_score_adj INTEGER,
+  memcg_usage     INTEGER,         -- bytes (memory: usage …)
+  memcg_limit     INTEGER,         -- bytes
+  memcg_failcnt   INTEGER,
+  page_size       INTEGER NOT NULL -- bytes per page used for the task table
+);
+
+-- The report's task table; sizes in pages as printed (multiply by oom_reports.page_size).
+CREATE TABLE oom_tasks (
+  event_id       INTEGER NOT NULL REFERENCES oom_reports(event_id),
+  pid            INTEGER NOT NULL,
+  uid            INTEGER,
+  tgid           INTEGER,
+  total_vm_pages INTEGER,
+  rss_pages      INTEGER,
+  pgtables_bytes INTEGER,
+  swapents       INTEGER,
+  oom_score_adj  INTEGER,
+  name           TEXT NOT NULL
+);
+CREATE INDEX oom_tasks_event ON oom_tasks(event_id);
+
+-- Conclusions of the diagnosis rules (written after the diagnosis, for `culprit query`).
+CREATE TABLE findings (
+  id           INTEGER PRIMARY KEY,
+  rule         TEXT NOT NULL,
+  verdict      TEXT NOT NULL,
+  confidence   TEXT NOT NULL,
+  host         TEXT NOT NULL,
+  ts           REAL,
+  culprit_host TEXT, culprit_pid INTEGER, culprit_name TEXT, culprit_role TEXT,
+  summary      TEXT NOT NULL,
+  evidence     TEXT NOT NULL    -- JSON array of {source, line, text}
+);
+
+-- Events with their source's name: what evidence columns are built from.
+CREATE VIEW event_lines AS
+  SELECT e.*, s.name AS source_name, s.format AS source_format
+  FROM events e JOIN sources s ON s.id = e.source_id;
