@@ -12,12 +12,9 @@
 
 #include "cli/commands.hpp"
 #include "cli/rule_loading.hpp"
-#include "culprit/diagnose/engine.hpp"
-#include "culprit/ingest/pipeline.hpp"
-#include "culprit/input/reader.hpp"
+#include "cli/incident.hpp"
 #include "culprit/report/renderer.hpp"
-#include "culprit/store/clock.hpp"
-#include "culprit/store/timeline.hpp"
+#include "culprit/store/database.hpp"
 
 namespace culprit::cli {
 namespace po = boost::program_options;
@@ -46,49 +43,6 @@ bool use_color(const Options& o) {
   if (o.color == "never" || !o.output.empty()) return false;
   if (std::getenv("NO_COLOR")) return false;
   return ::isatty(STDOUT_FILENO) != 0;
-}
-
-void add_sources(store::Database& db, diagnose::Verdict& v) {
-  auto rows = db.query(
-      "SELECT s.name, s.host, group_concat(DISTINCT s.format) AS format, sum(s.lines) AS lines, sum(s.bytes) AS bytes,"
-      " coalesce(h.clock_method, '') AS clock FROM sources s LEFT JOIN hosts h ON h.name = s.host"
-      " GROUP BY s.name, s.host ORDER BY min(s.id)");
-  for (const auto& r : rows.rows)
-    v.sources.push_back({r["name"].as_text(), r["host"].as_text(), r["format"].as_text(), r["clock"].as_text(),
-                         r["lines"].as_int().value_or(0), r["bytes"].as_int().value_or(0)});
-}
-
-void save_findings(store::Database& db, const diagnose::Verdict& v) {
-  std::string error;
-  auto st = db.prepare(
-      "INSERT INTO findings(rule,verdict,confidence,host,ts,culprit_host,culprit_pid,culprit_name,culprit_role,"
-      "summary,evidence) VALUES(?,?,?,?,?,?,?,?,?,?,?)",
-      error);
-  if (!st) return;
-  for (const auto& f : v.findings) {
-    st->reset();
-    st->bind(1, f.rule);
-    st->bind(2, f.verdict);
-    st->bind(3, std::string_view(diagnose::to_string(f.confidence)));
-    st->bind(4, f.host);
-    st->bind_opt(5, f.ts);
-    if (f.culprit) {
-      st->bind(6, f.culprit->host);
-      st->bind_opt(7, f.culprit->pid);
-      st->bind(8, f.culprit->name);
-      st->bind(9, f.culprit->role);
-    } else {
-      for (int i = 6; i <= 9; ++i) st->bind_null(i);
-    }
-    st->bind(10, f.summary);
-    std::string ev = "[";
-    for (size_t i = 0; i < f.evidence.size(); ++i) {
-      if (i) ev += ",";
-      ev += fmt::format("{{\"source\":\"{}\",\"line\":{}}}", f.evidence[i].source, f.evidence[i].line);
-    }
-    st->bind(11, ev + "]");
-    st->step();
-  }
 }
 
 }  // namespace
@@ -150,63 +104,35 @@ int run_diagnose(const std::vector<std::string>& args) {
   }
   if (o.no_prefilter) loaded.rules.signals.set_prefilter(false);
 
-  // The timeline: in memory, or a temporary file renamed into place at the end.
-  std::string db_target = o.db.empty() ? ":memory:" : fmt::format("{}.tmp-{}", o.db, ::getpid());
-  if (!o.db.empty() && std::filesystem::exists(o.db)) {
-    std::string err;
-    auto existing = store::Database::open(o.db, err);
-    if (existing) {
-      auto v = existing->query("PRAGMA user_version");
-      const auto version = v.rows.empty() ? 0 : v.rows[0].values[0].as_int().value_or(0);
+  // The timeline: in memory, or a temporary file renamed into place at the end (an
+  // interrupted run leaves an existing file intact; another version's file is refused).
+  IncidentOptions incident;
+  incident.excludes = o.excludes;
+  incident.default_host = o.host;
+  incident.year = o.year;
+  if (!o.db.empty()) {
+    if (std::filesystem::exists(o.db)) {
+      std::string err;
+      auto existing = store::Database::open(o.db, err);
+      const auto v = existing ? existing->query("PRAGMA user_version") : store::QueryResult{};
+      const auto version = v.rows.empty() ? -1 : v.rows[0].values[0].as_int().value_or(0);
       if (version != store::Database::schema_version()) {
-        fmt::print(stderr, "culprit: {} exists and is not a culprit timeline of this version (schema {}); "
-                           "refusing to overwrite it — choose another --db\n", o.db, version);
+        fmt::print(stderr, "culprit: {} exists and is not a culprit timeline of this version; "
+                           "refusing to overwrite it — choose another --db\n", o.db);
         return kExitError;
       }
     }
+    incident.db_path = fmt::format("{}.tmp-{}", o.db, ::getpid());
+    std::remove(incident.db_path.c_str());
   }
-  std::remove(db_target.c_str());
-  std::string error;
-  auto db = store::Database::open(db_target, error);
-  if (!db) {
-    fmt::print(stderr, "culprit: cannot open the timeline {}: {}\n", o.db, error);
-    return kExitError;
-  }
-  if (auto err = db->ensure_schema(); !err.empty()) {
-    fmt::print(stderr, "culprit: {}\n", err);
-    return kExitError;
-  }
-
-  core::Diagnostics problems;
-  input::ReadOptions read_options;
-  read_options.default_host = o.host;
-  read_options.excludes = o.excludes;
-  auto sources = input::read_inputs(o.inputs, read_options, problems);
-  diagnose::Verdict verdict;
-  {
-    store::TimelineWriter writer(*db);
-    ingest::IngestOptions ingest_options;
-    ingest_options.year_hint = o.year;
-    for (const auto& src : sources) {
-      ingest::IngestInput in{src.name, src.host, src.origin, src.text};
-      ingest::ingest(in, loaded.rules.signals, writer, problems, ingest_options);
-    }
-    if (auto err = writer.finish(); !err.empty()) problems.push_back({core::DiagLevel::error, "store", "", err});
-  }
-  store::ClockOptions clock_options;
-  clock_options.default_year = o.year;
-  if (auto err = store::align_clocks(*db, clock_options); !err.empty())
-    problems.push_back({core::DiagLevel::error, "clock", "", err});
-  verdict = diagnose::diagnose(*db, loaded.rules, problems);
-  add_sources(*db, verdict);
-  for (const auto& p : problems)
-    if (p.code.rfind("input-", 0) == 0) verdict.skipped.push_back(p.to_string());
-  save_findings(*db, verdict);
-  db.reset();
+  auto result = run_incident(o.inputs, loaded.rules, incident);
+  auto& problems = result.problems;
+  auto& verdict = result.verdict;
   if (!o.db.empty()) {
     std::error_code ec;
-    std::filesystem::rename(db_target, o.db, ec);
+    if (result.ok) std::filesystem::rename(incident.db_path, o.db, ec);
     if (ec) problems.push_back({core::DiagLevel::error, "db", o.db, ec.message()});
+    std::remove(incident.db_path.c_str());
   }
 
   bool errors = false;
@@ -223,7 +149,7 @@ int run_diagnose(const std::vector<std::string>& args) {
     fmt::print(stderr, "culprit: {}\n", err);
     return kExitError;
   }
-  if (sources.empty()) return kExitError;
+  if (result.sources == 0) return kExitError;
   if (verdict.verdict == diagnose::verdict::kUnknown) return errors ? kExitError : kExitNothing;
   return kExitVerdict;
 }

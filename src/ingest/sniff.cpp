@@ -51,8 +51,10 @@ bool is_kernel_line(std::string_view line) {
   return re.matches(line);
 }
 
+/// Kernel text without a stamp (console captures, `dmesg -t`): OOM report anchors and task rows.
 bool is_kernel_content(std::string_view line) {
-  return contains(line, " invoked oom-killer: ") || starts_with(line, "oom-kill:constraint=") ||
+  static const text::Pattern task_row(R"(^\[\s*\d+\]\s+\d+\s+\d+\s+\d+)");
+  return contains(line, " invoked oom-killer: ") || task_row.matches(line) || starts_with(line, "oom-kill:constraint=") ||
          contains(line, "Killed process ") || starts_with(line, "Mem-Info:") ||
          starts_with(line, "Tasks state (memory values in pages)") || contains(line, "NVRM: Xid");
 }
@@ -140,16 +142,17 @@ std::vector<Block> structured_blocks(const std::vector<std::string_view>& lines,
 void split_kernel_runs(const std::vector<std::string_view>& lines, size_t b, size_t e, std::vector<Block>& out) {
   size_t i = b;
   while (i < e) {
-    const bool kernel = is_kernel_line(lines[i]);
+    auto kernelish = [&](size_t k) { return is_kernel_line(lines[k]) || is_kernel_content(lines[k]); };
+    const bool kernel = kernelish(i);
     size_t j = i + 1;
     while (j < e) {
-      const bool k = is_kernel_line(lines[j]);
+      const bool k = kernelish(j);
       if (k == kernel) { ++j; continue; }
       // Unstamped lines inside a kernel run (wrapped rows, multi-line records) stay in it when
       // the run resumes within a few lines.
       if (kernel) {
         size_t look = j;
-        while (look < e && look < j + 8 && !is_kernel_line(lines[look])) ++look;
+        while (look < e && look < j + 8 && !kernelish(look)) ++look;
         if (look < e && look < j + 8) { j = look; continue; }
       }
       break;
