@@ -1,6 +1,7 @@
 // The JSON contract (schema_version 1): one compact object with keys in a fixed order, sizes
 // in bytes as integers, times as ISO 8601 UTC strings, absent values as null. Documented
 // field by field in the README ("JSON output"); change both together and bump the version.
+#include <cmath>
 #include <string>
 
 #include "culprit/core/time.hpp"
@@ -12,8 +13,9 @@ namespace {
 
 constexpr std::int64_t kSchemaVersion = 1;
 
+// A time that is unknown or not a finite number is null, never "".
 void write_ts(JsonWriter& w, const std::optional<double>& ts) {
-  if (ts) w.value(core::format_iso(*ts));
+  if (ts && std::isfinite(*ts)) w.value(core::format_iso(*ts));
   else w.null();
 }
 

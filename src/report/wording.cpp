@@ -191,12 +191,16 @@ std::vector<LedgerRow> ledger_rows(const diagnose::Budget& b) {
   holders("job", "job", b.job);
   holders("foreign", "foreign", b.foreign);
   holders("unknown", nullptr, std::nullopt);
+  // Unexplained: the scalar, labelled by the `rest` entry when there is one (it says why).
   std::optional<std::int64_t> unexplained = b.unexplained;
-  if (!unexplained) {
-    for (const auto& e : b.entries)
-      if (e.role == "rest" || e.label == "unexplained") unexplained = e.bytes;
+  std::string rest_label = "unexplained";
+  for (const auto& e : b.entries) {
+    if (e.role != "rest" && e.label != "unexplained") continue;
+    if (!e.label.empty()) rest_label = e.label;
+    if (!unexplained) unexplained = e.bytes;
+    break;
   }
-  if (unexplained) rows.push_back({"unexplained", "rest", {}, unexplained, true});
+  if (unexplained) rows.push_back({rest_label, "rest", {}, unexplained, true});
   if (b.torch_allocated) rows.push_back({"torch allocated", "torch", {}, b.torch_allocated, false});
   if (b.torch_reserved) rows.push_back({"torch reserved", "torch", {}, b.torch_reserved, false});
   return rows;

@@ -226,3 +226,30 @@ TEST_CASE("text: a long evidence block is capped with a count of what was left",
   CHECK(contains(out, "[ 1019]"));
   CHECK_FALSE(contains(out, "[ 1020]"));
 }
+
+TEST_CASE("text: the ledger shows each holder once, with the engine's own labels", "[report]") {
+  auto v = test::cuda_oom_foreign();
+  auto& b = *v.budget;
+  b.entries = {
+      {"job: the failing process (pid 51877)", "job", 51877, 30 * test::kGiB},
+      {"foreign: pid 48211 VLLM::EngineCore", "foreign", 48211, 84 * test::kGiB},
+      {"unknown: pid 7001 Xorg", "unknown", 7001, 512 * test::kMiB},
+      {"unexplained (unified memory: host OS, page cache, CPU processes)", "rest", std::nullopt,
+       *b.unexplained - 512 * test::kMiB},
+  };
+  b.unexplained = *b.unexplained - 512 * test::kMiB;
+  const std::string out = render(v, Format::text);
+  require_width(out, 100);
+  auto count = [&](const std::string& needle) {
+    std::size_t n = 0;
+    for (auto pos = out.find(needle); pos != std::string::npos; pos = out.find(needle, pos + 1)) ++n;
+    return n;
+  };
+  CHECK(count("  job: the failing process (pid 51877) ") == 1);
+  CHECK(count("  foreign: pid 48211 VLLM::EngineCore ") == 1);
+  CHECK(count("  unknown: pid 7001 Xorg ") == 1);
+  CHECK(count("  unexplained (unified memory: host OS, page cache, CPU processes)") == 1);
+  CHECK(count("\n  unexplained  ") == 0);  // no second, bare "unexplained" row
+  const std::string md = render(v, Format::markdown);
+  CHECK(md.find("| unknown: pid 7001 Xorg | unknown | 7001 | 512.00 MiB | 536870912 | 0.4% |") != std::string::npos);
+}
