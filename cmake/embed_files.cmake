@@ -11,6 +11,9 @@ function(embed_files var)
     COMMAND ${CMAKE_COMMAND} -DOUT=${out} -DNS=${EMBED_NAMESPACE} -DBASE=${EMBED_BASE}
             "-DINPUTS=${inputs}" -P ${PROJECT_SOURCE_DIR}/cmake/embed_run.cmake
     DEPENDS ${inputs} ${PROJECT_SOURCE_DIR}/cmake/embed_run.cmake
-    COMMENT "Embedding ${var}")
+    COMMENT "Embedding ${var}"
+    # VERBATIM quotes -DINPUTS=a;b;c for the shell: without it /bin/sh splits the list at `;`
+    # and runs every later input as a command (the build broke as soon as there were two files).
+    VERBATIM)
   set(${var}_SOURCE ${out} PARENT_SCOPE)
 endfunction()
