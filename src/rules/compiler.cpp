@@ -20,7 +20,7 @@ constexpr std::array kStandardColumns = {
     "host",       "ts",         "culprit_host", "culprit_pid", "culprit_name", "culprit_role",
     "confidence", "evidence",   "detail",       "victim_pid",  "victim_name",  "event_id"};
 
-/// Field names whose values ingest stores as integers.
+/// Field names whose values ingest stores as integers (and every `*_pid`).
 constexpr std::array kIntegerFields = {"pid", "rank", "gpu", "xid", "exitcode", "signal"};
 
 bool valid_id(std::string_view id) {
@@ -232,7 +232,8 @@ bool check_sample(const SignalDraft& d, const SampleDraft& s, const text::Patter
   // Naming conventions the ingest layer relies on.
   for (const auto& c : caps) {
     const bool integer_field =
-        std::find(kIntegerFields.begin(), kIntegerFields.end(), c.name) != kIntegerFields.end();
+        std::find(kIntegerFields.begin(), kIntegerFields.end(), c.name) != kIntegerFields.end() ||
+        (c.name.size() > 4 && c.name.compare(c.name.size() - 4, 4, "_pid") == 0);
     if (integer_field && !is_integer(c.value)) {
       problems.push_back(problem(code::kSampleField, s.where.table,
                                  fmt::format("field `{}` must capture an integer (ingest stores "
