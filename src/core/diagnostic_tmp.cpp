@@ -1,11 +1,16 @@
-// TEMPORARY (wt-kernel): stand-in for the lead's src/core/diagnostic.cpp. Delete after merging main.
+// TEMPORARY (wt-rules): Diagnostic::to_string until main's diagnostic.cpp lands.
 #include "culprit/core/diagnostic.hpp"
 
 namespace culprit::core {
 
 std::string Diagnostic::to_string() const {
-  const char* lvl = level == DiagLevel::note ? "note" : level == DiagLevel::warning ? "warning" : "error";
-  return where + ": " + lvl + "[" + code + "]: " + message;
+  const char* lvl = level == DiagLevel::error ? "error" : level == DiagLevel::warning ? "warning" : "note";
+  std::string out;
+  if (!where.empty()) out += where + ": ";
+  out += lvl;
+  if (!code.empty()) out += "[" + code + "]";
+  out += ": " + message;
+  return out;
 }
 
 }  // namespace culprit::core

@@ -1,22 +1,7 @@
-// TEMPORARY (wt-kernel): stand-in for the lead's src/core/event.cpp so ingest tests link.
-// Delete after merging main once the real event.cpp lands.
-#include <cmath>
-#include <cstdio>
-
+// TEMPORARY (wt-rules): the severity helpers the rules module needs until main's event.cpp lands.
 #include "culprit/core/event.hpp"
 
 namespace culprit::core {
-
-std::string_view to_string(TsKind kind) {
-  switch (kind) {
-    case TsKind::none: return "none";
-    case TsKind::wall: return "wall";
-    case TsKind::wall_no_year: return "wall_no_year";
-    case TsKind::boot: return "boot";
-    case TsKind::time_of_day: return "time_of_day";
-  }
-  return "none";
-}
 
 std::string_view to_string(Severity severity) {
   switch (severity) {
@@ -36,40 +21,6 @@ std::optional<Severity> parse_severity(std::string_view text) {
   if (text == "error") return Severity::error;
   if (text == "critical") return Severity::critical;
   return std::nullopt;
-}
-
-const Field* Event::field(std::string_view key) const {
-  for (const auto& f : fields)
-    if (f.key == key) return &f;
-  return nullptr;
-}
-
-std::string Event::field_or(std::string_view key, std::string_view fallback) const {
-  const Field* f = field(key);
-  return f ? f->value : std::string(fallback);
-}
-
-void Event::set(std::string key, std::string value, bool numeric) {
-  for (auto& f : fields)
-    if (f.key == key) {
-      f.value = std::move(value);
-      f.numeric = numeric;
-      return;
-    }
-  fields.push_back(Field{std::move(key), std::move(value), numeric});
-}
-
-void Event::set_number(std::string key, double value) {
-  char buf[64];
-  if (std::floor(value) == value && std::fabs(value) < 9e15)
-    std::snprintf(buf, sizeof buf, "%.0f", value);
-  else
-    std::snprintf(buf, sizeof buf, "%.6f", value);
-  set(std::move(key), buf, true);
-}
-
-void Event::set_int(std::string key, std::int64_t value) {
-  set(std::move(key), std::to_string(value), true);
 }
 
 }  // namespace culprit::core
