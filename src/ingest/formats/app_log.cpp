@@ -337,6 +337,7 @@ void AppLogParser::emit_traceback(const Traceback& tb, const PeeledLine& exc_pee
   if (tb.chained) e.set_int("chained", 1);
   if (tb.truncated) e.set_int("truncated", 1);
   if (tb.rich) e.set_int("rich", 1);
+  if (tb.ipython) e.set_int("ipython", 1);
   if (!tb.preamble.empty()) e.set("preamble", tb.preamble);
   push(e, peel, e.message);
 }

@@ -1,5 +1,5 @@
 // Python traceback assembly (CPython's format, incl. 3.11+ caret lines and chained exceptions;
-// Rich's boxed rendering). Membership is decided per line from indentation and anchors:
+// IPython/Jupyter's `Cell In[3], line 5` / `----> 5` rendering; Rich's boxed rendering). Membership is decided per line from indentation and anchors:
 // `File "…", line N, in f` frames, indented source lines, and a final unindented
 // `ExcType: message` line; anything else ends the traceback (truncated when no exception yet).
 #include "ingest/formats/traceback.hpp"
@@ -75,6 +75,52 @@ bool parse_rich_frame(Sv content, TracebackFrame& f) {
   return true;
 }
 
+// IPython frame headers: `Cell In[3], line 5`, `File /x/y.py:40, in f(*args)`,
+// `<ipython-input-3-4c5d> in <module>`, `/x/y.py in f(a, b)` (older IPython).
+bool parse_ipython_frame(Sv t, TracebackFrame& f) {
+  if (t.substr(0, 8) == "Cell In[") {
+    const std::size_t comma = t.find("], line ");
+    if (comma == Sv::npos) return false;
+    f.file = std::string(t.substr(5, comma + 1 - 5));
+    f.line = 0;
+    for (std::size_t i = comma + 8; i < t.size() && t[i] >= '0' && t[i] <= '9'; ++i)
+      f.line = f.line * 10 + (t[i] - '0');
+    f.func = "<cell>";
+    return true;
+  }
+  Sv rest = t;
+  if (rest.substr(0, 5) == "File ") rest.remove_prefix(5);
+  const std::size_t in = rest.find(", in ") != Sv::npos ? rest.find(", in ") : rest.find(" in ");
+  if (in == Sv::npos || in == 0) return false;
+  const bool comma = rest.substr(in, 5) == ", in ";
+  Sv where = rest.substr(0, in);
+  if (where.find(' ') != Sv::npos && where.substr(0, 1) != "<") return false;
+  if (where.find('/') == Sv::npos && where.substr(0, 1) != "<" && where.find(".py") == Sv::npos)
+    return false;
+  f.line = 0;
+  const std::size_t colon = where.rfind(':');
+  if (colon != Sv::npos && colon + 1 < where.size() && where[colon + 1] >= '0' && where[colon + 1] <= '9') {
+    for (std::size_t i = colon + 1; i < where.size() && where[i] >= '0' && where[i] <= '9'; ++i)
+      f.line = f.line * 10 + (where[i] - '0');
+    where = where.substr(0, colon);
+  }
+  f.file = std::string(where);
+  Sv func = rest.substr(in + (comma ? 5 : 4));
+  const std::size_t paren = func.find('(');
+  f.func = std::string(trim(func.substr(0, paren)));
+  return !f.func.empty();
+}
+
+// IPython's header: `OutOfMemoryError                          Traceback (most recent call last)`
+// (an exception type before the anchor, no colon after it).
+bool looks_ipython(Sv message, std::size_t offset) {
+  const Sv before = trim(message.substr(0, offset));
+  if (before.empty() || before.find(':') != Sv::npos || before.find(' ') != Sv::npos) return false;
+  if (message.substr(offset + kTracebackAnchor.size()).find(':') != Sv::npos) return false;
+  std::string type, msg;
+  return split_exception_line(before, type, msg);
+}
+
 bool has_exception_suffix(Sv name) {
   static constexpr std::array<Sv, 8> kSuffixes = {"Error",   "Exception", "Interrupt", "Exit",
                                                   "Warning", "Iteration", "Failure",   "Timeout"};
@@ -138,7 +184,9 @@ TracebackBuilder::TracebackBuilder(std::int64_t seg_line, std::string_view messa
   opens(message, &offset);
   tb_.preamble = std::string(trim(message.substr(0, offset)));
   tb_.rich = message.substr(offset, kBoxTopLeft.size()) == kBoxTopLeft;
-  state_ = tb_.rich ? State::rich_box : State::frames;
+  tb_.ipython = !tb_.rich && looks_ipython(message, offset);
+  if (tb_.ipython) tb_.preamble.clear();
+  state_ = tb_.rich ? State::rich_box : tb_.ipython ? State::ipython_frames : State::frames;
 }
 
 void TracebackBuilder::restart(std::int64_t seg_line, std::string_view message) {
@@ -150,8 +198,10 @@ void TracebackBuilder::restart(std::int64_t seg_line, std::string_view message) 
   std::size_t offset = 0;
   opens(message, &offset);
   const bool rich = message.substr(offset, kBoxTopLeft.size()) == kBoxTopLeft;
+  const bool ipython = !rich && looks_ipython(message, offset);
   tb_.rich = tb_.rich || rich;
-  state_ = rich ? State::rich_box : State::frames;
+  tb_.ipython = tb_.ipython || ipython;
+  state_ = rich ? State::rich_box : ipython ? State::ipython_frames : State::frames;
 }
 
 TracebackBuilder::Step TracebackBuilder::exception_line(std::int64_t seg_line, std::string_view t) {
@@ -192,11 +242,33 @@ TracebackBuilder::Step TracebackBuilder::frame_line(std::int64_t seg_line, std::
   return Step::rejected;
 }
 
+TracebackBuilder::Step TracebackBuilder::ipython_line(std::int64_t seg_line, std::string_view m) {
+  const Sv t = trim(m);
+  if (t.empty()) return Step::taken;
+  TracebackFrame f;
+  if (indent_of(m) == 0 && parse_ipython_frame(t, f)) {
+    ++tb_.frames;
+    tb_.innermost = std::move(f);
+    tb_.last_line = seg_line;
+    return Step::taken;
+  }
+  // Source lines: `      4 x = 1`, `----> 5 y = x * 2`, `--> 40     return f(*args)`.
+  if (indent_of(m) > 0 || t.substr(0, 2) == "--") {
+    tb_.last_line = seg_line;
+    return Step::taken;
+  }
+  std::string type, msg;
+  if (split_exception_line(t, type, msg)) return exception_line(seg_line, t);
+  return Step::rejected;
+}
+
 TracebackBuilder::Step TracebackBuilder::offer(std::int64_t seg_line, std::string_view message) {
   const Sv t = trim(message);
   switch (state_) {
     case State::frames:
       return frame_line(seg_line, message);
+    case State::ipython_frames:
+      return ipython_line(seg_line, message);
     case State::rich_box: {
       if (t.empty()) return Step::taken;
       if (t.substr(0, kBoxVertical.size()) == kBoxVertical) {
@@ -235,7 +307,7 @@ TracebackBuilder::Step TracebackBuilder::offer(std::int64_t seg_line, std::strin
       }
       return Step::rejected;
     case State::expect_traceback:
-      if (t.empty()) return Step::taken;
+      if (t.empty() || (t.size() > 20 && t.find_first_not_of('-') == Sv::npos)) return Step::taken;
       if (opens(t)) {
         restart(seg_line, t);
         return Step::taken;
@@ -247,7 +319,8 @@ TracebackBuilder::Step TracebackBuilder::offer(std::int64_t seg_line, std::strin
 
 const Traceback& TracebackBuilder::result() {
   // Truncated when the last traceback of the chain never reached its exception line.
-  tb_.truncated = state_ == State::frames || state_ == State::rich_box || state_ == State::after_box;
+  tb_.truncated = state_ == State::frames || state_ == State::ipython_frames ||
+                  state_ == State::rich_box || state_ == State::after_box;
   return tb_;
 }
 

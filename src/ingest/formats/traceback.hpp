@@ -1,4 +1,4 @@
-// Assembles one Python traceback (plain, chained, or Rich's boxed form) from the messages of
+// Assembles one Python traceback (plain, chained, IPython's or Rich's form) from the messages of
 // one writer's lines, after prefix peeling. The caller routes lines by writer (PeeledLine::key)
 // so interleaved ranks give separate tracebacks; this class only decides line membership.
 #pragma once
@@ -33,6 +33,7 @@ struct Traceback {
   bool chained = false;            ///< `During handling…` / `The above exception…` joined it
   bool truncated = false;          ///< ended before its exception line
   bool rich = false;               ///< Rich's boxed rendering
+  bool ipython = false;            ///< IPython / Jupyter's `ExcType   Traceback (…)` rendering
   PeeledLine start;                ///< prefixes of the first line
 };
 
@@ -59,8 +60,9 @@ class TracebackBuilder {
   const Traceback& result();
 
  private:
-  enum class State { frames, rich_box, after_box, after_exception, expect_traceback };
+  enum class State { frames, ipython_frames, rich_box, after_box, after_exception, expect_traceback };
   Step frame_line(std::int64_t seg_line, std::string_view message);
+  Step ipython_line(std::int64_t seg_line, std::string_view message);
   Step exception_line(std::int64_t seg_line, std::string_view message);
   void restart(std::int64_t seg_line, std::string_view message);
 

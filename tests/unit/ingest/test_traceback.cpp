@@ -219,6 +219,35 @@ TEST_CASE("Rich boxed traceback", "[gpu][traceback]") {
   CHECK(sink.of_kind("cuda_oom")[0].line == 12);
 }
 
+TEST_CASE("IPython / Jupyter traceback", "[gpu][traceback]") {
+  const auto sink = parse_app(R"(---------------------------------------------------------------------------
+OutOfMemoryError                          Traceback (most recent call last)
+Cell In[3], line 5
+      2 import torch
+      4 x = torch.empty(10**10, device="cuda")
+----> 5 y = x * 2
+
+File /opt/conda/lib/python3.10/site-packages/torch/_tensor.py:40, in _handle_torch_function_and_wrap_type_error_to_not_implemented.<locals>.wrapped(*args, **kwargs)
+     38     if has_torch_function(args):
+     39         return handle_torch_function(wrapped, args, *args, **kwargs)
+---> 40     return f(*args, **kwargs)
+
+OutOfMemoryError: CUDA out of memory. Tried to allocate 74.51 GiB. GPU 0 has a total capacity of 79.15 GiB of which 4.51 GiB is free. Of the allocated memory 74.51 GiB is allocated by PyTorch, and 0 bytes is reserved by PyTorch but unallocated.
+)");
+  const auto tbs = sink.of_kind("traceback");
+  REQUIRE(tbs.size() == 1);
+  CHECK(tbs[0].line == 2);
+  CHECK(tbs[0].line_end == 13);
+  CHECK(field(tbs[0], "ipython") == "1");
+  CHECK(tbs[0].field("preamble") == nullptr);
+  CHECK(field(tbs[0], "frame_file") == "/opt/conda/lib/python3.10/site-packages/torch/_tensor.py");
+  CHECK(field(tbs[0], "frame_line") == "40");
+  CHECK(field(tbs[0], "frame_func") == "_handle_torch_function_and_wrap_type_error_to_not_implemented.<locals>.wrapped");
+  CHECK(field(tbs[0], "frames") == "2");
+  REQUIRE(sink.of_kind("cuda_oom").size() == 1);
+  CHECK(field(sink.of_kind("cuda_oom")[0], "reserved_unallocated_bytes") == "0");
+}
+
 TEST_CASE("tracebacks never hang or crash on hostile input", "[gpu][traceback]") {
   std::string many = "Traceback (most recent call last):\n";
   for (int i = 0; i < 20000; ++i) many += "  File \"/r.py\", line 1, in f\n    f()\n";
