@@ -170,13 +170,19 @@ void AppLogParser::line(std::int64_t seg, Sv raw) {
   std::string key = p.key();
   if (key.empty() && p.layers == 0 && !open_.count(key) && open_.count(last_key_)) key = last_key_;
   if (auto it = open_.find(key); it != open_.end()) {
-    const auto step = it->second.builder->offer(seg, msg);
+    // A line with a logger header of its own (another log statement) is never traceback text;
+    // lines repeating the traceback's own header (vLLM's NewLineFormatter) are.
+    const PeeledLine& start = it->second.builder->start();
+    const bool foreign_header = p.header && (!start.header || p.logger != start.logger ||
+                                             p.severity != start.severity);
+    const auto step = foreign_header ? TracebackBuilder::Step::rejected
+                                     : it->second.builder->offer(seg, msg);
     if (step != TracebackBuilder::Step::rejected) {
       last_key_ = key;
       if (step == TracebackBuilder::Step::exception) {
         it->second.exc_peel = p;
         PeeledLine merged = p;
-        merge_missing(merged, it->second.builder->result().start);
+        merge_missing(merged, it->second.builder->start());
         handle(seg, merged, msg, false);
       }
       return;
@@ -206,7 +212,7 @@ void AppLogParser::line(std::int64_t seg, Sv raw) {
     if (offset > 0) handle(seg, p, msg.substr(0, offset), false);
     if (open_.size() >= kMaxOpenTracebacks) {
       auto oldest = std::min_element(open_.begin(), open_.end(), [](auto& a, auto& b) {
-        return a.second.builder->result().first_line < b.second.builder->result().first_line;
+        return a.second.builder->first_line() < b.second.builder->first_line();
       });
       close_traceback(oldest->first);
     }
@@ -391,7 +397,7 @@ void AppLogParser::emit_failure(const TorchrunFailure& f) {
 
 void AppLogParser::finish() {
   std::vector<std::pair<std::int64_t, std::string>> order;
-  for (auto& [key, open] : open_) order.emplace_back(open.builder->result().first_line, key);
+  for (auto& [key, open] : open_) order.emplace_back(open.builder->first_line(), key);
   std::sort(order.begin(), order.end());
   for (const auto& [line, key] : order) close_traceback(key);
   end_block();

@@ -3,6 +3,7 @@
 // clauses and messages cut short all yield whatever figures they still hold.
 #include "ingest/formats/torch_oom.hpp"
 
+#include <charconv>
 #include <cmath>
 
 #include "culprit/ingest/parser.hpp"
@@ -27,18 +28,14 @@ struct SizeRead {
 SizeRead read_size(Sv s, std::size_t& i) {
   SizeRead r;
   std::size_t j = i;
-  double v = 0;
-  const std::size_t start = j;
-  while (j < s.size() && is_digit(s[j])) v = v * 10 + (s[j++] - '0');
-  if (j == start) return r;
+  while (j < s.size() && is_digit(s[j])) ++j;
+  if (j == i) return r;
   if (j + 1 < s.size() && s[j] == '.' && is_digit(s[j + 1])) {
     ++j;
-    double scale = 0.1;
-    while (j < s.size() && is_digit(s[j])) {
-      v += (s[j++] - '0') * scale;
-      scale /= 10;
-    }
+    while (j < s.size() && is_digit(s[j])) ++j;
   }
+  double v = 0;
+  if (std::from_chars(s.data() + i, s.data() + j, v).ec != std::errc()) return r;
   if (j >= s.size() || s[j] != ' ') return r;
   ++j;
   double mult = 0;

@@ -81,7 +81,7 @@ bool parse_ipython_frame(Sv t, TracebackFrame& f) {
   if (t.substr(0, 8) == "Cell In[") {
     const std::size_t comma = t.find("], line ");
     if (comma == Sv::npos) return false;
-    f.file = std::string(t.substr(5, comma + 1 - 5));
+    f.file = std::string(t.substr(0, comma + 1));  // `Cell In[3]`
     f.line = 0;
     for (std::size_t i = comma + 8; i < t.size() && t[i] >= '0' && t[i] <= '9'; ++i)
       f.line = f.line * 10 + (t[i] - '0');

@@ -58,6 +58,9 @@ class TracebackBuilder {
 
   /// The traceback as assembled (call after `rejected`, or at the end of the input).
   const Traceback& result();
+  /// Prefixes of the opening line, and that line (1-based in the segment).
+  const PeeledLine& start() const { return tb_.start; }
+  std::int64_t first_line() const { return tb_.first_line; }
 
  private:
   enum class State { frames, ipython_frames, rich_box, after_box, after_exception, expect_traceback };

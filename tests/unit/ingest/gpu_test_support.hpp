@@ -13,8 +13,8 @@
 
 namespace culprit::test {
 
-/// Four signals in the shape of rules/signals: a CUDA OOM, torchrun's `failed (exitcode…)`,
-/// NCCL's `Cuda failure 'out of memory'`, and the NCCL watchdog timeout.
+/// Signals in the shape of rules/signals: the allocator OOM, the CUDA runtime OOM, torchrun's
+/// `failed (exitcode…)`, NCCL's `Cuda failure 'out of memory'`, and the NCCL watchdog timeout.
 inline const text::SignalSet& gpu_test_signals() {
   static const text::SignalSet set = [] {
     text::SignalSet s;
@@ -28,6 +28,8 @@ inline const text::SignalSet& gpu_test_signals() {
     };
     add("test_cuda_oom", "cuda_oom", core::Severity::error,
         R"((?P<device>CUDA|HIP|XPU) out of memory\. Tried to allocate (?P<requested_size>[\d.]+ (?:bytes|KiB|MiB|GiB)))");
+    add("test_cuda_runtime_oom", "cuda_oom", core::Severity::error,
+        R"(cuda runtime error \(2\) : out of memory|CUDA error: out of memory)");
     add("test_torchrun_failed", "signal_exit", core::Severity::error,
         R"(failed \(exitcode: (?P<exitcode>-?\d+)\) local_rank: (?P<local_rank>\d+) \(pid: (?P<pid>\d+)\))");
     add("test_nccl_cuda_oom", "cuda_oom", core::Severity::error,
