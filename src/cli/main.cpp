@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
+#include "cli/scan_support.hpp"
 
 namespace {
 
@@ -15,6 +16,8 @@ constexpr const char* kUsage = R"(culprit — post-mortem failure diagnosis for 
 
 Usage:
   culprit [diagnose] [options] INPUT...   diagnose logs (files, folders, archives, - for stdin)
+  culprit scan [options] PATH...          one verdict per incident (archive or folder) of a batch
+  culprit merge FILE...                   join `scan` shard outputs (JSON Lines or --db)
   culprit query --db FILE "SQL"           run SQL over a saved timeline
   culprit rules check [DIR]               validate the built-in rules (and those in DIR)
   culprit --help | --version
@@ -46,6 +49,8 @@ int main(int argc, char** argv) {
     if (first == "diagnose") return culprit::cli::run_diagnose(rest);
     if (first == "query") return culprit::cli::run_query(rest);
     if (first == "rules") return culprit::cli::run_rules(rest);
+    if (first == "scan") return culprit::cli::run_scan(rest);
+    if (first == "merge") return culprit::cli::run_merge(rest);
     return culprit::cli::run_diagnose(args);
   } catch (const std::exception& e) {
     fmt::print(stderr, "culprit: internal error: {}\n", e.what());
