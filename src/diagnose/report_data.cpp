@@ -183,6 +183,7 @@ std::vector<OomTable> load_ooms(store::Database& db, std::int64_t root_event) {
 
 std::vector<TimelineEvent> load_timeline(store::Database& db, const TimelineQuery& query, std::int64_t* total) {
   std::vector<std::string> where;
+  if (query.incident) where.push_back(fmt::format("e.incident = {}", *query.incident));
   if (!query.hosts.empty()) where.push_back("e.host IN (" + in_list(query.hosts) + ")");
   if (!query.kinds.empty()) where.push_back("e.kind IN (" + in_list(query.kinds) + ")");
   else if (!query.include_log) where.push_back("e.kind <> 'log'");
@@ -239,10 +240,11 @@ std::vector<TimelineEvent> load_timeline(store::Database& db, const TimelineQuer
   return out;
 }
 
-std::vector<HostClock> load_host_clocks(store::Database& db) {
+std::vector<HostClock> load_host_clocks(store::Database& db, std::optional<std::int64_t> incident) {
   std::vector<HostClock> out;
-  auto rows = db.query(
-      "SELECT name, clock_method, clock_confidence, clock_offset, boot_wall_ts, unified_memory FROM hosts ORDER BY name");
+  auto rows = db.query(fmt::format(
+      "SELECT name, clock_method, clock_confidence, clock_offset, boot_wall_ts, unified_memory FROM hosts{} ORDER BY name",
+      incident ? fmt::format(" WHERE incident = {}", *incident) : std::string()));
   for (const auto& r : rows.rows) {
     HostClock h;
     h.host = r["name"].as_text();
@@ -278,6 +280,21 @@ void add_report_data(store::Database& db, Verdict& verdict) {
   data.hosts = load_host_clocks(db);
   data.gpus = load_gpus(db, verdict.root ? verdict.root->ts : std::nullopt);
   data.ooms = load_ooms(db, verdict.root ? verdict.root->event_id : 0);
+  // The diagnosis may know a process's role better than the process table (a hog the kernel
+  // table names, a foreign holder): the pictures must agree with the verdict.
+  auto role_of = [&](const std::string& host, std::int64_t pid) -> std::string {
+    for (const auto* p : {&verdict.culprit, &verdict.victim})
+      if (*p && (*p)->pid && *(*p)->pid == pid && (*p)->host == host && ((*p)->role == "job" || (*p)->role == "foreign"))
+        return (*p)->role;
+    return {};
+  };
+  for (auto& t : data.ooms)
+    for (auto& task : t.tasks)
+      if (auto r = role_of(t.host, task.pid); !r.empty()) task.role = r;
+  for (auto& g : data.gpus)
+    for (auto& s : g.samples)
+      for (auto& p : s.processes)
+        if (auto r = role_of(g.host, p.pid); !r.empty()) p.role = r;
 }
 
 }  // namespace culprit::diagnose

@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <functional>
 #include <cmath>
 #include <map>
 #include <set>
@@ -18,7 +20,12 @@ namespace culprit::report::charts {
 namespace {
 
 constexpr double kWidth = 1080, kLeft = 86, kRight = 24, kTop = 26, kPlot = 260, kBottom = 46;
-constexpr double kPanel = 230;  // the request panel at the right of the failure's chart
+constexpr double kPanel = 230;
+constexpr double kMinSegment = 3;  // pixels: a process holding memory is never invisible
+constexpr double kLedger = 350;    // the "at the failure" bar and its labels
+constexpr double kCalloutGap = 14;
+constexpr std::size_t kMaxCallouts = 9;
+constexpr int kCalloutColumns = 40;  // the request panel at the right of the failure's chart
 constexpr std::size_t kMaxGpus = 16;
 constexpr std::int64_t kMiB = 1024 * 1024;
 
@@ -28,6 +35,7 @@ struct Segment {
   std::string tip;
   std::int64_t bytes = 0;
   bool dark_text = false;
+  std::string role;   // job | foreign | role unknown, for a process's segment
 };
 
 struct Bar {
@@ -36,6 +44,7 @@ struct Bar {
   std::optional<std::int64_t> total;
   std::optional<std::int64_t> requested;
   std::optional<std::int64_t> free;  // the failure bar: free memory per the ledger
+  std::optional<double> ts;
   std::int64_t request_base = 0;  // where the request starts: the top of the used memory
   bool failure = false;
 };
@@ -131,6 +140,18 @@ std::string holder_name(const std::string& label) {
   return label;
 }
 
+/// A snapshot made from the figures the failure's own error message quoted: the "at the
+/// failure" bar shows the same instant from the ledger, so drawing both would repeat it.
+bool quoted_by_failure(const diagnose::Verdict& v, const diagnose::GpuSample& sample) {
+  std::string source;
+  std::int64_t line = 0;
+  for (const auto& e : v.data.timeline)
+    if (e.mark == "root") source = e.source, line = e.line;
+  if (source.empty() && v.root && !v.root->evidence.empty())
+    source = v.root->evidence.front().source, line = v.root->evidence.front().line;
+  return !source.empty() && sample.source == source && std::llabs(sample.line - line) <= 200;
+}
+
 bool budget_matches(const diagnose::Budget& b, const diagnose::GpuSeries& s, std::size_t gpus_on_host) {
   if (b.host != s.host) return false;
   if (b.gpu) return *b.gpu == s.gpu;
@@ -140,6 +161,7 @@ bool budget_matches(const diagnose::Budget& b, const diagnose::GpuSeries& s, std
 Bar sample_bar(const diagnose::GpuSeries& series, const diagnose::GpuSample& sample, Shades& shades, Legend& legend) {
   Bar bar;
   bar.label = sample.ts ? clock_label(*sample.ts) : fmt::format("line {}", sample.line);
+  bar.ts = sample.ts;
   std::optional<std::int64_t> capacity = sample.total;
   if (!capacity && series.unified) capacity = series.pool_total;
   bar.total = capacity;
@@ -166,12 +188,12 @@ Bar sample_bar(const diagnose::GpuSeries& series, const diagnose::GpuSample& sam
     if (*sample.used > sum) {
       const std::int64_t rest = *sample.used - sum;
       bar.segments.push_back({"seg rest", "unexplained",
-                              fmt::format("{}: {} used but not by a listed process", when, size_text(rest)), rest, true});
+                              fmt::format("{}: {} used but not by a listed process", when, size_text(rest)), rest, true, ""});
       legend.kinds.insert("rest");
     }
     if (capacity && *capacity > std::max(*sample.used, sum)) {
       const std::int64_t free = *capacity - std::max(*sample.used, sum);
-      bar.segments.push_back({"seg free", "free", fmt::format("{}: {} free", when, size_text(free)), free, true});
+      bar.segments.push_back({"seg free", "free", fmt::format("{}: {} free", when, size_text(free)), free, true, ""});
       legend.kinds.insert("free");
     }
   } else if (capacity && *capacity > sum) {
@@ -179,7 +201,7 @@ Bar sample_bar(const diagnose::GpuSeries& series, const diagnose::GpuSample& sam
     bar.segments.push_back({"seg unreported", "not reported",
                             fmt::format("{}: {} of the {} pool not reported by the GPU (unified memory)", when,
                                         size_text(unknown), size_text(*capacity)),
-                            unknown, true});
+                            unknown, true, ""});
     legend.kinds.insert("unreported");
   }
   return bar;
@@ -188,8 +210,8 @@ Bar sample_bar(const diagnose::GpuSeries& series, const diagnose::GpuSample& sam
 Bar failure_bar(const diagnose::Verdict& v, const diagnose::Budget& b, Shades& shades, Legend& legend) {
   Bar bar;
   bar.failure = true;
-  const std::string t = v.root && v.root->ts ? clock_label(*v.root->ts) : std::string();
-  bar.label = t.empty() ? "at the failure" : "failure " + t;
+  bar.ts = v.root ? v.root->ts : std::nullopt;
+  bar.label = bar.ts ? "failure " + clock_label(*bar.ts) : std::string("at the failure");
   bar.total = b.total;
   const auto rows = ledger_rows(b);
   std::int64_t used = 0;
@@ -215,6 +237,7 @@ Bar failure_bar(const diagnose::Verdict& v, const diagnose::Budget& b, Shades& s
         legend.kinds.insert("rest");
       } else {
         s.cls = shades.cls(r.role, r.pid.value_or(0));
+        s.role = role_text(r.role);
         const std::string name = holder_name(r.label);
         s.label = name;
         legend.add(r.role, r.pid.value_or(0), name, s.cls, *r.bytes);
@@ -295,15 +318,43 @@ void draw_request_panel(html::Svg& svg, const Bar& b) {
   svg.text(rx + kBar / 2, base + 16, "requested", "tick failure", "middle");
 }
 
-std::string draw_bars(const std::vector<Bar>& bars, std::string_view label) {
-  const Bar* request = nullptr;
-  for (const auto& b : bars)
-    if (b.failure && b.requested && *b.requested > 0) request = &b;
-  const double plot_w = kWidth - kLeft - kRight - (request ? kPanel : 0);
+/// Draws one bar's segments (bottom up); returns the (y_bottom, y_top) pixel span of each.
+std::vector<std::pair<double, double>> draw_segments(html::Svg& svg, const Bar& b, double x, double bar_w,
+                                                     const std::function<double(double)>& y_of) {
+  std::vector<std::pair<double, double>> spans;
+  double base = 0;
+  double lift = 0;  // pixels added so that small holders stay visible
+  for (const auto& s : b.segments) {
+    const double y1 = y_of(base) - lift;
+    double y2 = y_of(base + static_cast<double>(s.bytes)) - lift;
+    if (s.bytes > 0 && !s.dark_text && y1 - y2 < kMinSegment) {
+      lift += kMinSegment - (y1 - y2);
+      y2 = y1 - kMinSegment;
+    }
+    svg.rect(x, y2, bar_w, y1 - y2, s.cls, s.tip);
+    if (y1 - y2 >= 15 && bar_w >= 46) {
+      const int cols = static_cast<int>(bar_w / 6.6);
+      svg.text(x + bar_w / 2, (y1 + y2) / 2 + 4, utf8::cut(s.label, cols),
+               s.dark_text ? "seg-label dark" : "seg-label", "middle");
+    }
+    spans.emplace_back(y1, y2);
+    base += static_cast<double>(s.bytes);
+  }
+  return spans;
+}
+
+/// Snapshots in time order on the left (with a marker where the failure falls among them),
+/// the ledger at the failure with a label per holder on the right, then the request panel.
+std::string draw_chart(const std::vector<Bar>& samples, const Bar* failure, std::optional<double> failure_ts,
+                       std::string_view label) {
+  const bool request = failure && failure->requested && *failure->requested > 0;
+  const double right = kWidth - kRight - (request ? kPanel : 0);
+  const double ledger_w = failure ? kLedger : 0;
+  const double plot_w = right - kLeft - ledger_w;  // the snapshots' area
   std::int64_t ymax = 1;
   std::optional<std::int64_t> common_total;
   bool totals_agree = true;
-  for (const auto& b : bars) {
+  auto scan = [&](const Bar& b) {
     std::int64_t top = 0;
     for (const auto& s : b.segments) top += s.bytes;
     ymax = std::max(ymax, top);
@@ -313,66 +364,114 @@ std::string draw_bars(const std::vector<Bar>& bars, std::string_view label) {
       common_total = b.total;
     }
     if (b.requested && *b.requested > 0) ymax = std::max(ymax, b.request_base + *b.requested);
-  }
+  };
+  for (const auto& b : samples) scan(b);
+  if (failure) scan(*failure);
   // Power-of-two steps from 1 MiB, at most 6 ticks.
   std::int64_t step = kMiB;
   while (ymax / step > 6 && step < (std::int64_t{1} << 60)) step *= 2;
   const double top_value = static_cast<double>(ymax) * 1.06;
   const double height = kTop + kPlot + kBottom;
-  auto y_of = [&](double bytes) { return kTop + kPlot - bytes / top_value * kPlot; };
+  const std::function<double(double)> y_of = [&](double bytes) { return kTop + kPlot - bytes / top_value * kPlot; };
 
   html::Svg svg(kWidth, height, label);
   for (std::int64_t v = 0; static_cast<double>(v) <= top_value; v += step) {
     const double y = y_of(static_cast<double>(v));
-    svg.line(kLeft, y, kLeft + plot_w, y, v == 0 ? "axis" : "grid");
+    svg.line(kLeft, y, right, y, v == 0 ? "axis" : "grid");
     svg.text(kLeft - 8, y + 4, axis_size(v), "tick", "end");
   }
-  if (common_total && totals_agree) {
+  const bool one_total = common_total && totals_agree;
+  if (one_total) {
     const double y = y_of(static_cast<double>(*common_total));
-    svg.line(kLeft, y, kLeft + plot_w, y, "total-line");
+    svg.line(kLeft, y, right, y, "total-line");
     svg.text(kLeft + 4, y - 5, "total " + size_text(*common_total), "total-label");
   }
-  const double n = static_cast<double>(bars.size());
-  const double slot = plot_w / n;
-  const double bar_w = std::clamp(slot * 0.62, 2.0, 84.0);
-  const std::size_t label_every = static_cast<std::size_t>(std::max(1.0, std::ceil(70.0 / slot)));
-  for (std::size_t i = 0; i < bars.size(); ++i) {
-    const Bar& b = bars[i];
-    const double cx = kLeft + slot * (static_cast<double>(i) + 0.5);
-    const double x = cx - bar_w / 2;
-    if (b.failure && i > 0) svg.line(cx - slot / 2, kTop, cx - slot / 2, kTop + kPlot, "separator");
-    double base = 0;
-    for (const auto& s : b.segments) {
-      const double y1 = y_of(base), y2 = y_of(base + static_cast<double>(s.bytes));
-      svg.rect(x, y2, bar_w, y1 - y2, s.cls, s.tip);
-      if (y1 - y2 >= 15 && bar_w >= 46) {
-        const int cols = static_cast<int>(bar_w / 6.6);
-        svg.text(cx, (y1 + y2) / 2 + 4, utf8::cut(s.label, cols), s.dark_text ? "seg-label dark" : "seg-label",
-                 "middle");
-      }
-      base += static_cast<double>(s.bytes);
+  auto bar_total = [&](const Bar& b, double x, double w, bool label_it) {
+    if (!b.total || one_total) return;
+    const double y = y_of(static_cast<double>(*b.total));
+    svg.line(x - 4, y, x + w + 4, y, "total-line");
+    if (label_it) svg.text(x - 4, y - 5, "total " + size_text(*b.total), "total-label");
+  };
+
+  // Snapshots.
+  if (!samples.empty()) {
+    const double slot = plot_w / static_cast<double>(samples.size());
+    const double bar_w = std::clamp(slot * 0.62, 2.0, 84.0);
+    const std::size_t label_every = static_cast<std::size_t>(std::max(1.0, std::ceil(70.0 / slot)));
+    for (std::size_t i = 0; i < samples.size(); ++i) {
+      const Bar& b = samples[i];
+      const double cx = kLeft + slot * (static_cast<double>(i) + 0.5);
+      bar_total(b, cx - bar_w / 2, bar_w, i == 0 || samples[i - 1].total != b.total);
+      draw_segments(svg, b, cx - bar_w / 2, bar_w, y_of);
+      if (i % label_every == 0) svg.text(cx, kTop + kPlot + 18, b.label, "tick", "middle");
     }
-    if (b.requested && *b.requested > 0) {
-      // The request, standing on the used memory beside the bar: what fits under the total is
-      // the free memory it could use; what sticks out above the total is the shortfall.
-      const double rx = x + bar_w + 4, rw = std::clamp(bar_w * 0.4, 6.0, 30.0);
+    svg.text(kLeft + plot_w / 2, kTop + kPlot + 38,
+             samples.size() > 1 ? "snapshots in time order (UTC)" : "snapshot", "axis-label", "middle");
+    if (failure && failure_ts) {
+      // Where the failure falls among the snapshots: before the first one taken after it.
+      std::size_t k = 0;
+      while (k < samples.size() && samples[k].ts && *samples[k].ts <= *failure_ts) ++k;
+      const double x = kLeft + slot * static_cast<double>(k);
+      svg.line(x, kTop - 4, x, kTop + kPlot, "separator");
+      svg.text(x, kTop - 8, "failure", "tick failure", k == samples.size() ? "end" : "middle");
+    }
+  }
+
+  // The ledger at the failure: the bar, the request beside it, a label per holder.
+  if (failure) {
+    const Bar& b = *failure;
+    constexpr double kBarW = 64;
+    const double x = kLeft + plot_w + 40;
+    if (!samples.empty()) svg.line(kLeft + plot_w, kTop, kLeft + plot_w, kTop + kPlot, "divider");
+    bar_total(b, x, kBarW, true);
+    const auto spans = draw_segments(svg, b, x, kBarW, y_of);
+    if (request) {
+      // The request standing on the used memory, left of the bar: what sticks out above the
+      // total is the shortfall.
+      const double rx = x - 18, rw = 12;
       const double from = static_cast<double>(b.request_base);
       const double to = from + static_cast<double>(*b.requested);
       const double cap = b.total ? static_cast<double>(*b.total) : to;
       const double fit = std::min(to, std::max(from, cap));
-      svg.rect(rx, y_of(fit), rw, y_of(from) - y_of(fit), "seg request",
-               "the failed request: " + size_text(*b.requested));
-      if (to > fit) {
+      svg.rect(rx, y_of(fit), rw, y_of(from) - y_of(fit), "seg request", "the failed request: " + size_text(*b.requested));
+      if (to > fit)
         svg.rect(rx, y_of(to), rw, y_of(fit) - y_of(to), "seg shortfall",
                  "shortfall: " + size_text(static_cast<std::int64_t>(to - fit)));
-      }
     }
-    if (i % label_every == 0 || b.failure)
-      svg.text(cx, kTop + kPlot + 18, b.label, b.failure ? "tick failure" : "tick", "middle");
+    // Labels: the largest holders (at most kMaxCallouts), spread so they never overlap.
+    std::vector<std::size_t> shown;
+    for (std::size_t i = 0; i < b.segments.size(); ++i)
+      if (b.segments[i].bytes > 0) shown.push_back(i);
+    if (shown.size() > kMaxCallouts) {
+      std::stable_sort(shown.begin(), shown.end(),
+                       [&](std::size_t a, std::size_t c) { return b.segments[a].bytes > b.segments[c].bytes; });
+      shown.resize(kMaxCallouts);
+      std::sort(shown.begin(), shown.end());
+    }
+    std::vector<double> ys;
+    for (std::size_t k = 0; k < shown.size(); ++k) {
+      const auto [y1, y2] = spans[shown[k]];
+      double y = (y1 + y2) / 2;
+      if (k > 0) y = std::min(y, ys.back() - kCalloutGap);
+      ys.push_back(y);
+    }
+    for (std::size_t k = ys.size(); k-- > 0;) {  // keep the top label inside the chart
+      const double floor_y = k + 1 < ys.size() ? ys[k + 1] + kCalloutGap : kTop + 4;
+      ys[k] = std::max(ys[k], floor_y);
+    }
+    const double lx = x + kBarW + 26;
+    for (std::size_t k = 0; k < shown.size(); ++k) {
+      const Segment& s = b.segments[shown[k]];
+      const auto [y1, y2] = spans[shown[k]];
+      svg.line(x + kBarW + 2, (y1 + y2) / 2, lx - 4, ys[k], "leader");
+      std::string text = s.label + " " + size_text(s.bytes);
+      if (!s.role.empty()) text = s.role + ": " + text;
+      svg.text(lx, ys[k] + 4, utf8::cut(text, kCalloutColumns), "callout " + s.cls.substr(4), "start");
+    }
+    svg.text(x + kBarW / 2, kTop + kPlot + 18, b.label, "tick failure", "middle");
+    svg.text(x + kBarW / 2, kTop + kPlot + 38, "ledger at the failure", "axis-label", "middle");
   }
-  svg.text(kLeft + plot_w / 2, kTop + kPlot + 38,
-           bars.size() > 1 ? "snapshots in time order (UTC)" : "snapshot", "axis-label", "middle");
-  if (request) draw_request_panel(svg, *request);
+  if (request) draw_request_panel(svg, *failure);
   return svg.finish();
 }
 
@@ -400,14 +499,16 @@ std::string gpu_memory(const diagnose::Verdict& v) {
     Legend legend;
     std::vector<Bar> bars;
     if (s)
-      for (const auto& sample : s->samples) bars.push_back(sample_bar(*s, sample, shades, legend));
-    if (b) bars.push_back(failure_bar(v, *b, shades, legend));
-    bool any = false;
-    for (const auto& bar : bars) any |= !bar.segments.empty() || bar.requested;
+      for (const auto& sample : s->samples)
+        if (!(b && quoted_by_failure(v, sample))) bars.push_back(sample_bar(*s, sample, shades, legend));
+    std::optional<Bar> fail;
+    if (b) fail = failure_bar(v, *b, shades, legend);
+    bool any = fail && (!fail->segments.empty() || fail->requested);
+    for (const auto& bar : bars) any |= !bar.segments.empty();
     if (!any) return;
     const std::string caption = series_caption(s, b);
     out += "<figure class=\"chart\">\n<figcaption class=\"title\">" + html::escape_line(caption) + "</figcaption>\n";
-    out += draw_bars(bars, "GPU memory: " + caption);
+    out += draw_chart(bars, fail ? &*fail : nullptr, fail ? fail->ts : std::nullopt, "GPU memory: " + caption);
     out += "\n" + legend.html_text();
     if (b)
       if (const std::string sentence = failure_sentence(*b); !sentence.empty())
@@ -428,7 +529,7 @@ std::string gpu_memory(const diagnose::Verdict& v) {
 
 std::string oom_tasks(const diagnose::Verdict& v) {
   std::string out;
-  constexpr double kLabel = 330, kBarLeft = 340, kBarRight = 720, kRow = 26, kHead = 10;
+  constexpr double kLabel = 330, kBarLeft = 340, kBarRight = 660, kRow = 26, kHead = 10;
   for (const auto& t : v.data.ooms) {
     if (t.tasks.empty()) continue;
     std::int64_t max_rss = 1;
@@ -459,9 +560,9 @@ std::string oom_tasks(const diagnose::Verdict& v) {
       if (t.total_rss > 0)
         value += fmt::format(" ({:.0f}%)", 100.0 * static_cast<double>(task.rss) / static_cast<double>(t.total_rss));
       std::string mark;
-      if (task.victim && task.hog) mark = "killed (victim) and held the most (hog)";
-      else if (task.victim) mark = "killed (victim)";
-      else if (task.hog) mark = "held the most (hog)";
+      if (task.victim && task.hog) mark = "victim (killed) and hog (largest rss)";
+      else if (task.victim) mark = "victim (killed)";
+      else if (task.hog) mark = "hog (largest rss)";
       const double vx = kBarLeft + std::max(1.0, w) + 8;
       svg.text(vx, y + 17, value + (mark.empty() ? "" : "  ◀ " + mark), mark.empty() ? "value" : "value mark", "start");
     }

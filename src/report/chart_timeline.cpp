@@ -160,6 +160,10 @@ std::string timeline(const diagnose::Verdict& v) {
     notes.push_back(fmt::format("{} event{} could not be placed in time (the host's clock was not aligned) and "
                                 "{} not drawn.",
                                 unplaced, unplaced == 1 ? "" : "s", unplaced == 1 ? "is" : "are"));
+  for (const auto& e : events)
+    if (e.mark == "root" && !e.ts)
+      notes.push_back("The root failure (" + e.kind + ", " + event_location(e) + ", " + event_time_text(e) +
+                      ") is among them: its host's clock could not be placed on UTC.");
   if (hidden_lanes > 0) notes.push_back(fmt::format("{} more hosts are not drawn.", hidden_lanes));
   if (v.data.timeline_total > static_cast<std::int64_t>(events.size()))
     notes.push_back(fmt::format("Showing the {} events nearest the failure of {}.", events.size(),

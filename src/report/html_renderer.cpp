@@ -72,6 +72,10 @@ svg .seg-label { fill: #ffffff; font-size: 11px; } svg .seg-label.dark { fill: v
 svg .total-line { stroke: #1a202c; stroke-width: 1; stroke-dasharray: 6 4; }
 svg .total-label, svg .request-label { font-size: 11px; }
 svg .panel-title { font-weight: 600; }
+svg .divider { stroke: #c3cad4; stroke-width: 1; }
+svg .leader { stroke: #8a94a3; stroke-width: 1; }
+svg .callout { font-size: 12px; } svg .callout.job { fill: #1f4fa3; } svg .callout.foreign { fill: #a82727; font-weight: 600; }
+svg .callout.unknown { fill: #8a5d12; } svg .callout.free { fill: #3d7a50; }
 svg .free-level { stroke: #5f9d70; stroke-width: 1; stroke-dasharray: 3 3; }
 .swatch.outlined { border: 3px solid #1a202c; background: #ffffff; }
 svg .shortfall-label { fill: #c53030; font-size: 11px; font-weight: 600; }
@@ -81,7 +85,7 @@ section.report th, section.report td { border: 1px solid var(--line); padding: 4
 section.report th { background: var(--panel); }
 section.report td.num, section.report th.num { text-align: right; }
 section.report td { overflow-wrap: break-word; }
-section.report td:first-child { white-space: nowrap; }
+section.report td:first-child, section.report td.nw { white-space: nowrap; }
 code { font: 12.5px/1.4 ui-monospace, "SFMono-Regular", "DejaVu Sans Mono", Menlo, Consolas, monospace;
   background: #f1f3f6; padding: 0 3px; border-radius: 3px; }
 pre { background: #f6f8fa; border: 1px solid var(--line); border-radius: 6px; padding: 10px 12px; overflow-x: auto; }

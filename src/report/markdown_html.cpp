@@ -185,11 +185,12 @@ std::string markdown_to_html(std::string_view markdown) {
       end_para();
       const auto header = cells_of(l);
       const auto aligns = cells_of(lines[i + 1]);
-      auto attr = [&](std::size_t col) -> std::string {
-        if (col >= aligns.size()) return {};
-        const auto& a = aligns[col];
-        if (!a.empty() && a.back() == ':') return " class=\"num\"";
-        return {};
+      auto attr = [&](std::size_t col, const std::string& cell = {}) -> std::string {
+        std::string cls;
+        if (col < aligns.size() && !aligns[col].empty() && aligns[col].back() == ':') cls = "num";
+        // A short cell without spaces (a host, a time, a size) is not broken at its hyphens.
+        if (!cell.empty() && cell.size() <= 32 && cell.find(' ') == std::string::npos) cls += cls.empty() ? "nw" : " nw";
+        return cls.empty() ? std::string() : " class=\"" + cls + "\"";
       };
       out += "<table>\n<thead><tr>";
       for (std::size_t c = 0; c < header.size(); ++c) out += "<th" + attr(c) + ">" + inline_html(header[c]) + "</th>";
@@ -199,7 +200,8 @@ std::string markdown_to_html(std::string_view markdown) {
         const auto row = cells_of(lines[i]);
         out += "<tr>";
         for (std::size_t c = 0; c < header.size(); ++c)
-          out += "<td" + attr(c) + ">" + (c < row.size() ? inline_html(row[c]) : std::string()) + "</td>";
+          out += "<td" + attr(c, c < row.size() ? row[c] : std::string()) + ">" +
+                 (c < row.size() ? inline_html(row[c]) : std::string()) + "</td>";
         out += "</tr>\n";
         ++i;
       }

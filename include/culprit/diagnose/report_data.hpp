@@ -27,6 +27,7 @@ struct TimelineQuery {
   std::optional<double> from, to;    ///< UTC window (inclusive); unplaced events are then dropped
   std::optional<std::int64_t> focus; ///< event id to centre the cap on (else the latest events)
   std::size_t limit = kReportTimelineEvents;  ///< 0: no cap
+  std::optional<std::int64_t> incident;       ///< a scan database's incident (events.incident)
 };
 
 /// The matching events in time order (unplaced ones last, by source and line), at most
@@ -36,8 +37,9 @@ struct TimelineQuery {
 std::vector<TimelineEvent> load_timeline(store::Database& db, const TimelineQuery& query,
                                          std::int64_t* total = nullptr);
 
-/// The `hosts` table: each host's clock method and confidence, sorted by name.
-std::vector<HostClock> load_host_clocks(store::Database& db);
+/// The `hosts` table: each host's clock method and confidence, sorted by name (of one incident
+/// of a scan database when `incident` is given).
+std::vector<HostClock> load_host_clocks(store::Database& db, std::optional<std::int64_t> incident = std::nullopt);
 
 /// Marks `events` root / echo from the verdict's root and echo findings (by event id).
 void mark_timeline(const Verdict& verdict, std::vector<TimelineEvent>& events);
