@@ -54,7 +54,7 @@ std::size_t ipv4_at(std::string_view s, std::size_t i) {
 /// An IPv6 address starting at `i`: hex groups of <= 4 with `::`, or 8 full groups. Times
 /// (`00:47:13`) have neither, so they never match.
 std::size_t ipv6_at(std::string_view s, std::size_t i) {
-  if (i > 0 && (alnum(s[i - 1]) || s[i - 1] == ':')) return 0;
+  if (i > 0 && alnum(s[i - 1])) return 0;  // `eth0:fe80::1` starts after the colon
   std::size_t j = i;
   while (j < s.size() && (hex(s[j]) || s[j] == ':')) ++j;
   if (j < s.size() && (alnum(s[j]) || s[j] == '.')) return 0;
@@ -244,11 +244,10 @@ void Redactor::collect_text(std::string_view s) {
       while (b > i + 1 && (s[b - 1] == '.' || s[b - 1] == '-')) --b;  // sentence punctuation
       const std::string_view user = s.substr(a, i - a), host = s.substr(i + 1, b - i - 1);
       const bool user_ok = !user.empty() && (std::isalpha(static_cast<unsigned char>(user[0])) || user[0] == '_');
+      const bool host_ip = !host.empty() && ipv4_at(host, 0) == host.size();
       const bool host_ok = !host.empty() && std::isalpha(static_cast<unsigned char>(host[0]));
-      if (user_ok && host_ok) {
-        add(user, RedactKind::user);
-        if (!ipv4_at(host, 0)) add(host, RedactKind::host);
-      }
+      if (user_ok && (host_ok || host_ip)) add(user, RedactKind::user);
+      if (user_ok && host_ok) add(host, RedactKind::host);
     }
     ++i;
   }

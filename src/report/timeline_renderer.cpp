@@ -127,10 +127,14 @@ std::string render_timeline(const std::vector<diagnose::TimelineEvent>& events,
   if (width > 0) {
     // mark(2) + 5 separators of two spaces.
     c_msg = width - (2 + c_time + c_host + c_kind + c_proc + c_src + 10);
-    while (c_msg < kMinMessage && c_src > 12) --c_src, ++c_msg;
-    while (c_msg < kMinMessage && c_host > 8) --c_host, ++c_msg;
-    while (c_msg < kMinMessage && c_kind > 10) --c_kind, ++c_msg;
-    c_msg = std::max(c_msg, 8);
+    // Too narrow: the location, host and kind give way first, down to a few columns each.
+    for (int floor : {12, 6}) {
+      while (c_msg < kMinMessage && c_src > floor) --c_src, ++c_msg;
+      while (c_msg < kMinMessage && c_host > std::min(floor, 8)) --c_host, ++c_msg;
+      while (c_msg < kMinMessage && c_kind > std::min(floor + 2, 10)) --c_kind, ++c_msg;
+      while (c_msg < kMinMessage && c_proc > 5) --c_proc, ++c_msg;
+    }
+    c_msg = std::max(c_msg, 1);
   }
   for (const auto& e : events) {
     const char* mark = e.mark == "root" ? "> " : e.mark == "echo" ? "~ " : "  ";
