@@ -19,7 +19,29 @@ std::string ascii_lower(std::string_view s) {
   return out;
 }
 
-LiteralIndex::LiteralIndex(const std::vector<std::vector<std::string>>& sets) {
+namespace {
+
+/// A required literal minus surrounding spaces (a substring of a required literal is required
+/// too), so that its first byte pair is less common than " k" or " t". Kept whole when fewer
+/// than three bytes would remain.
+std::string trimmed(const std::string& lit) {
+  std::size_t b = 0, e = lit.size();
+  while (b < e && lit[b] == ' ') ++b;
+  while (e > b && lit[e - 1] == ' ') --e;
+  return e - b >= 3 ? lit.substr(b, e - b) : lit;
+}
+
+std::vector<std::vector<std::string>> trimmed_sets(const std::vector<std::vector<std::string>>& sets) {
+  std::vector<std::vector<std::string>> out(sets.size());
+  for (std::size_t i = 0; i < sets.size(); ++i)
+    for (const auto& lit : sets[i]) out[i].push_back(trimmed(lit));
+  return out;
+}
+
+}  // namespace
+
+LiteralIndex::LiteralIndex(const std::vector<std::vector<std::string>>& input_sets) {
+  const auto sets = trimmed_sets(input_sets);
   // Byte classes: each distinct folded byte used by a literal gets a class; upper-case letters
   // share their lower-case letter's class.
   byte_class_.fill(0);
@@ -31,6 +53,19 @@ LiteralIndex::LiteralIndex(const std::vector<std::vector<std::string>>& sets) {
         if (byte_class_[f] == 0) byte_class_[f] = static_cast<std::uint8_t>(classes_++);
       }
   for (int c = 'A'; c <= 'Z'; ++c) byte_class_[c] = byte_class_[c + ('a' - 'A')];
+
+  for (int c = 0; c < 256; ++c) fold_[c] = fold(static_cast<unsigned char>(c));
+  for (const auto& set : sets)
+    for (const auto& lit : set) {
+      if (lit.empty()) continue;
+      if (lit.size() == 1) {
+        has_short_ = true;
+        continue;
+      }
+      const unsigned pair = fold(static_cast<unsigned char>(lit[0])) << 8 |
+                            fold(static_cast<unsigned char>(lit[1]));
+      start_pairs_[pair >> 6] |= std::uint64_t{1} << (pair & 63);
+    }
 
   // Trie.
   std::vector<std::vector<std::int32_t>> go(1, std::vector<std::int32_t>(classes_, -1));
@@ -96,15 +131,37 @@ LiteralIndex::LiteralIndex(const std::vector<std::vector<std::string>>& sets) {
   }
 }
 
-bool LiteralIndex::any(std::string_view text) const {
+std::size_t LiteralIndex::scan(std::string_view text, std::size_t pos,
+                              std::uint32_t& state) const {
   const std::uint32_t* delta = delta_.data();
   const std::uint8_t* cls = byte_class_.data();
+  const auto* bytes = reinterpret_cast<const unsigned char*>(text.data());
+  const std::size_t n = text.size();
   std::uint32_t s = 0;
-  for (unsigned char c : text) {
-    s = delta[s + cls[c]];
-    if (s & kOutput) return true;
+  std::size_t i = pos;
+  while (i < n) {
+    if (s == 0 && !has_short_) {
+      // Root: skip positions whose byte pair starts no literal (a match needs two bytes here).
+      while (i + 1 < n) {
+        const unsigned pair = fold_[bytes[i]] << 8 | fold_[bytes[i + 1]];
+        if (start_pairs_[pair >> 6] >> (pair & 63) & 1) break;
+        ++i;
+      }
+      if (i + 1 >= n) return std::string_view::npos;
+    }
+    s = delta[s + cls[bytes[i]]];
+    ++i;
+    if (s & kOutput) {
+      state = s;
+      return i;
+    }
   }
-  return false;
+  return std::string_view::npos;
+}
+
+bool LiteralIndex::any(std::string_view text) const {
+  std::uint32_t state = 0;
+  return scan(text, 0, state) != std::string_view::npos;
 }
 
 void LiteralIndex::owners(std::string_view text, std::vector<std::uint32_t>& out) const {
@@ -112,21 +169,26 @@ void LiteralIndex::owners(std::string_view text, std::vector<std::uint32_t>& out
   const std::uint8_t* cls = byte_class_.data();
   const std::size_t first = out.size();
   std::uint32_t s = 0;
-  bool hit = false;
-  for (unsigned char c : text) {
-    s = delta[s + cls[c]];
+  const std::size_t start = scan(text, 0, s);
+  if (start == std::string_view::npos) return;
+  // From the first hit on, walk every byte: hits are rare, and overlapping literals must all be
+  // reported.
+  auto emit = [&](std::uint32_t flagged) {
+    const std::uint32_t state = (flagged & ~kOutput) / classes_;
+    out.insert(out.end(), owners_.begin() + owner_begin_[state],
+               owners_.begin() + owner_begin_[state + 1]);
+  };
+  emit(s);
+  s &= ~kOutput;
+  for (std::size_t i = start; i < text.size(); ++i) {
+    s = delta[s + cls[static_cast<unsigned char>(text[i])]];
     if (s & kOutput) {
+      emit(s);
       s &= ~kOutput;
-      const std::uint32_t state = s / classes_;
-      out.insert(out.end(), owners_.begin() + owner_begin_[state],
-                 owners_.begin() + owner_begin_[state + 1]);
-      hit = true;
     }
   }
-  if (hit) {
-    std::sort(out.begin() + static_cast<std::ptrdiff_t>(first), out.end());
-    out.erase(std::unique(out.begin() + static_cast<std::ptrdiff_t>(first), out.end()), out.end());
-  }
+  std::sort(out.begin() + static_cast<std::ptrdiff_t>(first), out.end());
+  out.erase(std::unique(out.begin() + static_cast<std::ptrdiff_t>(first), out.end()), out.end());
 }
 
 }  // namespace culprit::text

@@ -14,8 +14,9 @@ namespace culprit::text {
 class LiteralIndex {
  public:
   /// `sets[i]` are the literals of owner i (any one present makes i a candidate). Literals are
-  /// compared with ASCII case folding; an empty literal is ignored (the caller treats an owner
-  /// without usable literals as always a candidate).
+  /// trimmed of surrounding spaces (when 3+ bytes remain) and compared with ASCII case folding;
+  /// an empty literal is ignored (the caller treats an owner without usable literals as always
+  /// a candidate).
   explicit LiteralIndex(const std::vector<std::vector<std::string>>& sets);
 
   /// True when any literal occurs in `text`.
@@ -27,7 +28,16 @@ class LiteralIndex {
   std::size_t states() const { return state_count_; }
 
  private:
+  /// Position after the next literal hit from root at or after `pos`, or npos; `state` is the
+  /// state offset reached (with kOutput set).
+  std::size_t scan(std::string_view text, std::size_t pos, std::uint32_t& state) const;
+
   static constexpr std::uint32_t kOutput = 0x80000000u;  ///< set on transitions into a state with owners
+  /// Folded byte pairs that begin some literal: in the root state a position whose pair is not
+  /// here cannot start a match, so the scan skips it without walking the automaton.
+  std::vector<std::uint64_t> start_pairs_ = std::vector<std::uint64_t>(65536 / 64, 0);
+  bool has_short_ = false;  ///< a one-byte literal exists: no pair skipping
+  std::array<std::uint8_t, 256> fold_{};
   std::array<std::uint8_t, 256> byte_class_{};
   std::uint32_t classes_ = 1;
   std::size_t state_count_ = 1;
