@@ -1,0 +1,415 @@
+// The application-log parser: worker / launcher / serving-engine output (formats.md Parts 3–5).
+// Each line is peeled (line_prefix), routed by writer to an open traceback (traceback), to an
+// open torchrun failure summary (torchrun_block), or scanned by the line signals; allocator
+// OOM messages are read in full (torch_oom). Pids named by the job's own log become job
+// process sightings.
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <set>
+
+#include "culprit/core/size.hpp"
+#include "culprit/ingest/parser.hpp"
+#include "ingest/formats/line_prefix.hpp"
+#include "ingest/formats/text_shim.hpp"
+#include "ingest/formats/torch_oom.hpp"
+#include "ingest/formats/torchrun_block.hpp"
+#include "ingest/formats/traceback.hpp"
+
+namespace culprit::ingest {
+
+namespace {
+
+using Sv = std::string_view;
+
+/// Longer lines are cut before peeling and scanning (a bound on work per line, not on input).
+constexpr std::size_t kMaxLineBytes = 64 * 1024;
+/// Open tracebacks kept at once (one per writer); the oldest is closed beyond this.
+constexpr std::size_t kMaxOpenTracebacks = 512;
+
+bool ends_with(Sv s, Sv suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+bool is_integer(Sv s) {
+  if (!s.empty() && (s[0] == '-' || s[0] == '+')) s.remove_prefix(1);
+  if (s.empty() || s.size() > 18) return false;
+  return std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+bool is_number(Sv s) {
+  if (is_integer(s)) return true;
+  const std::size_t dot = s.find('.');
+  if (dot == Sv::npos || dot == 0 || dot + 1 == s.size()) return false;
+  return is_integer(s.substr(0, dot)) &&
+         std::all_of(s.begin() + static_cast<std::ptrdiff_t>(dot) + 1, s.end(),
+                     [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// TEMPORARY (wt-gpu): private stand-in for ingest::events_from_signals
+// (src/ingest/signal_events.hpp, written by another engineer) until it lands on main; same
+// contract: each matching signal gives one event (kind/severity/rule from the signal, captures
+// as fields, `<x>_size` captures also as numeric `<x>_bytes`, `pid`/`rank` captures set
+// event.pid / event.rank).
+std::vector<core::Event> app_log_events_from_signals_tmp(const core::Event& base, Sv message,
+                                                         const ParseContext& ctx) {
+  std::vector<core::Event> out;
+  if (!ctx.signals) return out;
+  for (const auto& m : ctx.signals->match(message, ctx.format)) {
+    core::Event e = base;
+    e.kind = m.signal->kind;
+    e.severity = m.signal->severity;
+    e.rule = m.signal->id;
+    e.message = std::string(message);
+    for (const auto& c : m.captures) {
+      if (c.value.empty()) continue;
+      e.set(c.name, c.value, is_number(c.value));
+      if (ends_with(c.name, "_size")) {
+        if (auto bytes = core::parse_size(c.value))
+          e.set_int(c.name.substr(0, c.name.size() - 5) + "_bytes", *bytes);
+      } else if (c.name == "pid" && is_integer(c.value)) {
+        e.pid = std::stoll(c.value);
+      } else if (c.name == "rank" && is_integer(c.value) && c.value.size() < 9) {
+        e.rank = std::stoi(c.value);
+      }
+    }
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+// Fills what `p` lacks (writer identity, time) from `fallback` — a traceback's first line.
+void merge_missing(PeeledLine& p, const PeeledLine& fallback) {
+  if (p.host.empty()) p.host = fallback.host;
+  if (!p.pid && fallback.pid) {
+    p.pid = fallback.pid;
+    p.pid_evidence = fallback.pid_evidence;
+  }
+  if (!p.rank) p.rank = fallback.rank;
+  if (!p.local_rank) p.local_rank = fallback.local_rank;
+  if (!p.srun_task) p.srun_task = fallback.srun_task;
+  if (!p.tp_rank) p.tp_rank = fallback.tp_rank;
+  if (!p.dp_rank) p.dp_rank = fallback.dp_rank;
+  if (!p.pp_rank) p.pp_rank = fallback.pp_rank;
+  if (!p.ep_rank) p.ep_rank = fallback.ep_rank;
+  if (!p.cuda_dev) p.cuda_dev = fallback.cuda_dev;
+  if (p.proc_name.empty()) p.proc_name = fallback.proc_name;
+  if (p.time.kind == core::TsKind::none) p.time = fallback.time;
+  if (!p.severity) p.severity = fallback.severity;
+}
+
+// Event kinds whose pid is a victim chosen by someone else, not evidence of the job's own pid.
+bool victim_kind(Sv kind) {
+  return kind == core::kind::kKernelOom || kind == core::kind::kOomKill ||
+         kind == core::kind::kUserspaceOomKill || kind == core::kind::kContainerOom;
+}
+
+// Reads the digits after `anchor` in `s`; nullopt when absent.
+std::optional<std::int64_t> pid_after(Sv s, Sv anchor, std::size_t* where = nullptr) {
+  const std::size_t pos = s.find(anchor);
+  if (pos == Sv::npos) return std::nullopt;
+  std::size_t i = pos + anchor.size();
+  const std::size_t start = i;
+  std::int64_t v = 0;
+  while (i < s.size() && s[i] >= '0' && s[i] <= '9' && i - start < 10) v = v * 10 + (s[i++] - '0');
+  if (i == start) return std::nullopt;
+  if (where) *where = i;
+  return v;
+}
+
+class AppLogParser {
+ public:
+  explicit AppLogParser(ParseContext& ctx) : ctx_(ctx) {}
+
+  void line(std::int64_t seg, Sv raw);
+  void finish();
+
+ private:
+  struct Open {
+    std::unique_ptr<TracebackBuilder> builder;
+    PeeledLine exc_peel;  // prefixes of the latest exception line
+  };
+
+  void handle(std::int64_t seg, const PeeledLine& p, Sv message, bool log_event);
+  void close_traceback(const std::string& key);
+  void emit_traceback(const Traceback& tb, const PeeledLine& exc_peel);
+  void end_block();
+  void emit_failure(const TorchrunFailure& f);
+  void push(core::Event& e, const PeeledLine& p, Sv message);
+  void sight(const std::string& host, std::int64_t pid, std::optional<double> ts, std::string evidence);
+  void sight_message_pids(const core::Event& base, Sv message);
+  std::string evidence_for(const core::Event& e, const PeeledLine& p, Sv message) const;
+
+  ParseContext& ctx_;
+  std::map<std::string, Open> open_;
+  std::string last_key_;
+  std::optional<TorchrunFailureBlock> block_;
+  std::string entrypoint_;
+  std::int64_t title_line_ = -100;
+  std::set<std::pair<std::string, std::int64_t>> sighted_;
+  bool noted_long_ = false;
+};
+
+void AppLogParser::line(std::int64_t seg, Sv raw) {
+  if (raw.size() > kMaxLineBytes) {
+    if (!noted_long_) {
+      ctx_.note("long-line", seg, "line longer than 64 KiB; only its start is scanned");
+      noted_long_ = true;
+    }
+    raw = raw.substr(0, kMaxLineBytes);
+  }
+  const PeeledLine p = peel_line(raw);
+  const Sv msg = p.message;
+  if (p.pid) {
+    sight(p.host.empty() ? ctx_.host : p.host, *p.pid, stamp_epoch(p.time, ctx_.year_hint),
+          p.pid_evidence);
+  }
+
+  // A writer's open traceback. A bare line (no prefix at all) continues the most recent one:
+  // SGLang prints the traceback text unprefixed after its `[… TP1] … Traceback` line.
+  std::string key = p.key();
+  if (key.empty() && p.layers == 0 && !open_.count(key) && open_.count(last_key_)) key = last_key_;
+  if (auto it = open_.find(key); it != open_.end()) {
+    // A line with a logger header of its own (another log statement) is never traceback text;
+    // lines repeating the traceback's own header (vLLM's NewLineFormatter) are.
+    const PeeledLine& start = it->second.builder->start();
+    const bool foreign_header = p.header && (!start.header || p.logger != start.logger ||
+                                             p.severity != start.severity);
+    const auto step = foreign_header ? TracebackBuilder::Step::rejected
+                                     : it->second.builder->offer(seg, msg);
+    if (step != TracebackBuilder::Step::rejected) {
+      last_key_ = key;
+      if (step == TracebackBuilder::Step::exception) {
+        it->second.exc_peel = p;
+        PeeledLine merged = p;
+        merge_missing(merged, it->second.builder->start());
+        handle(seg, merged, msg, false);
+      }
+      return;
+    }
+    close_traceback(key);
+  }
+
+  if (block_) {
+    const auto offer = block_->offer(seg, msg);
+    if (offer == TorchrunFailureBlock::Offer::consumed) return;
+    if (offer == TorchrunFailureBlock::Offer::pass_through) {
+      handle(seg, p, msg, false);
+      return;
+    }
+    end_block();
+  }
+  if (TorchrunFailureBlock::opens(msg)) {
+    block_.emplace(seg, msg, seg - title_line_ <= 3 ? entrypoint_ : std::string());
+    return;
+  }
+  if (TorchrunFailureBlock::is_title(msg, &entrypoint_)) title_line_ = seg;
+
+  std::size_t offset = 0;
+  if (TracebackBuilder::opens(msg, &offset)) {
+    const std::string own = p.key();
+    if (open_.count(own)) close_traceback(own);
+    if (offset > 0) handle(seg, p, msg.substr(0, offset), false);
+    if (open_.size() >= kMaxOpenTracebacks) {
+      auto oldest = std::min_element(open_.begin(), open_.end(), [](auto& a, auto& b) {
+        return a.second.builder->first_line() < b.second.builder->first_line();
+      });
+      close_traceback(oldest->first);
+    }
+    open_[own] = Open{std::make_unique<TracebackBuilder>(seg, msg, p), PeeledLine{}};
+    last_key_ = own;
+    return;
+  }
+  handle(seg, p, msg, true);
+}
+
+void AppLogParser::handle(std::int64_t seg, const PeeledLine& p, Sv message, bool log_event) {
+  core::Event base = ctx_.make_event(seg);
+  apply_peeled(p, base, ctx_.year_hint);
+  base.message = std::string(message);
+  base.rule = "app_log";
+  std::vector<core::Event> events = app_log_events_from_signals_tmp(base, message, ctx_);
+
+  if (is_torch_oom(message)) {
+    if (auto oom = parse_torch_oom(message)) {
+      const bool has = std::any_of(events.begin(), events.end(),
+                                   [](const core::Event& e) { return e.kind == core::kind::kCudaOom; });
+      if (!has) {
+        core::Event e = base;
+        e.kind = core::kind::kCudaOom;
+        e.severity = core::Severity::error;
+        e.rule = "torch_oom";
+        events.push_back(std::move(e));
+      }
+      bool reported = false;
+      for (auto& e : events) {
+        if (e.kind != core::kind::kCudaOom) continue;
+        set_torch_oom_fields(*oom, e);
+        if (!reported) report_torch_oom(*oom, e, ctx_);
+        reported = true;
+      }
+    }
+  }
+  if (events.empty() && log_event && p.severity && *p.severity >= core::Severity::error) {
+    base.kind = core::kind::kLog;
+    events.push_back(base);
+  }
+  for (auto& e : events) push(e, p, message);
+  sight_message_pids(base, message);
+}
+
+std::string AppLogParser::evidence_for(const core::Event& e, const PeeledLine& p, Sv message) const {
+  if (p.pid && e.pid && *p.pid == *e.pid && !p.pid_evidence.empty()) return p.pid_evidence;
+  if (message.find("local_rank:") != Sv::npos || message.find("closing signal") != Sv::npos)
+    return "torchrun";
+  if (message.find("DataLoader worker") != Sv::npos) return "DataLoader worker";
+  return "app log signal " + e.rule;
+}
+
+void AppLogParser::push(core::Event& e, const PeeledLine& p, Sv message) {
+  if (ctx_.sink) ctx_.sink->add_event(e);
+  if (e.pid && !victim_kind(e.kind)) sight(e.host, *e.pid, e.ts, evidence_for(e, p, message));
+}
+
+void AppLogParser::sight(const std::string& host, std::int64_t pid, std::optional<double> ts,
+                         std::string evidence) {
+  if (!ctx_.sink || pid <= 0) return;
+  if (!sighted_.emplace(host, pid).second) return;
+  core::ProcessSighting s;
+  s.host = host;
+  s.pid = pid;
+  s.ts = ts;
+  s.job = true;
+  s.evidence = std::move(evidence);
+  ctx_.sink->add_process(s);
+}
+
+// Launcher lines that name a worker pid in their text (the line's own pid is the launcher's).
+void AppLogParser::sight_message_pids(const core::Event& base, Sv message) {
+  if (message.find("failed (exitcode: ") != Sv::npos) {
+    if (auto pid = pid_after(message, "(pid: ")) sight(base.host, *pid, base.ts, "torchrun");
+  }
+  if (auto pid = pid_after(message, "Sending process ")) {
+    if (message.find("closing signal") != Sv::npos) sight(base.host, *pid, base.ts, "torchrun");
+  }
+  if (auto pid = pid_after(message, "Unable to shutdown process ")) sight(base.host, *pid, base.ts, "torchrun");
+  if (auto pid = pid_after(message, "Killing subprocess ")) sight(base.host, *pid, base.ts, "DeepSpeed launcher");
+  if (auto pid = pid_after(message, "DataLoader worker (pid ")) sight(base.host, *pid, base.ts, "DataLoader worker");
+  std::size_t at = 0;
+  if (auto pid = pid_after(message, "DataLoader worker (pid(s) ", &at)) {
+    sight(base.host, *pid, base.ts, "DataLoader worker");
+    while (at + 2 < message.size() && message.substr(at, 2) == ", ") {
+      std::size_t next = 0;
+      auto more = pid_after(message.substr(at), ", ", &next);
+      if (!more) break;
+      sight(base.host, *more, base.ts, "DataLoader worker");
+      at += next;
+    }
+  }
+}
+
+void AppLogParser::close_traceback(const std::string& key) {
+  auto it = open_.find(key);
+  if (it == open_.end()) return;
+  emit_traceback(it->second.builder->result(), it->second.exc_peel);
+  open_.erase(it);
+}
+
+void AppLogParser::emit_traceback(const Traceback& tb, const PeeledLine& exc_peel) {
+  PeeledLine peel = tb.start;
+  merge_missing(peel, exc_peel);
+  core::Event e = ctx_.make_event(tb.first_line);
+  e.line_end = ctx_.absolute_line(tb.last_line);
+  apply_peeled(peel, e, ctx_.year_hint);
+  e.kind = core::kind::kTraceback;
+  e.severity = core::Severity::error;
+  e.rule = "traceback";
+  if (!tb.exc_text.empty()) {
+    e.message = tb.exc_text;
+    e.set("exc_type", tb.exc_type);
+    if (!tb.exc_message.empty()) e.set("exc_message", tb.exc_message);
+    e.set_int("exc_line", ctx_.absolute_line(tb.exc_line));
+  } else {
+    e.message = tb.innermost ? "Traceback (truncated) in " + tb.innermost->file + ", line " +
+                                   std::to_string(tb.innermost->line)
+                             : std::string("Traceback (truncated)");
+  }
+  if (tb.innermost) {
+    e.set("frame_file", tb.innermost->file);
+    if (tb.innermost->line > 0) e.set_int("frame_line", tb.innermost->line);
+    if (!tb.innermost->func.empty()) e.set("frame_func", tb.innermost->func);
+  }
+  e.set_int("frames", tb.frames);
+  if (tb.chained) e.set_int("chained", 1);
+  if (tb.truncated) e.set_int("truncated", 1);
+  if (tb.rich) e.set_int("rich", 1);
+  if (tb.ipython) e.set_int("ipython", 1);
+  if (!tb.preamble.empty()) e.set("preamble", tb.preamble);
+  push(e, peel, e.message);
+}
+
+void AppLogParser::end_block() {
+  if (!block_) return;
+  for (const auto& f : block_->finish()) emit_failure(f);
+  block_.reset();
+}
+
+void AppLogParser::emit_failure(const TorchrunFailure& f) {
+  core::Event e = ctx_.make_event(f.first_line);
+  e.line_end = ctx_.absolute_line(f.last_line);
+  if (!f.host.empty()) e.host = f.host;
+  PeeledTime t;
+  if (!f.time.empty() && read_iso_stamp(f.time, t) == f.time.size()) {
+    e.ts_kind = core::TsKind::wall;
+    e.ts_raw = f.time;
+    e.ts = stamp_epoch(t, 0);
+  }
+  e.pid = f.pid;
+  e.rank = f.rank;
+  e.kind = core::kind::kSignalExit;
+  e.severity = core::Severity::error;
+  e.rule = "torchrun_child_failed";
+  std::string msg = f.entrypoint.empty() ? std::string("torchrun child failed")
+                                         : f.entrypoint + " failed";
+  msg += f.root_cause ? " (root cause)" : "";
+  if (f.rank) msg += ": rank " + std::to_string(*f.rank);
+  if (f.local_rank) msg += " (local_rank: " + std::to_string(*f.local_rank) + ")";
+  if (f.exitcode) msg += ", exitcode " + std::to_string(*f.exitcode);
+  if (f.pid) msg += " (pid: " + std::to_string(*f.pid) + ")";
+  if (!f.host.empty()) msg += " on " + f.host;
+  if (!f.traceback.empty()) msg += ": " + f.traceback;
+  e.message = msg;
+  if (f.exitcode) e.set_int("exitcode", *f.exitcode);
+  if (f.pid) e.set_int("pid", *f.pid);
+  if (f.rank) e.set_int("rank", *f.rank);
+  if (f.local_rank) e.set_int("local_rank", *f.local_rank);
+  if (!f.host.empty()) e.set("host", f.host);
+  e.set_int("root_cause", f.root_cause ? 1 : 0);
+  e.set_int("failure_index", f.index);
+  if (f.signal) e.set_int("signal", *f.signal);
+  if (!f.signal_name.empty()) e.set("signal_name", f.signal_name);
+  if (!f.error_file.empty()) e.set("error_file", f.error_file);
+  if (!f.traceback.empty()) e.set("traceback", f.traceback);
+  if (!f.entrypoint.empty()) e.set("entrypoint", f.entrypoint);
+  if (ctx_.sink) ctx_.sink->add_event(e);
+  if (f.pid) sight(e.host, *f.pid, e.ts, "torchrun");
+}
+
+void AppLogParser::finish() {
+  std::vector<std::pair<std::int64_t, std::string>> order;
+  for (auto& [key, open] : open_) order.emplace_back(open.builder->first_line(), key);
+  std::sort(order.begin(), order.end());
+  for (const auto& [line, key] : order) close_traceback(key);
+  end_block();
+}
+
+}  // namespace
+
+void parse_app_log(std::string_view text, ParseContext& ctx) {
+  AppLogParser parser(ctx);
+  std::int64_t seg = 0;
+  for (Sv raw : shim::split_lines(text)) parser.line(++seg, raw);
+  parser.finish();
+}
+
+}  // namespace culprit::ingest

@@ -1,0 +1,761 @@
+// Prefix peeling for application log lines (formats.md §3.4, §4.1, §4.3.1, §5.1, §5.5).
+// Layers are tried repeatedly at the front of the line until none matches; transport tags
+// (docker stamp, `(X pid=N)`, `[rankN]:`, srun label) may nest in any order, and a logger
+// header ends the peeling except for an NCCL `host:pid:tid [dev]` tag that may follow it.
+#include "ingest/formats/line_prefix.hpp"
+
+#include <array>
+
+#include "culprit/core/time.hpp"
+#include "ingest/formats/text_shim.hpp"
+
+namespace culprit::ingest {
+
+namespace {
+
+using Sv = std::string_view;
+
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+bool is_upper(char c) { return c >= 'A' && c <= 'Z'; }
+bool is_alpha(char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'); }
+bool is_host_char(char c) { return is_alpha(c) || is_digit(c) || c == '-' || c == '.' || c == '_'; }
+
+bool digits_at(Sv s, std::size_t i, std::size_t n) {
+  if (i + n > s.size()) return false;
+  for (std::size_t k = 0; k < n; ++k)
+    if (!is_digit(s[i + k])) return false;
+  return true;
+}
+
+int to_int(Sv s, std::size_t i, std::size_t n) {
+  int v = 0;
+  for (std::size_t k = 0; k < n; ++k) v = v * 10 + (s[i + k] - '0');
+  return v;
+}
+
+// Reads 1..max digits at s[i]; advances i. nullopt when none.
+std::optional<std::int64_t> read_uint(Sv s, std::size_t& i, std::size_t max_digits = 18) {
+  const std::size_t start = i;
+  std::int64_t v = 0;
+  while (i < s.size() && is_digit(s[i]) && i - start < max_digits) v = v * 10 + (s[i++] - '0');
+  if (i == start || (i < s.size() && is_digit(s[i]))) {
+    i = start;
+    return std::nullopt;
+  }
+  return v;
+}
+
+// `HH:MM:SS[.,frac]` at s[i]; returns its length (0 when absent).
+std::size_t read_hms(Sv s, std::size_t i, double& sod) {
+  if (!digits_at(s, i, 2) || i + 8 > s.size() || s[i + 2] != ':' || !digits_at(s, i + 3, 2) ||
+      s[i + 5] != ':' || !digits_at(s, i + 6, 2))
+    return 0;
+  const int h = to_int(s, i, 2), m = to_int(s, i + 3, 2), sec = to_int(s, i + 6, 2);
+  if (h > 23 || m > 59 || sec > 60) return 0;
+  sod = h * 3600.0 + m * 60.0 + sec;
+  std::size_t j = i + 8;
+  if (j + 1 < s.size() && (s[j] == '.' || s[j] == ',') && is_digit(s[j + 1])) {
+    ++j;
+    double scale = 0.1;
+    while (j < s.size() && is_digit(s[j])) {
+      sod += (s[j] - '0') * scale;
+      scale /= 10;
+      ++j;
+    }
+  }
+  return j - i;
+}
+
+std::optional<core::Severity> level_word(Sv w) {
+  if (w == "DEBUG" || w == "TRACE") return core::Severity::debug;
+  if (w == "INFO" || w == "NOTICE") return core::Severity::info;
+  if (w == "WARNING" || w == "WARN") return core::Severity::warning;
+  if (w == "ERROR") return core::Severity::error;
+  if (w == "CRITICAL" || w == "FATAL") return core::Severity::critical;
+  return std::nullopt;
+}
+
+std::optional<core::Severity> glog_letter(char c) {
+  switch (c) {
+    case 'D': return core::Severity::debug;
+    case 'I': return core::Severity::info;
+    case 'W': return core::Severity::warning;
+    case 'E': return core::Severity::error;
+    case 'C':
+    case 'F': return core::Severity::critical;
+    default: return std::nullopt;
+  }
+}
+
+// Upper-case word at s[i] (letters only); its length.
+std::size_t upper_word(Sv s, std::size_t i) {
+  std::size_t j = i;
+  while (j < s.size() && is_upper(s[j])) ++j;
+  return j - i;
+}
+
+int time_rank(core::TsKind k) {
+  switch (k) {
+    case core::TsKind::wall: return 3;
+    case core::TsKind::wall_no_year: return 2;
+    case core::TsKind::time_of_day: return 1;
+    default: return 0;
+  }
+}
+
+void offer_time(PeeledLine& p, const PeeledTime& t) {
+  if (time_rank(t.kind) > time_rank(p.time.kind)) p.time = t;
+}
+
+Sv eat_one_space(Sv s) { return (!s.empty() && s[0] == ' ') ? s.substr(1) : s; }
+
+// `TP1`, `DP0`, `PP2`, `EP3` → sets the matching rank; other `NAME<digits>` tags are accepted
+// (ATTN_CP0, MOE_DP1) without a field. Returns false when `tag` is not such a tag.
+bool rank_tag(Sv tag, PeeledLine& p) {
+  std::size_t i = 0;
+  while (i < tag.size() && (is_upper(tag[i]) || tag[i] == '_')) ++i;
+  if (i == 0 || i == tag.size()) return false;
+  std::size_t j = i;
+  auto n = read_uint(tag, j, 6);
+  if (!n || j != tag.size()) return false;
+  const Sv name = tag.substr(0, i);
+  const int v = static_cast<int>(*n);
+  if (name == "TP") p.tp_rank = v;
+  else if (name == "DP") p.dp_rank = v;
+  else if (name == "PP") p.pp_rank = v;
+  else if (name == "EP") p.ep_rank = v;
+  return true;
+}
+
+// ---- layers: each returns true and advances `rest` when it matched ---------------------------
+
+// Docker / kubectl / CI stamp, or a Python-logging asctime header.
+bool layer_iso(Sv& rest, PeeledLine& p) {
+  PeeledTime t;
+  const std::size_t n = read_iso_stamp(rest, t);
+  if (n == 0) return false;
+  Sv after = rest.substr(n);
+  if (!after.empty() && after[0] != ' ') return false;
+  if (after.size() >= 3 && (after.substr(0, 3) == " - " || after.substr(0, 3) == " | ")) {
+    // `asctime - name - LEVEL - msg`, `asctime | LEVEL | where - msg` (loguru).
+    const Sv sep = after.substr(0, 3);
+    Sv r = after.substr(3);
+    for (int k = 0; k < 3; ++k) {
+      const std::size_t pos = r.find(sep);
+      Sv seg = r.substr(0, pos);
+      while (!seg.empty() && seg.back() == ' ') seg.remove_suffix(1);
+      if (auto sev = level_word(seg)) {
+        p.severity = sev;
+        rest = pos == Sv::npos ? Sv() : r.substr(pos + 3);
+        p.header = true;
+        offer_time(p, t);
+        return true;
+      }
+      if (k == 0 && p.logger.empty()) p.logger = std::string(seg);
+      if (pos == Sv::npos) break;
+      r = r.substr(pos + 3);
+    }
+    rest = after.substr(3);
+    p.header = true;
+    offer_time(p, t);
+    return true;
+  }
+  // `asctime LEVEL msg` / `asctime LEVEL: msg`
+  const std::size_t w = upper_word(after, 1);
+  if (w > 0) {
+    if (auto sev = level_word(after.substr(1, w))) {
+      std::size_t j = 1 + w;
+      if (j < after.size() && after[j] == ':') ++j;
+      if (j == after.size() || after[j] == ' ') {
+        p.severity = sev;
+        rest = eat_one_space(after.substr(j));
+        p.header = true;
+        offer_time(p, t);
+        return true;
+      }
+    }
+  }
+  rest = eat_one_space(after);
+  offer_time(p, t);
+  return true;
+}
+
+// `(VllmWorker rank=1 pid=3318) `, `(RayWorkerWrapper pid=2207, ip=10.0.0.2) `, `(pid=77) `,
+// `(EngineCore_DP0 pid=1187) `, `(Worker_PP0_TP1 pid=3534) `, `(raylet) `.
+bool layer_paren(Sv& rest, PeeledLine& p) {
+  if (rest.empty() || rest[0] != '(') return false;
+  const std::size_t close = rest.find(')');
+  if (close == Sv::npos || close > 200) return false;
+  if (close + 1 < rest.size() && rest[close + 1] != ' ') return false;
+  const Sv inner = rest.substr(1, close - 1);
+  if (inner.find('(') != Sv::npos) return false;
+  PeeledLine q;
+  std::string name;
+  std::optional<std::int64_t> pid;
+  std::optional<int> rank;
+  std::string ip;
+  bool unknown = false;
+  std::size_t i = 0;
+  while (i < inner.size()) {
+    while (i < inner.size() && (inner[i] == ' ' || inner[i] == ',')) ++i;
+    std::size_t j = i;
+    while (j < inner.size() && inner[j] != ' ' && inner[j] != ',') ++j;
+    const Sv tok = inner.substr(i, j - i);
+    i = j;
+    if (tok.empty()) continue;
+    if (tok.substr(0, 4) == "pid=") {
+      std::size_t k = 4;
+      pid = read_uint(tok, k);
+      if (!pid || k != tok.size()) return false;
+    } else if (tok.substr(0, 5) == "rank=") {
+      std::size_t k = 5;
+      auto r = read_uint(tok, k, 6);
+      if (!r || k != tok.size()) return false;
+      rank = static_cast<int>(*r);
+    } else if (tok.substr(0, 3) == "ip=") {
+      ip = std::string(tok.substr(3));
+    } else if (tok.find('=') != Sv::npos) {
+      // another key=value: tolerated
+    } else if (name.empty()) {
+      name = std::string(tok);
+    } else if (!rank_tag(tok, q) && tok[0] != '+') {
+      unknown = true;
+    }
+  }
+  const bool ray_daemon = name == "raylet" || name == "autoscaler" || name == "gcs_server" ||
+                          name == "monitor" || name == "dashboard";
+  if (!pid && !ray_daemon) return false;
+  if (unknown && !pid) return false;
+  // Rank tags inside the name: Worker_TP1, Worker_PP0_TP1, Worker_TP1_EP2, EngineCore_DP0.
+  std::size_t start = 0;
+  while (start <= name.size()) {
+    std::size_t us = name.find('_', start);
+    const Sv part = Sv(name).substr(start, us == std::string::npos ? Sv::npos : us - start);
+    rank_tag(part, q);
+    if (us == std::string::npos) break;
+    start = us + 1;
+  }
+  if (q.tp_rank) p.tp_rank = q.tp_rank;
+  if (q.dp_rank) p.dp_rank = q.dp_rank;
+  if (q.pp_rank) p.pp_rank = q.pp_rank;
+  if (q.ep_rank) p.ep_rank = q.ep_rank;
+  if (rank) p.rank = rank;
+  if (!ip.empty()) p.ip = ip;
+  p.proc_name = name;
+  if (pid) {
+    p.pid = pid;
+    const Sv n = name;
+    if (n.substr(0, 10) == "VllmWorker" || n.substr(0, 7) == "Worker_" || n == "Worker")
+      p.pid_evidence = "vLLM worker prefix";
+    else if (n.substr(0, 10) == "EngineCore")
+      p.pid_evidence = "vLLM engine-core prefix";
+    else if (n.substr(0, 9) == "APIServer")
+      p.pid_evidence = "vLLM API server prefix";
+    else
+      p.pid_evidence = "Ray worker prefix";
+  }
+  rest = eat_one_space(rest.substr(close + 1));
+  return true;
+}
+
+// `[rank0]:`, `[default3]:` (torchrun --tee), `[1,0]<stderr>:` (mpirun --tag-output).
+bool layer_rank(Sv& rest, PeeledLine& p) {
+  if (rest.size() < 4 || rest[0] != '[') return false;
+  std::size_t i = 1;
+  if (is_digit(rest[1])) {
+    auto job = read_uint(rest, i, 6);
+    if (!job || i >= rest.size() || rest[i] != ',') return false;
+    ++i;
+    auto r = read_uint(rest, i, 6);
+    if (!r || rest.substr(i, 2) != "]<") return false;
+    const std::size_t gt = rest.find(">:", i);
+    if (gt == Sv::npos || gt > i + 10) return false;
+    p.rank = static_cast<int>(*r);
+    rest = eat_one_space(rest.substr(gt + 2));
+    return true;
+  }
+  while (i < rest.size() && (is_alpha(rest[i]) || rest[i] == '_')) ++i;
+  if (i == 1) return false;
+  const Sv role = rest.substr(1, i - 1);
+  auto n = read_uint(rest, i, 6);
+  if (!n || rest.substr(i, 2) != "]:") return false;
+  if (role == "rank") p.rank = static_cast<int>(*n);
+  else p.local_rank = static_cast<int>(*n);
+  rest = eat_one_space(rest.substr(i + 2));
+  return true;
+}
+
+// srun --label: `0: `, ` 12: ` — only as the outermost layer (or right after a CI / docker
+// stamp), since `3: ` deeper in a line is as likely to be message text.
+bool layer_srun(Sv& rest, PeeledLine& p, bool outermost) {
+  if (!outermost) return false;
+  std::size_t i = 0;
+  while (i < rest.size() && i < 4 && rest[i] == ' ') ++i;
+  auto n = read_uint(rest, i, 5);
+  if (!n || i >= rest.size() || rest[i] != ':') return false;
+  if (i + 1 < rest.size() && rest[i + 1] != ' ') return false;
+  p.srun_task = static_cast<int>(*n);
+  rest = eat_one_space(rest.substr(i + 1));
+  return true;
+}
+
+// `<file>:<line>]` ending at `]`: index just past `]`, or 0.
+std::size_t file_line_bracket(Sv s, std::size_t i) {
+  const std::size_t close = s.find(']', i);
+  if (close == Sv::npos || close == i || close - i > 300) return 0;
+  const Sv tok = s.substr(i, close - i);
+  if (tok.find(' ') != Sv::npos) return 0;
+  const std::size_t colon = tok.rfind(':');
+  if (colon == Sv::npos || colon + 1 == tok.size()) return 0;
+  for (std::size_t k = colon + 1; k < tok.size(); ++k)
+    if (!is_digit(tok[k])) return 0;
+  return close + 1;
+}
+
+// MMDD at s[i] → month/day into t (wall_no_year).
+bool read_mmdd(Sv s, std::size_t i, PeeledTime& t) {
+  if (!digits_at(s, i, 4)) return false;
+  t.month = to_int(s, i, 2);
+  t.day = to_int(s, i + 2, 2);
+  return t.month >= 1 && t.month <= 12 && t.day >= 1 && t.day <= 31;
+}
+
+// torch elastic / glog without brackets: `W0813 22:08:39.776000 2585 torch/…/api.py:898] `.
+bool layer_glog(Sv& rest, PeeledLine& p) {
+  if (rest.size() < 20) return false;
+  auto sev = glog_letter(rest[0]);
+  PeeledTime t;
+  if (!sev || !read_mmdd(rest, 1, t) || rest[5] != ' ') return false;
+  const std::size_t h = read_hms(rest, 6, t.seconds_of_day);
+  if (h == 0) return false;
+  std::size_t i = 6 + h;
+  if (i >= rest.size() || rest[i] != ' ') return false;
+  while (i < rest.size() && rest[i] == ' ') ++i;
+  auto pid = read_uint(rest, i, 10);
+  if (!pid || i >= rest.size() || rest[i] != ' ') return false;
+  const std::size_t path_start = i + 1;
+  const std::size_t end = file_line_bracket(rest, path_start);
+  if (end == 0) return false;
+  t.kind = core::TsKind::wall_no_year;
+  t.raw = std::string(rest.substr(1, 5 + h));
+  offer_time(p, t);
+  p.severity = sev;
+  p.pid = pid;
+  const Sv path = rest.substr(path_start, end - 1 - path_start);
+  p.logger = std::string(path);
+  p.pid_evidence = path.find("torch/distributed") != Sv::npos ? "torchrun agent log" : "glog prefix";
+  p.header = true;
+  rest = eat_one_space(rest.substr(end));
+  return true;
+}
+
+// c10 glog in brackets: `[E0412 11:02:51.207114332 ProcessGroupNCCL.cpp:1895] `, with an optional
+// thread id before the file, and the old `[E ProcessGroupNCCL.cpp:474] `.
+bool layer_glog_bracket(Sv& rest, PeeledLine& p) {
+  if (rest.size() < 6 || rest[0] != '[') return false;
+  auto sev = glog_letter(rest[1]);
+  if (!sev) return false;
+  if (rest[2] == ' ') {
+    const std::size_t end = file_line_bracket(rest, 3);
+    if (end == 0) return false;
+    p.severity = sev;
+    p.logger = std::string(rest.substr(3, end - 4));
+    p.header = true;
+    rest = eat_one_space(rest.substr(end));
+    return true;
+  }
+  PeeledTime t;
+  if (!read_mmdd(rest, 2, t) || rest.size() < 8 || rest[6] != ' ') return false;
+  const std::size_t h = read_hms(rest, 7, t.seconds_of_day);
+  if (h == 0) return false;
+  std::size_t i = 7 + h;
+  if (i >= rest.size() || rest[i] != ' ') return false;
+  while (i < rest.size() && rest[i] == ' ') ++i;
+  {
+    std::size_t k = i;
+    if (read_uint(rest, k, 10) && k < rest.size() && rest[k] == ' ') i = k + 1;  // thread id
+  }
+  const std::size_t end = file_line_bracket(rest, i);
+  if (end == 0) return false;
+  t.kind = core::TsKind::wall_no_year;
+  t.raw = std::string(rest.substr(2, 5 + h));
+  offer_time(p, t);
+  p.severity = sev;
+  p.logger = std::string(rest.substr(i, end - 1 - i));
+  p.header = true;
+  rest = eat_one_space(rest.substr(end));
+  return true;
+}
+
+// `[2026-04-09 00:47:13 TP1] `, `[2026-04-09 00:47:13 DP1 TP3] `, `[00:47:13] `,
+// `[04-09 00:47:13 TP0] `, NCCL's `[2026-04-09 00:47:22] `, DeepSpeed's
+// `[2024-10-01 01:17:14,554] [INFO] [launch.py:319:sigkill_handler] `, SGLang `] ERROR: `.
+bool layer_bracket_time(Sv& rest, PeeledLine& p) {
+  if (rest.size() < 10 || rest[0] != '[') return false;
+  PeeledTime t;
+  std::size_t i = 1;
+  if (digits_at(rest, 1, 4) && rest.size() > 11 && rest[5] == '-' && digits_at(rest, 6, 2) &&
+      rest[8] == '-' && digits_at(rest, 9, 2) && (rest[11] == ' ' || rest[11] == 'T')) {
+    t.year = to_int(rest, 1, 4);
+    t.month = to_int(rest, 6, 2);
+    t.day = to_int(rest, 9, 2);
+    t.kind = core::TsKind::wall;
+    i = 12;
+  } else if (digits_at(rest, 1, 2) && rest[3] == '-' && digits_at(rest, 4, 2) && rest[6] == ' ') {
+    t.month = to_int(rest, 1, 2);
+    t.day = to_int(rest, 4, 2);
+    t.kind = core::TsKind::wall_no_year;
+    i = 7;
+  } else {
+    t.kind = core::TsKind::time_of_day;
+  }
+  if (t.month != 0 && (t.month < 1 || t.month > 12 || t.day < 1 || t.day > 31)) return false;
+  const std::size_t h = read_hms(rest, i, t.seconds_of_day);
+  if (h == 0) return false;
+  std::size_t j = i + h;
+  const std::size_t close = rest.find(']', j);
+  if (close == Sv::npos || close - j > 80) return false;
+  // Tags between the time and `]`: ` DP1 TP3`, ` ATTN_CP0`.
+  PeeledLine q;
+  const Sv tags = rest.substr(j, close - j);
+  std::size_t k = 0;
+  while (k < tags.size()) {
+    if (tags[k] != ' ') return false;
+    while (k < tags.size() && tags[k] == ' ') ++k;
+    std::size_t e = k;
+    while (e < tags.size() && tags[e] != ' ') ++e;
+    if (e > k && !rank_tag(tags.substr(k, e - k), q)) return false;
+    k = e;
+  }
+  t.raw = std::string(rest.substr(1, j - 1));
+  offer_time(p, t);
+  if (q.tp_rank) p.tp_rank = q.tp_rank;
+  if (q.dp_rank) p.dp_rank = q.dp_rank;
+  if (q.pp_rank) p.pp_rank = q.pp_rank;
+  if (q.ep_rank) p.ep_rank = q.ep_rank;
+  p.header = true;
+  Sv r = eat_one_space(rest.substr(close + 1));
+  // DeepSpeed: `[LEVEL] [file.py:line:func] `
+  if (r.size() > 2 && r[0] == '[') {
+    const std::size_t w = upper_word(r, 1);
+    if (w > 0 && 1 + w < r.size() && r[1 + w] == ']') {
+      if (auto sev = level_word(r.substr(1, w))) {
+        p.severity = sev;
+        r = eat_one_space(r.substr(w + 2));
+        if (!r.empty() && r[0] == '[') {
+          const std::size_t c = r.find(']');
+          if (c != Sv::npos && c < 200 && r.substr(1, c - 1).find(':') != Sv::npos &&
+              r.substr(1, c - 1).find(' ') == Sv::npos) {
+            p.logger = std::string(r.substr(1, c - 1));
+            r = eat_one_space(r.substr(c + 1));
+          }
+        }
+      }
+    }
+  } else {
+    // SGLang / uvicorn: `LEVEL: ` (uvicorn pads with spaces)
+    const std::size_t w = upper_word(r, 0);
+    if (w > 0 && w < r.size() && r[w] == ':' && (w + 1 == r.size() || r[w + 1] == ' ')) {
+      if (auto sev = level_word(r.substr(0, w))) {
+        p.severity = sev;
+        r = r.substr(w + 1);
+        while (!r.empty() && r[0] == ' ') r.remove_prefix(1);
+      }
+    }
+  }
+  rest = r;
+  return true;
+}
+
+// vLLM: `INFO 01-30 11:53:52 model_runner.py:1115] ` and `INFO 07-11 06:18:32 [kv_cache_utils.py:646] `.
+bool layer_vllm(Sv& rest, PeeledLine& p) {
+  const std::size_t w = upper_word(rest, 0);
+  if (w == 0 || w >= rest.size() || rest[w] != ' ') return false;
+  auto sev = level_word(rest.substr(0, w));
+  if (!sev) return false;
+  std::size_t i = w + 1;
+  PeeledTime t;
+  if (!digits_at(rest, i, 2) || i + 6 > rest.size() || rest[i + 2] != '-' ||
+      !digits_at(rest, i + 3, 2) || rest[i + 5] != ' ')
+    return false;
+  t.month = to_int(rest, i, 2);
+  t.day = to_int(rest, i + 3, 2);
+  if (t.month < 1 || t.month > 12 || t.day < 1 || t.day > 31) return false;
+  const std::size_t h = read_hms(rest, i + 6, t.seconds_of_day);
+  if (h == 0) return false;
+  std::size_t j = i + 6 + h;
+  if (j >= rest.size() || rest[j] != ' ') return false;
+  ++j;
+  std::size_t end = 0;
+  std::string logger;
+  if (j < rest.size() && rest[j] == '[') {
+    end = file_line_bracket(rest, j + 1);
+    if (end) logger = std::string(rest.substr(j + 1, end - j - 2));
+  } else {
+    end = file_line_bracket(rest, j);
+    if (end) logger = std::string(rest.substr(j, end - j - 1));
+  }
+  if (end == 0) return false;
+  t.kind = core::TsKind::wall_no_year;
+  t.raw = std::string(rest.substr(i, 6 + h));
+  offer_time(p, t);
+  p.severity = sev;
+  p.logger = logger;
+  p.header = true;
+  rest = eat_one_space(rest.substr(end));
+  return true;
+}
+
+// Python logging's default `LEVEL:logger.name:message`, and uvicorn's bare `INFO:     …`.
+bool layer_pylevel(Sv& rest, PeeledLine& p) {
+  const std::size_t w = upper_word(rest, 0);
+  if (w == 0 || w >= rest.size() || rest[w] != ':') return false;
+  auto sev = level_word(rest.substr(0, w));
+  if (!sev) return false;
+  std::size_t i = w + 1;
+  if (i < rest.size() && rest[i] == ' ') {  // uvicorn
+    while (i < rest.size() && rest[i] == ' ') ++i;
+    p.severity = sev;
+    p.header = true;
+    rest = rest.substr(i);
+    return true;
+  }
+  std::size_t j = i;
+  while (j < rest.size() && (is_alpha(rest[j]) || is_digit(rest[j]) || rest[j] == '_' ||
+                             rest[j] == '.' || rest[j] == '-'))
+    ++j;
+  if (j == i || j >= rest.size() || rest[j] != ':') return false;
+  p.severity = sev;
+  p.logger = std::string(rest.substr(i, j - i));
+  p.header = true;
+  rest = rest.substr(j + 1);
+  return true;
+}
+
+// `host:pid:tid [dev] ` at s[0]; its length (0 when absent). Fills host/pid/dev.
+std::size_t nccl_tag(Sv s, std::string& host, std::int64_t& pid, int& dev) {
+  std::size_t i = 0;
+  while (i < s.size() && is_host_char(s[i])) ++i;
+  if (i == 0 || i >= s.size() || s[i] != ':') return 0;
+  const Sv h = s.substr(0, i);
+  ++i;
+  auto p = read_uint(s, i, 10);
+  if (!p || i >= s.size() || s[i] != ':') return 0;
+  ++i;
+  auto tid = read_uint(s, i, 12);
+  if (!tid || s.substr(i, 2) != " [") return 0;
+  i += 2;
+  auto d = read_uint(s, i, 4);
+  if (!d || i >= s.size() || s[i] != ']') return 0;
+  ++i;
+  if (i < s.size() && s[i] != ' ') return 0;
+  host = std::string(h);
+  pid = *p;
+  dev = static_cast<int>(*d);
+  return i < s.size() ? i + 1 : i;
+}
+
+// NCCL debug tag, optionally behind a pdsh/mpirun `host: ` label.
+bool layer_nccl(Sv& rest, PeeledLine& p) {
+  std::string host;
+  std::int64_t pid = 0;
+  int dev = 0;
+  std::size_t n = nccl_tag(rest, host, pid, dev);
+  std::size_t skip = 0;
+  if (n == 0) {
+    std::size_t i = 0;
+    while (i < rest.size() && is_host_char(rest[i])) ++i;
+    if (i == 0 || rest.substr(i, 2) != ": ") return false;
+    skip = i + 2;
+    n = nccl_tag(rest.substr(skip), host, pid, dev);
+    if (n == 0) return false;
+  }
+  p.host = host;
+  p.pid = pid;
+  p.cuda_dev = dev;
+  p.pid_evidence = "NCCL debug line";
+  rest = rest.substr(skip + n);
+  if (!p.severity) {
+    if (rest.find("NCCL WARN") != Sv::npos) p.severity = core::Severity::warning;
+    else if (rest.substr(0, 9) == "NCCL INFO") p.severity = core::Severity::info;
+  }
+  return true;
+}
+
+// Ray's dedup suffix ` [repeated 12x across cluster]`.
+void strip_ray_repeat(Sv& rest, PeeledLine& p) {
+  while (!rest.empty() && rest.back() == ' ') rest.remove_suffix(1);
+  static constexpr Sv kTail = "x across cluster]";
+  if (rest.size() < kTail.size() + 12 || rest.substr(rest.size() - kTail.size()) != kTail) return;
+  const std::size_t open = rest.rfind(" [repeated ");
+  if (open == Sv::npos) return;
+  std::size_t i = open + 11;
+  auto n = read_uint(rest, i, 9);
+  if (!n || i != rest.size() - kTail.size()) return;
+  p.repeated = static_cast<int>(*n);
+  rest = rest.substr(0, open);
+}
+
+}  // namespace
+
+std::size_t read_iso_stamp(std::string_view s, PeeledTime& time) {
+  if (s.size() < 19 || !digits_at(s, 0, 4) || s[4] != '-' || !digits_at(s, 5, 2) || s[7] != '-' ||
+      !digits_at(s, 8, 2) || (s[10] != 'T' && s[10] != ' ' && s[10] != '_'))
+    return 0;
+  PeeledTime t;
+  t.year = to_int(s, 0, 4);
+  t.month = to_int(s, 5, 2);
+  t.day = to_int(s, 8, 2);
+  if (t.month < 1 || t.month > 12 || t.day < 1 || t.day > 31) return 0;
+  const std::size_t h = read_hms(s, 11, t.seconds_of_day);
+  if (h == 0) return 0;
+  std::size_t i = 11 + h;
+  if (i < s.size() && s[i] == 'Z') {
+    ++i;
+  } else if (i + 3 <= s.size() && (s[i] == '+' || s[i] == '-') && digits_at(s, i + 1, 2)) {
+    const int sign = s[i] == '+' ? 1 : -1;
+    int hh = to_int(s, i + 1, 2), mm = 0;
+    std::size_t j = i + 3;
+    if (j < s.size() && s[j] == ':' && digits_at(s, j + 1, 2)) {
+      mm = to_int(s, j + 1, 2);
+      j += 3;
+    } else if (digits_at(s, j, 2)) {
+      mm = to_int(s, j, 2);
+      j += 2;
+    }
+    if (hh <= 14 && mm < 60) {
+      t.utc_offset = sign * (hh * 3600.0 + mm * 60.0);
+      i = j;
+    }
+  }
+  t.kind = core::TsKind::wall;
+  t.raw = std::string(s.substr(0, i));
+  time = t;
+  return i;
+}
+
+std::size_t read_ctime_stamp(std::string_view s, PeeledTime& time) {
+  static constexpr std::array<Sv, 7> kDays = {"Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"};
+  if (s.size() < 24) return 0;
+  bool day_ok = false;
+  for (Sv d : kDays) day_ok = day_ok || s.substr(0, 3) == d;
+  if (!day_ok || s[3] != ' ') return 0;
+  auto month = core::parse_month(s.substr(4, 3));
+  if (!month || s[7] != ' ') return 0;
+  std::size_t i = 8;
+  while (i < s.size() && s[i] == ' ') ++i;
+  auto day = read_uint(s, i, 2);
+  if (!day || i >= s.size() || s[i] != ' ') return 0;
+  ++i;
+  PeeledTime t;
+  const std::size_t h = read_hms(s, i, t.seconds_of_day);
+  if (h == 0) return 0;
+  i += h;
+  if (i >= s.size() || s[i] != ' ' || !digits_at(s, i + 1, 4)) return 0;
+  t.year = to_int(s, i + 1, 4);
+  t.month = *month;
+  t.day = static_cast<int>(*day);
+  if (t.day < 1 || t.day > 31) return 0;
+  i += 5;
+  t.kind = core::TsKind::wall;
+  t.raw = std::string(s.substr(0, i));
+  time = t;
+  return i;
+}
+
+std::optional<double> stamp_epoch(const PeeledTime& time, int year_hint) {
+  int year = 0;
+  if (time.kind == core::TsKind::wall) year = time.year;
+  else if (time.kind == core::TsKind::wall_no_year) year = year_hint;
+  if (year == 0 || time.month == 0) return std::nullopt;
+  return core::civil_to_epoch(year, time.month, time.day, 0, 0, time.seconds_of_day) -
+         time.utc_offset;
+}
+
+PeeledLine peel_line(std::string_view raw) {
+  PeeledLine p;
+  const std::string clean = shim::strip_ansi(raw);
+  Sv rest = clean;
+  strip_ray_repeat(rest, p);
+  bool outermost = true;  // only CI / docker stamps peeled so far
+  for (int iter = 0; iter < 12 && !rest.empty(); ++iter) {
+    bool hit = false;
+    if (!p.header) {
+      if (layer_iso(rest, p)) {
+        ++p.layers;
+        outermost = outermost && !p.header;
+        continue;
+      }
+      hit = layer_srun(rest, p, outermost) || layer_paren(rest, p) ||
+            layer_rank(rest, p) || layer_glog(rest, p) || layer_glog_bracket(rest, p) ||
+            layer_bracket_time(rest, p) || layer_vllm(rest, p) || layer_pylevel(rest, p);
+    }
+    if (!hit && !p.pid_evidence.starts_with("NCCL")) hit = layer_nccl(rest, p);
+    if (!hit) break;
+    ++p.layers;
+    outermost = false;
+  }
+  p.message = std::string(rest);
+  return p;
+}
+
+std::string PeeledLine::key() const {
+  std::string k;
+  auto add = [&k](char tag, auto v) {
+    k += tag;
+    k += std::to_string(v);
+    k += ';';
+  };
+  if (!host.empty()) k += "h" + host + ";";
+  if (pid) add('p', *pid);
+  if (rank) add('r', *rank);
+  if (local_rank) add('l', *local_rank);
+  if (srun_task) add('s', *srun_task);
+  if (dp_rank) add('d', *dp_rank);
+  if (pp_rank) add('q', *pp_rank);
+  if (tp_rank) add('t', *tp_rank);
+  if (ep_rank) add('e', *ep_rank);
+  return k;
+}
+
+std::optional<int> PeeledLine::effective_rank() const {
+  if (rank) return rank;
+  if (srun_task) return srun_task;
+  if (tp_rank && !dp_rank && !pp_rank) return tp_rank;
+  return std::nullopt;
+}
+
+void apply_peeled(const PeeledLine& p, core::Event& e, int year_hint) {
+  if (!p.host.empty()) e.host = p.host;
+  if (p.pid) e.pid = p.pid;
+  if (auto r = p.effective_rank()) e.rank = r;
+  if (p.severity) e.severity = *p.severity;
+  const PeeledTime& t = p.time;
+  if (t.kind != core::TsKind::none) {
+    e.ts_kind = t.kind;
+    e.ts_raw = t.raw;
+    if (t.kind == core::TsKind::wall) {
+      e.ts = stamp_epoch(t, 0);
+    } else if (t.kind == core::TsKind::wall_no_year) {
+      // Seconds since 1 January of the year (the hinted one, else a common year).
+      const int y = year_hint != 0 ? year_hint : 2001;
+      e.ts_value = core::civil_to_epoch(y, t.month, t.day, 0, 0, t.seconds_of_day) -
+                   core::civil_to_epoch(y, 1, 1, 0, 0, 0);
+      if (year_hint != 0) e.ts = stamp_epoch(t, year_hint);
+    } else if (t.kind == core::TsKind::time_of_day) {
+      e.ts_value = t.seconds_of_day;
+    }
+  }
+  if (p.tp_rank) e.set_int("tp_rank", *p.tp_rank);
+  if (p.dp_rank) e.set_int("dp_rank", *p.dp_rank);
+  if (p.pp_rank) e.set_int("pp_rank", *p.pp_rank);
+  if (p.ep_rank) e.set_int("ep_rank", *p.ep_rank);
+  if (p.local_rank) e.set_int("local_rank", *p.local_rank);
+  if (p.srun_task) e.set_int("srun_task", *p.srun_task);
+  if (p.cuda_dev) e.set_int("cuda_dev", *p.cuda_dev);
+  if (p.repeated > 0) e.set_int("repeated", p.repeated);
+  if (!p.proc_name.empty()) e.set("proc_name", p.proc_name);
+  if (!p.ip.empty()) e.set("ip", p.ip);
+}
+
+}  // namespace culprit::ingest

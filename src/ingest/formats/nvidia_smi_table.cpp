@@ -1,0 +1,467 @@
+// The default `nvidia-smi` table (formats.md §6.1): every driver era (79/89/91 wide, MIG M. row,
+// 580+ wide PID column, unified-memory `Not Supported`), `watch` headers, MIG device tables,
+// the Processes box alone, and several tables in one text. Parsed by `|` cells and tokens
+// anchored on the bus id, `MiB /`, and the process Type column, never by column offsets.
+// Output: one GpuSnapshot per GPU row (with its processes), process sightings, and one
+// `gpu_snapshot` event per table.
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "culprit/core/size.hpp"
+#include "culprit/ingest/parser.hpp"
+#include "ingest/formats/line_prefix.hpp"
+#include "ingest/formats/text_shim.hpp"
+
+namespace culprit::ingest {
+
+namespace {
+
+using Sv = std::string_view;
+
+// What each part of the table contributes (the field table):
+//   ctime line            → snapshot ts / ts_raw, event message
+//   `Every Ns: … host: …` → host (watch), ts
+//   banner                → event fields smi_version, driver_version, cuda_version
+//   GPU row line 1        → gpu index, model, bus_id (`dddd:bb:dd`)
+//   GPU row line 2        → mem_used / mem_total (MiB → bytes); `Not Supported` → unified
+//   GPU row line 3        → event field gpu<i>_mig_mode
+//   MIG devices rows      → event field mig_devices (count)
+//   Processes rows        → GpuProcess (gpu, pid, type, name, mem) + ProcessSighting (job=false)
+
+Sv trim(Sv s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+bool is_hex(char c) {
+  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+bool is_uint(Sv s) {
+  if (s.empty() || s.size() > 12) return false;
+  for (char c : s)
+    if (c < '0' || c > '9') return false;
+  return true;
+}
+
+std::int64_t to_int(Sv s) {
+  std::int64_t v = 0;
+  for (char c : s) v = v * 10 + (c - '0');
+  return v;
+}
+
+struct Token {
+  Sv text;
+  std::size_t pos = 0;
+};
+
+std::vector<Token> tokens(Sv s) {
+  std::vector<Token> out;
+  std::size_t i = 0;
+  while (i < s.size()) {
+    while (i < s.size() && (s[i] == ' ' || s[i] == '\t')) ++i;
+    const std::size_t start = i;
+    while (i < s.size() && s[i] != ' ' && s[i] != '\t') ++i;
+    if (i > start) out.push_back(Token{s.substr(start, i - start), start});
+  }
+  return out;
+}
+
+// The cells of a `| a | b | c |` row (outer borders dropped).
+std::vector<Sv> cells(Sv row) {
+  std::vector<Sv> out;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t bar = row.find('|', start);
+    out.push_back(row.substr(start, bar == Sv::npos ? Sv::npos : bar - start));
+    if (bar == Sv::npos) break;
+    start = bar + 1;
+  }
+  if (!out.empty() && trim(out.front()).empty()) out.erase(out.begin());
+  if (!out.empty() && trim(out.back()).empty()) out.pop_back();
+  return out;
+}
+
+// `00000000:18:00.0` → `0000:18:00`; empty when `tok` is not a PCI bus id.
+std::string normalise_bus_id(Sv tok) {
+  const std::size_t c1 = tok.find(':');
+  if (c1 == Sv::npos || c1 < 1 || c1 > 8) return {};
+  const std::size_t c2 = tok.find(':', c1 + 1);
+  if (c2 != c1 + 3) return {};
+  const std::size_t dot = tok.find('.', c2 + 1);
+  if (dot != c2 + 3 || dot + 2 != tok.size()) return {};
+  for (std::size_t i = 0; i < tok.size(); ++i)
+    if (i != c1 && i != c2 && i != dot && !is_hex(tok[i])) return {};
+  if (tok[dot + 1] < '0' || tok[dot + 1] > '7') return {};
+  std::string domain(tok.substr(0, c1));
+  domain = domain.size() >= 4 ? domain.substr(domain.size() - 4) : std::string(4 - domain.size(), '0') + domain;
+  std::string out = domain + ":" + std::string(tok.substr(c1 + 1, 2)) + ":" + std::string(tok.substr(c2 + 1, 2));
+  for (char& c : out)
+    if (c >= 'A' && c <= 'F') c = static_cast<char>(c - 'A' + 'a');
+  return out;
+}
+
+// `1461MiB` → bytes (also `1461 MiB` split across two tokens by the caller).
+std::optional<std::int64_t> mib(Sv tok) {
+  if (tok == "N/A" || tok.empty()) return std::nullopt;
+  return core::parse_size(tok);
+}
+
+bool is_type(Sv t) {  // C, G, C+G, M, M+C …
+  if (t.empty() || t.size() > 5) return false;
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    if (i % 2 == 0 ? (t[i] != 'C' && t[i] != 'G' && t[i] != 'M') : t[i] != '+') return false;
+  }
+  return t.size() % 2 == 1;
+}
+
+struct Gpu {
+  std::int64_t line = 0;
+  int index = 0;
+  std::string name, bus_id, mig_mode;
+  std::optional<std::int64_t> used, total;
+  bool unified = false;
+  int row_lines = 1;
+};
+
+struct Proc {
+  std::int64_t line = 0;
+  std::optional<int> gpu;
+  std::int64_t pid = 0;
+  std::string name, type;
+  std::optional<std::int64_t> mem;
+};
+
+enum class Section { none, gpu_header, gpus, mig_header, mig, proc_header, procs };
+
+struct Table {
+  std::int64_t first_line = 0, last_line = 0;
+  PeeledTime time;
+  std::string ts_line;
+  std::string host;
+  std::string smi_version, driver, cuda;
+  bool banner = false;
+  bool procs_done = false;
+  std::vector<Gpu> gpus;
+  std::vector<Proc> procs;
+  int mig_devices = 0;
+
+  bool has_content() const { return banner || !gpus.empty() || !procs.empty() || procs_done; }
+};
+
+class SmiParser {
+ public:
+  explicit SmiParser(ParseContext& ctx) : ctx_(ctx) {}
+  void line(std::int64_t seg, Sv raw);
+  void finish() { flush(); }
+
+ private:
+  void flush();
+  void touch(std::int64_t seg) {
+    if (table_.first_line == 0) table_.first_line = seg;
+    table_.last_line = seg;
+  }
+  void gpu_row(std::int64_t seg, Sv t);
+  void proc_row(std::int64_t seg, Sv t);
+
+  ParseContext& ctx_;
+  Table table_;
+  Section section_ = Section::none;
+  bool gpu_open_ = false;  // the last GPU row block is still open (lines 2 and 3 attach to it)
+  std::set<std::pair<std::string, std::int64_t>> sighted_;
+};
+
+void SmiParser::line(std::int64_t seg, Sv raw) {
+  const std::string clean = shim::strip_ansi(raw);
+  const Sv t = trim(clean);
+  if (t.empty()) return;
+
+  // `watch` header: `Every 2.0s: nvidia-smi      host: Thu Apr  9 00:47:22 2026`
+  if (t.substr(0, 6) == "Every " && t.find("s: ") != Sv::npos) {
+    for (std::size_t i = t.find("s: "); i != Sv::npos && i < t.size(); i = t.find(' ', i + 1)) {
+      PeeledTime pt;
+      const Sv at = trim(t.substr(i));
+      if (read_ctime_stamp(at, pt) == 0) continue;
+      if (table_.has_content()) flush();
+      touch(seg);
+      table_.time = pt;
+      const Sv before = trim(t.substr(0, i));
+      if (!before.empty() && before.back() == ':') {
+        const auto toks = tokens(before);
+        if (toks.size() >= 3) {
+          Sv h = toks.back().text;
+          h.remove_suffix(1);
+          table_.host = std::string(h);
+        }
+      }
+      return;
+    }
+  }
+  {
+    PeeledTime pt;
+    if (read_ctime_stamp(t, pt) == t.size()) {
+      if (table_.has_content()) flush();
+      touch(seg);
+      table_.time = pt;
+      table_.ts_line = std::string(t);
+      return;
+    }
+  }
+  if (t.find("NVIDIA-SMI ") != Sv::npos &&
+      (t.find("Driver Version") != Sv::npos || t.find("Version:") != Sv::npos)) {
+    if (table_.has_content()) flush();
+    touch(seg);
+    table_.banner = true;
+    const auto toks = tokens(t);
+    for (std::size_t i = 0; i + 1 < toks.size(); ++i) {
+      if (toks[i].text == "NVIDIA-SMI") table_.smi_version = std::string(toks[i + 1].text);
+      if (toks[i].text == "Version:" && i > 0) {
+        if (toks[i - 1].text == "Driver") table_.driver = std::string(toks[i + 1].text);
+        if (toks[i - 1].text == "CUDA") table_.cuda = std::string(toks[i + 1].text);
+      }
+    }
+    section_ = Section::gpu_header;
+    return;
+  }
+  if (t[0] != '|' && t[0] != '+') return;  // not a table line
+  touch(seg);
+  if (t.substr(0, 2) == "|=" || t.substr(0, 2) == "+=") {
+    if (section_ == Section::gpu_header) section_ = Section::gpus;
+    else if (section_ == Section::mig_header) section_ = Section::mig;
+    else if (section_ == Section::proc_header) section_ = Section::procs;
+    return;
+  }
+  if (t.substr(0, 2) == "+-" || t.substr(0, 2) == "|-") {
+    if (section_ == Section::procs) {
+      section_ = Section::none;
+      table_.procs_done = true;
+    } else if (section_ == Section::gpus || section_ == Section::mig) {
+      gpu_open_ = false;
+    }
+    return;
+  }
+  if (t.find("Processes:") != Sv::npos) {
+    if (table_.procs_done || !table_.procs.empty()) {
+      flush();
+      touch(seg);
+    }
+    section_ = Section::proc_header;
+    return;
+  }
+  if (t.find("MIG devices:") != Sv::npos) {
+    section_ = Section::mig_header;
+    return;
+  }
+  if (t.find("GPU  Name") != Sv::npos || t.find("Bus-Id") != Sv::npos) {
+    if (section_ == Section::none || section_ == Section::procs) {
+      if (!table_.gpus.empty() || table_.procs_done) {
+        flush();
+        touch(seg);
+      }
+      section_ = Section::gpu_header;
+    }
+    return;
+  }
+  switch (section_) {
+    case Section::gpus: gpu_row(seg, t); break;
+    case Section::mig: {
+      const auto c = cells(t);
+      if (!c.empty()) {
+        const auto toks = tokens(c[0]);
+        if (toks.size() == 4 && is_uint(toks[0].text) && is_uint(toks[3].text)) ++table_.mig_devices;
+      }
+      break;
+    }
+    case Section::procs: proc_row(seg, t); break;
+    default: break;
+  }
+}
+
+void SmiParser::gpu_row(std::int64_t seg, Sv t) {
+  const auto c = cells(t);
+  if (c.size() < 2) return;
+  // Line 1 holds the bus id: `|   0  NVIDIA H100 80GB HBM3   On  | 00000000:18:00.0 Off |   0 |`
+  for (const auto& tok : tokens(c[1])) {
+    const std::string bus = normalise_bus_id(tok.text);
+    if (bus.empty()) continue;
+    const auto toks = tokens(c[0]);
+    if (toks.empty() || !is_uint(toks[0].text)) return;
+    Gpu g;
+    g.line = seg;
+    g.index = static_cast<int>(to_int(toks[0].text));
+    g.bus_id = bus;
+    std::size_t name_end = c[0].size();
+    if (toks.size() >= 3 && (toks.back().text == "On" || toks.back().text == "Off"))
+      name_end = toks.back().pos;
+    if (toks.size() >= 2) {
+      const std::size_t name_start = toks[1].pos;
+      if (name_end > name_start) g.name = std::string(trim(c[0].substr(name_start, name_end - name_start)));
+    }
+    table_.gpus.push_back(std::move(g));
+    gpu_open_ = true;
+    return;
+  }
+  if (!gpu_open_ || table_.gpus.empty()) return;
+  Gpu& g = table_.gpus.back();
+  ++g.row_lines;
+  const Sv mem = trim(c[1]);
+  if (g.row_lines == 2) {
+    // Line 2: `| N/A 44C P0 59W / 300W |  15852MiB / 16160MiB |  98%  Default |`
+    if (mem.find("Not Supported") != Sv::npos) {
+      g.unified = true;
+      return;
+    }
+    const std::size_t slash = mem.find('/');
+    if (slash != Sv::npos) {
+      std::string used, total;
+      for (char ch : mem.substr(0, slash))
+        if (ch != ' ') used += ch;
+      for (char ch : mem.substr(slash + 1))
+        if (ch != ' ') total += ch;
+      g.used = mib(used);
+      g.total = mib(total);
+    }
+    return;
+  }
+  if (g.row_lines == 3 && c.size() >= 3) {
+    const Sv mig = trim(c[2]);  // `Disabled`, `Enabled`, `N/A`
+    if (!mig.empty()) g.mig_mode = std::string(mig);
+  }
+}
+
+void SmiParser::proc_row(std::int64_t seg, Sv t) {
+  if (t.find("No running processes found") != Sv::npos) return;
+  Sv inner = t.substr(1);
+  if (!inner.empty() && inner.back() == '|') inner.remove_suffix(1);
+  const auto toks = tokens(inner);
+  // ≤ 440: GPU PID Type Name Mem; 450+: GPU GI CI PID Type Name Mem.
+  std::size_t type_at = 0;
+  if (toks.size() >= 4 && is_type(toks[2].text)) type_at = 2;
+  else if (toks.size() >= 6 && is_type(toks[4].text)) type_at = 4;
+  else return;
+  if (!is_uint(toks[0].text) || !is_uint(toks[type_at - 1].text)) return;
+  Proc p;
+  p.line = seg;
+  p.gpu = static_cast<int>(to_int(toks[0].text));
+  p.pid = to_int(toks[type_at - 1].text);
+  p.type = std::string(toks[type_at].text);
+  const Token& last = toks.back();
+  std::size_t name_end = inner.size();
+  if (toks.size() > type_at + 1 &&
+      (last.text == "N/A" || last.text.find("MiB") != Sv::npos || last.text.find("GiB") != Sv::npos)) {
+    p.mem = mib(last.text);
+    name_end = last.pos;
+    if (toks.size() == type_at + 2) name_end = last.pos;  // no name at all
+  }
+  const std::size_t name_start = toks[type_at].pos + toks[type_at].text.size();
+  if (name_end > name_start) p.name = std::string(trim(inner.substr(name_start, name_end - name_start)));
+  table_.procs.push_back(std::move(p));
+}
+
+void SmiParser::flush() {
+  section_ = Section::none;
+  gpu_open_ = false;
+  Table t = std::move(table_);
+  table_ = Table{};
+  if (t.gpus.empty() && t.procs.empty() && !t.banner && !t.procs_done) return;
+  const std::string host = t.host.empty() ? ctx_.host : t.host;
+  const std::optional<double> ts = stamp_epoch(t.time, 0);
+
+  auto make_snapshot = [&](std::int64_t seg_line, int index) {
+    core::GpuSnapshot s;
+    s.source_id = ctx_.source_id;
+    s.line = ctx_.absolute_line(seg_line);
+    s.host = host;
+    s.ts = ts;
+    s.ts_raw = t.time.raw;
+    s.gpu = index;
+    return s;
+  };
+  auto attach = [&t](core::GpuSnapshot& s) {
+    for (const auto& p : t.procs) {
+      if (!p.gpu || *p.gpu != s.gpu) continue;
+      core::GpuProcess gp;
+      gp.pid = p.pid;
+      gp.name = p.name;
+      gp.type = p.type;
+      gp.mem_used = p.mem;
+      gp.gpu = p.gpu;
+      s.processes.push_back(std::move(gp));
+    }
+  };
+
+  std::set<int> listed;
+  bool unified = false;
+  core::Event ev = ctx_.make_event(t.first_line);
+  for (const auto& g : t.gpus) {
+    core::GpuSnapshot s = make_snapshot(g.line, g.index);
+    s.model = g.name;
+    s.bus_id = g.bus_id;
+    s.unified = g.unified;
+    if (!g.unified) {
+      s.mem_used = g.used;
+      s.mem_total = g.total;
+    }
+    attach(s);
+    listed.insert(g.index);
+    unified = unified || g.unified;
+    if (!g.mig_mode.empty() && g.mig_mode != "N/A")
+      ev.set("gpu" + std::to_string(g.index) + "_mig_mode", g.mig_mode);
+    if (ctx_.sink) ctx_.sink->add_gpu_snapshot(s);
+  }
+  // Processes of GPUs without a row (a Processes box pasted alone, or `-i`).
+  std::map<int, std::int64_t> orphan_gpus;
+  for (const auto& p : t.procs)
+    if (p.gpu && !listed.count(*p.gpu) && !orphan_gpus.count(*p.gpu)) orphan_gpus[*p.gpu] = p.line;
+  for (const auto& [index, line] : orphan_gpus) {
+    core::GpuSnapshot s = make_snapshot(line, index);
+    attach(s);
+    if (ctx_.sink) ctx_.sink->add_gpu_snapshot(s);
+  }
+  for (const auto& p : t.procs) {
+    if (!ctx_.sink || !sighted_.emplace(host, p.pid).second) continue;
+    core::ProcessSighting s;
+    s.host = host;
+    s.pid = p.pid;
+    s.name = p.name;
+    s.ts = ts;
+    s.job = false;
+    s.evidence = "nvidia-smi";
+    ctx_.sink->add_process(s);
+  }
+
+  ev.line_end = ctx_.absolute_line(t.last_line);
+  ev.host = host;
+  ev.kind = "gpu_snapshot";
+  ev.severity = core::Severity::info;
+  ev.rule = "nvidia_smi_table";
+  ev.message = t.ts_line.empty() ? std::string("nvidia-smi table") : t.ts_line;
+  if (t.time.kind != core::TsKind::none) {
+    ev.ts_kind = t.time.kind;
+    ev.ts_raw = t.time.raw;
+    ev.ts = ts;
+  }
+  ev.set_int("gpus", static_cast<std::int64_t>(t.gpus.size()));
+  ev.set_int("processes", static_cast<std::int64_t>(t.procs.size()));
+  if (!t.smi_version.empty()) ev.set("smi_version", t.smi_version);
+  if (!t.driver.empty()) ev.set("driver_version", t.driver);
+  if (!t.cuda.empty()) ev.set("cuda_version", t.cuda);
+  if (unified) ev.set_int("unified", 1);
+  if (t.mig_devices > 0) ev.set_int("mig_devices", t.mig_devices);
+  if (ctx_.sink) ctx_.sink->add_event(ev);
+}
+
+}  // namespace
+
+void parse_nvidia_smi_table(std::string_view text, ParseContext& ctx) {
+  SmiParser parser(ctx);
+  std::int64_t seg = 0;
+  for (Sv raw : shim::split_lines(text)) parser.line(++seg, raw);
+  parser.finish();
+}
+
+}  // namespace culprit::ingest

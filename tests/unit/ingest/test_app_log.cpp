@@ -1,0 +1,222 @@
+// The app-log parser end to end: signals on peeled messages, torchrun lines and the
+// ChildFailedError block, job process sightings, log events, and bad input.
+#include <catch2/catch.hpp>
+
+#include "culprit/core/time.hpp"
+#include "unit/ingest/gpu_test_support.hpp"
+
+using culprit::test::field;
+using culprit::test::parse_app;
+
+TEST_CASE("torchrun agent lines: signal_exit from the signals and job sightings", "[gpu][app_log]") {
+  const auto sink = parse_app(
+      "E0409 00:47:20.980000 40211 torch/distributed/elastic/multiprocessing/api.py:869] failed "
+      "(exitcode: -9) local_rank: 2 (pid: 40287) of binary: /opt/venv/bin/python3\n"
+      "W0409 00:47:20.990000 40211 torch/distributed/elastic/multiprocessing/api.py:897] Sending process "
+      "40288 closing signal SIGTERM\n",
+      "gpu-node-17");
+  const auto exits = sink.of_kind("signal_exit");
+  REQUIRE(exits.size() == 1);
+  CHECK(*exits[0].pid == 40287);  // the captured worker pid, not the agent's
+  CHECK(field(exits[0], "exitcode") == "-9");
+  CHECK(exits[0].ts_kind == culprit::core::TsKind::wall_no_year);
+  CHECK(exits[0].host == "gpu-node-17");
+
+  const auto* agent = sink.sighting(40211, true);
+  REQUIRE(agent);
+  CHECK(agent->evidence == "torchrun agent log");
+  REQUIRE(sink.sighting(40287, true));
+  CHECK(sink.sighting(40287, true)->evidence == "torchrun");
+  REQUIRE(sink.sighting(40288, true));
+  // once per (host, pid)
+  int n = 0;
+  for (const auto& p : sink.processes) n += p.pid == 40211;
+  CHECK(n == 1);
+}
+
+TEST_CASE("ChildFailedError block: one signal_exit per failure entry", "[gpu][app_log]") {
+  const auto sink = parse_app(R"(torch.distributed.elastic.multiprocessing.errors.ChildFailedError: 
+============================================================
+train.py FAILED
+------------------------------------------------------------
+Failures:
+[1]:
+  time      : 2026-04-09_00:47:22
+  host      : gpu-node-17.cluster.local
+  rank      : 1 (local_rank: 1)
+  exitcode  : -15 (pid: 1246014)
+  error_file: <N/A>
+  traceback : Signal 15 (SIGTERM) received by PID 1246014
+------------------------------------------------------------
+Root Cause (first observed failure):
+[0]:
+  time      : 2026-04-09_00:47:20
+  host      : gpu-node-17.cluster.local
+  rank      : 6 (local_rank: 6)
+  exitcode  : -9 (pid: 1246013)
+  error_file: <N/A>
+  traceback : Signal 9 (SIGKILL) received by PID 1246013
+============================================================
+)");
+  const auto exits = sink.of_kind("signal_exit");
+  REQUIRE(exits.size() == 2);
+  const auto& other = exits[0];
+  const auto& root = exits[1];
+  CHECK(other.line == 6);
+  CHECK(other.line_end == 12);
+  CHECK(field(other, "root_cause") == "0");
+  CHECK(field(other, "exitcode") == "-15");
+  CHECK(*other.pid == 1246014);
+  CHECK(root.line == 15);
+  CHECK(root.line_end == 21);
+  CHECK(field(root, "root_cause") == "1");
+  CHECK(field(root, "exitcode") == "-9");
+  CHECK(field(root, "signal") == "9");
+  CHECK(field(root, "signal_name") == "SIGKILL");
+  CHECK(field(root, "rank") == "6");
+  CHECK(field(root, "local_rank") == "6");
+  CHECK(field(root, "entrypoint") == "train.py");
+  CHECK(*root.rank == 6);
+  CHECK(*root.pid == 1246013);
+  CHECK(root.host == "gpu-node-17.cluster.local");
+  CHECK(field(root, "host") == "gpu-node-17.cluster.local");
+  CHECK(root.ts_raw == "2026-04-09_00:47:20");
+  CHECK(*root.ts == Approx(culprit::core::civil_to_epoch(2026, 4, 9, 0, 47, 20)));
+  const auto* s = sink.sighting(1246013, true);
+  REQUIRE(s);
+  CHECK(s->host == "gpu-node-17.cluster.local");
+  CHECK(s->evidence == "torchrun");
+  // The block's own lines did not become other events.
+  CHECK(sink.of_kind("traceback").size() == 0);
+  CHECK(sink.events.size() == 2);
+}
+
+TEST_CASE("early torchelastic summary block", "[gpu][app_log]") {
+  const auto sink = parse_app(R"(***************************************
+            train.py FAILED            
+=======================================
+Root Cause:
+[0]:
+  time: 2021-08-04_10:11:12
+  rank: 0 (local_rank: 0)
+  exitcode: 1 (pid: 5120)
+  error_file: <N/A>
+  msg: "Process failed with exitcode 1"
+=======================================
+Other Failures:
+  <NO_OTHER_FAILURES>
+***************************************
+)");
+  const auto exits = sink.of_kind("signal_exit");
+  REQUIRE(exits.size() == 1);
+  CHECK(field(exits[0], "root_cause") == "1");
+  CHECK(field(exits[0], "exitcode") == "1");
+  CHECK(exits[0].field("signal") == nullptr);
+  CHECK(field(exits[0], "traceback") == "Process failed with exitcode 1");
+  CHECK(*exits[0].pid == 5120);
+  CHECK(exits[0].host.empty());
+}
+
+TEST_CASE("every pid a prefix names is a job sighting, once", "[gpu][app_log]") {
+  const auto sink = parse_app(
+      "(VllmWorker rank=0 pid=3317) INFO 01-30 11:53:52 model_runner.py:1115] Loading model weights took 7.5100 GB\n"
+      "(VllmWorker rank=1 pid=3318) INFO 01-30 11:53:52 model_runner.py:1115] Loading model weights took 7.5100 GB\n"
+      "(VllmWorker rank=1 pid=3318) INFO 01-30 11:53:53 worker.py:265] Memory profiling takes 2.1 seconds\n"
+      "gpu-node-3:5501:5590 [1] NCCL INFO Channel 00/02 : 0 1\n",
+      "ctx-host");
+  REQUIRE(sink.processes.size() == 3);
+  CHECK(sink.sighting(3317, true)->evidence == "vLLM worker prefix");
+  CHECK(sink.sighting(3317, true)->host == "ctx-host");
+  CHECK(sink.sighting(5501, true)->host == "gpu-node-3");
+  CHECK(sink.sighting(5501, true)->evidence == "NCCL debug line");
+  CHECK(sink.events.empty());  // INFO lines without signals are not events
+}
+
+TEST_CASE("NCCL WARN out of memory through the signals keeps host and pid", "[gpu][app_log]") {
+  const auto sink = parse_app(
+      "\n[2026-04-09 00:47:22] gpu-node-17:12345:12400 [3] include/alloc.h:103 NCCL WARN Cuda failure 'out of memory'\n");
+  const auto ooms = sink.of_kind("cuda_oom");
+  REQUIRE(ooms.size() == 1);
+  CHECK(ooms[0].line == 2);
+  CHECK(ooms[0].host == "gpu-node-17");
+  CHECK(*ooms[0].pid == 12345);
+  CHECK(field(ooms[0], "cuda_dev") == "3");
+  CHECK(ooms[0].ts_kind == culprit::core::TsKind::wall);
+  CHECK(ooms[0].rule == "test_nccl_cuda_oom");
+  CHECK(sink.snapshots.empty());
+}
+
+TEST_CASE("NCCL watchdog with rank and glog prefixes", "[gpu][app_log]") {
+  const auto sink = parse_app(
+      "[rank3]:[E1218 20:27:21.426415540 ProcessGroupNCCL.cpp:629] [Rank 3] Watchdog caught collective "
+      "operation timeout: WorkNCCL(SeqNum=12, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) "
+      "ran for 600085 milliseconds before timing out.\n",
+      "", 2025);
+  const auto t = sink.of_kind("nccl_timeout");
+  REQUIRE(t.size() == 1);
+  CHECK(*t[0].rank == 3);
+  CHECK(field(t[0], "seq") == "12");
+  CHECK(field(t[0], "op") == "ALLREDUCE");
+  REQUIRE(t[0].ts);
+  CHECK(*t[0].ts == Approx(culprit::core::civil_to_epoch(2025, 12, 18, 20, 27, 21.426415540)));
+}
+
+TEST_CASE("error lines without a signal are kept as log events", "[gpu][app_log]") {
+  const auto sink = parse_app(
+      "INFO 01-30 11:53:52 model_runner.py:1115] fine\n"
+      "ERROR 01-30 11:53:53 engine.py:12] Engine core initialization failed. See root cause above.\n"
+      "[2024-10-01 01:17:14,772] [ERROR] [launch.py:325:sigkill_handler] ['/usr/bin/python', '-u', "
+      "'train.py', '--local_rank=1'] exits with return code = -9\n"
+      "[2024-10-01 01:17:14,554] [INFO] [launch.py:319:sigkill_handler] Killing subprocess 198906\n");
+  const auto logs = sink.of_kind("log");
+  REQUIRE(logs.size() == 2);
+  CHECK(logs[0].line == 2);
+  CHECK(logs[0].severity == culprit::core::Severity::error);
+  CHECK(logs[0].rule == "app_log");
+  CHECK(logs[1].line == 3);
+  REQUIRE(sink.sighting(198906, true));
+  CHECK(sink.sighting(198906, true)->evidence == "DeepSpeed launcher");
+}
+
+TEST_CASE("DataLoader worker pids are job sightings", "[gpu][app_log]") {
+  const auto sink = parse_app(
+      "RuntimeError: DataLoader worker (pid(s) 48213, 48214) exited unexpectedly\n"
+      "ERROR: Unexpected bus error encountered in worker. This might be caused by insufficient shared memory (shm).\n"
+      "RuntimeError: DataLoader worker (pid 48215) is killed by signal: Killed. \n");
+  CHECK(sink.sighting(48213, true));
+  CHECK(sink.sighting(48214, true));
+  CHECK(sink.sighting(48215, true));
+  CHECK(sink.sighting(48215, true)->evidence == "DataLoader worker");
+}
+
+TEST_CASE("line numbers follow first_line and CRLF", "[gpu][app_log]") {
+  culprit::test::GpuRecordingSink sink;
+  auto ctx = culprit::test::gpu_context(sink, "app_log", "h");
+  ctx.first_line = 40;
+  culprit::ingest::parse_app_log(
+      "ok\r\n[rank1]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB. GPU 1 has a "
+      "total capacity of 79.14 GiB of which 3.75 MiB is free.\r\n",
+      ctx);
+  const auto ooms = sink.of_kind("cuda_oom");
+  REQUIRE(ooms.size() == 1);
+  CHECK(ooms[0].line == 41);
+  CHECK(ooms[0].line_end == 41);
+  CHECK(ooms[0].source_id == 1);
+  REQUIRE(sink.snapshots.size() == 1);
+  CHECK(sink.snapshots[0].line == 41);
+  CHECK(sink.snapshots[0].gpu == 1);
+}
+
+TEST_CASE("huge lines and binary junk do not crash", "[gpu][app_log]") {
+  culprit::test::GpuRecordingSink sink;
+  culprit::core::Diagnostics diags;
+  auto ctx = culprit::test::gpu_context(sink, "app_log", "h", 0, &diags);
+  std::string big(300 * 1024, 'x');
+  big += "\n";
+  big += std::string("\x00\x01\xff\xfe garbage (pid=1 [rank", 30);
+  big += "\nTraceback (most recent call last):";
+  CHECK_NOTHROW(culprit::ingest::parse_app_log(big, ctx));
+  REQUIRE(diags.size() == 1);
+  CHECK(diags[0].code == "long-line");
+  CHECK(sink.of_kind("traceback").size() == 1);
+}
