@@ -225,19 +225,45 @@ std::string sniff_format(std::string_view text) {
   return best;
 }
 
+/// A line of underscores: the section separator of nvidia-bug-report.log.
+bool is_section_rule(std::string_view line) {
+  return line.size() >= 40 && line.find_first_not_of('_') == std::string_view::npos;
+}
+
+/// The host an nvidia-bug-report.log names in its header (`uname: Linux <host> …`), or ''.
+std::string bug_report_host(const std::vector<std::string_view>& lines) {
+  for (size_t i = 0; i < lines.size() && i < 40; ++i) {
+    if (!starts_with(lines[i], "uname: ")) continue;
+    std::string_view rest = lines[i].substr(7);
+    const auto sp = rest.find(' ');
+    if (sp == std::string_view::npos) return {};
+    rest = rest.substr(sp + 1);
+    return std::string(rest.substr(0, rest.find(' ')));
+  }
+  return {};
+}
+
 std::vector<Segment> segment_text(std::string_view text) {
   const auto lines = text::split_lines(text);
   std::vector<Segment> segments;
-  // 1. Prompts split the text into command sections.
+  // 1. Prompts split the text into command sections (and a bug report's separators into its
+  //    sections, all on the report's host).
+  bool bug_report = false;
+  for (size_t i = 0; i < lines.size() && i < 8; ++i)
+    bug_report |= contains(lines[i], "Start of NVIDIA bug report log file");
+  const std::string report_host = bug_report ? bug_report_host(lines) : std::string();
   std::vector<std::pair<size_t, std::string>> starts;  // line index, host
   std::vector<std::string> commands;
-  starts.push_back({0, ""});
+  starts.push_back({0, report_host});
   commands.emplace_back();
   for (size_t i = 0; i < lines.size(); ++i) {
     std::string host, cmd;
     if (match_prompt(lines[i], host, cmd)) {
       starts.push_back({i, host_from_command_line(lines[i])});
       commands.push_back(cmd);
+    } else if (bug_report && is_section_rule(lines[i])) {
+      starts.push_back({i, report_host});
+      commands.push_back(i + 2 < lines.size() ? std::string(trim(lines[i + 2])) : std::string());
     }
   }
   starts.push_back({lines.size(), ""});
