@@ -147,7 +147,10 @@ class AppLogParser {
   std::string entrypoint_;
   std::int64_t title_line_ = -100;
   std::set<std::pair<std::string, std::int64_t>> sighted_;
+  std::set<std::tuple<std::string, std::int64_t, bool>> oom_sighted_;
   bool noted_long_ = false;
+  PeeledTime prev_time_;          // the stamp of the previous line, if it had one
+  std::int64_t prev_time_line_ = 0;
 };
 
 void AppLogParser::line(std::int64_t seg, Sv raw) {
@@ -158,8 +161,22 @@ void AppLogParser::line(std::int64_t seg, Sv raw) {
     }
     raw = raw.substr(0, kMaxLineBytes);
   }
-  const PeeledLine p = peel_line(raw);
+  PeeledLine p = peel_line(raw);
   const Sv msg = p.message;
+  // A bare line inherits nothing; but a traceback opened on a bare line right after a stamped
+  // one (Python's logger.exception) takes that stamp, below.
+  const PeeledTime own_time = p.time;
+  struct Remember {
+    AppLogParser& self;
+    const PeeledTime& t;
+    std::int64_t seg;
+    ~Remember() {
+      if (t.kind != core::TsKind::none) {
+        self.prev_time_ = t;
+        self.prev_time_line_ = seg;
+      }
+    }
+  } remember{*this, own_time, seg};
   if (p.pid) {
     sight(p.host.empty() ? ctx_.host : p.host, *p.pid, stamp_epoch(p.time, ctx_.year_hint),
           p.pid_evidence);
@@ -216,6 +233,8 @@ void AppLogParser::line(std::int64_t seg, Sv raw) {
       });
       close_traceback(oldest->first);
     }
+    if (p.time.kind == core::TsKind::none && p.layers == 0 && prev_time_line_ == seg - 1)
+      p.time = prev_time_;
     open_[own] = Open{std::make_unique<TracebackBuilder>(seg, msg, p), PeeledLine{}};
     last_key_ = own;
     return;
@@ -245,7 +264,7 @@ void AppLogParser::handle(std::int64_t seg, const PeeledLine& p, Sv message, boo
       for (auto& e : events) {
         if (e.kind != core::kind::kCudaOom) continue;
         set_torch_oom_fields(*oom, e);
-        if (!reported) report_torch_oom(*oom, e, ctx_);
+        if (!reported) report_torch_oom(*oom, e, ctx_, &oom_sighted_);
         reported = true;
       }
     }
@@ -294,6 +313,9 @@ void AppLogParser::sight_message_pids(const core::Event& base, Sv message) {
   }
   if (auto pid = pid_after(message, "Unable to shutdown process ")) sight(base.host, *pid, base.ts, "torchrun");
   if (auto pid = pid_after(message, "Killing subprocess ")) sight(base.host, *pid, base.ts, "DeepSpeed launcher");
+  if (message.find(" spawned with command: ") != Sv::npos) {
+    if (auto pid = pid_after(message, "process ")) sight(base.host, *pid, base.ts, "DeepSpeed launcher");
+  }
   if (auto pid = pid_after(message, "DataLoader worker (pid ")) sight(base.host, *pid, base.ts, "DataLoader worker");
   std::size_t at = 0;
   if (auto pid = pid_after(message, "DataLoader worker (pid(s) ", &at)) {
@@ -357,7 +379,7 @@ void AppLogParser::end_block() {
 void AppLogParser::emit_failure(const TorchrunFailure& f) {
   core::Event e = ctx_.make_event(f.first_line);
   e.line_end = ctx_.absolute_line(f.last_line);
-  if (!f.host.empty()) e.host = f.host;
+  if (!f.host.empty() && !same_host(f.host, e.host)) e.host = f.host;
   PeeledTime t;
   if (!f.time.empty() && read_iso_stamp(f.time, t) == f.time.size()) {
     e.ts_kind = core::TsKind::wall;
