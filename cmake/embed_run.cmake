@@ -5,6 +5,7 @@ string(APPEND body "namespace ${NS} {\nconst std::vector<std::pair<std::string_v
 string(APPEND body "  static const std::vector<std::pair<std::string_view, std::string_view>> kFiles = [] {\n")
 string(APPEND body "    std::vector<std::pair<std::string_view, std::string_view>> v;\n")
 set(index 0)
+string(REPLACE "|" ";" INPUTS "${INPUTS}")
 foreach(path IN LISTS INPUTS)
   file(READ ${path} content)
   if(BASE)

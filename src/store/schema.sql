@@ -3,10 +3,22 @@
 -- (REAL, fractional), NULL until known; `host` is the node name as the inputs give it
 -- ('' when unknown). PRAGMA user_version is the schema version: culprit refuses a --db file
 -- written with another version.
+--
+-- `incident` (in every table) is 0 in a one-incident timeline (`culprit diagnose --db`); a scan
+-- database (`culprit scan --db`) holds many incidents, numbered from 1 and named in `incidents`.
 PRAGMA user_version = 1;
+
+-- The incidents of a scan database (empty in a one-incident timeline).
+CREATE TABLE incidents (
+  id      INTEGER PRIMARY KEY,
+  path    TEXT NOT NULL,      -- the archive or folder the incident was read from
+  verdict TEXT NOT NULL,      -- the incident's verdict id
+  report  TEXT NOT NULL       -- the diagnose JSON report of the incident
+);
 
 -- One row per source: a file, an archive member, or one segment of a paste.
 CREATE TABLE sources (
+  incident   INTEGER NOT NULL DEFAULT 0,
   id         INTEGER PRIMARY KEY,
   name       TEXT NOT NULL,     -- display name: `spark-b/worker.log`, `<stdin>` segment `<stdin>:40`
   host       TEXT NOT NULL,     -- host the source belongs to ('' unknown)
@@ -22,16 +34,19 @@ CREATE TABLE sources (
 
 -- One row per host seen in the inputs, with how its clocks were aligned.
 CREATE TABLE hosts (
-  name             TEXT PRIMARY KEY,
+  incident   INTEGER NOT NULL DEFAULT 0,
+  name             TEXT NOT NULL,
   boot_wall_ts     REAL,            -- wall time of boot (for boot-relative kernel stamps)
   clock_offset     REAL,            -- seconds added to this host's local times to reach UTC
   clock_confidence TEXT NOT NULL DEFAULT 'none',  -- high | medium | low | none
   clock_method     TEXT NOT NULL DEFAULT '',      -- what the alignment was based on
-  unified_memory   INTEGER NOT NULL DEFAULT 0     -- 1 when GPU memory is host memory (GB10, Jetson)
+  unified_memory   INTEGER NOT NULL DEFAULT 0,    -- 1 when GPU memory is host memory (GB10, Jetson)
+  PRIMARY KEY (incident, name)
 );
 
 -- One dated fact per row: a line or a multi-line block.
 CREATE TABLE events (
+  incident   INTEGER NOT NULL DEFAULT 0,
   id        INTEGER PRIMARY KEY,
   source_id INTEGER NOT NULL REFERENCES sources(id),
   line      INTEGER NOT NULL,   -- 1-based line in the source's input (first line of a block)
@@ -55,6 +70,7 @@ CREATE INDEX events_host_pid ON events(host, pid);
 
 -- One row per (host, pid): every name it was seen under, and its role in the incident.
 CREATE TABLE processes (
+  incident   INTEGER NOT NULL DEFAULT 0,
   host      TEXT NOT NULL,
   pid       INTEGER NOT NULL,
   names     TEXT NOT NULL,      -- JSON array of names, most specific first
@@ -66,11 +82,12 @@ CREATE TABLE processes (
   job_evidence TEXT NOT NULL DEFAULT '',      -- which job source named this pid ('' none)
   first_ts  REAL,
   last_ts   REAL,
-  PRIMARY KEY (host, pid)
+  PRIMARY KEY (incident, host, pid)
 );
 
 -- Containers listed by `docker ps` / `docker inspect`.
 CREATE TABLE containers (
+  incident   INTEGER NOT NULL DEFAULT 0,
   host       TEXT NOT NULL,
   id         TEXT NOT NULL,
   name       TEXT NOT NULL,
@@ -83,6 +100,7 @@ CREATE TABLE containers (
 -- One reading of one GPU (an nvidia-smi table row, CSV row, -q block, or the figures quoted
 -- by a framework's OOM message).
 CREATE TABLE gpu_snapshots (
+  incident   INTEGER NOT NULL DEFAULT 0,
   id        INTEGER PRIMARY KEY,
   source_id INTEGER NOT NULL REFERENCES sources(id),
   line      INTEGER NOT NULL,
@@ -99,6 +117,7 @@ CREATE TABLE gpu_snapshots (
 
 -- The processes a snapshot lists, with their device memory.
 CREATE TABLE gpu_processes (
+  incident   INTEGER NOT NULL DEFAULT 0,
   snapshot_id INTEGER NOT NULL REFERENCES gpu_snapshots(id),
   pid         INTEGER NOT NULL,
   name        TEXT NOT NULL,
@@ -108,6 +127,7 @@ CREATE TABLE gpu_processes (
 
 -- Host memory readings (`free`, /proc/meminfo).
 CREATE TABLE host_memory (
+  incident   INTEGER NOT NULL DEFAULT 0,
   source_id  INTEGER NOT NULL REFERENCES sources(id),
   line       INTEGER NOT NULL,
   host       TEXT NOT NULL,
@@ -118,7 +138,8 @@ CREATE TABLE host_memory (
 
 -- One kernel OOM report (invoked line … kill line), tied to its `kernel_oom` event.
 CREATE TABLE oom_reports (
-  event_id        INTEGER PRIMARY KEY REFERENCES events(id),
+  incident   INTEGER NOT NULL DEFAULT 0,
+  event_id        INTEGER PRIMARY KEY REFERENCES events(id),  -- one report per event
   host            TEXT NOT NULL,
   ts              REAL,
   constraint_kind TEXT NOT NULL,   -- CONSTRAINT_NONE | CONSTRAINT_MEMCG | … ('' when the report lacks it)
@@ -147,6 +168,7 @@ CREATE TABLE oom_reports (
 
 -- The report's task table; sizes in pages as printed (multiply by oom_reports.page_size).
 CREATE TABLE oom_tasks (
+  incident   INTEGER NOT NULL DEFAULT 0,
   event_id       INTEGER NOT NULL REFERENCES oom_reports(event_id),
   pid            INTEGER NOT NULL,
   uid            INTEGER,
@@ -162,6 +184,7 @@ CREATE INDEX oom_tasks_event ON oom_tasks(event_id);
 
 -- Conclusions of the diagnosis rules (written after the diagnosis, for `culprit query`).
 CREATE TABLE findings (
+  incident   INTEGER NOT NULL DEFAULT 0,
   id           INTEGER PRIMARY KEY,
   rule         TEXT NOT NULL,
   verdict      TEXT NOT NULL,

@@ -19,7 +19,8 @@ struct RuleText {
   std::string text;
 };
 
-/// The rule files built into the binary (rules/**/*.toml at build time).
+/// The rule files built into the binary (rules/**/*.toml at build time), sorted by path
+/// (`rules/signals/gpu_memory.toml`, ...).
 const std::vector<RuleText>& builtin_rules();
 
 /// Stable diagnostic codes (tests match them).
@@ -32,6 +33,10 @@ inline constexpr std::string_view kSampleMismatch = "rule-sample-mismatch";
 inline constexpr std::string_view kSampleField = "rule-sample-field";
 inline constexpr std::string_view kDuplicateId = "rule-duplicate-id";
 inline constexpr std::string_view kBadQuery = "rule-bad-query";
+inline constexpr std::string_view kUnknownKey = "rule-unknown-key";    ///< warning: a typo?
+inline constexpr std::string_view kUnreadable = "rule-unreadable";     ///< a file or dir could not be read
+inline constexpr std::string_view kNoSample = "rule-no-sample";        ///< check_rules only (warning)
+inline constexpr std::string_view kNoLiteral = "rule-no-literal";      ///< check_rules only (warning)
 }  // namespace code
 
 struct RuleSet {
@@ -49,8 +54,16 @@ struct LoadResult {
 /// Checks a diagnosis query against the schema; returns an error message or empty.
 using QueryChecker = std::function<std::string(const std::string& sql)>;
 
-/// Reads every text, validates, compiles. Problems are collected, never thrown.
+/// Reads every text, validates, compiles. Problems are collected, never thrown. Every sample of
+/// every signal is checked (match / no match / fields, with the prefilter on). A rule with an
+/// error-level problem is left out of the RuleSet; the others load.
+/// Example: auto r = load_rules(builtin_rules()); for (auto& p : r.problems) log(p.to_string());
 LoadResult load_rules(const std::vector<RuleText>& texts, const QueryChecker& check_query = {});
+
+/// What `culprit rules check [DIR]` prints: load_rules()'s problems plus lints that would be noise
+/// on every run (a signal without a must-match sample, a signal the prefilter cannot filter).
+core::Diagnostics check_rules(const std::vector<RuleText>& texts,
+                              const QueryChecker& check_query = {});
 
 /// Reads `*.toml` under `dir` recursively (sorted) into RuleTexts; unreadable files become problems.
 std::vector<RuleText> read_rule_dir(const std::string& dir, core::Diagnostics& problems);

@@ -25,6 +25,7 @@ struct SignalRule {
   std::vector<SignalSample> samples;
   std::string file;
   int line = 0;
+  int column = 0;  ///< of the `[[signal]]` header
 };
 
 /// A correlation rule: SQL over the timeline returning the standard columns
@@ -35,6 +36,7 @@ struct DiagnosisRule {
   std::vector<std::string> fixtures_fire, fixtures_quiet;
   std::string file;
   int line = 0;
+  int column = 0;  ///< of the `[[diagnosis]]` header
 };
 
 }  // namespace culprit::rules

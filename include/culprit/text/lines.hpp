@@ -8,13 +8,18 @@
 
 namespace culprit::text {
 
-/// Splits into lines without their terminators. `\r\n` and a lone `\r` end a line too.
+/// Splits into lines without their terminators. `\r\n` and a lone `\r` end a line too. Empty
+/// lines are kept (line numbers stay true); a final terminator does not add an empty line.
 std::vector<std::string_view> split_lines(std::string_view text);
 
-/// Removes ANSI CSI sequences (`\x1b[...m`, `^[[...m`) and other control bytes except tab.
+/// Removes ANSI CSI sequences (`\x1b[...m`, `^[[...m`), other ESC sequences (OSC, charset) and
+/// other control bytes except tab. Bytes >= 0x80 (UTF-8 or not) are kept as they are.
 std::string strip_ansi(std::string_view line);
+/// True when strip_ansi() would change `line` (an escape, a pasted `^[[..m`, a control byte):
+/// the cheap test that lets callers skip the copy.
 bool has_ansi(std::string_view line);
 
+/// Without leading and trailing ASCII whitespace (space, \t, \r, \n, \v, \f).
 std::string_view trim(std::string_view s);
 std::string_view trim_left(std::string_view s);
 bool starts_with(std::string_view s, std::string_view prefix);

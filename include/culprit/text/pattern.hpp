@@ -15,7 +15,9 @@ struct Capture {
   std::string value;
 };
 
-/// Owns one RE2. Construction never throws: check ok() and error().
+/// Owns one RE2. Construction never throws: check ok() and error(). Patterns and texts are bytes
+/// (RE2's Latin-1 mode): invalid UTF-8 in a log never stops `.` or `[^,]`, and a UTF-8 literal in
+/// a pattern matches byte for byte. Immutable after construction; thread-safe.
 class Pattern {
  public:
   explicit Pattern(std::string_view regex);

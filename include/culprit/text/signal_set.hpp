@@ -2,6 +2,7 @@
 // candidates only. The prefilter may pass false candidates but never drops a real match.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -19,7 +20,11 @@ struct Signal {
   core::Severity severity = core::Severity::info;
   std::vector<std::string> formats;   ///< empty: every format
   std::shared_ptr<const Pattern> pattern;
-  std::vector<std::string> literals;  ///< required literals (any one must be present); empty: always try
+  /// Required literals: a line must contain one of them (compared ASCII-case-insensitively) for
+  /// the pattern to be tried. Declared by the rule, or filled by build() from the regex; empty
+  /// after build(): no safe literal is known and the signal is tried on every line.
+  std::vector<std::string> literals;
+  bool literals_derived = false;  ///< set by build() when `literals` came from the regex
 };
 
 struct SignalMatch {
@@ -28,10 +33,23 @@ struct SignalMatch {
 };
 
 /// Immutable after build(); match() is thread-safe.
+class LiteralIndex;
+
+/// Usage: add() every signal, build() once, then match() lines from any number of threads.
+///   SignalSet set; set.add(std::move(signal)); set.build();
+///   for (auto& m : set.match(line, "dmesg")) use(m.signal->kind, m.captures);
 class SignalSet {
  public:
+  SignalSet();
+  ~SignalSet();
+  SignalSet(const SignalSet&);
+  SignalSet& operator=(const SignalSet&);
+  SignalSet(SignalSet&&) noexcept;
+  SignalSet& operator=(SignalSet&&) noexcept;
+
   void add(Signal signal);
-  /// Computes prefilter literals for signals that declared none (from the regex's atoms).
+  /// Computes prefilter literals for signals that declared none (from the regex's atoms) and
+  /// builds the literal index. Until build() runs, match() tries every regex.
   void build();
   /// With the prefilter off every signal's regex runs on every line (the equivalence tests use it).
   void set_prefilter(bool on) { prefilter_ = on; }
@@ -43,11 +61,17 @@ class SignalSet {
   bool candidate(std::string_view line) const;
 
   const std::vector<Signal>& signals() const { return signals_; }
+  /// Indices of signals without usable literals (tried on every line); valid after build().
+  const std::vector<std::uint32_t>& always_tried() const { return always_; }
 
  private:
   bool applies(const Signal& signal, std::string_view line, std::string_view format) const;
+  void try_signal(std::uint32_t index, std::string_view line, std::string_view format,
+                  std::vector<SignalMatch>& out) const;
   std::vector<Signal> signals_;
   bool prefilter_ = true;
+  std::shared_ptr<const LiteralIndex> index_;  ///< null until build()
+  std::vector<std::uint32_t> always_;          ///< sorted
 };
 
 }  // namespace culprit::text

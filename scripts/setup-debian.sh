@@ -1,0 +1,10 @@
+#!/bin/sh
+# Installs what culprit needs to build and test on Debian 12 (run as root). Idempotent.
+set -eu
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends \
+  build-essential cmake ninja-build pkg-config ccache \
+  libre2-dev libsimdjson-dev libboost-program-options-dev libsqlite3-dev libfmt-dev \
+  catch2 libtomlplusplus-dev libarchive-dev \
+  sqlite3 zstd xz-utils gzip zip tar ca-certificates >/dev/null

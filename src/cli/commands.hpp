@@ -1,0 +1,22 @@
+// The subcommands of the culprit binary. Each takes its own arguments (after the subcommand
+// name) and returns the process exit code: 0 verdict reached, 1 nothing known found, 2 errors.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace culprit::cli {
+
+inline constexpr int kExitVerdict = 0;
+inline constexpr int kExitNothing = 1;
+inline constexpr int kExitError = 2;
+
+int run_diagnose(const std::vector<std::string>& args);
+int run_query(const std::vector<std::string>& args);
+int run_rules(const std::vector<std::string>& args);
+
+/// Writes `text` to `path` atomically (temporary file + rename): an interrupted run leaves
+/// the old file intact. Returns an error message or empty.
+std::string write_file_atomically(const std::string& path, const std::string& text);
+
+}  // namespace culprit::cli

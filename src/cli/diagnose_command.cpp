@@ -1,0 +1,157 @@
+// `culprit diagnose`: read inputs -> ingest into the timeline -> align clocks -> diagnose ->
+// render. Bad inputs are reported on stderr and skipped; the run goes on with the rest.
+#include <unistd.h>
+
+#include <boost/program_options.hpp>
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+
+#include "cli/commands.hpp"
+#include "cli/rule_loading.hpp"
+#include "cli/incident.hpp"
+#include "culprit/report/renderer.hpp"
+#include "culprit/store/database.hpp"
+
+namespace culprit::cli {
+namespace po = boost::program_options;
+namespace {
+
+constexpr const char* kHelpHeader = R"(Usage: culprit [diagnose] [options] INPUT...
+
+INPUT is a log file, a folder (recursive; a folder of per-node folders such as spark-a/ and
+spark-b/ gives each folder's files that host), an archive or compressed file (.tar, .tar.gz,
+.tgz, .tar.zst, .zip, .gz, .zst, .xz), or - for standard input (a terminal paste: it is split at
+shell prompts like `user@host:~$ cmd`, and `ssh user@host …` names the host of the output).
+
+Exit codes: 0 a verdict was reached, 1 nothing known was found, 2 errors.
+
+)";
+
+struct Options {
+  std::vector<std::string> inputs, rule_dirs, excludes;
+  std::string format = "text", db, host, output, color = "auto";
+  bool json = false, no_prefilter = false, quiet = false;
+  int year = 0;
+};
+
+bool use_color(const Options& o) {
+  if (o.color == "always") return true;
+  if (o.color == "never" || !o.output.empty()) return false;
+  if (std::getenv("NO_COLOR")) return false;
+  return ::isatty(STDOUT_FILENO) != 0;
+}
+
+}  // namespace
+
+int run_diagnose(const std::vector<std::string>& args) {
+  Options o;
+  po::options_description opts("Options");
+  opts.add_options()
+      ("help,h", "show this help")
+      ("format,f", po::value(&o.format)->default_value("text"), "output format: text | markdown | json")
+      ("json", po::bool_switch(&o.json), "shorthand for --format json")
+      ("output,o", po::value(&o.output), "write the report to FILE (atomically) instead of stdout")
+      ("db", po::value(&o.db), "keep the timeline in this SQLite FILE (default: in memory)")
+      ("host", po::value(&o.host), "host name for inputs that name none")
+      ("rules", po::value(&o.rule_dirs)->composing(), "also load the *.toml rules under DIR (repeatable)")
+      ("exclude", po::value(&o.excludes)->composing(), "skip files whose name matches GLOB (repeatable)")
+      ("year", po::value(&o.year), "year for time stamps that carry none, when no input gives one")
+      ("color", po::value(&o.color)->default_value("auto"), "colour the text report: auto | always | never")
+      ("no-prefilter", po::bool_switch(&o.no_prefilter), "run every rule's regex on every line (slower; for checks)")
+      ("quiet,q", po::bool_switch(&o.quiet), "do not print skipped-input notes on stderr");
+  po::options_description hidden;
+  hidden.add_options()("input", po::value(&o.inputs)->composing(), "inputs");
+  po::options_description all;
+  all.add(opts).add(hidden);
+  po::positional_options_description pos;
+  pos.add("input", -1);
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    fmt::print(stderr, "culprit: {}\nRun `culprit diagnose --help` for the options.\n", e.what());
+    return kExitError;
+  }
+  if (vm.count("help")) {
+    std::cout << kHelpHeader << opts;
+    return 0;
+  }
+  if (o.json) o.format = "json";
+  const auto format = report::parse_format(o.format);
+  if (!format) {
+    fmt::print(stderr, "culprit: unknown --format '{}' (text, markdown or json)\n", o.format);
+    return kExitError;
+  }
+  if (o.inputs.empty()) {
+    fmt::print(stderr, "culprit: no INPUT given (a file, a folder, or - for standard input)\n");
+    return kExitError;
+  }
+
+  auto loaded = load_rule_set(o.rule_dirs);
+  bool rule_errors = false;
+  for (const auto& p : loaded.problems) {
+    fmt::print(stderr, "{}\n", p.to_string());
+    rule_errors |= p.level == core::DiagLevel::error;
+  }
+  if (rule_errors) {
+    fmt::print(stderr, "culprit: the rules have errors (see above); fix them or run `culprit rules check`\n");
+    return kExitError;
+  }
+  if (o.no_prefilter) loaded.rules.signals.set_prefilter(false);
+
+  // The timeline: in memory, or a temporary file renamed into place at the end (an
+  // interrupted run leaves an existing file intact; another version's file is refused).
+  IncidentOptions incident;
+  incident.excludes = o.excludes;
+  incident.default_host = o.host;
+  incident.year = o.year;
+  if (!o.db.empty()) {
+    if (std::filesystem::exists(o.db)) {
+      std::string err;
+      auto existing = store::Database::open(o.db, err);
+      const auto v = existing ? existing->query("PRAGMA user_version") : store::QueryResult{};
+      const auto version = v.rows.empty() ? -1 : v.rows[0].values[0].as_int().value_or(0);
+      if (version != store::Database::schema_version()) {
+        fmt::print(stderr, "culprit: {} exists and is not a culprit timeline of this version; "
+                           "refusing to overwrite it — choose another --db\n", o.db);
+        return kExitError;
+      }
+    }
+    incident.db_path = fmt::format("{}.tmp-{}", o.db, ::getpid());
+    std::remove(incident.db_path.c_str());
+  }
+  auto result = run_incident(o.inputs, loaded.rules, incident);
+  auto& problems = result.problems;
+  auto& verdict = result.verdict;
+  if (!o.db.empty()) {
+    std::error_code ec;
+    if (result.ok) std::filesystem::rename(incident.db_path, o.db, ec);
+    if (ec) problems.push_back({core::DiagLevel::error, "db", o.db, ec.message()});
+    std::remove(incident.db_path.c_str());
+  }
+
+  bool errors = false;
+  for (const auto& p : problems) {
+    if (p.level == core::DiagLevel::error) errors = true;
+    if (!o.quiet || p.level == core::DiagLevel::error) fmt::print(stderr, "{}\n", p.to_string());
+  }
+  report::RenderOptions render_options;
+  render_options.color = *format == report::Format::text && use_color(o);
+  const std::string text = report::render(verdict, *format, render_options);
+  if (o.output.empty()) {
+    std::fwrite(text.data(), 1, text.size(), stdout);
+  } else if (auto err = write_file_atomically(o.output, text); !err.empty()) {
+    fmt::print(stderr, "culprit: {}\n", err);
+    return kExitError;
+  }
+  if (result.sources == 0) return kExitError;
+  if (verdict.verdict == diagnose::verdict::kUnknown) return errors ? kExitError : kExitNothing;
+  return kExitVerdict;
+}
+
+}  // namespace culprit::cli

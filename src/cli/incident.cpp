@@ -1,0 +1,116 @@
+// The incident pipeline. The timeline is closed before returning, so a --db file is complete.
+#include "cli/incident.hpp"
+
+#include <fmt/format.h>
+
+#include "culprit/diagnose/engine.hpp"
+#include "culprit/ingest/pipeline.hpp"
+#include "culprit/input/reader.hpp"
+#include "culprit/store/clock.hpp"
+#include "culprit/store/timeline.hpp"
+
+namespace culprit::cli {
+namespace {
+
+void add_sources(store::Database& db, diagnose::Verdict& v) {
+  auto rows = db.query(
+      "SELECT s.name, s.host, group_concat(DISTINCT s.format) AS format, sum(s.lines) AS lines, sum(s.bytes) AS bytes,"
+      " coalesce(h.clock_method, '') AS clock FROM sources s LEFT JOIN hosts h ON h.name = s.host"
+      " GROUP BY s.name, s.host ORDER BY min(s.id)");
+  for (const auto& r : rows.rows)
+    v.sources.push_back({r["name"].as_text(), r["host"].as_text(), r["format"].as_text(), r["clock"].as_text(),
+                         r["lines"].as_int().value_or(0), r["bytes"].as_int().value_or(0)});
+}
+
+std::string json_escape(std::string_view s) {
+  std::string out;
+  for (unsigned char c : s) {
+    if (c == '"' || c == '\\') { out += '\\'; out += static_cast<char>(c); }
+    else if (c < 0x20) out += fmt::format("\\u{:04x}", c);
+    else out += static_cast<char>(c);
+  }
+  return out;
+}
+
+/// The findings go into the timeline too, for `culprit query`.
+void save_findings(store::Database& db, const diagnose::Verdict& v) {
+  std::string error;
+  auto st = db.prepare(
+      "INSERT INTO findings(rule,verdict,confidence,host,ts,culprit_host,culprit_pid,culprit_name,culprit_role,"
+      "summary,evidence) VALUES(?,?,?,?,?,?,?,?,?,?,?)",
+      error);
+  if (!st) return;
+  for (const auto& f : v.findings) {
+    st->reset();
+    st->bind(1, f.rule);
+    st->bind(2, f.verdict);
+    st->bind(3, std::string_view(diagnose::to_string(f.confidence)));
+    st->bind(4, f.host);
+    st->bind_opt(5, f.ts);
+    if (f.culprit) {
+      st->bind(6, f.culprit->host);
+      st->bind_opt(7, f.culprit->pid);
+      st->bind(8, f.culprit->name);
+      st->bind(9, f.culprit->role);
+    } else {
+      for (int i = 6; i <= 9; ++i) st->bind_null(i);
+    }
+    st->bind(10, f.summary);
+    std::string ev = "[";
+    for (size_t i = 0; i < f.evidence.size(); ++i) {
+      if (i) ev += ",";
+      ev += fmt::format("{{\"source\":\"{}\",\"line\":{},\"text\":\"{}\"}}", json_escape(f.evidence[i].source),
+                        f.evidence[i].line, json_escape(f.evidence[i].text));
+    }
+    st->bind(11, ev + "]");
+    st->step();
+  }
+}
+
+}  // namespace
+
+IncidentResult run_incident(const std::vector<std::string>& inputs, const rules::RuleSet& rules,
+                            const IncidentOptions& options) {
+  IncidentResult result;
+  std::string error;
+  auto db = store::Database::open(options.db_path.empty() ? ":memory:" : options.db_path, error);
+  if (!db) {
+    result.ok = false;
+    result.problems.push_back({core::DiagLevel::error, "db", options.db_path, error});
+    return result;
+  }
+  if (auto err = db->ensure_schema(); !err.empty()) {
+    result.ok = false;
+    result.problems.push_back({core::DiagLevel::error, "db", options.db_path, err});
+    return result;
+  }
+  input::ReadOptions read_options;
+  read_options.default_host = options.default_host;
+  read_options.excludes = options.excludes;
+  auto sources = input::read_inputs(inputs, read_options, result.problems);
+  result.sources = sources.size();
+  {
+    store::TimelineWriter writer(*db);
+    ingest::IngestOptions ingest_options;
+    ingest_options.year_hint = options.year;
+    for (const auto& src : sources) {
+      ingest::IngestInput in{src.name, src.host, src.origin, src.text};
+      ingest::ingest(in, rules.signals, writer, result.problems, ingest_options);
+    }
+    if (auto err = writer.finish(); !err.empty())
+      result.problems.push_back({core::DiagLevel::error, "store", "", err});
+  }
+  sources.clear();  // the text is in the timeline now; free it before diagnosing
+  store::ClockOptions clock_options;
+  clock_options.default_year = options.year;
+  if (auto err = store::align_clocks(*db, clock_options); !err.empty())
+    result.problems.push_back({core::DiagLevel::error, "clock", "", err});
+  result.verdict = diagnose::diagnose(*db, rules, result.problems);
+  add_sources(*db, result.verdict);
+  for (const auto& p : result.problems)
+    if (p.code.rfind("input-", 0) == 0) result.verdict.skipped.push_back(p.to_string());
+  save_findings(*db, result.verdict);
+  return result;
+}
+
+}  // namespace culprit::cli

@@ -1,0 +1,32 @@
+// One incident, end to end: read inputs, ingest into a timeline, align clocks, diagnose.
+// Shared by `diagnose` (one incident) and `scan` (one per archive or folder).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "culprit/core/diagnostic.hpp"
+#include "culprit/diagnose/finding.hpp"
+#include "culprit/rules/loader.hpp"
+
+namespace culprit::cli {
+
+struct IncidentOptions {
+  std::vector<std::string> excludes;
+  std::string default_host;
+  std::string db_path;   ///< '' keeps the timeline in memory; else written here (caller renames)
+  int year = 0;
+};
+
+struct IncidentResult {
+  diagnose::Verdict verdict;
+  core::Diagnostics problems;
+  std::size_t sources = 0;  ///< inputs read (0: nothing readable)
+  bool ok = true;           ///< false when the timeline could not be written
+};
+
+/// Runs the whole pipeline over `inputs` with `rules`. Never throws for bad inputs.
+IncidentResult run_incident(const std::vector<std::string>& inputs, const rules::RuleSet& rules,
+                            const IncidentOptions& options);
+
+}  // namespace culprit::cli

@@ -1,0 +1,127 @@
+// `culprit merge`: joins the outputs of `culprit scan` shards without re-reading logs — JSON
+// Lines files into one stream on stdout, scan databases into one (--db OUT). Incidents are
+// ordered by path, exactly as one unsharded run orders them.
+#include <boost/program_options.hpp>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+
+#include "cli/commands.hpp"
+#include "cli/scan_support.hpp"
+#include "culprit/store/merge.hpp"
+
+namespace culprit::cli {
+namespace po = boost::program_options;
+
+namespace {
+
+bool is_sqlite(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  char header[16] = {};
+  in.read(header, 16);
+  return in.gcount() == 16 && std::string(header, 15) == "SQLite format 3";
+}
+
+/// The incident path of a scan JSON line: its first key, written by `scan --jsonl`.
+std::string incident_of(const std::string& line) {
+  const std::string key = "{\"incident\":\"";
+  if (line.rfind(key, 0) != 0) return {};
+  std::string out;
+  for (size_t i = key.size(); i < line.size(); ++i) {
+    if (line[i] == '\\' && i + 1 < line.size()) { out += line[i]; out += line[++i]; continue; }
+    if (line[i] == '"') return out;
+    out += line[i];
+  }
+  return {};
+}
+
+}  // namespace
+
+int run_merge(const std::vector<std::string>& args) {
+  std::vector<std::string> inputs;
+  std::string db_out;
+  po::options_description opts("Options");
+  opts.add_options()("help,h", "show this help")("db", po::value(&db_out), "write the merged scan database to FILE");
+  po::options_description hidden;
+  hidden.add_options()("input", po::value(&inputs)->composing(), "inputs");
+  po::options_description all;
+  all.add(opts).add(hidden);
+  po::positional_options_description pos;
+  pos.add("input", -1);
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    fmt::print(stderr, "culprit merge: {}\n", e.what());
+    return kExitError;
+  }
+  if (vm.count("help") || inputs.empty()) {
+    std::cout << "Usage: culprit merge FILE.jsonl...            (merged JSON Lines on stdout)\n"
+                 "       culprit merge --db OUT.db SHARD.db...  (merged scan database)\n\n"
+              << opts;
+    return inputs.empty() && !vm.count("help") ? kExitError : 0;
+  }
+  const bool databases = std::all_of(inputs.begin(), inputs.end(), is_sqlite);
+  if (databases) {
+    if (db_out.empty()) {
+      fmt::print(stderr, "culprit merge: the inputs are scan databases; name the output with --db OUT\n");
+      return kExitError;
+    }
+    std::vector<store::IncidentPart> parts;
+    for (const auto& in : inputs) {
+      std::string error;
+      auto more = store::list_incidents(in, error);
+      if (!error.empty()) {
+        fmt::print(stderr, "culprit merge: {}: {}\n", in, error);
+        return kExitError;
+      }
+      parts.insert(parts.end(), more.begin(), more.end());
+    }
+    std::stable_sort(parts.begin(), parts.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
+    parts.erase(std::unique(parts.begin(), parts.end(), [](const auto& a, const auto& b) { return a.name == b.name; }),
+                parts.end());
+    if (std::filesystem::exists(db_out)) {
+      fmt::print(stderr, "culprit merge: {} exists; refusing to overwrite it\n", db_out);
+      return kExitError;
+    }
+    const std::string tmp = db_out + ".tmp";
+    std::remove(tmp.c_str());
+    if (auto err = store::write_scan_database(tmp, parts); !err.empty()) {
+      fmt::print(stderr, "culprit merge: {}\n", err);
+      std::remove(tmp.c_str());
+      return kExitError;
+    }
+    std::filesystem::rename(tmp, db_out);
+    return 0;
+  }
+  std::map<std::string, std::string> lines;  // by incident: sorted, one each
+  for (const auto& in : inputs) {
+    std::ifstream file(in);
+    if (!file) {
+      fmt::print(stderr, "culprit merge: {}: cannot read\n", in);
+      return kExitError;
+    }
+    std::string line;
+    size_t n = 0;
+    while (std::getline(file, line)) {
+      ++n;
+      if (line.empty()) continue;
+      const std::string incident = incident_of(line);
+      if (incident.empty()) {
+        fmt::print(stderr, "culprit merge: {}:{}: not a `culprit scan --jsonl` line\n", in, n);
+        return kExitError;
+      }
+      lines.emplace(incident, line);
+    }
+  }
+  for (const auto& [incident, line] : lines) std::cout << line << '\n';
+  return 0;
+}
+
+}  // namespace culprit::cli

@@ -1,0 +1,171 @@
+// Incident discovery, sharding and scan output rows.
+#include "cli/scan_support.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+
+#include "culprit/report/renderer.hpp"
+
+namespace culprit::cli {
+namespace fs = std::filesystem;
+namespace {
+
+bool is_archive(const fs::path& p) {
+  const std::string n = p.filename().string();
+  for (const char* s : {".tar", ".tgz", ".tar.gz", ".tar.zst", ".tzst", ".tar.xz", ".txz", ".tar.bz2", ".zip",
+                        ".gz", ".zst", ".xz", ".bz2"})
+    if (n.size() > std::strlen(s) && n.compare(n.size() - std::strlen(s), std::strlen(s), s) == 0) return true;
+  return false;
+}
+
+std::int64_t size_of(const fs::path& p) {
+  std::error_code ec;
+  if (fs::is_regular_file(p, ec)) return static_cast<std::int64_t>(fs::file_size(p, ec));
+  std::int64_t total = 0;
+  for (fs::recursive_directory_iterator it(p, fs::directory_options::skip_permission_denied, ec), end;
+       !ec && it != end; it.increment(ec))
+    if (it->is_regular_file(ec)) total += static_cast<std::int64_t>(it->file_size(ec));
+  return total;
+}
+
+std::string one_line(std::string s) {
+  for (auto& c : s)
+    if (c == '\t' || c == '\n' || c == '\r') c = ' ';
+  return s;
+}
+
+}  // namespace
+
+std::uint64_t stable_hash(const std::string& text) {
+  std::uint64_t h = 1469598103934665603ULL;
+  for (unsigned char c : text) {
+    h ^= c;
+    h *= 1099511628211ULL;
+  }
+  return h;
+}
+
+bool Shard::takes(const std::string& name) const { return count <= 1 || stable_hash(name) % count == index; }
+
+std::optional<Shard> parse_shard(const std::string& text) {
+  const auto slash = text.find('/');
+  if (slash == std::string::npos) return std::nullopt;
+  try {
+    size_t used = 0;
+    const long long i = std::stoll(text.substr(0, slash), &used);
+    if (used != slash) return std::nullopt;
+    const std::string rest = text.substr(slash + 1);
+    const long long n = std::stoll(rest, &used);
+    if (used != rest.size() || n < 1 || i < 0 || i >= n) return std::nullopt;
+    return Shard{static_cast<std::uint64_t>(i), static_cast<std::uint64_t>(n)};
+  } catch (...) {
+    return std::nullopt;
+  }
+}
+
+std::vector<Incident> find_incidents(const std::vector<std::string>& paths, bool each_path,
+                                     core::Diagnostics& problems) {
+  std::vector<Incident> out;
+  for (const auto& path : paths) {
+    std::error_code ec;
+    const fs::path p(path);
+    if (!fs::exists(p, ec)) {
+      problems.push_back({core::DiagLevel::error, "input-missing", path, "no such file or folder"});
+      continue;
+    }
+    if (each_path || !fs::is_directory(p, ec)) {
+      out.push_back({path, {path}, size_of(p)});
+      continue;
+    }
+    std::vector<fs::path> children, loose;
+    for (const auto& entry : fs::directory_iterator(p, fs::directory_options::skip_permission_denied, ec)) {
+      if (entry.is_directory(ec) || is_archive(entry.path())) children.push_back(entry.path());
+      else loose.push_back(entry.path());
+    }
+    if (children.empty()) {  // a folder of plain files is itself one incident
+      out.push_back({path, {path}, size_of(p)});
+      continue;
+    }
+    for (const auto& c : children) out.push_back({c.string(), {c.string()}, size_of(c)});
+    if (!loose.empty()) {
+      Incident inc{path, {}, 0};
+      std::sort(loose.begin(), loose.end());
+      for (const auto& l : loose) {
+        inc.inputs.push_back(l.string());
+        inc.bytes += size_of(l);
+      }
+      out.push_back(std::move(inc));
+    }
+  }
+  std::sort(out.begin(), out.end(), [](const Incident& a, const Incident& b) { return a.name < b.name; });
+  return out;
+}
+
+ScanRow make_row(const Incident& incident, const IncidentResult& result) {
+  ScanRow row;
+  const auto& v = result.verdict;
+  row.incident = incident.name;
+  row.verdict = v.verdict;
+  row.confidence = diagnose::to_string(v.confidence);
+  row.readable = result.sources > 0;
+  if (v.culprit) {
+    const auto& c = *v.culprit;
+    row.culprit = fmt::format("{}{} ({})", c.pid ? fmt::format("pid {} ", *c.pid) : "", c.name.empty() ? "?" : c.name,
+                              c.role.empty() ? "unknown" : c.role);
+    row.where = c.host;
+  }
+  if (row.where.empty() && v.root) row.where = v.root->host;
+  std::string json = report::render(v, report::Format::json);
+  while (!json.empty() && json.back() == '\n') json.pop_back();
+  // The incident path goes first, in the contract's own escaping.
+  std::string escaped;
+  for (unsigned char ch : incident.name) {
+    if (ch == '"' || ch == '\\') { escaped += '\\'; escaped += static_cast<char>(ch); }
+    else if (ch < 0x20) escaped += fmt::format("\\u{:04x}", ch);
+    else escaped += static_cast<char>(ch);
+  }
+  row.json = fmt::format("{{\"incident\":\"{}\",{}", escaped, json.size() > 1 ? json.substr(1) : std::string("}"));
+  return row;
+}
+
+std::string format_table(const std::vector<ScanRow>& rows) {
+  size_t wv = 7, wc = 10, wk = 7, ww = 5;
+  for (const auto& r : rows) {
+    wv = std::max(wv, r.verdict.size());
+    wk = std::max(wk, std::min<size_t>(r.culprit.size(), 48));
+    ww = std::max(ww, std::min<size_t>(r.where.size(), 24));
+  }
+  std::string out = fmt::format("{:<{}}  {:<{}}  {:<{}}  {:<{}}  {}\n", "VERDICT", wv, "CONFIDENCE", wc, "CULPRIT", wk,
+                                "WHERE", ww, "INCIDENT");
+  for (const auto& r : rows) {
+    std::string culprit = one_line(r.culprit.empty() ? "-" : r.culprit);
+    if (culprit.size() > 48) culprit = culprit.substr(0, 47) + "~";
+    std::string where = one_line(r.where.empty() ? "-" : r.where);
+    if (where.size() > 24) where = where.substr(0, 23) + "~";
+    out += fmt::format("{:<{}}  {:<{}}  {:<{}}  {:<{}}  {}\n", r.verdict, wv, r.confidence, wc, culprit, wk, where, ww,
+                       one_line(r.incident));
+  }
+  return out;
+}
+
+std::string format_jsonl(const std::vector<ScanRow>& rows) {
+  std::string out;
+  for (const auto& r : rows) out += r.json + "\n";
+  return out;
+}
+
+void print_progress(std::size_t done, std::size_t total, std::int64_t bytes_done, std::int64_t bytes_total,
+                    std::chrono::steady_clock::time_point started) {
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  const double rate = secs > 0 ? static_cast<double>(bytes_done) / secs / (1024.0 * 1024.0) : 0;
+  const int width = 30;
+  const int filled = bytes_total > 0 ? static_cast<int>(width * static_cast<double>(bytes_done) / bytes_total) : width;
+  fmt::print(stderr, "\r[{:<{}}] {}/{} incidents, {:.1f}/{:.1f} MiB, {:.1f} MiB/s", std::string(std::min(filled, width), '#'),
+             width, done, total, bytes_done / 1048576.0, bytes_total / 1048576.0, rate);
+}
+
+}  // namespace culprit::cli

@@ -1,0 +1,50 @@
+// Pieces of `culprit scan` and `culprit merge`: finding incidents under the paths, stable
+// sharding, and the per-incident output row (table line / JSON line).
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli/incident.hpp"
+#include "culprit/core/diagnostic.hpp"
+
+namespace culprit::cli {
+
+/// `--shard I/N`: incident belongs to shard I when fnv1a64(name) % N == I.
+struct Shard {
+  std::uint64_t index = 0, count = 1;
+  bool takes(const std::string& incident_name) const;
+};
+std::optional<Shard> parse_shard(const std::string& text);
+std::uint64_t stable_hash(const std::string& text);  ///< FNV-1a 64: the same on every machine
+
+struct Incident {
+  std::string name;                 ///< the path as given (or PATH/child)
+  std::vector<std::string> inputs;  ///< what run_incident reads
+  std::int64_t bytes = 0;           ///< on-disk size, for progress
+};
+
+/// An archive PATH is one incident; in a folder PATH each archive or folder is one and the loose
+/// files together one more; with `each_path` every PATH is one. Sorted by name.
+std::vector<Incident> find_incidents(const std::vector<std::string>& paths, bool each_path,
+                                     core::Diagnostics& problems);
+
+struct ScanRow {
+  std::string incident, verdict, confidence, culprit, where, json;
+  bool readable = true;
+};
+ScanRow make_row(const Incident& incident, const IncidentResult& result);
+
+std::string format_table(const std::vector<ScanRow>& rows);
+std::string format_jsonl(const std::vector<ScanRow>& rows);
+
+void print_progress(std::size_t done, std::size_t total, std::int64_t bytes_done, std::int64_t bytes_total,
+                    std::chrono::steady_clock::time_point started);
+
+int run_scan(const std::vector<std::string>& args);
+int run_merge(const std::vector<std::string>& args);
+
+}  // namespace culprit::cli

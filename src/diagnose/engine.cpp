@@ -1,0 +1,239 @@
+// The diagnosis: roles, every [[diagnosis]] query, findings, then the verdict — the root
+// failure (earliest cause on aligned clocks, priority breaking ties), its echoes on other
+// hosts and ranks, the culprit and, for a CUDA OOM, the memory ledger.
+#include "culprit/diagnose/engine.hpp"
+
+#include <fmt/args.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <set>
+
+#include "ledger.hpp"
+#include "roles.hpp"
+
+namespace culprit::diagnose {
+namespace {
+
+/// Rules whose findings are consequences of another failure unless nothing else failed.
+bool echo_rule(const Finding& f) { return f.priority < 40; }
+
+std::vector<std::int64_t> parse_ids(const std::string& text) {
+  std::vector<std::int64_t> ids;
+  std::int64_t cur = 0;
+  bool any = false;
+  for (char c : text) {
+    if (c >= '0' && c <= '9') {
+      cur = cur * 10 + (c - '0');
+      any = true;
+    } else if (any) {
+      ids.push_back(cur);
+      cur = 0;
+      any = false;
+    }
+  }
+  if (any) ids.push_back(cur);
+  return ids;
+}
+
+std::vector<Evidence> load_evidence(store::Database& db, const std::vector<std::int64_t>& ids) {
+  std::vector<Evidence> out;
+  for (auto id : ids) {
+    auto r = db.query(fmt::format(
+        "SELECT e.id, s.name, e.line, e.message, e.host, e.ts FROM events e JOIN sources s ON s.id = e.source_id"
+        " WHERE e.id = {}",
+        id));
+    if (r.rows.empty()) continue;
+    const auto& row = r.rows[0];
+    out.push_back({row["name"].as_text(), row["line"].as_int().value_or(0), row["message"].as_text(),
+                   row["host"].as_text(), row["ts"].as_double(), id});
+  }
+  return out;
+}
+
+std::string render_template(const std::string& tmpl, const store::Row& row, const std::vector<std::string>& columns,
+                            const std::vector<std::pair<std::string, std::string>>& extra) {
+  fmt::dynamic_format_arg_store<fmt::format_context> args;
+  std::vector<std::string> keep;  // names must outlive the store
+  keep.reserve(columns.size() + extra.size());
+  for (const auto& c : columns) {
+    keep.push_back(c);
+    args.push_back(fmt::arg(keep.back().c_str(), row[c].as_text()));
+  }
+  for (const auto& [k, v] : extra) {
+    keep.push_back(k);
+    args.push_back(fmt::arg(keep.back().c_str(), v));
+  }
+  try {
+    return fmt::vformat(tmpl, args);
+  } catch (const fmt::format_error&) {
+    return tmpl;  // the loader checks templates; a bad one still shows its text
+  }
+}
+
+/// What to do about a CUDA OOM's culprit, by role.
+std::string culprit_action(const std::optional<ProcessRef>& c) {
+  if (c && c->role == "foreign") {
+    std::string where = c->container.empty() ? fmt::format("`kill {}` on {}", c->pid.value_or(0), c->host)
+                                             : fmt::format("`docker stop {}` on {}", c->container, c->host);
+    return fmt::format("Stop the foreign process {} (pid {}) that holds the GPU ({}), or run the job on GPUs it "
+                       "does not use; then relaunch. Check GPUs are empty before a launch (nvidia-smi).",
+                       c->name.empty() ? "(unnamed)" : c->name, c->pid.value_or(0), where);
+  }
+  if (c && c->role == "unknown")
+    return fmt::format("Find out who owns pid {} on {} (ps -o user,lstart,cmd -p {}); if it is not part of the job, "
+                       "stop it before relaunching.", c->pid.value_or(0), c->host, c->pid.value_or(0));
+  return "The job itself needs more memory than the GPU has: lower its footprint (batch size, sequence length, "
+         "--mem-fraction-static / gpu_memory_utilization, max_model_len), shard it over more GPUs, or try "
+         "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True when reserved memory is much larger than allocated.";
+}
+
+double ts_or_max(const Finding& f) { return f.ts ? *f.ts : std::numeric_limits<double>::infinity(); }
+
+}  // namespace
+
+Verdict diagnose(store::Database& db, const rules::RuleSet& rules, core::Diagnostics& problems) {
+  Verdict v;
+  if (auto err = assign_roles(db); !err.empty())
+    problems.push_back({core::DiagLevel::error, "diagnose-roles", "", err});
+
+  std::vector<Finding> findings;
+  for (const auto& rule : rules.diagnoses) {
+    auto result = db.query(rule.query);
+    if (!result.error.empty()) {
+      problems.push_back({core::DiagLevel::error, "diagnose-query", fmt::format("{}:{}", rule.file, rule.line),
+                          fmt::format("diagnosis {} failed: {}", rule.id, result.error)});
+      continue;
+    }
+    for (const auto& row : result.rows) {
+      Finding f;
+      f.rule = rule.id;
+      f.verdict = rule.verdict;
+      f.title = rule.title;
+      f.priority = rule.priority;
+      f.host = row["host"].as_text();
+      f.ts = row["ts"].as_double();
+      f.confidence = parse_confidence(row["confidence"].as_text());
+      f.event_id = row["event_id"].as_int().value_or(0);
+      if (!row["culprit_pid"].is_null() || !row["culprit_name"].is_null())
+        f.culprit = ProcessRef{row["culprit_host"].is_null() ? f.host : row["culprit_host"].as_text(),
+                               row["culprit_pid"].as_int(), row["culprit_name"].as_text(),
+                               row["culprit_role"].is_null() ? "unknown" : row["culprit_role"].as_text(),
+                               row["culprit_why"].as_text(), ""};
+      if (!row["victim_pid"].is_null())
+        f.victim = ProcessRef{f.host, row["victim_pid"].as_int(), row["victim_name"].as_text(), "", "", ""};
+      auto ids = parse_ids(row["evidence"].as_text());
+      if (ids.empty() && f.event_id) ids.push_back(f.event_id);
+      f.evidence = load_evidence(db, ids);
+      std::vector<std::pair<std::string, std::string>> extra;
+      if (f.verdict == verdict::kCudaOom && f.event_id) {
+        auto ledger = build_ledger(db, f.event_id);
+        if (ledger.culprit) {
+          f.culprit = ledger.culprit;
+          f.confidence = std::max(f.confidence, ledger.confidence);
+        }
+        for (auto& e : ledger.evidence) f.evidence.push_back(e);
+        extra.push_back({"ledger_reason", ledger.reason});
+        if (ledger.budget.total || ledger.budget.requested) {
+          // Keep the budget of the first (root) CUDA OOM; later ones are echoes.
+          if (!v.budget) v.budget = ledger.budget;
+        }
+      }
+      if (f.verdict == verdict::kCudaOom) extra.push_back({"culprit_action", culprit_action(f.culprit)});
+      if (f.culprit) {
+        extra.push_back({"culprit_pid", f.culprit->pid ? std::to_string(*f.culprit->pid) : "?"});
+        extra.push_back({"culprit_name", f.culprit->name.empty() ? "(unnamed)" : f.culprit->name});
+        extra.push_back({"culprit_role", f.culprit->role});
+        extra.push_back({"culprit_host", f.culprit->host});
+      }
+      // Extra keys override same-named query columns: render with extras first in lookup order.
+      std::vector<std::string> cols;
+      for (const auto& c : result.columns) {
+        bool overridden = false;
+        for (const auto& [k, val] : extra) overridden |= (k == c);
+        if (!overridden) cols.push_back(c);
+      }
+      f.summary = render_template(rule.message, row, cols, extra);
+      f.advice = render_template(rule.advice, row, cols, extra);
+      findings.push_back(std::move(f));
+    }
+  }
+
+  // Merge repeats of one failure (the same rule, host and process within a minute): a CUDA OOM
+  // is often logged by the traceback, the logger and the launcher.
+  std::stable_sort(findings.begin(), findings.end(),
+                   [](const Finding& a, const Finding& b) { return ts_or_max(a) < ts_or_max(b); });
+  std::vector<Finding> merged;
+  for (auto& f : findings) {
+    bool folded = false;
+    for (auto& m : merged) {
+      const bool same_proc = (!m.culprit && !f.culprit) ||
+                             (m.culprit && f.culprit && m.culprit->pid == f.culprit->pid);
+      const bool near = (!m.ts || !f.ts) ? m.event_id == f.event_id || (m.verdict == f.verdict && m.host == f.host && !m.ts && !f.ts)
+                                         : std::fabs(*m.ts - *f.ts) < 60;
+      if (m.rule == f.rule && m.host == f.host && same_proc && near) {
+        for (auto& e : f.evidence) {
+          bool dup = false;
+          for (auto& x : m.evidence) dup |= (x.source == e.source && x.line == e.line);
+          if (!dup) m.evidence.push_back(e);
+        }
+        folded = true;
+        break;
+      }
+    }
+    if (!folded) merged.push_back(std::move(f));
+  }
+  findings = std::move(merged);
+
+  if (findings.empty()) {
+    v.verdict = verdict::kUnknown;
+    v.summary = "No known failure was found in the inputs.";
+    v.confidence = Confidence::low;
+    return v;
+  }
+
+  // The root: among causes (not echoes), the earliest; priority breaks ties and decides when
+  // times are missing.
+  std::vector<size_t> causes;
+  for (size_t i = 0; i < findings.size(); ++i)
+    if (!echo_rule(findings[i])) causes.push_back(i);
+  if (causes.empty())
+    for (size_t i = 0; i < findings.size(); ++i) causes.push_back(i);
+  std::sort(causes.begin(), causes.end(), [&](size_t a, size_t b) {
+    const auto& fa = findings[a];
+    const auto& fb = findings[b];
+    if (fa.ts && fb.ts && std::fabs(*fa.ts - *fb.ts) > 1.0) return *fa.ts < *fb.ts;
+    if (fa.priority != fb.priority) return fa.priority > fb.priority;
+    return ts_or_max(fa) < ts_or_max(fb);
+  });
+  Finding root = findings[causes.front()];
+  for (size_t i = 0; i < findings.size(); ++i) {
+    if (i == causes.front()) continue;
+    Finding f = findings[i];
+    const bool later_or_unknown = !f.ts || !root.ts || *f.ts >= *root.ts - 1.0;
+    if (echo_rule(f) || (later_or_unknown && f.host != root.host) ||
+        (later_or_unknown && f.verdict == root.verdict)) {
+      f.echo = true;
+      v.echoes.push_back(f);
+    }
+  }
+  v.verdict = root.verdict;
+  v.confidence = root.confidence;
+  v.culprit = root.culprit;
+  v.victim = root.victim;
+  v.summary = root.summary;
+  v.evidence = root.evidence;
+  if (!root.advice.empty()) v.advice.push_back(root.advice);
+  if (root.verdict != verdict::kCudaOom) v.budget.reset();
+  v.root = root;
+  std::sort(findings.begin(), findings.end(), [&](const Finding& a, const Finding& b) {
+    if ((a.event_id == root.event_id) != (b.event_id == root.event_id)) return a.event_id == root.event_id;
+    return ts_or_max(a) < ts_or_max(b);
+  });
+  v.findings = findings;
+  return v;
+}
+
+}  // namespace culprit::diagnose

@@ -1,0 +1,226 @@
+// Ledger arithmetic. total = free + job + foreign + unknown holders + unexplained; the
+// unexplained rest is memory no listed process accounts for (on unified memory: the host's own
+// use — OS, page cache, CPU processes). Snapshots taken at other instants can disagree; the
+// rest is clamped at zero and the report says so.
+#include "ledger.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "culprit/core/size.hpp"
+
+namespace culprit::diagnose {
+namespace {
+
+std::string q(std::string_view s) {
+  std::string out = "'";
+  for (char c : s) {
+    if (c == '\'') out += '\'';
+    out += c;
+  }
+  return out + "'";
+}
+
+struct Holder {
+  std::int64_t pid = 0;
+  std::int64_t bytes = 0;
+  std::string name, role, why, container;
+  bool from_error = false;  // quoted by the error message itself
+};
+
+std::string first_name(const std::string& names_json) {
+  // names is a JSON array of strings, longest first: take the first element.
+  const auto a = names_json.find('"');
+  if (a == std::string::npos) return {};
+  std::string out;
+  for (size_t i = a + 1; i < names_json.size(); ++i) {
+    if (names_json[i] == '\\' && i + 1 < names_json.size()) { out += names_json[++i]; continue; }
+    if (names_json[i] == '"') break;
+    out += names_json[i];
+  }
+  return out;
+}
+
+}  // namespace
+
+LedgerResult build_ledger(store::Database& db, std::int64_t event_id) {
+  LedgerResult out;
+  auto ev = db.query(fmt::format(
+      "SELECT e.id, e.host, e.ts, e.pid, e.line, e.source_id, s.name AS source, e.message,"
+      " json_extract(e.fields,'$.requested_bytes') AS requested, json_extract(e.fields,'$.total_bytes') AS total,"
+      " json_extract(e.fields,'$.free_bytes') AS free, json_extract(e.fields,'$.self_bytes') AS self,"
+      " json_extract(e.fields,'$.allocated_bytes') AS allocated, json_extract(e.fields,'$.reserved_bytes') AS reserved,"
+      " json_extract(e.fields,'$.gpu') AS gpu"
+      " FROM events e JOIN sources s ON s.id = e.source_id WHERE e.id = {}",
+      event_id));
+  if (ev.rows.empty()) return out;
+  const auto& e = ev.rows[0];
+  Budget& b = out.budget;
+  b.host = e["host"].as_text();
+  b.gpu = e["gpu"].is_null() ? std::optional<int>() : static_cast<int>(e["gpu"].as_int().value_or(0));
+  b.requested = e["requested"].as_int();
+  b.total = e["total"].as_int();
+  b.free = e["free"].as_int();
+  b.torch_allocated = e["allocated"].as_int();
+  b.torch_reserved = e["reserved"].as_int();
+  const auto self_bytes = e["self"].as_int();
+  const auto self_pid = e["pid"].as_int();
+  const auto ts = e["ts"].as_double();
+  const std::string host = b.host;
+  const int gpu = b.gpu.value_or(0);
+
+  auto unified = db.query(fmt::format("SELECT unified_memory FROM hosts WHERE name={}", q(host)));
+  b.unified = !unified.rows.empty() && unified.rows[0]["unified_memory"].as_int().value_or(0) == 1;
+
+  // Holders quoted by the error (the snapshot the parser made from the message: same source
+  // and line) come first; then the nearest table snapshot of this host and GPU fills names and
+  // adds holders the message did not list.
+  std::map<std::int64_t, Holder> holders;
+  auto from_error = db.query(fmt::format(
+      "SELECT gp.pid, gp.mem_used FROM gpu_snapshots g JOIN gpu_processes gp ON gp.snapshot_id = g.id"
+      " WHERE g.source_id = {} AND g.line BETWEEN {} - 200 AND {} + 200 AND g.host = {}",
+      e["source_id"].as_int().value_or(0), e["line"].as_int().value_or(0), e["line"].as_int().value_or(0), q(host)));
+  for (const auto& r : from_error.rows) {
+    Holder h;
+    h.pid = r["pid"].as_int().value_or(0);
+    h.bytes = r["mem_used"].as_int().value_or(0);
+    h.from_error = true;
+    holders[h.pid] = h;
+  }
+  const std::string order = ts ? fmt::format("CASE WHEN g.ts IS NULL THEN 1e12 ELSE abs(g.ts - ({})) END", *ts) : "g.id";
+  auto snap = db.query(fmt::format(
+      "SELECT g.id, g.line, g.ts, g.mem_used, g.mem_total, g.unified, s.name AS source FROM gpu_snapshots g"
+      " JOIN sources s ON s.id = g.source_id WHERE g.host = {} AND g.gpu = {} AND s.format <> 'app_log'"
+      " ORDER BY {} LIMIT 1",
+      q(host), gpu, order));
+  if (!snap.rows.empty()) {
+    const auto& s = snap.rows[0];
+    if (s["unified"].as_int().value_or(0)) b.unified = true;
+    if (!b.total) b.total = s["mem_total"].as_int();
+    if (!b.free && b.total && s["mem_used"].as_int()) b.free = *b.total - *s["mem_used"].as_int();
+    out.evidence.push_back({s["source"].as_text(), s["line"].as_int().value_or(0),
+                            "nvidia-smi snapshot of GPU " + std::to_string(gpu), host, s["ts"].as_double(), 0});
+    auto procs = db.query(fmt::format("SELECT pid, name, mem_used FROM gpu_processes WHERE snapshot_id = {}",
+                                      s["id"].as_int().value_or(0)));
+    for (const auto& r : procs.rows) {
+      const auto pid = r["pid"].as_int().value_or(0);
+      auto& h = holders[pid];
+      h.pid = pid;
+      if (!h.from_error) h.bytes = r["mem_used"].as_int().value_or(0);
+    }
+  }
+  // Unified memory with no capacity from the GPU: the host's memory is the pool.
+  if (!b.total && b.unified) {
+    auto mem = db.query(fmt::format("SELECT total, available FROM host_memory WHERE host = {} ORDER BY line LIMIT 1", q(host)));
+    if (!mem.rows.empty()) {
+      b.total = mem.rows[0]["total"].as_int();
+      if (!b.free) b.free = mem.rows[0]["available"].as_int();
+    }
+  }
+  // Names and roles from the process registry.
+  for (auto& [pid, h] : holders) {
+    auto p = db.query(fmt::format("SELECT names, role, role_why, container FROM processes WHERE host = {} AND pid = {}",
+                                  q(host), pid));
+    if (!p.rows.empty()) {
+      h.name = first_name(p.rows[0]["names"].as_text());
+      h.role = p.rows[0]["role"].as_text();
+      h.why = p.rows[0]["role_why"].as_text();
+      h.container = p.rows[0]["container"].as_text();
+    }
+    if (self_pid && pid == *self_pid) h.role = "job";
+    // PyTorch lists the failing process as "this process", every other pid as another process.
+    if (h.role.empty() || h.role == "unknown") {
+      if (h.from_error && self_bytes && h.role.empty()) h.role = "unknown";
+      if (h.role.empty()) h.role = "unknown";
+    }
+  }
+  if (self_pid) holders.erase(*self_pid);  // counted as "this process" below
+
+  std::int64_t job = self_bytes.value_or(0), foreign = 0, unknown = 0;
+  if (self_bytes)
+    b.entries.push_back({self_pid ? fmt::format("job: the failing process (pid {})", *self_pid)
+                                  : std::string("job: the failing process"),
+                         "job", self_pid, *self_bytes});
+  std::vector<Holder> sorted;
+  for (auto& [pid, h] : holders) sorted.push_back(h);
+  std::sort(sorted.begin(), sorted.end(), [](const Holder& a, const Holder& c) { return a.bytes > c.bytes; });
+  for (const auto& h : sorted) {
+    const std::string label = fmt::format("{}: pid {}{}", h.role, h.pid, h.name.empty() ? "" : " " + h.name);
+    b.entries.push_back({label, h.role, h.pid, h.bytes});
+    if (h.role == "job") job += h.bytes;
+    else if (h.role == "foreign") foreign += h.bytes;
+    else unknown += h.bytes;
+  }
+  b.job = job;
+  b.foreign = foreign;
+  if (b.requested && b.free) b.shortfall = *b.requested - *b.free;
+  if (b.total && b.free) {
+    std::int64_t rest = *b.total - *b.free - job - foreign - unknown;
+    const bool negative = rest < 0;
+    if (negative) rest = 0;
+    b.unexplained = rest;
+    b.entries.push_back({b.unified ? "unexplained (unified memory: host OS, page cache, CPU processes)"
+                                   : "unexplained (driver, other containers, not listed)",
+                         "rest", std::nullopt, rest});
+    auto fs = [](std::optional<std::int64_t> v) { return v ? core::format_size(*v) : std::string("?"); };
+    b.arithmetic.push_back(fmt::format("total {} = free {} + job {} + foreign {}{} + unexplained {}", fs(b.total),
+                                       fs(b.free), fs(job), fs(foreign),
+                                       unknown ? " + unattributed " + core::format_size(unknown) : std::string(),
+                                       fs(rest)));
+    if (negative)
+      b.arithmetic.push_back("(the snapshots were taken at different instants: the listed holders exceed "
+                             "total - free, so the rest is shown as 0)");
+  }
+  if (b.shortfall)
+    b.arithmetic.push_back(fmt::format("shortfall = requested {} - free {} = {}", core::format_size(*b.requested),
+                                       core::format_size(*b.free), core::format_size(*b.shortfall)));
+
+  // The culprit: the foreign holder covering the shortfall (largest first).
+  const std::int64_t need = b.shortfall.value_or(1);
+  for (const auto& h : sorted) {
+    if (h.role != "foreign") continue;
+    ProcessRef ref{host, h.pid, h.name, "foreign", h.why, h.container};
+    if (h.bytes >= need) {
+      out.culprit = ref;
+      out.confidence = Confidence::high;
+      out.reason = fmt::format("pid {} {} holds {}, more than the {} shortfall", h.pid, h.name,
+                               core::format_size(h.bytes), b.shortfall ? core::format_size(*b.shortfall) : "?");
+      if (b.shortfall) b.arithmetic.push_back(fmt::format("foreign pid {} holds {} >= shortfall {}: freeing it would have let the allocation succeed",
+                                                          h.pid, core::format_size(h.bytes), core::format_size(*b.shortfall)));
+      return out;
+    }
+  }
+  if (foreign > 0 && foreign >= need && !sorted.empty()) {
+    for (const auto& h : sorted)
+      if (h.role == "foreign") {
+        out.culprit = ProcessRef{host, h.pid, h.name, "foreign", h.why, h.container};
+        break;
+      }
+    out.confidence = Confidence::medium;
+    out.reason = "foreign processes together hold more than the shortfall";
+    return out;
+  }
+  for (const auto& h : sorted) {
+    if (h.role != "unknown" || h.bytes < need || h.bytes < (1LL << 30)) continue;
+    out.culprit = ProcessRef{host, h.pid, h.name, "unknown", h.why, h.container};
+    out.confidence = Confidence::medium;
+    out.reason = fmt::format("pid {} holds {} on the same GPU; no log says whether it belongs to the job", h.pid,
+                             core::format_size(h.bytes));
+    return out;
+  }
+  // Nothing foreign explains it: the job asked for more than the GPU had.
+  std::string name;
+  if (self_pid) {
+    auto p = db.query(fmt::format("SELECT names FROM processes WHERE host={} AND pid={}", q(host), *self_pid));
+    if (!p.rows.empty()) name = first_name(p.rows[0]["names"].as_text());
+  }
+  out.culprit = ProcessRef{host, self_pid, name, "job", "the job's own allocations exhausted the GPU", ""};
+  out.confidence = (b.total && b.free) ? Confidence::high : Confidence::medium;
+  out.reason = "no other process holds enough memory to explain the failure: the job itself needs more than the GPU has";
+  return out;
+}
+
+}  // namespace culprit::diagnose

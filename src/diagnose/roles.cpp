@@ -1,0 +1,149 @@
+// Role assignment. A pid the job's own logs name is `job`. A GPU holder that is not is
+// `foreign` when there is a reason to say so — the job's pids on that host are known and it is
+// not one of them, it runs another framework than the job, or its container predates the job —
+// and `unknown` otherwise (confidence drops rather than guessing).
+#include "roles.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <set>
+
+#include "culprit/core/size.hpp"
+
+namespace culprit::diagnose {
+namespace {
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+std::string human_framework(const std::string& f) {
+  if (f == "sglang") return "SGLang";
+  if (f == "vllm") return "vLLM";
+  if (f == "torchrun") return "torchrun";
+  if (f == "deepspeed") return "DeepSpeed";
+  if (f == "jax") return "JAX";
+  if (f == "tensorflow") return "TensorFlow";
+  if (f == "ray") return "Ray";
+  if (f == "ollama") return "Ollama";
+  if (f == "llama.cpp") return "llama.cpp";
+  return f;
+}
+
+std::string duration(double seconds) {
+  if (seconds >= 86400 * 2) return fmt::format("{} days", static_cast<long>(seconds / 86400));
+  if (seconds >= 7200) return fmt::format("{} hours", static_cast<long>(seconds / 3600));
+  if (seconds >= 120) return fmt::format("{} minutes", static_cast<long>(seconds / 60));
+  return fmt::format("{} seconds", static_cast<long>(seconds));
+}
+
+std::string sql_quote(std::string_view s) {
+  std::string out = "'";
+  for (char c : s) {
+    if (c == '\'') out += '\'';
+    out += c;
+  }
+  return out + "'";
+}
+
+}  // namespace
+
+std::string framework_of(std::string_view text) {
+  const std::string t = lower(text);
+  if (t.find("sglang") != std::string::npos) return "sglang";
+  if (t.find("vllm") != std::string::npos) return "vllm";
+  if (t.find("deepspeed") != std::string::npos) return "deepspeed";
+  if (t.find("torchrun") != std::string::npos || t.find("torch.distributed.elastic") != std::string::npos ||
+      t.find("torch/distributed/elastic") != std::string::npos)
+    return "torchrun";
+  if (t.find("jaxlib") != std::string::npos || t.find("xla") != std::string::npos) return "jax";
+  if (t.find("tensorflow") != std::string::npos) return "tensorflow";
+  if (t.find("ollama") != std::string::npos) return "ollama";
+  if (t.find("llama.cpp") != std::string::npos || t.find("llama-server") != std::string::npos) return "llama.cpp";
+  if (t.find("ray::") != std::string::npos || t.find("raylet") != std::string::npos) return "ray";
+  return {};
+}
+
+std::string assign_roles(store::Database& db) {
+  if (auto err = db.exec("UPDATE processes SET role='job', role_why='named by the job''s own logs (' || job_evidence || ')'"
+                         " WHERE job_evidence <> ''");
+      !err.empty())
+    return err;
+
+  // The job's frameworks: what the job's own logs and failures talk about, per host.
+  std::map<std::string, std::set<std::string>> job_frameworks;  // host -> frameworks ('' = any host)
+  auto sources = db.query(
+      "SELECT s.host, s.name, (SELECT group_concat(e.message || ' ' || e.fields, ' ') FROM "
+      "(SELECT message, fields FROM events WHERE source_id = s.id AND kind <> 'log' LIMIT 50) e) AS text "
+      "FROM sources s WHERE s.format = 'app_log'");
+  for (const auto& row : sources.rows) {
+    const std::string f = framework_of(row["name"].as_text() + " " + row["text"].as_text());
+    if (f.empty()) continue;
+    job_frameworks[row["host"].as_text()].insert(f);
+    job_frameworks[""].insert(f);
+  }
+  // Containers that mention a framework, per host.
+  auto containers = db.query("SELECT host, name, image, command, status, up_seconds FROM containers");
+  // The job's age: from its first event to its last (a container up longer predates it).
+  auto span = db.query("SELECT min(ts) AS t0, max(ts) AS t1 FROM events WHERE ts IS NOT NULL AND kind <> 'log'");
+  std::optional<double> job_age;
+  if (!span.rows.empty() && !span.rows[0]["t0"].is_null())
+    job_age = span.rows[0]["t1"].as_double().value_or(0) - span.rows[0]["t0"].as_double().value_or(0);
+
+  auto holders = db.query(
+      "SELECT DISTINCT p.host, p.pid, p.names, p.role, p.container FROM processes p "
+      "JOIN gpu_snapshots g ON g.host = p.host JOIN gpu_processes gp ON gp.snapshot_id = g.id AND gp.pid = p.pid "
+      "WHERE p.role <> 'job'");
+  if (!holders.error.empty()) return holders.error;
+  for (const auto& h : holders.rows) {
+    const std::string host = h["host"].as_text();
+    const auto pid = h["pid"].as_int().value_or(0);
+    const std::string names = h["names"].as_text();
+    std::vector<std::string> reasons;
+    std::string container;
+    const std::string fw = framework_of(names);
+    const auto& jobs_here = job_frameworks.count(host) ? job_frameworks[host] : job_frameworks[""];
+    if (!fw.empty() && !jobs_here.empty() && !jobs_here.count(fw)) {
+      std::vector<std::string> job_names;
+      for (const auto& j : jobs_here) job_names.push_back(human_framework(j));
+      reasons.push_back(fmt::format("a {} process, while the job runs {}", human_framework(fw),
+                                    fmt::join(job_names, "/")));
+    }
+    // Link to a container that runs the same framework on this host (exactly one).
+    const store::Row* match = nullptr;
+    int matches = 0;
+    for (const auto& c : containers.rows) {
+      if (c["host"].as_text() != host) continue;
+      const std::string cf = framework_of(c["name"].as_text() + " " + c["image"].as_text() + " " + c["command"].as_text());
+      if (!fw.empty() && cf == fw) {
+        match = &c;
+        ++matches;
+      }
+    }
+    if (match && matches == 1) {
+      container = (*match)["name"].as_text();
+      std::string why = fmt::format("runs in container {} ({})", container, (*match)["status"].as_text());
+      const auto up = (*match)["up_seconds"].as_double();
+      if (up && job_age && *up > *job_age + 60) why += fmt::format(", up {} — it predates the job", duration(*up));
+      reasons.push_back(why);
+    }
+    auto job_pids = db.query(fmt::format("SELECT count(*) AS n FROM processes WHERE host={} AND role='job'", sql_quote(host)));
+    const bool job_known = !job_pids.rows.empty() && job_pids.rows[0]["n"].as_int().value_or(0) > 0;
+    if (job_known && reasons.empty()) reasons.push_back("not among the job's processes on this host");
+    const bool foreign = !reasons.empty() && (job_known || !fw.empty() || !container.empty());
+    const std::string role = foreign ? "foreign" : "unknown";
+    const std::string why = reasons.empty() ? std::string("holds GPU memory; no log says whose it is")
+                                            : fmt::format("{}", fmt::join(reasons, "; "));
+    db.exec(fmt::format("UPDATE processes SET role={}, role_why={}, container=CASE WHEN container='' THEN {} ELSE container END"
+                        " WHERE host={} AND pid={}",
+                        sql_quote(role), sql_quote(why), sql_quote(container), sql_quote(host), pid));
+  }
+  return {};
+}
+
+}  // namespace culprit::diagnose

@@ -1,0 +1,347 @@
+// Single-line parsers of the kernel OOM grammar (formats.md §1.1–1.9): invoked line, memcg
+// counters, kill-select / kill / summary lines, cgroup path ids. Each takes the message with
+// transport prefixes peeled and never throws; `std::nullopt` means "not this line".
+//
+// Field table (what each parser reads; sizes leave here in bytes):
+//   invoked   comm | gfp_mask (incl. `(FLAGS)`) | nodemask | order | oom_score_adj (oom_adj,
+//             oomkilladj of 2.6 accepted as oom_score_adj fallback)
+//   counter   name | usage kB | limit kB | failcnt
+//   select    reason | pid | comm | score | sharing
+//   kill      reason | pid | comm | UID | total-vm/vsz | anon-rss | file-rss | shmem-rss |
+//             pgtables | oom_score_adj
+//   summary   constraint | nodemask | cpuset | mems_allowed | oom_memcg / global_oom |
+//             task_memcg | task | pid | uid
+#include <cctype>
+#include <charconv>
+#include <string>
+
+#include "kernel_oom_report.hpp"
+
+namespace culprit::ingest::kernel {
+namespace {
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  return s;
+}
+
+bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+bool contains(std::string_view s, std::string_view p) { return s.find(p) != std::string_view::npos; }
+
+std::optional<std::int64_t> kb_to_bytes(std::optional<std::int64_t> kb) {
+  if (!kb) return std::nullopt;
+  return *kb * 1024;
+}
+
+/// `N (comm)` where comm ends at the last `)` before `end_marker` (or the last `)` at all).
+/// Returns pid, comm and the position after `)`.
+bool read_pid_comm(std::string_view s, std::int64_t& pid, std::string& comm, std::size_t& after,
+                   std::string_view end_marker) {
+  std::size_t i = 0;
+  while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i;
+  if (i == 0) return false;
+  auto v = parse_number(s.substr(0, i));
+  if (!v) return false;
+  pid = *v;
+  std::size_t open = s.find('(', i);
+  if (open == std::string_view::npos || open - i > 16) return false;
+  std::size_t close = std::string_view::npos;
+  if (!end_marker.empty()) {
+    close = s.rfind(end_marker);
+    if (close != std::string_view::npos && close < open) close = std::string_view::npos;
+  }
+  if (close == std::string_view::npos) close = s.rfind(')');
+  if (close == std::string_view::npos || close < open) return false;
+  comm = std::string(s.substr(open + 1, close - open - 1));
+  after = close + 1;
+  return true;
+}
+
+}  // namespace
+
+std::optional<std::int64_t> parse_number(std::string_view text) {
+  text = trim(text);
+  while (!text.empty() && (text.back() == ',' || text.back() == ';')) text.remove_suffix(1);
+  if (text.size() >= 2 && (text.substr(text.size() - 2) == "kB" || text.substr(text.size() - 2) == "KB"))
+    text.remove_suffix(2);
+  std::string digits;
+  digits.reserve(text.size());
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (c == ',' && i > 0 && i + 1 < text.size()) continue;
+    if (c == '+' && i == 0) continue;
+    digits.push_back(c);
+  }
+  std::int64_t v = 0;
+  auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
+  if (digits.empty() || ec != std::errc() || p != digits.data() + digits.size()) return std::nullopt;
+  return v;
+}
+
+std::optional<InvokedLine> parse_invoked(std::string_view t) {
+  constexpr std::string_view kAnchor = " invoked oom-killer: ";
+  std::size_t pos = t.rfind(kAnchor);
+  if (pos == std::string_view::npos) return std::nullopt;
+  InvokedLine out;
+  out.comm = std::string(trim(t.substr(0, pos)));
+  std::string_view rest = t.substr(pos + kAnchor.size());
+  // Split on commas at parenthesis depth 0 (gfp flags are `(A|B)`, nodemask `(null)`).
+  int depth = 0;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i <= rest.size(); ++i) {
+    char c = i < rest.size() ? rest[i] : ',';
+    if (c == '(') ++depth;
+    if (c == ')' && depth > 0) --depth;
+    if (c != ',' || depth != 0) continue;
+    std::string_view kv = trim(rest.substr(start, i - start));
+    start = i + 1;
+    std::size_t eq = kv.find('=');
+    if (eq == std::string_view::npos) continue;
+    std::string_view key = kv.substr(0, eq), val = kv.substr(eq + 1);
+    if (key == "gfp_mask") {
+      out.gfp_mask = std::string(val);
+    } else if (key == "nodemask") {
+      out.nodemask = std::string(val);
+    } else if (key == "order") {
+      if (auto v = parse_number(val)) out.order = static_cast<int>(*v);
+    } else if (key == "oom_score_adj") {
+      if (auto v = parse_number(val)) out.oom_score_adj = static_cast<int>(*v);
+    } else if ((key == "oomkilladj" || key == "oom_adj") && !out.oom_score_adj) {
+      if (auto v = parse_number(val)) out.oom_score_adj = static_cast<int>(*v);
+    }
+  }
+  return out;
+}
+
+std::optional<CounterLine> parse_counter(std::string_view t) {
+  t = trim(t);
+  for (std::string_view name : {"memory", "memory+swap", "kmem", "swap"}) {
+    if (!starts_with(t, name) || t.substr(name.size(), 8) != ": usage ") continue;
+    CounterLine out;
+    out.name = std::string(name);
+    std::string_view rest = t.substr(name.size() + 8);
+    out.usage = kb_to_bytes(parse_number(rest.substr(0, rest.find(','))));
+    if (auto p = rest.find("limit "); p != std::string_view::npos) {
+      std::string_view v = rest.substr(p + 6);
+      out.limit = kb_to_bytes(parse_number(v.substr(0, v.find(','))));
+    }
+    if (auto p = rest.find("failcnt "); p != std::string_view::npos)
+      out.failcnt = parse_number(rest.substr(p + 8, rest.find(',', p) == std::string_view::npos
+                                                        ? std::string_view::npos
+                                                        : rest.find(',', p) - p - 8));
+    return out;
+  }
+  return std::nullopt;
+}
+
+std::optional<SelectLine> parse_kill_select(std::string_view t) {
+  t = trim(t);
+  std::size_t pos = std::string_view::npos;
+  std::size_t anchor_len = 0;
+  bool at_start = false;
+  for (std::string_view a : {"Kill process ", "kill process "}) {
+    if (starts_with(t, a)) {
+      pos = 0;
+      anchor_len = a.size();
+      at_start = true;
+      break;
+    }
+    std::size_t p = t.find(std::string(": ") + std::string(a));
+    if (p == std::string_view::npos) continue;
+    pos = p;
+    anchor_len = a.size() + 2;
+    break;
+  }
+  if (pos == std::string_view::npos) return std::nullopt;
+  SelectLine out;
+  if (!at_start) out.reason = std::string(t.substr(0, pos));
+  std::string_view rest = t.substr(pos + anchor_len);
+  bool sharing = contains(rest, ") sharing same memory");
+  std::size_t after = 0;
+  if (!read_pid_comm(rest, out.pid, out.comm, after, sharing ? ") sharing same memory" : ") score ")) return std::nullopt;
+  out.sharing = sharing;
+  if (!sharing) {
+    std::string_view tail = rest.substr(after);
+    if (!starts_with(tail, " score ")) return std::nullopt;
+    tail.remove_prefix(7);
+    out.score = parse_number(tail.substr(0, tail.find(' ')));
+  }
+  return out;
+}
+
+std::optional<KillLine> parse_kill_line(std::string_view t) {
+  t = trim(t);
+  constexpr std::string_view kAnchor = "Killed process ";
+  std::size_t pos = t.find(kAnchor);
+  if (pos == std::string_view::npos) return std::nullopt;
+  if (pos != 0 && (pos < 2 || t.substr(pos - 2, 2) != ": ")) return std::nullopt;
+  KillLine out;
+  if (pos >= 2) out.reason = std::string(t.substr(0, pos - 2));
+  std::string_view rest = t.substr(pos + kAnchor.size());
+  // RHEL 6: `Killed process N, UID u, (comm) total-vm:…`
+  std::size_t digits = 0;
+  while (digits < rest.size() && rest[digits] >= '0' && rest[digits] <= '9') ++digits;
+  if (digits == 0) return std::nullopt;
+  if (rest.substr(digits, 6) == ", UID ") {
+    out.pid = *parse_number(rest.substr(0, digits));
+    std::string_view u = rest.substr(digits + 6);
+    std::size_t comma = u.find(',');
+    if (comma == std::string_view::npos) return std::nullopt;
+    out.uid = parse_number(u.substr(0, comma));
+    std::string_view c = trim(u.substr(comma + 1));
+    if (c.empty() || c[0] != '(') return std::nullopt;
+    std::size_t close = c.rfind(") total-vm:");
+    if (close == std::string_view::npos) close = c.rfind(')');
+    if (close == std::string_view::npos || close == 0) return std::nullopt;
+    out.comm = std::string(c.substr(1, close - 1));
+    rest = c.substr(close + 1);
+  } else {
+    std::size_t after = 0;
+    std::string_view marker = contains(rest, ") total-vm:") ? ") total-vm:" : contains(rest, ") vsz:") ? ") vsz:" : "";
+    if (!read_pid_comm(rest, out.pid, out.comm, after, marker)) return std::nullopt;
+    rest = rest.substr(after);
+  }
+  // Tail: `total-vm:NkB, anon-rss:NkB, file-rss:NkB, shmem-rss:NkB, UID:N pgtables:NkB
+  // oom_score_adj:N` in any subset; tokens split on spaces, trailing commas dropped.
+  std::size_t i = 0;
+  std::string_view prev;
+  while (i < rest.size()) {
+    while (i < rest.size() && rest[i] == ' ') ++i;
+    std::size_t j = i;
+    while (j < rest.size() && rest[j] != ' ') ++j;
+    std::string_view tok = rest.substr(i, j - i);
+    i = j;
+    while (!tok.empty() && tok.back() == ',') tok.remove_suffix(1);
+    std::size_t colon = tok.find(':');
+    if (colon == std::string_view::npos) {
+      if (prev == "UID" && !out.uid) out.uid = parse_number(tok);  // `, UID 0,` variant
+      prev = tok;
+      continue;
+    }
+    prev = {};
+    std::string_view key = tok.substr(0, colon), val = tok.substr(colon + 1);
+    auto num = parse_number(val);
+    if (key == "total-vm" || key == "vsz") out.total_vm = kb_to_bytes(num);
+    else if (key == "anon-rss") out.anon_rss = kb_to_bytes(num);
+    else if (key == "file-rss") out.file_rss = kb_to_bytes(num);
+    else if (key == "shmem-rss") out.shmem_rss = kb_to_bytes(num);
+    else if (key == "pgtables") out.pgtables = kb_to_bytes(num);
+    else if (key == "UID") out.uid = num;
+    else if (key == "oom_score_adj" && num) out.oom_score_adj = static_cast<int>(*num);
+  }
+  return out;
+}
+
+std::optional<OomSummary> parse_oom_summary(std::string_view t) {
+  t = trim(t);
+  constexpr std::string_view kPrefix = "oom-kill:";
+  if (!starts_with(t, kPrefix)) return std::nullopt;
+  std::string_view s = t.substr(kPrefix.size());
+  OomSummary out;
+  // From the right: `,uid=N`, `,pid=N`, `,task=<comm>` (comm may contain commas).
+  std::size_t end = s.size();
+  if (std::size_t p = s.rfind(",uid="); p != std::string_view::npos) {
+    out.uid = parse_number(s.substr(p + 5));
+    end = p;
+  }
+  if (std::size_t p = s.substr(0, end).rfind(",pid="); p != std::string_view::npos) {
+    out.pid = parse_number(s.substr(p + 5, end - p - 5));
+    end = p;
+  }
+  std::size_t task_memcg = s.substr(0, end).find(",task_memcg=");
+  std::size_t task = s.substr(0, end).rfind(",task=");
+  if (task != std::string_view::npos && (task_memcg == std::string_view::npos || task > task_memcg)) {
+    out.task = std::string(s.substr(task + 6, end - task - 6));
+    end = task;
+  }
+  if (task_memcg != std::string_view::npos && task_memcg < end) {
+    out.task_memcg = std::string(s.substr(task_memcg + 12, end - task_memcg - 12));
+    end = task_memcg;
+  }
+  std::string_view head = s.substr(0, end);
+  // Left part: constraint=…,nodemask=…,cpuset=…,mems_allowed=<list with commas>,(oom_memcg=…|global_oom)
+  if (std::size_t p = head.find(",oom_memcg="); p != std::string_view::npos) {
+    out.oom_memcg = std::string(head.substr(p + 11));
+    head = head.substr(0, p);
+  } else if (std::size_t g = head.rfind(",global_oom"); g != std::string_view::npos) {
+    out.global_oom = true;
+    head = head.substr(0, g);
+  }
+  auto take = [&](std::string_view key, std::string_view next_key) {
+    std::size_t p = head.find(key);
+    if (p == std::string_view::npos) return std::string();
+    std::size_t v0 = p + key.size();
+    std::size_t q = next_key.empty() ? std::string_view::npos : head.find(next_key, v0);
+    return std::string(head.substr(v0, q == std::string_view::npos ? std::string_view::npos : q - v0));
+  };
+  out.constraint = take("constraint=", ",");
+  out.nodemask = take(",nodemask=", ",cpuset=");
+  out.cpuset = take(",cpuset=", ",mems_allowed=");
+  out.mems_allowed = take(",mems_allowed=", "");
+  if (out.constraint.empty() && out.task.empty() && !out.pid) return std::nullopt;
+  return out;
+}
+
+CgroupIds cgroup_ids(std::string_view path) {
+  CgroupIds out;
+  auto is_hex = [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; };
+  // Walk the path's components.
+  std::size_t i = 0;
+  while (i < path.size()) {
+    std::size_t j = path.find('/', i);
+    if (j == std::string_view::npos) j = path.size();
+    std::string_view comp = path.substr(i, j - i);
+    i = j + 1;
+    if (comp.empty()) continue;
+    // Pod: `pod<uid>` (v1) or `kubepods-<qos>-pod<uid_>.slice` / `kubepods-pod<uid_>.slice`.
+    std::size_t p = starts_with(comp, "pod") ? 0 : comp.find("-pod");
+    if (p != std::string_view::npos && p > 0) ++p;
+    if (p != std::string_view::npos && out.pod_uid.empty()) {
+      if (p == 0 || starts_with(comp, "kubepods")) {
+        std::string_view uid = comp.substr(p + 3);
+        if (uid.size() > 6 && uid.substr(uid.size() - 6) == ".slice") uid.remove_suffix(6);
+        std::string norm;
+        for (char c : uid) norm.push_back(c == '_' ? '-' : static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+        bool ok = norm.size() >= 32 && norm.size() <= 36;
+        for (char c : norm) ok = ok && (is_hex(c) || c == '-');
+        if (ok) {
+          out.pod_uid = norm;
+          continue;
+        }
+      }
+    }
+    // Container: a 64-hex component, possibly `docker-`, `cri-containerd-`, `crio-`,
+    // `libpod-` prefixed and `.scope` suffixed.
+    std::string_view c = comp;
+    if (c.size() > 6 && c.substr(c.size() - 6) == ".scope") c.remove_suffix(6);
+    for (std::string_view pre : {"cri-containerd-", "docker-", "crio-", "libpod-", "containerd-"})
+      if (starts_with(c, pre)) {
+        c.remove_prefix(pre.size());
+        break;
+      }
+    bool hex = c.size() >= 12 && c.size() <= 64;
+    for (char ch : c) hex = hex && is_hex(ch);
+    if (hex && (c.size() == 64 || comp != c)) out.container_id = std::string(c);
+  }
+  return out;
+}
+
+bool opens_block(std::string_view message) {
+  std::string_view t = trim(message);
+  if (t.empty()) return false;
+  if (contains(t, " invoked oom-killer: ")) return true;
+  if (starts_with(t, "Task in ") && contains(t, " killed as a result of limit of ")) return true;
+  if (starts_with(t, "Memory limit reached of cgroup ")) return true;
+  if (starts_with(t, "Memory cgroup stats for ")) return true;
+  if (starts_with(t, "Tasks state (memory values in pages)")) return true;
+  if (starts_with(t, "oom-kill:constraint=")) return true;
+  if (starts_with(t, "Tasks in ") && contains(t, "memory.oom.group")) return true;
+  if (parse_counter(t) && contains(t, "failcnt")) return true;
+  if (t[0] == '[' && contains(t, "pid") && contains(t, " uid ") && contains(t, "oom_score_adj")) return true;
+  if (parse_kill_line(t)) return true;
+  if (auto s = parse_kill_select(t); s && !s->sharing) return true;
+  return false;
+}
+
+}  // namespace culprit::ingest::kernel

@@ -1,0 +1,464 @@
+// Kernel-log stamp and transport-header peeling (see kernel_stamp.hpp; formats.md §2.1–2.6).
+// Hand-written scanners, not regexes: this runs on every line of every kernel log, and each
+// prefix has a fixed shape that a cursor checks in a few comparisons.
+#include "kernel_stamp.hpp"
+
+#include <array>
+#include <cctype>
+#include <charconv>
+#include <string>
+
+#include "culprit/core/time.hpp"
+
+namespace culprit::ingest::kernel {
+namespace {
+
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+bool is_alpha(char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0; }
+
+std::size_t skip_spaces(std::string_view s, std::size_t i) {
+  while (i < s.size() && s[i] == ' ') ++i;
+  return i;
+}
+
+/// Reads digits at `i`; returns the count read (0: none) and the value.
+std::size_t read_uint(std::string_view s, std::size_t i, std::int64_t& value) {
+  std::size_t j = i;
+  value = 0;
+  while (j < s.size() && is_digit(s[j]) && j - i < 18) value = value * 10 + (s[j++] - '0');
+  return j - i;
+}
+
+/// `digits.digits` (the printk clock) at `i`; returns chars consumed (0: none).
+std::size_t read_seconds(std::string_view s, std::size_t i, double& value) {
+  std::int64_t whole = 0, frac = 0;
+  std::size_t n = read_uint(s, i, whole);
+  if (n == 0 || i + n >= s.size() || s[i + n] != '.') return 0;
+  std::size_t m = read_uint(s, i + n + 1, frac);
+  if (m == 0) return 0;
+  double scale = 1;
+  for (std::size_t k = 0; k < m; ++k) scale *= 10;
+  value = static_cast<double>(whole) + static_cast<double>(frac) / scale;
+  return n + 1 + m;
+}
+
+/// `HH:MM:SS[.frac]` at `i`; returns chars consumed (0: none).
+std::size_t read_clock(std::string_view s, std::size_t i, int& h, int& m, double& sec,
+                       bool allow_comma = false) {
+  if (i + 8 > s.size()) return 0;
+  auto two = [&](std::size_t k) { return is_digit(s[k]) && is_digit(s[k + 1]); };
+  if (!two(i) || s[i + 2] != ':' || !two(i + 3) || s[i + 5] != ':' || !two(i + 6)) return 0;
+  h = (s[i] - '0') * 10 + (s[i + 1] - '0');
+  m = (s[i + 3] - '0') * 10 + (s[i + 4] - '0');
+  sec = (s[i + 6] - '0') * 10 + (s[i + 7] - '0');
+  std::size_t j = i + 8;
+  if (j < s.size() && (s[j] == '.' || (allow_comma && s[j] == ',')) && j + 1 < s.size() && is_digit(s[j + 1])) {
+    double scale = 0.1;
+    ++j;
+    while (j < s.size() && is_digit(s[j])) {
+      sec += (s[j] - '0') * scale;
+      scale /= 10;
+      ++j;
+    }
+  }
+  if (h > 24 || m > 59 || sec >= 61) return 0;
+  return j - i;
+}
+
+/// Days before `month` (1-based) counted in a leap year, so Feb 29 has a place.
+int leap_year_day_before(int month) {
+  static constexpr std::array<int, 12> kCum = {0, 31, 60, 91, 121, 152, 182, 213, 244, 274, 305, 335};
+  return kCum[static_cast<std::size_t>(month - 1)];
+}
+
+void set_no_year(KernelLine& out, int month, int day, int h, int m, double sec, int year_hint) {
+  out.ts_kind = core::TsKind::wall_no_year;
+  out.ts_value = (leap_year_day_before(month) + day - 1) * 86400.0 + h * 3600.0 + m * 60.0 + sec;
+  if (year_hint > 0) out.ts = core::civil_to_epoch(year_hint, month, day, h, m, sec);
+}
+
+/// ISO date-time `YYYY-MM-DD{T| }HH:MM:SS[.,frac][Z|±hh[:]mm]`. Returns chars consumed.
+struct IsoStamp {
+  double epoch = 0;
+  bool comma = false;  ///< `,` before the fraction: dmesg --time-format iso
+  bool zone = false;
+};
+std::size_t read_iso(std::string_view s, std::size_t i, char date_time_sep, IsoStamp& out) {
+  if (i + 19 > s.size()) return 0;
+  for (std::size_t k : {0, 1, 2, 3, 5, 6, 8, 9})
+    if (!is_digit(s[i + k])) return 0;
+  if (s[i + 4] != '-' || s[i + 7] != '-' || s[i + 10] != date_time_sep) return 0;
+  int year = std::stoi(std::string(s.substr(i, 4)));
+  int month = (s[i + 5] - '0') * 10 + (s[i + 6] - '0');
+  int day = (s[i + 8] - '0') * 10 + (s[i + 9] - '0');
+  if (month < 1 || month > 12 || day < 1 || day > 31) return 0;
+  int h = 0, m = 0;
+  double sec = 0;
+  std::size_t n = read_clock(s, i + 11, h, m, sec, true);
+  if (n == 0) return 0;
+  out.comma = s[i + 19] == ',' && n > 8;
+  std::size_t j = i + 11 + n;
+  double offset = 0;
+  if (j < s.size() && s[j] == 'Z') {
+    out.zone = true;
+    ++j;
+  } else if (j + 3 <= s.size() && (s[j] == '+' || s[j] == '-') && is_digit(s[j + 1]) && is_digit(s[j + 2])) {
+    int sign = s[j] == '-' ? -1 : 1;
+    int oh = (s[j + 1] - '0') * 10 + (s[j + 2] - '0');
+    int om = 0;
+    std::size_t k = j + 3;
+    if (k < s.size() && s[k] == ':') ++k;
+    if (k + 2 <= s.size() && is_digit(s[k]) && is_digit(s[k + 1])) {
+      om = (s[k] - '0') * 10 + (s[k + 1] - '0');
+      k += 2;
+    }
+    offset = sign * (oh * 3600.0 + om * 60.0);
+    out.zone = true;
+    j = k;
+  }
+  if (j < s.size() && s[j] != ' ') return 0;
+  out.epoch = core::civil_to_epoch(year, month, day, h, m, sec) - offset;
+  return j - i;
+}
+
+/// `Mmm dD HH:MM:SS[.frac]` (syslog `%b %e`, journal `%b %d`). Returns chars consumed.
+std::size_t read_month_stamp(std::string_view s, std::size_t i, int& month, int& day, int& h, int& m,
+                             double& sec) {
+  if (i + 15 > s.size() || !is_alpha(s[i]) || !is_alpha(s[i + 1]) || !is_alpha(s[i + 2]) || s[i + 3] != ' ')
+    return 0;
+  auto mon = core::parse_month(s.substr(i, 3));
+  if (!mon) return 0;
+  std::size_t j = skip_spaces(s, i + 4);
+  std::int64_t d = 0;
+  std::size_t n = read_uint(s, j, d);
+  if (n == 0 || n > 2 || d < 1 || d > 31) return 0;
+  j += n;
+  if (j >= s.size() || s[j] != ' ') return 0;
+  j = skip_spaces(s, j);
+  std::size_t c = read_clock(s, j, h, m, sec);
+  if (c == 0) return 0;
+  month = *mon;
+  day = static_cast<int>(d);
+  return j + c - i;
+}
+
+bool is_host_char(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.' || c == '_';
+}
+
+/// Syslog/journal header after the stamp: `host [<fac.lvl>] ident[pid]: ` or `host: `.
+/// Returns chars consumed (0: not a header). `allow_bare_host` permits `host: msg`.
+std::size_t read_header(std::string_view s, std::size_t i, bool allow_bare_host, KernelLine& out) {
+  std::size_t j = i;
+  while (j < s.size() && is_host_char(s[j])) ++j;
+  if (j == i || j >= s.size()) return 0;
+  std::string_view host = s.substr(i, j - i);
+  if (s[j] == ':') {
+    if (!allow_bare_host || (j + 1 < s.size() && s[j + 1] != ' ')) return 0;
+    out.host = host;
+    out.ident = {};
+    out.kernel = true;
+    return j + 1 + (j + 1 < s.size() ? 1 : 0) - i;
+  }
+  if (s[j] != ' ') return 0;
+  j = skip_spaces(s, j);
+  if (j < s.size() && s[j] == '<') {  // rsyslog `<kern.warning>` facility.level token
+    std::size_t close = s.find('>', j);
+    if (close == std::string_view::npos || close - j > 24 || s.substr(j, close - j).find(' ') != std::string_view::npos)
+      return 0;
+    j = skip_spaces(s, close + 1);
+  }
+  std::size_t id0 = j;
+  while (j < s.size() && s[j] != ':' && s[j] != '[' && s[j] != ' ') ++j;
+  if (j == id0 || j >= s.size()) return 0;
+  std::string_view ident = s.substr(id0, j - id0);
+  std::optional<std::int64_t> pid;
+  if (s[j] == '[') {
+    std::int64_t v = 0;
+    std::size_t n = read_uint(s, j + 1, v);
+    if (n == 0 || j + 1 + n >= s.size() || s[j + 1 + n] != ']') return 0;
+    pid = v;
+    j += n + 2;
+  }
+  if (j >= s.size() || s[j] != ':') return 0;
+  ++j;
+  if (j < s.size() && s[j] == ' ') ++j;
+  out.host = host;
+  out.ident = ident;
+  out.ident_pid = pid;
+  out.kernel = ident == "kernel" || ident == "vmunix";
+  return j - i;
+}
+
+/// `-x` decode prefix `kern  :err   : `. Returns chars consumed.
+std::size_t read_decode_prefix(std::string_view s) {
+  static constexpr std::string_view kLevels[] = {"emerg", "alert", "crit", "err", "warn", "notice", "info", "debug"};
+  std::size_t j = 0;
+  while (j < s.size() && (std::islower(static_cast<unsigned char>(s[j])) || is_digit(s[j]))) ++j;
+  if (j == 0 || j > 8) return 0;
+  j = skip_spaces(s, j);
+  if (j >= s.size() || s[j] != ':') return 0;
+  std::size_t l0 = ++j;
+  while (j < s.size() && std::islower(static_cast<unsigned char>(s[j]))) ++j;
+  std::string_view level = s.substr(l0, j - l0);
+  bool known = false;
+  for (auto k : kLevels) known = known || k == level;
+  if (!known) return 0;
+  j = skip_spaces(s, j);
+  if (j >= s.size() || s[j] != ':') return 0;
+  ++j;
+  if (j < s.size() && s[j] == ' ') ++j;
+  return j;
+}
+
+/// Bracketed dmesg stamp at `i`: boot `[  93.1]`, relative `[  +0.1]`, delta `[<  0.1>]`,
+/// boot+delta `[ 93.1 < 0.1>]`, ctime `[Sun Mar  3 04:15:09 2024]` (+ delta), reltime
+/// `[Apr 9 00:47]`, or a localised ctime (kept raw, no time). Returns chars consumed incl. `]`.
+std::size_t read_bracket_stamp(std::string_view s, std::size_t i, int year_hint, KernelLine& out) {
+  if (i >= s.size() || s[i] != '[') return 0;
+  std::size_t close = s.find(']', i);
+  if (close == std::string_view::npos || close - i > 64) return 0;
+  std::string_view body = s.substr(i + 1, close - i - 1);
+  std::size_t j = skip_spaces(body, 0);
+  if (j >= body.size()) return 0;
+  auto delta_ok = [&](std::size_t k) {  // optional ` <  0.000012>` then end
+    k = skip_spaces(body, k);
+    if (k == body.size()) return true;
+    if (body[k] != '<' || body.back() != '>') return false;
+    for (std::size_t t = k + 1; t + 1 < body.size(); ++t)
+      if (!(is_digit(body[t]) || body[t] == '.' || body[t] == ' ')) return false;
+    return true;
+  };
+  if (body[j] == '+' || body[j] == '<') {  // reltime `[  +0.000123]` or delta-only `[<  0.000012>]`
+    std::size_t k = skip_spaces(body, j + 1);
+    double v = 0;
+    std::size_t n = read_seconds(body, k, v);
+    if (n == 0) return 0;
+    k += n;
+    if (body[j] == '<' ? (k >= body.size() || body[k] != '>') : !delta_ok(k)) return 0;
+    out.relative = true;
+    out.ts_raw = s.substr(i, close - i + 1);
+    return close - i + 1;
+  }
+  if (is_digit(body[j])) {
+    double v = 0;
+    std::size_t n = read_seconds(body, j, v);
+    if (n == 0 || !delta_ok(j + n)) return 0;
+    out.ts_kind = core::TsKind::boot;
+    out.ts_value = v;
+    out.ts_raw = s.substr(i, close - i + 1);
+    return close - i + 1;
+  }
+  if (!is_alpha(body[j])) return 0;
+  // ctime: `Www Mmm dD HH:MM:SS YYYY`; reltime minute marker: `Mmm dD HH:MM`.
+  int month = 0, day = 0, h = 0, m = 0;
+  double sec = 0;
+  std::size_t k = j;
+  if (k + 4 < body.size() && body[k + 3] == ' ' && !core::parse_month(body.substr(k, 3))) k = skip_spaces(body, k + 4);
+  std::size_t n = read_month_stamp(body, k, month, day, h, m, sec);
+  if (n > 0) {
+    std::size_t y = k + n;
+    if (y < body.size() && body[y] == ' ' && y + 5 <= body.size() && is_digit(body[y + 1]) && is_digit(body[y + 2]) &&
+        is_digit(body[y + 3]) && is_digit(body[y + 4]) && delta_ok(y + 5)) {
+      int year = std::stoi(std::string(body.substr(y + 1, 4)));
+      out.ts_kind = core::TsKind::wall;
+      out.ts = core::civil_to_epoch(year, month, day, h, m, sec);
+      out.ts_raw = s.substr(i, close - i + 1);
+      return close - i + 1;
+    }
+  }
+  // reltime `[Apr 9 00:47]` (no seconds)
+  if (auto mon = body.size() >= 9 ? core::parse_month(body.substr(j, 3)) : std::nullopt) {
+    std::size_t t = skip_spaces(body, j + 3);
+    std::int64_t d = 0;
+    std::size_t dn = read_uint(body, t, d);
+    t = skip_spaces(body, t + dn);
+    if (dn > 0 && t + 5 == body.size() && is_digit(body[t]) && is_digit(body[t + 1]) && body[t + 2] == ':' &&
+        is_digit(body[t + 3]) && is_digit(body[t + 4]) && d >= 1 && d <= 31) {
+      set_no_year(out, *mon, static_cast<int>(d), (body[t] - '0') * 10 + (body[t + 1] - '0'),
+                  (body[t + 3] - '0') * 10 + (body[t + 4] - '0'), 0, year_hint);
+      out.ts_raw = s.substr(i, close - i + 1);
+      return close - i + 1;
+    }
+  }
+  // Localised ctime (`[dim. 19 avril 18:03:30 2026]`): has a clock; keep raw, no time.
+  for (std::size_t t = 0; t + 8 <= body.size(); ++t) {
+    int hh = 0, mm = 0;
+    double ss = 0;
+    if (read_clock(body, t, hh, mm, ss) > 0) {
+      out.ts_raw = s.substr(i, close - i + 1);
+      return close - i + 1;
+    }
+  }
+  return 0;
+}
+
+/// Printk caller bracket `[ T1234]` / `[C3]`. Returns chars consumed.
+std::size_t read_caller(std::string_view s, std::size_t i, KernelLine& out) {
+  if (i >= s.size() || s[i] != '[') return 0;
+  std::size_t j = skip_spaces(s, i + 1);
+  if (j >= s.size() || (s[j] != 'T' && s[j] != 'C')) return 0;
+  std::int64_t v = 0;
+  std::size_t n = read_uint(s, j + 1, v);
+  if (n == 0 || j + 1 + n >= s.size() || s[j + 1 + n] != ']') return 0;
+  out.caller = s.substr(j, n + 1);
+  return j + 1 + n + 1 - i;
+}
+
+/// After a boot stamp (and caller): one separator space.
+std::size_t after_separator(std::string_view s, std::size_t i) {
+  return i < s.size() && s[i] == ' ' ? i + 1 : i;
+}
+
+}  // namespace
+
+bool is_kmsg_dict_line(std::string_view line) {
+  if (line.size() < 3 || line[0] != ' ' || !std::isupper(static_cast<unsigned char>(line[1]))) return false;
+  for (std::size_t i = 1; i < line.size(); ++i) {
+    char c = line[i];
+    if (c == '=') return true;
+    if (!(std::isupper(static_cast<unsigned char>(c)) || is_digit(c) || c == '_')) return false;
+  }
+  return false;
+}
+
+KernelLine parse_kernel_line(std::string_view s, int year_hint) {
+  KernelLine out;
+  std::size_t i = 0;
+
+  // dmesg -x decode prefix, then dmesg -r / syslog(2) priority `<3>`.
+  i += read_decode_prefix(s);
+  if (i < s.size() && s[i] == '<') {
+    std::int64_t v = 0;
+    std::size_t n = read_uint(s, i + 1, v);
+    if (n > 0 && n <= 3 && i + 1 + n < s.size() && s[i + 1 + n] == '>') i += n + 2;
+  }
+
+  // /dev/kmsg record: `prio,seq,usec,flag[,caller=T1];message`.
+  if (i < s.size() && is_digit(s[i])) {
+    std::int64_t prio = 0, seq = 0, usec = 0;
+    std::size_t a = read_uint(s, i, prio);
+    std::size_t p = i + a;
+    if (a > 0 && a <= 3 && p < s.size() && s[p] == ',') {
+      std::size_t b = read_uint(s, p + 1, seq);
+      std::size_t q = p + 1 + b;
+      if (b > 0 && q < s.size() && s[q] == ',') {
+        std::size_t c = read_uint(s, q + 1, usec);
+        std::size_t r = q + 1 + c;
+        std::size_t semi = s.find(';', r);
+        if (c > 0 && r < s.size() && s[r] == ',' && semi != std::string_view::npos && semi - r <= 32) {
+          std::string_view flags = s.substr(r + 1, semi - r - 1);
+          if (auto cpos = flags.find("caller="); cpos != std::string_view::npos) out.caller = flags.substr(cpos + 7);
+          out.kmsg = true;
+          out.ts_kind = core::TsKind::boot;
+          out.ts_value = static_cast<double>(usec) / 1e6;
+          out.ts_raw = s.substr(q + 1, c);
+          out.message = s.substr(semi + 1);
+          return out;
+        }
+      }
+    }
+  }
+
+  // ISO stamps: dmesg --time-format iso (comma fraction, no header) or RFC 3339 syslog /
+  // journalctl short-iso[-precise] (header follows).
+  IsoStamp iso;
+  if (std::size_t n = read_iso(s, i, 'T', iso); n > 0) {
+    out.ts_kind = core::TsKind::wall;
+    out.ts = iso.epoch;
+    out.ts_raw = s.substr(i, n);
+    std::size_t j = skip_spaces(s, i + n);
+    if (!iso.comma) j += read_header(s, j, true, out);
+    i = j;
+  } else if (s.size() > i + 4 && is_alpha(s[i]) && s[i + 3] == ' ' && read_iso(s, i + 4, ' ', iso) > 0) {
+    // journalctl short-full: `Thu 2026-04-09 00:47:22 UTC host kernel: `
+    std::size_t n = read_iso(s, i + 4, ' ', iso);
+    std::size_t j = i + 4 + n;
+    std::size_t z = skip_spaces(s, j);
+    std::size_t ze = z;
+    while (ze < s.size() && std::isupper(static_cast<unsigned char>(s[ze]))) ++ze;
+    if (ze > z && ze < s.size() && s[ze] == ' ') j = ze;  // zone name: read as UTC (see header)
+    out.ts_kind = core::TsKind::wall;
+    out.ts = iso.epoch;
+    out.ts_raw = s.substr(i, j - i);
+    j = skip_spaces(s, j);
+    i = j + read_header(s, j, true, out);
+  } else {
+    int month = 0, day = 0, h = 0, m = 0;
+    double sec = 0;
+    if (std::size_t n = read_month_stamp(s, i, month, day, h, m, sec); n > 0) {
+      set_no_year(out, month, day, h, m, sec, year_hint);
+      out.ts_raw = s.substr(i, n);
+      std::size_t j = skip_spaces(s, i + n);
+      i = j + read_header(s, j, true, out);
+    } else if (i < s.size() && is_digit(s[i])) {
+      // journalctl short-unix: `1775695642.123456 host kernel: `
+      double v = 0;
+      std::size_t n2 = read_seconds(s, i, v);
+      std::size_t dot = s.find('.', i);
+      if (n2 > 0 && dot != std::string_view::npos && dot - i >= 9 && dot - i <= 11 && i + n2 < s.size() &&
+          s[i + n2] == ' ') {
+        KernelLine probe = out;
+        std::size_t h2 = read_header(s, i + n2 + 1, false, probe);
+        if (h2 > 0) {
+          out = probe;
+          out.ts_kind = core::TsKind::wall;
+          out.ts = v;
+          out.ts_raw = s.substr(i, n2);
+          i = i + n2 + 1 + h2;
+        }
+      }
+    }
+  }
+
+  // Bracketed dmesg stamp (primary for dmesg; quoted boot time inside syslog/journal lines).
+  bool had_wall = out.ts_kind == core::TsKind::wall || out.ts_kind == core::TsKind::wall_no_year;
+  if (had_wall) {
+    KernelLine inner;
+    if (std::size_t n = read_bracket_stamp(s, i, year_hint, inner); n > 0 && inner.ts_kind == core::TsKind::boot) {
+      out.boot_ts = inner.ts_value;
+      i += n;
+      i += read_caller(s, i, out);
+      i = after_separator(s, i);
+    }
+  } else if (out.ts_kind == core::TsKind::none && !out.relative) {
+    if (std::size_t n = read_bracket_stamp(s, i, year_hint, out); n > 0) {
+      i += n;
+      i += read_caller(s, i, out);
+      i = after_separator(s, i);
+      if (out.ts_kind == core::TsKind::boot && out.host.empty()) {
+        // journalctl -o short-monotonic: `[  123.456789] host kernel: ` (identifier must be
+        // `kernel` or carry a [pid], so dmesg text like `usb 1-1: …` is not taken for a header).
+        KernelLine probe = out;
+        std::size_t h = read_header(s, i, false, probe);
+        if (h > 0 && (probe.kernel || probe.ident_pid)) {
+          out = probe;
+          i += h;
+        }
+      }
+    }
+  }
+
+  // Bare `kernel:` prefix (grep output of a syslog file with the header cut away).
+  if (out.host.empty() && out.ts_kind == core::TsKind::none && s.substr(i, 7) == "kernel:") {
+    i += 7;
+    if (i < s.size() && s[i] == ' ') ++i;
+  }
+  out.message = i <= s.size() ? s.substr(i) : std::string_view{};
+  return out;
+}
+
+void apply_stamp(const KernelLine& line, core::Event& event) {
+  event.ts = line.ts;
+  event.ts_raw = std::string(line.ts_raw);
+  event.ts_kind = line.ts_kind;
+  event.ts_value = line.ts_value;
+  if (!line.host.empty()) event.host = std::string(line.host);
+  if (!line.kernel) {
+    event.comm = std::string(line.ident);
+    if (line.ident_pid) event.pid = line.ident_pid;
+  }
+  if (line.boot_ts) event.set_number("boot_ts", *line.boot_ts);
+}
+
+}  // namespace culprit::ingest::kernel

@@ -1,0 +1,71 @@
+// Signal matches to events (see signal_events.hpp). Shared by kernel_log and app_log so that a
+// capture means the same field, with the same units, whatever parser saw the line.
+#include "signal_events.hpp"
+
+#include <charconv>
+#include <cstdint>
+#include <string>
+
+#include "culprit/core/size.hpp"
+
+namespace culprit::ingest {
+namespace {
+
+// Captures that are integers by contract (stored unquoted in the JSON fields).
+constexpr std::string_view kIntegerCaptures[] = {"pid", "rank", "gpu", "xid", "exitcode"};
+
+std::optional<std::int64_t> to_int(std::string_view s) {
+  while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
+  while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
+  if (!s.empty() && s.front() == '+') s.remove_prefix(1);
+  std::int64_t v = 0;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || p != s.data() + s.size() || s.empty()) return std::nullopt;
+  return v;
+}
+
+bool is_integer_capture(std::string_view name) {
+  for (auto k : kIntegerCaptures)
+    if (k == name) return true;
+  return false;
+}
+
+}  // namespace
+
+std::vector<core::Event> events_from_signals(const core::Event& base, std::string_view message,
+                                             const ParseContext& ctx) {
+  std::vector<core::Event> out;
+  if (ctx.signals == nullptr) return out;
+  for (const auto& m : ctx.signals->match(message, ctx.format)) {
+    if (m.signal == nullptr) continue;
+    core::Event e = base;
+    e.kind = m.signal->kind;
+    e.severity = m.signal->severity;
+    e.rule = m.signal->id;
+    e.message = std::string(message);
+    for (const auto& c : m.captures) {
+      if (c.value.empty()) continue;
+      if (is_integer_capture(c.name)) {
+        if (auto v = to_int(c.value)) {
+          e.set_int(c.name, *v);
+          if (c.name == "pid") e.pid = *v;
+          if (c.name == "rank") e.rank = static_cast<int>(*v);
+          continue;
+        }
+        e.set(c.name, c.value);  // e.g. pid='<unknown>': keep the text
+        continue;
+      }
+      e.set(c.name, c.value);
+      if (c.name == "comm" && e.comm.empty()) e.comm = c.value;
+      constexpr std::string_view kSize = "_size";
+      if (c.name.size() > kSize.size() && c.name.compare(c.name.size() - kSize.size(), kSize.size(), kSize) == 0) {
+        if (auto bytes = core::parse_size(c.value))
+          e.set_int(c.name.substr(0, c.name.size() - kSize.size()) + "_bytes", *bytes);
+      }
+    }
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+}  // namespace culprit::ingest

@@ -1,0 +1,287 @@
+// Format sniffing and paste segmentation. Lines are classified by strong anchors (the nvidia-smi
+// banner, free's header, docker's header, kernel stamps); runs of one class become segments;
+// shell prompts always start a new segment and name its host.
+#include "culprit/ingest/sniff.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <optional>
+
+#include "culprit/text/lines.hpp"
+#include "culprit/text/pattern.hpp"
+
+namespace culprit::ingest {
+namespace {
+
+using text::contains;
+using text::starts_with;
+using text::trim;
+
+// `user@host:~/dir$ cmd`, `root@host:/# cmd`, `[user@host dir]$ cmd`, `(venv) user@host:~$ cmd`.
+const text::Pattern& prompt_re() {
+  static const text::Pattern re(
+      R"(^(?:\([^)]*\) )?(?:\[)?(?P<user>[A-Za-z0-9_.-]+)@(?P<host>[A-Za-z0-9_.-]+)(?::[^\s$#]*|\s[^\]]*\])?[$#](?: (?P<cmd>.*))?$)");
+  return re;
+}
+
+/// Matches a prompt line; fills host and command.
+bool match_prompt(std::string_view line, std::string& host, std::string& cmd) {
+  if (line.size() > 512) return false;
+  std::vector<text::Capture> caps;
+  if (!prompt_re().match(line, caps)) return false;
+  host.clear();
+  cmd.clear();
+  for (const auto& c : caps) {
+    if (c.name == "host") host = c.value;
+    if (c.name == "cmd") cmd = c.value;
+  }
+  return true;
+}
+
+bool is_kernel_line(std::string_view line) {
+  // One alternation: raw dmesg, dmesg -T, syslog / journal with a `kernel:` tag, dmesg iso
+  // (optionally -x decoded), kmsg records, -x decoded raw stamps.
+  static const text::Pattern re(
+      R"(^(?:(?:<\d+>)?\[\s*\d+\.\d+\])"
+      R"(|\[(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4}\])"
+      R"(|(?:[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d(?:\.\d+)?|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\S*) \S+ kernel: )"
+      R"(|(?:kern\s*:\s*\w+\s*: )?\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d,\d{6}[+-]\d\d:\d\d )"
+      R"(|\d+,\d+,\d+,[-c+][^;]*;)"
+      R"(|\w+\s*:\s*\w+\s*: \[))");
+  return re.matches(line);
+}
+
+/// Kernel text without a stamp (console captures, `dmesg -t`): OOM report anchors and task rows.
+bool is_kernel_content(std::string_view line) {
+  static const text::Pattern task_row(R"(^\[\s*\d+\]\s+\d+\s+\d+\s+\d+)");
+  return contains(line, " invoked oom-killer: ") || task_row.matches(line) || starts_with(line, "oom-kill:constraint=") ||
+         contains(line, "Killed process ") || starts_with(line, "Mem-Info:") ||
+         starts_with(line, "Tasks state (memory values in pages)") || contains(line, "NVRM: Xid");
+}
+
+bool is_smi_banner(std::string_view line) { return contains(line, "NVIDIA-SMI ") && contains(line, "Driver Version"); }
+bool is_smi_processes(std::string_view line) {
+  return starts_with(line, "| Processes:") || starts_with(line, "|  Processes:");
+}
+bool is_table_line(std::string_view line) {
+  return starts_with(line, "|") || starts_with(line, "+-") || starts_with(line, "+=");
+}
+bool is_free_header(std::string_view line) {
+  static const text::Pattern re(R"(^\s+total\s+used\s+free\s+shared\s)");
+  return re.matches(line);
+}
+bool is_free_row(std::string_view line) {
+  auto t = trim(line);
+  return starts_with(t, "Mem:") || starts_with(t, "Swap:") || starts_with(t, "Total:") ||
+         starts_with(t, "-/+ buffers/cache:") || starts_with(t, "Low:") || starts_with(t, "High:");
+}
+bool is_docker_header(std::string_view line) {
+  return starts_with(line, "CONTAINER ID") && contains(line, "IMAGE");
+}
+bool is_ctime_line(std::string_view line) {
+  static const text::Pattern re(
+      R"(^(?:\s*(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4}\s*$|Every [\d.]+s: ))");
+  return re.matches(line);
+}
+
+struct Block {
+  size_t begin, end;  // [begin, end) line indexes
+  std::string format;
+};
+
+/// Structured blocks (nvidia-smi tables, free, docker ps) found by their anchors in [b, e).
+std::vector<Block> structured_blocks(const std::vector<std::string_view>& lines, size_t b, size_t e) {
+  std::vector<Block> blocks;
+  size_t i = b;
+  while (i < e) {
+    const std::string_view line = lines[i];
+    if (is_smi_banner(line) || (is_smi_processes(line) && i + 1 < e)) {
+      size_t start = i;
+      while (start > b && is_table_line(lines[start - 1])) --start;
+      if (start > b && is_ctime_line(lines[start - 1])) --start;
+      if (start > b && is_ctime_line(lines[start - 1])) --start;  // watch header above a timestamp
+      size_t end = i + 1;
+      while (end < e) {
+        if (is_table_line(lines[end])) { ++end; continue; }
+        // A blank line separates the GPU box from the Processes box.
+        if (trim(lines[end]).empty() && end + 1 < e && is_table_line(lines[end + 1])) { ++end; continue; }
+        break;
+      }
+      if (!blocks.empty() && blocks.back().end > start) start = blocks.back().end;
+      blocks.push_back({start, end, "nvidia_smi_table"});
+      i = end;
+      continue;
+    }
+    if (is_free_header(line)) {
+      size_t end = i + 1;
+      while (end < e && (is_free_row(lines[end]) || (trim(lines[end]).empty() && end + 1 < e &&
+                                                      (is_free_header(lines[end + 1]) || is_free_row(lines[end + 1])))))
+        ++end;
+      while (end < e && is_free_header(lines[end])) {  // free -s repeats
+        ++end;
+        while (end < e && (is_free_row(lines[end]) || trim(lines[end]).empty())) ++end;
+      }
+      blocks.push_back({i, end, "free"});
+      i = end;
+      continue;
+    }
+    if (is_docker_header(line)) {
+      size_t end = i + 1;
+      std::string h, c;
+      while (end < e && !trim(lines[end]).empty() && !match_prompt(lines[end], h, c)) ++end;
+      blocks.push_back({i, end, "docker_ps"});
+      i = end;
+      continue;
+    }
+    ++i;
+  }
+  return blocks;
+}
+
+/// Splits [b, e) (no structured blocks inside) into kernel-log runs and app-log runs.
+void split_kernel_runs(const std::vector<std::string_view>& lines, size_t b, size_t e, std::vector<Block>& out) {
+  size_t i = b;
+  while (i < e) {
+    auto kernelish = [&](size_t k) { return is_kernel_line(lines[k]) || is_kernel_content(lines[k]); };
+    const bool kernel = kernelish(i);
+    size_t j = i + 1;
+    while (j < e) {
+      const bool k = kernelish(j);
+      if (k == kernel) { ++j; continue; }
+      // Unstamped lines inside a kernel run (wrapped rows, multi-line records) stay in it when
+      // the run resumes within a few lines.
+      if (kernel) {
+        size_t look = j;
+        while (look < e && look < j + 8 && !kernelish(look)) ++look;
+        if (look < e && look < j + 8) { j = look; continue; }
+      }
+      break;
+    }
+    out.push_back({i, j, kernel ? "kernel_log" : "app_log"});
+    i = j;
+  }
+}
+
+std::string_view slice(std::string_view text, const std::vector<std::string_view>& lines, size_t b, size_t e) {
+  if (b >= e) return {};
+  const char* start = lines[b].data();
+  const char* stop = lines[e - 1].data() + lines[e - 1].size();
+  (void)text;
+  return std::string_view(start, static_cast<size_t>(stop - start));
+}
+
+}  // namespace
+
+std::string host_from_command_line(std::string_view line) {
+  std::string host, cmd;
+  if (!match_prompt(line, host, cmd)) cmd = std::string(line);
+  // The last `ssh [opts] [user@]dest` hop names where the output came from. Options that take
+  // a value (-p 22, -i key, -o X, -J jump, -l user) skip their value.
+  static const std::string_view kValued = "bcDEeFIiJLlmOoPpRSWw";
+  std::string_view rest(cmd);
+  for (size_t at = rest.find("ssh"); at != std::string_view::npos; at = rest.find("ssh", at + 3)) {
+    const bool word_start = at == 0 || std::string_view(" \t'\"(;&|").find(rest[at - 1]) != std::string_view::npos;
+    if (!word_start || at + 3 >= rest.size() || (rest[at + 3] != ' ' && rest[at + 3] != '\t')) continue;
+    size_t i = at + 3;
+    auto next_token = [&]() {
+      while (i < rest.size() && (rest[i] == ' ' || rest[i] == '\t')) ++i;
+      size_t b = i;
+      while (i < rest.size() && rest[i] != ' ' && rest[i] != '\t' && rest[i] != '\'' && rest[i] != '"') ++i;
+      return rest.substr(b, i - b);
+    };
+    for (std::string_view tok = next_token(); !tok.empty(); tok = next_token()) {
+      if (tok[0] == '-') {
+        if (tok.size() == 2 && kValued.find(tok[1]) != std::string_view::npos) next_token();
+        continue;
+      }
+      const size_t atsign = tok.find('@');
+      std::string_view dest = atsign == std::string_view::npos ? tok : tok.substr(atsign + 1);
+      if (!dest.empty() && std::isalnum(static_cast<unsigned char>(dest[0]))) host = std::string(dest);
+      break;
+    }
+  }
+  return host;
+}
+
+std::string sniff_format(std::string_view text) {
+  if (trim(text).empty()) return std::string(format::kEmpty);
+  const size_t probe = std::min<size_t>(text.size(), 8192);
+  size_t bad = 0;
+  for (size_t i = 0; i < probe; ++i) {
+    const unsigned char c = static_cast<unsigned char>(text[i]);
+    if (c == 0) return std::string(format::kBinary);
+    if (c < 0x20 && c != '\n' && c != '\r' && c != '\t' && c != 0x1b) ++bad;
+  }
+  if (bad * 10 > probe) return std::string(format::kBinary);
+  auto segments = segment_text(text);
+  if (segments.empty()) return std::string(format::kEmpty);
+  // The format covering most lines wins.
+  std::string best;
+  size_t best_lines = 0;
+  for (const auto& seg : segments) {
+    size_t n = static_cast<size_t>(std::count(seg.text.begin(), seg.text.end(), '\n')) + 1;
+    if (n > best_lines) { best_lines = n; best = seg.format; }
+  }
+  return best;
+}
+
+std::vector<Segment> segment_text(std::string_view text) {
+  const auto lines = text::split_lines(text);
+  std::vector<Segment> segments;
+  // 1. Prompts split the text into command sections.
+  std::vector<std::pair<size_t, std::string>> starts;  // line index, host
+  std::vector<std::string> commands;
+  starts.push_back({0, ""});
+  commands.emplace_back();
+  for (size_t i = 0; i < lines.size(); ++i) {
+    std::string host, cmd;
+    if (match_prompt(lines[i], host, cmd)) {
+      starts.push_back({i, host_from_command_line(lines[i])});
+      commands.push_back(cmd);
+    }
+  }
+  starts.push_back({lines.size(), ""});
+  for (size_t s = 0; s + 1 < starts.size(); ++s) {
+    size_t b = starts[s].first;
+    const size_t e = starts[s + 1].first;
+    const bool prompt = s > 0;
+    if (prompt) ++b;  // the prompt line itself is not output
+    if (b >= e) continue;
+    // 2. Structured blocks, then kernel / app runs in the gaps.
+    std::vector<Block> blocks;
+    auto structured = structured_blocks(lines, b, e);
+    size_t cursor = b;
+    for (const auto& blk : structured) {
+      if (blk.begin > cursor) split_kernel_runs(lines, cursor, blk.begin, blocks);
+      blocks.push_back(blk);
+      cursor = blk.end;
+    }
+    if (cursor < e) split_kernel_runs(lines, cursor, e, blocks);
+    for (const auto& blk : blocks) {
+      Segment seg;
+      seg.text = slice(text, lines, blk.begin, blk.end);
+      if (trim(seg.text).empty()) continue;
+      seg.first_line = static_cast<std::int64_t>(blk.begin) + 1;
+      seg.format = blk.format;
+      seg.host = starts[s].second;
+      seg.command = commands[s];
+      segments.push_back(seg);
+    }
+  }
+  // Merge neighbouring app-log runs (a short run between two of them is usually noise).
+  std::vector<Segment> merged;
+  for (auto& seg : segments) {
+    if (!merged.empty() && merged.back().format == seg.format && merged.back().host == seg.host &&
+        merged.back().command == seg.command && seg.format != "nvidia_smi_table" &&
+        seg.format != "free" && seg.format != "docker_ps") {
+      const char* start = merged.back().text.data();
+      const char* stop = seg.text.data() + seg.text.size();
+      merged.back().text = std::string_view(start, static_cast<size_t>(stop - start));
+      continue;
+    }
+    merged.push_back(seg);
+  }
+  return merged;
+}
+
+}  // namespace culprit::ingest

@@ -1,0 +1,120 @@
+// The JSON string escaper and compact writer behind the JSON contract. Hand-written so that
+// any bytes (control characters, invalid UTF-8 from broken logs) still yield valid JSON.
+#include "culprit/report/json_writer.hpp"
+
+#include "report/utf8.hpp"
+
+namespace culprit::report {
+
+void append_json_string(std::string& out, std::string_view text) {
+  static const char kHex[] = "0123456789abcdef";
+  out.reserve(out.size() + text.size() + 2);
+  out.push_back('"');
+  for (std::size_t i = 0; i < text.size();) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {  // the common case: plain ASCII
+      out.push_back(static_cast<char>(c));
+      ++i;
+      continue;
+    }
+    const char32_t cp = utf8::next(text, i);
+    switch (cp) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      case '\b': out += "\\b"; break;
+      case '\f': out += "\\f"; break;
+      case 0x2028: out += "\\u2028"; break;  // valid JSON, but breaks JavaScript parsers
+      case 0x2029: out += "\\u2029"; break;
+      default:
+        if (cp < 0x20) {
+          out += "\\u00";
+          out.push_back(kHex[cp >> 4]);
+          out.push_back(kHex[cp & 0xF]);
+        } else {
+          utf8::append(out, cp);
+        }
+    }
+  }
+  out.push_back('"');
+}
+
+std::string json_quote(std::string_view text) {
+  std::string out;
+  append_json_string(out, text);
+  return out;
+}
+
+void JsonWriter::before_value() {
+  if (after_key_) {
+    after_key_ = false;
+    return;
+  }
+  if (!first_.empty()) {
+    if (!first_.back()) out_.push_back(',');
+    first_.back() = false;
+  }
+}
+
+void JsonWriter::begin_object() {
+  before_value();
+  out_.push_back('{');
+  first_.push_back(true);
+}
+
+void JsonWriter::end_object() {
+  out_.push_back('}');
+  if (!first_.empty()) first_.pop_back();
+}
+
+void JsonWriter::begin_array() {
+  before_value();
+  out_.push_back('[');
+  first_.push_back(true);
+}
+
+void JsonWriter::end_array() {
+  out_.push_back(']');
+  if (!first_.empty()) first_.pop_back();
+}
+
+void JsonWriter::key(std::string_view name) {
+  before_value();
+  append_json_string(out_, name);
+  out_.push_back(':');
+  after_key_ = true;
+}
+
+void JsonWriter::value(std::string_view text) {
+  before_value();
+  append_json_string(out_, text);
+}
+
+void JsonWriter::value(std::int64_t number) {
+  before_value();
+  out_ += std::to_string(number);
+}
+
+void JsonWriter::value(bool flag) {
+  before_value();
+  out_ += flag ? "true" : "false";
+}
+
+void JsonWriter::null() {
+  before_value();
+  out_ += "null";
+}
+
+void JsonWriter::value(const std::optional<std::int64_t>& number) {
+  if (number) value(*number);
+  else null();
+}
+
+void JsonWriter::value(const std::optional<int>& number) {
+  if (number) value(static_cast<std::int64_t>(*number));
+  else null();
+}
+
+}  // namespace culprit::report

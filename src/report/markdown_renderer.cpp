@@ -1,0 +1,307 @@
+// The Markdown incident report, meant to be pasted into a GitHub issue: title, summary, a
+// verdict table, culprit, memory ledger table, timeline of root + echoes, evidence in fenced
+// blocks, advice, ruled out, sources. All log text is escaped; nothing can break the layout.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "report/renderers.hpp"
+#include "report/utf8.hpp"
+#include "report/wording.hpp"
+
+namespace culprit::report {
+namespace {
+
+constexpr int kMaxLineColumns = 2000;  // a runaway log line is cut, even in a code block
+
+/// Backslash-escapes Markdown punctuation (`|` too, so the result is also a safe table cell).
+std::string escape(std::string_view text) {
+  static constexpr std::string_view kSpecial = "\\`*_[]<>|~&";
+  std::string out;
+  for (char c : text) {
+    if (kSpecial.find(c) != std::string_view::npos) out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+/// Inline text from a log or a rule: one line, escaped.
+std::string md(std::string_view raw) { return escape(utf8::one_line(raw)); }
+
+/// A code span of clean one-line text that survives backticks inside it; `|` escaped for
+/// table cells (GFM processes `\|` before the code span).
+std::string code_span(std::string_view text) {
+  if (text.empty()) return {};
+  std::size_t longest = 0, run = 0;
+  for (char c : text) {
+    run = c == '`' ? run + 1 : 0;
+    longest = std::max(longest, run);
+  }
+  const std::string fence(longest + 1, '`');
+  const bool pad = text.front() == '`' || text.back() == '`';
+  std::string out = fence + (pad ? " " : "");
+  for (char c : text) {
+    if (c == '|') out += '\\';
+    out += c;
+  }
+  return out + (pad ? " " : "") + fence;
+}
+
+/// Raw text as a code span.
+std::string code(std::string_view raw) { return code_span(utf8::one_line(raw)); }
+
+/// Authored prose (summaries, advice, titles): like `md`, but balanced backtick pairs stay
+/// code spans, so rule text like "set `num_workers=0`" renders as code.
+std::string prose(std::string_view raw) {
+  const std::string text = utf8::one_line(raw);
+  if (std::count(text.begin(), text.end(), '`') % 2 != 0) return escape(text);
+  std::string out;
+  bool in_code = false;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i <= text.size(); ++i) {
+    if (i < text.size() && text[i] != '`') continue;
+    const std::string_view part = std::string_view(text).substr(start, i - start);
+    out += in_code ? code_span(part) : escape(part);
+    in_code = !in_code;
+    start = i + 1;
+  }
+  return out;
+}
+
+/// Escaped inline text placed at the start of a block (a paragraph, a list item) must not
+/// open a heading, list, quote or rule: `- x`, `1. x`, `# x`, `+ x`, `= x`.
+std::string at_block_start(std::string text) {
+  std::size_t digits = 0;
+  while (digits < text.size() && digits < 9 && text[digits] >= '0' && text[digits] <= '9') ++digits;
+  if (digits > 0 && digits < text.size() && (text[digits] == '.' || text[digits] == ')'))
+    return text.insert(digits, "\\");
+  if (!text.empty() && std::string_view("#+-=").find(text[0]) != std::string_view::npos)
+    return "\\" + text;
+  return text;
+}
+
+/// A fenced code block longer than any backtick run inside `text`.
+std::string fenced(const std::string& text, const char* info = "text") {
+  std::size_t longest = 0, run = 0;
+  for (char c : text) {
+    run = c == '`' ? run + 1 : 0;
+    longest = std::max(longest, run);
+  }
+  const std::string fence(std::max<std::size_t>(3, longest + 1), '`');
+  return fence + info + "\n" + text + (text.empty() || text.back() == '\n' ? "" : "\n") + fence + "\n";
+}
+
+std::string or_dash(std::string s) { return s.empty() ? std::string("—") : s; }
+
+std::string process_md(const diagnose::ProcessRef& p, bool with_role) {
+  std::string out;
+  if (p.pid) out = fmt::format("pid {}", *p.pid);
+  if (!p.name.empty()) out += (out.empty() ? "" : " ") + code(p.name);
+  if (out.empty()) out = "unknown process";
+  if (!p.host.empty()) out += " on " + md(p.host);
+  if (with_role) out += " (" + role_text(p.role) + ")";
+  return out;
+}
+
+struct Doc {
+  std::string out;
+  void para(const std::string& text) {
+    if (!out.empty() && out.back() != '\n') out += '\n';
+    if (!out.empty()) out += '\n';
+    out += text;
+    if (out.back() != '\n') out += '\n';
+  }
+  void heading(const std::string& title) { para("## " + title); }
+};
+
+void table(Doc& doc, const std::vector<std::string>& header, const std::vector<std::string>& align,
+           const std::vector<std::vector<std::string>>& rows) {
+  std::string t = "|";
+  for (const auto& h : header) t += " " + h + " |";
+  t += "\n|";
+  for (const auto& a : align) t += a + "|";
+  t += '\n';
+  for (const auto& r : rows) {
+    t += "|";
+    for (const auto& c : r) t += " " + (c.empty() ? std::string(" ") : c) + " |";
+    t += '\n';
+  }
+  doc.para(t);
+}
+
+void process_section(Doc& doc, const std::string& title, const diagnose::ProcessRef& p, bool full) {
+  doc.heading(title);
+  std::string list;
+  auto item = [&](const char* key, const std::string& value) {
+    if (!value.empty()) list += fmt::format("- **{}:** {}\n", key, value);
+  };
+  item("Host", md(p.host));
+  item("PID", p.pid ? std::to_string(*p.pid) : std::string());
+  item("Name", code(p.name));
+  if (full) {
+    item("Role", role_text(p.role));
+    item("Why", prose(p.why));
+    item("Container", code(p.container));
+  }
+  doc.para(list.empty() ? std::string("Nothing is known about this process.") : list);
+}
+
+void budget_section(Doc& doc, const diagnose::Budget& b) {
+  std::string title = "Memory budget";
+  std::vector<std::string> where;
+  if (!b.host.empty()) where.push_back(md(b.host));
+  if (b.gpu) where.push_back(fmt::format("GPU {}", *b.gpu));
+  if (b.unified) where.push_back("unified memory");
+  if (!where.empty()) title += " (" + fmt::format("{}", fmt::join(where, ", ")) + ")";
+  doc.heading(title);
+  if (b.unified)
+    doc.para("Unified memory: the GPU and the host share one pool, so host processes count "
+             "against GPU memory.");
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& r : ledger_rows(b)) {
+    std::string label = md(r.label);
+    if (r.role == "shortfall") label = "**" + label + "**";
+    rows.push_back({label, md(r.role), r.pid ? std::to_string(*r.pid) : std::string(),
+                    size_text(r.bytes), r.bytes ? std::to_string(*r.bytes) : std::string(),
+                    r.share && r.bytes ? share_text(*r.bytes, b.total) : std::string()});
+  }
+  if (rows.empty()) {
+    doc.para("No sizes are known.");
+  } else {
+    table(doc, {"Entry", "Role", "PID", "Size", "Bytes", "Share of total"},
+          {"---", "---", "--:", "--:", "--:", "--:"}, rows);
+  }
+  if (!b.arithmetic.empty()) {
+    std::string text;
+    for (const auto& a : b.arithmetic) text += utf8::one_line(a) + "\n";
+    doc.para(fenced(text));
+  }
+}
+
+void timeline_section(Doc& doc, const diagnose::Verdict& v) {
+  struct Item {
+    const diagnose::Finding* f;
+    bool root;
+  };
+  std::vector<Item> items;
+  if (v.root) items.push_back({&*v.root, true});
+  for (const auto& e : v.echoes) items.push_back({&e, false});
+  if (items.empty()) return;
+  std::stable_sort(items.begin(), items.end(), [](const Item& a, const Item& b) {
+    if (a.f->ts && b.f->ts) return *a.f->ts < *b.f->ts;
+    return a.f->ts.has_value() && !b.f->ts.has_value();  // unknown times last
+  });
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& it : items) {
+    const auto& f = *it.f;
+    std::string what = it.root ? "**Root:** " : "Echo: ";
+    what += prose(!f.title.empty() ? f.title : verdict_label(f.verdict));
+    if (!f.summary.empty()) what += " — " + prose(f.summary);
+    rows.push_back({or_dash(iso_time(f.ts)), or_dash(md(f.host)), what});
+  }
+  doc.heading("Timeline");
+  table(doc, {"Time (UTC)", "Host", "What"}, {"---", "---", "---"}, rows);
+}
+
+void evidence_section(Doc& doc, const std::vector<diagnose::Evidence>& evidence) {
+  doc.heading("Evidence");
+  const std::size_t shown = std::min(evidence.size(), kMaxEvidence);
+  for (std::size_t i = 0; i < shown; ++i) {
+    const auto& e = evidence[i];
+    std::string label = e.source.empty() ? std::string("?") : e.source;
+    if (e.line > 0) label += fmt::format(":{}", e.line);
+    std::string head = "**" + code(label) + "**";
+    if (!e.host.empty()) head += " · " + md(e.host);
+    if (e.ts) head += " · " + iso_time(e.ts);
+    std::string text = utf8::clean(e.text);
+    while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+    std::string body;
+    std::size_t start = 0, count = 0, total = 0;
+    const std::size_t max_lines = 3 * kMaxBlockLines;
+    while (start <= text.size()) {
+      std::size_t end = text.find('\n', start);
+      if (end == std::string::npos) end = text.size();
+      if (count < max_lines) {
+        body += utf8::cut(std::string_view(text).substr(start, end - start), kMaxLineColumns) + "\n";
+        ++count;
+      }
+      ++total;
+      start = end + 1;
+    }
+    if (total > count) body += fmt::format("… ({} more lines)\n", total - count);
+    doc.para(head);
+    doc.para(fenced(body));
+  }
+  if (evidence.size() > shown)
+    doc.para(fmt::format("… and {} more evidence lines (see `--format json`).", evidence.size() - shown));
+}
+
+void list_section(Doc& doc, const std::string& title, const std::vector<std::string>& items) {
+  if (items.empty()) return;
+  doc.heading(title);
+  std::string list;
+  for (const auto& i : items) list += "- " + at_block_start(prose(i)) + "\n";
+  doc.para(list);
+}
+
+}  // namespace
+
+std::string render_markdown(const diagnose::Verdict& v) {
+  Doc doc;
+  doc.para("# Incident: " + md(headline_body(headline(v))));
+  if (!v.summary.empty()) doc.para(at_block_start(prose(v.summary)));
+
+  std::vector<std::vector<std::string>> facts;
+  facts.push_back({"Verdict", md(verdict_label(v.verdict)) + " (" + code(v.verdict) + ")"});
+  facts.push_back({"Confidence", diagnose::to_string(v.confidence)});
+  if (const std::string where = where_phrase(v); !where.empty()) facts.push_back({"Where", md(where)});
+  if (v.root && v.root->ts) facts.push_back({"When (UTC)", iso_time(v.root->ts)});
+  facts.push_back({"Culprit", v.culprit ? process_md(*v.culprit, true) : std::string("unknown")});
+  if (v.victim) facts.push_back({"Killed", process_md(*v.victim, false)});
+  if (v.budget) {
+    if (v.budget->shortfall) facts.push_back({"Shortfall", size_text(v.budget->shortfall)});
+  }
+  if (v.root && !v.root->rule.empty()) facts.push_back({"Root rule", code(v.root->rule)});
+  table(doc, {"Field", "Value"}, {"---", "---"}, facts);
+
+  if (v.culprit) process_section(doc, "Culprit", *v.culprit, true);
+  if (v.victim)
+    process_section(doc, victim_differs(v) ? "Victim (killed, not the culprit)" : "Victim (the culprit itself)",
+                    *v.victim, false);
+  if (v.budget) budget_section(doc, *v.budget);
+  timeline_section(doc, v);
+
+  if (const auto others = other_findings(v); !others.empty()) {
+    std::vector<std::vector<std::string>> rows;
+    for (const auto* f : others)
+      rows.push_back({diagnose::to_string(f->confidence), code(f->verdict), or_dash(md(f->host)),
+                      or_dash(iso_time(f->ts)), prose(f->title), code(f->rule)});
+    doc.heading("Other findings");
+    table(doc, {"Confidence", "Verdict", "Host", "Time (UTC)", "Title", "Rule"},
+          {"---", "---", "---", "---", "---", "---"}, rows);
+  }
+
+  const auto& evidence = !v.evidence.empty() || !v.root ? v.evidence : v.root->evidence;
+  if (!evidence.empty()) evidence_section(doc, evidence);
+
+  std::vector<std::string> advice = v.advice;
+  if (advice.empty() && v.root && !v.root->advice.empty()) advice.push_back(v.root->advice);
+  list_section(doc, "Advice", advice);
+  list_section(doc, "Ruled out", v.ruled_out);
+
+  if (!v.sources.empty()) {
+    std::vector<std::vector<std::string>> rows;
+    for (const auto& s : v.sources)
+      rows.push_back({code(s.name), or_dash(md(s.host)), or_dash(md(s.format)), std::to_string(s.lines),
+                      std::to_string(s.bytes), or_dash(md(s.clock))});
+    doc.heading("Sources");
+    table(doc, {"Name", "Host", "Format", "Lines", "Bytes", "Clock"},
+          {"---", "---", "---", "--:", "--:", "---"}, rows);
+  }
+  list_section(doc, "Skipped inputs", v.skipped);
+  return doc.out;
+}
+
+}  // namespace culprit::report

@@ -1,0 +1,300 @@
+// The terminal report: the verdict in one line first, then short sections (culprit, victim,
+// memory budget, root failure and echoes, evidence, ruled out, advice, skipped inputs).
+// Every line fits `width` columns; log text is cleaned of escapes and cut with an ellipsis.
+#include <fmt/color.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "report/renderers.hpp"
+#include "report/utf8.hpp"
+#include "report/wording.hpp"
+
+namespace culprit::report {
+namespace {
+
+constexpr int kMinWidth = 40;
+constexpr std::size_t kMaxEchoes = 20;
+constexpr std::size_t kMaxSources = 20;
+
+/// Accumulates lines, applying the width and (optionally) colour.
+class TextOut {
+ public:
+  explicit TextOut(const RenderOptions& o)
+      : color_(o.color), width_(o.width <= 0 ? 0 : std::max(kMinWidth, o.width)) {}
+
+  int width() const { return width_; }
+  /// Columns left after `indent`; 0 means unlimited.
+  int room(int indent) const { return width_ == 0 ? 0 : std::max(10, width_ - indent); }
+
+  std::string paint(const std::string& text, fmt::text_style style) const {
+    if (!color_ || text.empty()) return text;
+    return fmt::format(style, "{}", text);
+  }
+
+  void line(const std::string& text) {
+    out_ += text;
+    out_ += '\n';
+    blank_ = false;
+  }
+  void blank() {
+    if (!blank_ && !out_.empty()) out_ += '\n';
+    blank_ = true;
+  }
+  void heading(const std::string& title) {
+    blank();
+    line(paint(utf8::cut(title, room(0)), fmt::emphasis::bold));
+  }
+  /// Wrapped text; the first line may carry a different prefix than the rest.
+  void wrapped(const std::string& text, int indent, const std::string& first_prefix = {},
+               const std::string& rest_prefix = {}) {
+    const std::string pad(static_cast<std::size_t>(indent), ' ');
+    const int prefix_cols = std::max(utf8::columns(first_prefix), utf8::columns(rest_prefix));
+    const auto lines = utf8::wrap(utf8::one_line(text), room(indent + prefix_cols));
+    for (std::size_t i = 0; i < lines.size(); ++i)
+      line(pad + (i == 0 ? first_prefix : rest_prefix) + lines[i]);
+  }
+  void bullet(const std::string& text, int indent = 2) { wrapped(text, indent, "- ", "  "); }
+
+  /// `key  value` rows with the values aligned and wrapped under themselves.
+  void fields(const std::vector<std::pair<std::string, std::string>>& rows, int indent = 2) {
+    std::size_t key_cols = 0;
+    for (const auto& [k, v] : rows)
+      if (!v.empty()) key_cols = std::max(key_cols, static_cast<std::size_t>(utf8::columns(k)));
+    const std::string pad(static_cast<std::size_t>(indent), ' ');
+    const std::string hang(key_cols + 2, ' ');
+    for (const auto& [k, v] : rows) {
+      if (v.empty()) continue;
+      const auto lines =
+          utf8::wrap(utf8::one_line(v), room(indent + static_cast<int>(key_cols) + 2));
+      const std::string key = k + std::string(key_cols + 2 - utf8::columns(k), ' ');
+      for (std::size_t i = 0; i < lines.size(); ++i)
+        line(pad + (i == 0 ? paint(key, fmt::emphasis::faint) : hang) + lines[i]);
+    }
+  }
+
+  std::string take() { return std::move(out_); }
+
+ private:
+  bool color_;
+  int width_;
+  std::string out_;
+  bool blank_ = true;
+};
+
+std::string pad_right(const std::string& s, int cols) {
+  return s + std::string(static_cast<std::size_t>(std::max(0, cols - utf8::columns(s))), ' ');
+}
+
+std::string pad_left(const std::string& s, int cols) {
+  return std::string(static_cast<std::size_t>(std::max(0, cols - utf8::columns(s))), ' ') + s;
+}
+
+fmt::text_style verdict_style(const std::string& id) {
+  if (is_oom_verdict(id)) return fmt::fg(fmt::terminal_color::red) | fmt::emphasis::bold;
+  if (id == diagnose::verdict::kNotOom) return fmt::fg(fmt::terminal_color::yellow) | fmt::emphasis::bold;
+  return fmt::emphasis::bold;
+}
+
+fmt::text_style confidence_style(diagnose::Confidence c) {
+  switch (c) {
+    case diagnose::Confidence::high: return fmt::fg(fmt::terminal_color::green);
+    case diagnose::Confidence::medium: return fmt::fg(fmt::terminal_color::yellow);
+    case diagnose::Confidence::low: return fmt::emphasis::faint;
+  }
+  return {};
+}
+
+// The verdict in one line. When it does not fit, words go in this order: the victim clause,
+// the label "culprit:", the word "confidence"; then the body is cut with an ellipsis.
+void write_headline(TextOut& out, const diagnose::Verdict& v) {
+  const Headline h = headline(v);
+  const int w = out.width();
+  HeadlineStyle style;
+  auto fits = [&] {
+    return w <= 0 || utf8::columns(utf8::one_line(headline_body(h, style))) + 1 +
+                             utf8::columns(headline_confidence(h, style)) <= w;
+  };
+  if (!fits()) style.victim = false;
+  if (!fits()) style.culprit_label = false;
+  if (!fits()) style.confidence_word = false;
+  std::string body = utf8::one_line(headline_body(h, style));
+  const std::string conf = headline_confidence(h, style);
+  if (!fits()) body = utf8::cut(body, w - 1 - utf8::columns(conf));
+  out.line(out.paint(body, verdict_style(v.verdict)) + " " +
+           out.paint(conf, confidence_style(v.confidence)));
+}
+
+void write_process(TextOut& out, const std::string& title, const diagnose::ProcessRef& p,
+                   bool full) {
+  out.heading(title);
+  std::vector<std::pair<std::string, std::string>> rows{
+      {"host", p.host},
+      {"pid", p.pid ? std::to_string(*p.pid) : std::string()},
+      {"name", p.name},
+  };
+  if (full) {
+    rows.emplace_back("role", role_text(p.role));
+    rows.emplace_back("why", p.why);
+    rows.emplace_back("container", p.container);
+  }
+  out.fields(rows);
+}
+
+void write_budget(TextOut& out, const diagnose::Budget& b) {
+  std::string title = "Memory budget";
+  std::string where = b.host;
+  if (b.gpu) where += (where.empty() ? "" : " ") + fmt::format("GPU {}", *b.gpu);
+  if (!where.empty()) title += " — " + utf8::one_line(where);
+  if (b.unified) title += " (unified memory)";
+  out.heading(title);
+
+  const auto rows = ledger_rows(b);
+  int size_cols = 0, label_cols = 0;
+  std::vector<std::string> sizes;
+  for (const auto& r : rows) {
+    sizes.push_back(size_text(r.bytes));
+    size_cols = std::max(size_cols, utf8::columns(sizes.back()));
+    label_cols = std::max(label_cols, utf8::columns(utf8::one_line(r.label)));
+  }
+  constexpr int kIndent = 2, kShareCols = 6;
+  if (out.width() > 0)
+    label_cols = std::min(label_cols, out.width() - kIndent - 2 - size_cols - 2 - kShareCols);
+  label_cols = std::max(label_cols, 8);
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const auto& r = rows[i];
+    std::string text = std::string(kIndent, ' ') +
+                       pad_right(utf8::cut(utf8::one_line(r.label), label_cols), label_cols) + "  " +
+                       pad_left(sizes[i], size_cols);
+    if (r.share && r.bytes) {
+      if (std::string share = share_text(*r.bytes, b.total); !share.empty())
+        text += "  " + pad_left(share, kShareCols);
+    }
+    if (r.role == "shortfall") text = out.paint(text, fmt::emphasis::bold);
+    out.line(text);
+  }
+  if (rows.empty()) out.line("  (no sizes known)");
+  if (b.unified) {
+    out.blank();
+    out.wrapped("Unified memory: the GPU and the host share one pool, so host processes count "
+                "against GPU memory.", 2);
+  }
+  if (!b.arithmetic.empty()) {
+    out.blank();
+    for (const auto& a : b.arithmetic) out.wrapped(a, 2, "", "  ");
+  }
+}
+
+void write_failure(TextOut& out, const diagnose::Finding& f) {
+  std::string when = iso_time(f.ts);
+  if (when.empty()) when = "time unknown";
+  std::string what = !f.title.empty() ? f.title : verdict_label(f.verdict);
+  std::string head = when + "  " + (f.host.empty() ? std::string("?") : f.host) + "  " + what +
+                     " [" + diagnose::to_string(f.confidence) + "]";
+  out.line("  " + utf8::cut(utf8::one_line(head), out.room(2)));
+  if (!f.summary.empty()) out.wrapped(f.summary, 4);
+}
+
+void write_evidence(TextOut& out, const std::vector<diagnose::Evidence>& evidence) {
+  out.heading("Evidence");
+  const std::size_t shown = std::min(evidence.size(), kMaxEvidence);
+  for (std::size_t i = 0; i < shown; ++i) {
+    const auto& e = evidence[i];
+    std::string label = e.source.empty() ? std::string("?") : e.source;
+    if (e.line > 0) label += fmt::format(":{}", e.line);
+    if (!e.host.empty() && e.source.find(e.host) == std::string::npos) label += "  " + e.host;
+    if (e.ts) label += "  " + iso_time(e.ts);
+    out.line("  " + out.paint(utf8::cut(utf8::one_line(label), out.room(2)),
+                              fmt::fg(fmt::terminal_color::cyan)));
+    // A block (kernel OOM report, traceback) keeps its lines; each is cut, never wrapped.
+    std::string text = utf8::clean(e.text);
+    while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+    std::vector<std::string> lines;
+    std::size_t start = 0;
+    while (start <= text.size()) {
+      std::size_t end = text.find('\n', start);
+      if (end == std::string::npos) end = text.size();
+      lines.push_back(text.substr(start, end - start));
+      start = end + 1;
+    }
+    const std::size_t keep = std::min(lines.size(), kMaxBlockLines);
+    for (std::size_t k = 0; k < keep; ++k) {
+      std::string l = lines[k];
+      while (!l.empty() && l.back() == ' ') l.pop_back();
+      out.line("    " + utf8::cut(l, out.room(4)));
+    }
+    if (lines.size() > keep) out.line(fmt::format("    … ({} more lines)", lines.size() - keep));
+  }
+  if (evidence.size() > shown)
+    out.line(fmt::format("  … and {} more (see --format json)", evidence.size() - shown));
+}
+
+}  // namespace
+
+std::string render_text(const diagnose::Verdict& v, const RenderOptions& options) {
+  TextOut out(options);
+  write_headline(out, v);
+  if (!v.summary.empty()) {
+    out.blank();
+    out.wrapped(v.summary, 0);
+  }
+
+  if (v.culprit) write_process(out, "Culprit", *v.culprit, true);
+  if (v.victim) {
+    write_process(out, victim_differs(v) ? "Victim (killed, not the culprit)" : "Victim (the culprit itself)",
+                  *v.victim, false);
+  }
+  if (v.budget) write_budget(out, *v.budget);
+
+  if (v.root) {
+    out.heading("Root failure");
+    write_failure(out, *v.root);
+  }
+  if (!v.echoes.empty()) {
+    out.heading(fmt::format("Echoes ({})", v.echoes.size()));
+    const std::size_t shown = std::min(v.echoes.size(), kMaxEchoes);
+    for (std::size_t i = 0; i < shown; ++i) write_failure(out, v.echoes[i]);
+    if (v.echoes.size() > shown) out.line(fmt::format("  … and {} more", v.echoes.size() - shown));
+  }
+  if (const auto others = other_findings(v); !others.empty()) {
+    out.heading("Other findings");
+    for (const auto* f : others) write_failure(out, *f);
+  }
+
+  const auto& evidence = !v.evidence.empty() || !v.root ? v.evidence : v.root->evidence;
+  if (!evidence.empty()) write_evidence(out, evidence);
+
+  if (!v.ruled_out.empty()) {
+    out.heading("Ruled out");
+    for (const auto& r : v.ruled_out) out.bullet(r);
+  }
+  std::vector<std::string> advice = v.advice;
+  if (advice.empty() && v.root && !v.root->advice.empty()) advice.push_back(v.root->advice);
+  if (!advice.empty()) {
+    out.heading("Advice");
+    for (const auto& a : advice) out.bullet(a);
+  }
+  if (!v.skipped.empty()) {
+    out.heading("Skipped inputs");
+    for (const auto& s : v.skipped) out.bullet(s);
+  }
+  if (!v.sources.empty()) {
+    out.heading(fmt::format("Sources ({})", v.sources.size()));
+    const std::size_t shown = std::min(v.sources.size(), kMaxSources);
+    for (std::size_t i = 0; i < shown; ++i) {
+      const auto& s = v.sources[i];
+      std::string detail = s.format.empty() ? std::string("unknown format") : s.format;
+      if (!s.host.empty()) detail += ", host " + s.host;
+      detail += fmt::format(", {} line{}", s.lines, s.lines == 1 ? "" : "s");
+      if (!s.clock.empty()) detail += ", clock " + s.clock;
+      out.line("  " + utf8::cut(utf8::one_line(s.name + "  (" + detail + ")"), out.room(2)));
+    }
+    if (v.sources.size() > shown) out.line(fmt::format("  … and {} more", v.sources.size() - shown));
+  }
+  return out.take();
+}
+
+}  // namespace culprit::report

@@ -1,0 +1,228 @@
+// The shared phrasing of the text and Markdown reports: the verdict line, process phrases,
+// sizes and times, and the ledger rows. One place, so both formats say the same thing.
+#include "report/wording.hpp"
+
+#include <fmt/format.h>
+
+#include <limits>
+
+#include "culprit/core/size.hpp"
+#include "culprit/core/time.hpp"
+
+namespace culprit::report {
+
+namespace dv = diagnose::verdict;
+
+std::string verdict_label(std::string_view id) {
+  if (id == dv::kCudaOom) return "CUDA OOM";
+  if (id == dv::kKernelOom) return "Host kernel OOM";
+  if (id == dv::kCgroupOom) return "cgroup OOM";
+  if (id == dv::kUserspaceOomKill) return "User-space OOM kill";
+  if (id == dv::kNotOom) return "Not an OOM";
+  if (id == dv::kUnknown || id.empty()) return "Unknown";
+  return std::string(id);
+}
+
+bool is_oom_verdict(std::string_view id) {
+  return id == dv::kCudaOom || id == dv::kKernelOom || id == dv::kCgroupOom ||
+         id == dv::kUserspaceOomKill;
+}
+
+std::string size_text(std::int64_t bytes) {
+  if (bytes >= 0) return core::format_size(bytes);
+  if (bytes == std::numeric_limits<std::int64_t>::min()) bytes += 1;  // cannot negate
+  return "-" + core::format_size(-bytes);
+}
+
+std::string size_text(const std::optional<std::int64_t>& bytes) {
+  return bytes ? size_text(*bytes) : std::string("—");
+}
+
+std::string iso_time(const std::optional<double>& ts) {
+  return ts ? core::format_iso(*ts) : std::string();
+}
+
+std::string short_time(const std::optional<double>& ts) {
+  if (!ts) return {};
+  std::string iso = core::format_iso(*ts);  // 2026-04-09T00:47:13.000Z
+  if (iso.size() >= 20 && iso[10] == 'T') {
+    iso[10] = ' ';
+    return iso.substr(0, 19) + "Z";
+  }
+  return iso;
+}
+
+std::string role_text(std::string_view role) {
+  if (role == "job" || role == "foreign") return std::string(role);
+  return "role unknown";
+}
+
+std::string process_phrase(const diagnose::ProcessRef& p, std::string_view here, bool with_role) {
+  std::string out;
+  if (p.pid) out = fmt::format("pid {}", *p.pid);
+  if (!p.name.empty()) {
+    if (!out.empty()) out += ' ';
+    out += p.name;
+  }
+  if (out.empty()) out = "unknown process";
+  if (!here.empty() && !p.host.empty() && p.host != here) out += " on " + p.host;
+  if (with_role) out += " (" + role_text(p.role) + ")";
+  return out;
+}
+
+std::string incident_host(const diagnose::Verdict& v) {
+  if (v.root && !v.root->host.empty()) return v.root->host;
+  if (v.culprit && !v.culprit->host.empty()) return v.culprit->host;
+  if (v.budget && !v.budget->host.empty()) return v.budget->host;
+  if (v.victim && !v.victim->host.empty()) return v.victim->host;
+  return {};
+}
+
+std::string where_phrase(const diagnose::Verdict& v) {
+  std::string host = incident_host(v);
+  if (v.budget && v.budget->gpu && (v.budget->host.empty() || v.budget->host == host)) {
+    return host.empty() ? fmt::format("GPU {}", *v.budget->gpu)
+                        : fmt::format("{} GPU {}", host, *v.budget->gpu);
+  }
+  return host;
+}
+
+bool victim_differs(const diagnose::Verdict& v) {
+  if (!v.victim) return false;
+  if (!v.culprit) return true;
+  const auto& a = *v.culprit;
+  const auto& b = *v.victim;
+  if (!a.host.empty() && !b.host.empty() && a.host != b.host) return true;
+  if (a.pid && b.pid) return *a.pid != *b.pid;
+  return a.name != b.name;
+}
+
+namespace {
+
+std::string grouped(std::int64_t n) {
+  std::string digits = std::to_string(n);
+  std::string out;
+  const std::size_t start = digits[0] == '-' ? 1 : 0;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > start && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string nothing_found_phrase(const diagnose::Verdict& v) {
+  if (v.sources.empty()) return "no failure recognised (no sources were read)";
+  std::int64_t lines = 0;
+  for (const auto& s : v.sources) lines += s.lines;
+  return fmt::format("no failure recognised in {} source{} ({} line{})", v.sources.size(),
+                     v.sources.size() == 1 ? "" : "s", grouped(lines), lines == 1 ? "" : "s");
+}
+
+Headline headline(const diagnose::Verdict& v) {
+  Headline h;
+  h.confidence = diagnose::to_string(v.confidence);
+  if (v.verdict == dv::kUnknown && !v.root && !v.culprit) {
+    h.lead = "Unknown — " + nothing_found_phrase(v);
+    return h;
+  }
+  h.lead = verdict_label(v.verdict);
+  if (!is_oom_verdict(v.verdict) && v.root && !v.root->title.empty()) h.lead += ": " + v.root->title;
+  const std::string host = incident_host(v);
+  if (const std::string where = where_phrase(v); !where.empty()) h.lead += " on " + where;
+  if (v.root) {
+    if (const std::string t = short_time(v.root->ts); !t.empty()) h.lead += " at " + t;
+  }
+  if (v.culprit) h.culprit = process_phrase(*v.culprit, host);
+  else if (is_oom_verdict(v.verdict)) h.culprit = "unknown";
+  if (victim_differs(v)) h.victim = process_phrase(*v.victim, host, false);
+  return h;
+}
+
+std::string headline_body(const Headline& h, const HeadlineStyle& style) {
+  std::string body = h.lead;
+  if (!h.culprit.empty()) body += (style.culprit_label ? " — culprit: " : " — ") + h.culprit;
+  if (style.victim && !h.victim.empty()) body += "; killed: " + h.victim;
+  return body;
+}
+
+std::string headline_confidence(const Headline& h, const HeadlineStyle& style) {
+  return style.confidence_word ? "[" + h.confidence + " confidence]" : "[" + h.confidence + "]";
+}
+
+std::vector<LedgerRow> ledger_rows(const diagnose::Budget& b) {
+  std::vector<LedgerRow> rows;
+  auto entry_of = [&](std::string_view role) -> const diagnose::LedgerEntry* {
+    for (const auto& e : b.entries)
+      if (e.role == role) return &e;
+    return nullptr;
+  };
+  auto scalar = [&](const char* label, std::optional<std::int64_t> value, bool share) {
+    if (!value) {
+      if (const auto* e = entry_of(label)) value = e->bytes;
+    }
+    if (value) rows.push_back({label, label, std::nullopt, value, share});
+  };
+  auto holders = [&](std::string_view role, const char* fallback_label,
+                     const std::optional<std::int64_t>& fallback) {
+    bool any = false;
+    for (const auto& e : b.entries) {
+      const bool match = role == "unknown"
+                             ? (e.role != "job" && e.role != "foreign" && e.role != "free" &&
+                                e.role != "requested" && e.role != "total" && e.role != "rest" &&
+                                e.label != "unexplained" && e.label != "shortfall")
+                             : e.role == role;
+      if (!match) continue;
+      std::string label = e.label;
+      if (label.empty()) label = e.pid ? fmt::format("{} pid {}", e.role, *e.pid) : e.role;
+      rows.push_back({label, e.role, e.pid, e.bytes, true});
+      any = true;
+    }
+    if (!any && fallback_label && fallback) rows.push_back({fallback_label, std::string(role), {}, fallback, true});
+  };
+
+  scalar("total", b.total, false);
+  scalar("free", b.free, true);
+  scalar("requested", b.requested, false);
+  std::optional<std::int64_t> shortfall = b.shortfall;
+  if (!shortfall && b.requested && b.free) shortfall = *b.requested - *b.free;
+  if (shortfall) rows.push_back({"shortfall", "shortfall", {}, shortfall, false});
+  holders("job", "job", b.job);
+  holders("foreign", "foreign", b.foreign);
+  holders("unknown", nullptr, std::nullopt);
+  // Unexplained: the scalar, labelled by the `rest` entry when there is one (it says why).
+  std::optional<std::int64_t> unexplained = b.unexplained;
+  std::string rest_label = "unexplained";
+  for (const auto& e : b.entries) {
+    if (e.role != "rest" && e.label != "unexplained") continue;
+    if (!e.label.empty()) rest_label = e.label;
+    if (!unexplained) unexplained = e.bytes;
+    break;
+  }
+  if (unexplained) rows.push_back({rest_label, "rest", {}, unexplained, true});
+  if (b.torch_allocated) rows.push_back({"torch allocated", "torch", {}, b.torch_allocated, false});
+  if (b.torch_reserved) rows.push_back({"torch reserved", "torch", {}, b.torch_reserved, false});
+  return rows;
+}
+
+std::string share_text(std::int64_t bytes, const std::optional<std::int64_t>& total) {
+  if (!total || *total <= 0) return {};
+  return fmt::format("{:.1f}%", 100.0 * static_cast<double>(bytes) / static_cast<double>(*total));
+}
+
+std::vector<const diagnose::Finding*> other_findings(const diagnose::Verdict& v) {
+  auto same = [](const diagnose::Finding& a, const diagnose::Finding& b) {
+    return a.rule == b.rule && a.event_id == b.event_id && a.host == b.host && a.title == b.title;
+  };
+  std::vector<const diagnose::Finding*> out;
+  for (const auto& f : v.findings) {
+    if (v.root && same(f, *v.root)) continue;
+    bool echo = false;
+    for (const auto& e : v.echoes) echo = echo || same(f, e);
+    if (!echo) out.push_back(&f);
+  }
+  return out;
+}
+
+}  // namespace culprit::report

@@ -1,0 +1,92 @@
+// Sentences and labels shared by the text and Markdown reports, so both say the same thing:
+// the verdict line, process phrases, sizes, times and the memory ledger rows.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "culprit/diagnose/finding.hpp"
+
+namespace culprit::report {
+
+/// `cuda_oom` -> `CUDA OOM`, `kernel_oom` -> `Host kernel OOM`, …; unknown ids pass through.
+std::string verdict_label(std::string_view verdict_id);
+
+/// True for the OOM verdicts (the ones that must name a culprit).
+bool is_oom_verdict(std::string_view verdict_id);
+
+/// core::format_size that also handles negative values (an overdrawn ledger) -> `-1.50 GiB`.
+std::string size_text(std::int64_t bytes);
+/// `size_text`, or `—` when unknown.
+std::string size_text(const std::optional<std::int64_t>& bytes);
+
+/// Full ISO 8601 UTC (core::format_iso), or empty when unknown.
+std::string iso_time(const std::optional<double>& ts);
+/// For headlines: `2026-04-09 00:47:13Z` (seconds, no milliseconds), or empty.
+std::string short_time(const std::optional<double>& ts);
+
+/// `job`, `foreign`, or `role unknown` for anything else.
+std::string role_text(std::string_view role);
+
+/// `pid 48211 VLLM::EngineCore (foreign)`; adds ` on HOST` when the process is on another host
+/// than `here`; `with_role` false drops the parenthesis. Text is raw (callers clean or escape).
+std::string process_phrase(const diagnose::ProcessRef& p, std::string_view here = {},
+                           bool with_role = true);
+
+/// The host the incident happened on: root failure, else culprit, budget, victim.
+std::string incident_host(const diagnose::Verdict& v);
+
+/// `spark-b GPU 0`, `node-3`, or empty.
+std::string where_phrase(const diagnose::Verdict& v);
+
+/// The one-line answer in parts: what, where, when, who, how sure.
+///   `CUDA OOM on spark-b GPU 0 at 2026-04-09 00:47:13Z — culprit: pid 48211 VLLM::EngineCore
+///    (foreign) [high confidence]`
+struct Headline {
+  std::string lead;        ///< `CUDA OOM on spark-b GPU 0 at 2026-04-09 00:47:13Z`
+  std::string culprit;     ///< `pid 48211 VLLM::EngineCore (foreign)`, `unknown`, or empty
+  std::string victim;      ///< `pid 5151 postgres` when the victim is not the culprit, else empty
+  std::string confidence;  ///< `high` | `medium` | `low`
+};
+Headline headline(const diagnose::Verdict& v);
+
+/// How much of the headline to spell out; the text report drops words to fit its width.
+struct HeadlineStyle {
+  bool victim = true;           ///< `; killed: pid 5151 postgres`
+  bool culprit_label = true;    ///< `— culprit: pid …` rather than `— pid …`
+  bool confidence_word = true;  ///< `[high confidence]` rather than `[high]`
+};
+
+/// The body without the confidence bracket, and the bracket alone.
+std::string headline_body(const Headline& h, const HeadlineStyle& style = {});
+std::string headline_confidence(const Headline& h, const HeadlineStyle& style = {});
+
+/// True when victim and culprit name different processes.
+bool victim_differs(const diagnose::Verdict& v);
+
+/// One row of the memory ledger as the reports show it. `share` rows partition the total.
+struct LedgerRow {
+  std::string label;
+  std::string role;
+  std::optional<std::int64_t> pid;
+  std::optional<std::int64_t> bytes;
+  bool share = false;
+};
+
+/// total, free, requested, shortfall, job entries, foreign entries, other holders,
+/// unexplained, then torch allocated / reserved — each only when known.
+std::vector<LedgerRow> ledger_rows(const diagnose::Budget& b);
+
+/// `12.3%` of `total`, or empty when it cannot be computed.
+std::string share_text(std::int64_t bytes, const std::optional<std::int64_t>& total);
+
+/// The findings that are neither the root nor an echo (same rule and event).
+std::vector<const diagnose::Finding*> other_findings(const diagnose::Verdict& v);
+
+/// Sentence for an `unknown` verdict with no root: `no failure recognised in 3 sources (1,204 lines)`.
+std::string nothing_found_phrase(const diagnose::Verdict& v);
+
+}  // namespace culprit::report

@@ -1,0 +1,189 @@
+// SQLite connection, statements and transactions. Errors come back as strings; nothing throws.
+#include "culprit/store/database.hpp"
+
+#include <sqlite3.h>
+
+#include <fmt/format.h>
+
+#include <utility>
+
+namespace culprit::store {
+namespace embedded {
+const std::vector<std::pair<std::string_view, std::string_view>>& files();
+}
+
+std::optional<std::int64_t> Value::as_int() const {
+  if (type == Type::integer) return i;
+  if (type == Type::real) return static_cast<std::int64_t>(d);
+  if (type == Type::text) {
+    try { return std::stoll(s); } catch (...) { return std::nullopt; }
+  }
+  return std::nullopt;
+}
+
+std::optional<double> Value::as_double() const {
+  if (type == Type::real) return d;
+  if (type == Type::integer) return static_cast<double>(i);
+  if (type == Type::text) {
+    try { return std::stod(s); } catch (...) { return std::nullopt; }
+  }
+  return std::nullopt;
+}
+
+std::string Value::as_text() const {
+  switch (type) {
+    case Type::null: return "";
+    case Type::integer: return std::to_string(i);
+    case Type::real: return fmt::format("{}", d);
+    case Type::text: return s;
+  }
+  return "";
+}
+
+const Value& Row::operator[](std::string_view column) const {
+  static const Value kNull;
+  if (!columns) return kNull;
+  for (size_t k = 0; k < columns->size() && k < values.size(); ++k)
+    if ((*columns)[k] == column) return values[k];
+  return kNull;
+}
+
+std::unique_ptr<Database> Database::open(const std::string& path, std::string& error) {
+  sqlite3* db = nullptr;
+  const std::string target = path.empty() ? ":memory:" : path;
+  int rc = sqlite3_open_v2(target.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
+  if (rc != SQLITE_OK) {
+    error = db ? sqlite3_errmsg(db) : "cannot open database";
+    if (db) sqlite3_close(db);
+    return nullptr;
+  }
+  auto result = std::unique_ptr<Database>(new Database(db));
+  result->exec("PRAGMA journal_mode=MEMORY; PRAGMA synchronous=OFF; PRAGMA temp_store=MEMORY;");
+  return result;
+}
+
+Database::~Database() {
+  if (db_) sqlite3_close_v2(db_);
+}
+
+std::string Database::exec(std::string_view sql) {
+  char* msg = nullptr;
+  std::string text(sql);
+  int rc = sqlite3_exec(db_, text.c_str(), nullptr, nullptr, &msg);
+  if (rc != SQLITE_OK) {
+    std::string err = msg ? msg : sqlite3_errmsg(db_);
+    sqlite3_free(msg);
+    return err;
+  }
+  return {};
+}
+
+QueryResult Database::query(std::string_view sql) {
+  QueryResult result;
+  std::string error;
+  auto stmt = prepare(sql, error);
+  if (!stmt) {
+    result.error = error;
+    return result;
+  }
+  sqlite3_stmt* s = stmt->handle();
+  const int n = sqlite3_column_count(s);
+  for (int c = 0; c < n; ++c) result.columns.emplace_back(sqlite3_column_name(s, c));
+  while (stmt->step()) {
+    Row row;
+    row.values.resize(n);
+    for (int c = 0; c < n; ++c) {
+      Value& v = row.values[c];
+      switch (sqlite3_column_type(s, c)) {
+        case SQLITE_INTEGER: v.type = Value::Type::integer; v.i = sqlite3_column_int64(s, c); break;
+        case SQLITE_FLOAT: v.type = Value::Type::real; v.d = sqlite3_column_double(s, c); break;
+        case SQLITE_NULL: break;
+        default: {
+          v.type = Value::Type::text;
+          const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(s, c));
+          v.s = p ? std::string(p, static_cast<size_t>(sqlite3_column_bytes(s, c))) : std::string();
+        }
+      }
+    }
+    result.rows.push_back(std::move(row));
+  }
+  result.error = stmt->error();
+  // Rows point at the result's own column list (stable once filled).
+  for (auto& row : result.rows) row.columns = &result.columns;
+  return result;
+}
+
+std::unique_ptr<Statement> Database::prepare(std::string_view sql, std::string& error) {
+  sqlite3_stmt* stmt = nullptr;
+  int rc = sqlite3_prepare_v2(db_, sql.data(), static_cast<int>(sql.size()), &stmt, nullptr);
+  if (rc != SQLITE_OK || !stmt) {
+    error = sqlite3_errmsg(db_);
+    if (stmt) sqlite3_finalize(stmt);
+    if (error.empty() || rc == SQLITE_OK) error = "empty statement";
+    return nullptr;
+  }
+  return std::make_unique<Statement>(stmt);
+}
+
+std::string Database::check(std::string_view sql) {
+  std::string error;
+  auto stmt = prepare(sql, error);
+  return stmt ? std::string() : error;
+}
+
+std::int64_t Database::last_insert_id() const { return sqlite3_last_insert_rowid(db_); }
+
+std::string_view Database::schema() {
+  for (const auto& [name, text] : embedded::files())
+    if (name == "schema.sql") return text;
+  return {};
+}
+
+int Database::schema_version() { return 1; }
+
+std::string Database::ensure_schema() {
+  QueryResult tables = query("SELECT count(*) AS n FROM sqlite_master WHERE type='table'");
+  if (!tables.error.empty()) return tables.error;
+  const auto n = tables.rows.empty() ? 0 : tables.rows[0]["n"].as_int().value_or(0);
+  if (n == 0) return exec(schema());
+  QueryResult version = query("PRAGMA user_version");
+  const auto v = version.rows.empty() ? 0 : version.rows[0].values[0].as_int().value_or(0);
+  if (v != schema_version())
+    return fmt::format("the database has schema version {} but this culprit writes version {}; "
+                       "use another --db file", v, schema_version());
+  return {};
+}
+
+Statement::~Statement() {
+  if (stmt_) sqlite3_finalize(stmt_);
+}
+
+void Statement::bind(int index, std::int64_t value) { sqlite3_bind_int64(stmt_, index, value); }
+void Statement::bind(int index, double value) { sqlite3_bind_double(stmt_, index, value); }
+void Statement::bind(int index, std::string_view value) {
+  sqlite3_bind_text(stmt_, index, value.data(), static_cast<int>(value.size()), SQLITE_TRANSIENT);
+}
+void Statement::bind_null(int index) { sqlite3_bind_null(stmt_, index); }
+
+bool Statement::step() {
+  int rc = sqlite3_step(stmt_);
+  if (rc == SQLITE_ROW) return true;
+  if (rc != SQLITE_DONE) error_ = sqlite3_errmsg(sqlite3_db_handle(stmt_));
+  return false;
+}
+
+void Statement::reset() {
+  sqlite3_reset(stmt_);
+  sqlite3_clear_bindings(stmt_);
+}
+
+Transaction::Transaction(Database& db) : db_(db) { db_.exec("BEGIN"); }
+Transaction::~Transaction() {
+  if (!done_) db_.exec("ROLLBACK");
+}
+std::string Transaction::commit() {
+  done_ = true;
+  return db_.exec("COMMIT");
+}
+
+}  // namespace culprit::store

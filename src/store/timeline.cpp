@@ -1,0 +1,323 @@
+// TimelineWriter: the store's EventSink. One transaction for the whole ingest, prepared
+// statements per table; process sightings are merged per (host, pid) and written at finish().
+#include "culprit/store/timeline.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+namespace culprit::store {
+namespace {
+
+void append_json_string(std::string& out, std::string_view s) {
+  out += '"';
+  for (unsigned char c : s) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (c < 0x20) out += fmt::format("\\u{:04x}", c);
+        else out += static_cast<char>(c);
+    }
+  }
+  out += '"';
+}
+
+struct ProcessAgg {
+  std::vector<std::string> names;
+  std::string cmdline, container, user, job_evidence;
+  std::optional<double> first_ts, last_ts;
+};
+
+}  // namespace
+
+std::string fields_to_json(const std::vector<core::Field>& fields) {
+  std::string out = "{";
+  bool first = true;
+  for (const auto& f : fields) {
+    if (!first) out += ',';
+    first = false;
+    append_json_string(out, f.key);
+    out += ':';
+    if (f.numeric && !f.value.empty()) out += f.value;
+    else append_json_string(out, f.value);
+  }
+  out += '}';
+  return out;
+}
+
+struct TimelineWriter::Impl {
+  Database& db;
+  std::unique_ptr<Transaction> tx;
+  std::unique_ptr<Statement> source, event, snapshot, gpu_process, memory, report, task, container;
+  std::map<std::pair<std::string, std::int64_t>, ProcessAgg> processes;
+  std::set<std::string> hosts;
+  std::set<std::string> unified_hosts;  // hosts whose GPU memory is host memory
+  std::string error;
+
+  explicit Impl(Database& d) : db(d) {}
+
+  std::unique_ptr<Statement> prep(const char* sql) {
+    std::string err;
+    auto s = db.prepare(sql, err);
+    if (!s && error.empty()) error = fmt::format("{} (in: {})", err, sql);
+    return s;
+  }
+};
+
+TimelineWriter::TimelineWriter(Database& db) : impl_(std::make_unique<Impl>(db)) {
+  auto& m = *impl_;
+  m.tx = std::make_unique<Transaction>(db);
+  m.source = m.prep(
+      "INSERT INTO sources(name,host,format,bytes,lines,first_line,origin) VALUES(?,?,?,?,?,?,?)");
+  m.event = m.prep(
+      "INSERT INTO events(source_id,line,line_end,ts,ts_raw,ts_kind,ts_value,host,pid,comm,rank,kind,"
+      "severity,rule,message,fields) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+  m.snapshot = m.prep(
+      "INSERT INTO gpu_snapshots(source_id,line,host,ts,ts_raw,gpu,model,bus_id,mem_used,mem_total,"
+      "unified) VALUES(?,?,?,?,?,?,?,?,?,?,?)");
+  m.gpu_process = m.prep(
+      "INSERT INTO gpu_processes(snapshot_id,pid,name,type,mem_used) VALUES(?,?,?,?,?)");
+  m.memory = m.prep(
+      "INSERT INTO host_memory(source_id,line,host,ts,total,used,free,shared,buff_cache,available,"
+      "swap_total,swap_used,swap_free) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)");
+  m.report = m.prep(
+      "INSERT OR REPLACE INTO oom_reports(event_id,host,ts,constraint_kind,memcg,reason,oom_memcg,"
+      "task_memcg,cpuset,trigger_pid,trigger_comm,gfp_mask,alloc_order,victim_pid,victim_comm,"
+      "victim_uid,victim_total_vm,victim_anon_rss,victim_file_rss,victim_shmem_rss,"
+      "victim_oom_score_adj,memcg_usage,memcg_limit,memcg_failcnt,page_size) "
+      "VALUES(?,?,(SELECT ts FROM events WHERE id=?),?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+  m.task = m.prep(
+      "INSERT INTO oom_tasks(event_id,pid,uid,tgid,total_vm_pages,rss_pages,pgtables_bytes,swapents,"
+      "oom_score_adj,name) VALUES(?,?,?,?,?,?,?,?,?,?)");
+  m.container = m.prep(
+      "INSERT INTO containers(host,id,name,image,command,status,up_seconds) VALUES(?,?,?,?,?,?,?)");
+}
+
+TimelineWriter::~TimelineWriter() = default;
+
+std::int64_t TimelineWriter::add_source(const core::SourceInfo& s) {
+  auto& m = *impl_;
+  if (!m.source) return 0;
+  m.source->reset();
+  m.source->bind(1, s.name);
+  m.source->bind(2, s.host);
+  m.source->bind(3, s.format);
+  m.source->bind(4, s.bytes);
+  m.source->bind(5, s.lines);
+  m.source->bind(6, s.first_line);
+  m.source->bind(7, s.origin);
+  m.source->step();
+  if (!s.host.empty()) m.hosts.insert(s.host);
+  return m.db.last_insert_id();
+}
+
+std::int64_t TimelineWriter::add_event(const core::Event& e) {
+  auto& m = *impl_;
+  if (!m.event) return 0;
+  auto& st = *m.event;
+  st.reset();
+  st.bind(1, e.source_id);
+  st.bind(2, e.line);
+  st.bind(3, std::max(e.line_end, e.line));
+  st.bind_opt(4, e.ts);
+  st.bind(5, e.ts_raw);
+  st.bind(6, core::to_string(e.ts_kind));
+  st.bind_opt(7, e.ts_value);
+  st.bind(8, e.host);
+  st.bind_opt(9, e.pid);
+  st.bind(10, e.comm);
+  if (e.rank) st.bind(11, static_cast<std::int64_t>(*e.rank)); else st.bind_null(11);
+  st.bind(12, e.kind);
+  st.bind(13, core::to_string(e.severity));
+  st.bind(14, e.rule);
+  st.bind(15, e.message);
+  st.bind(16, fields_to_json(e.fields));
+  st.step();
+  if (!e.host.empty()) m.hosts.insert(e.host);
+  return m.db.last_insert_id();
+}
+
+void TimelineWriter::add_gpu_snapshot(const core::GpuSnapshot& g) {
+  auto& m = *impl_;
+  if (!m.snapshot) return;
+  auto& st = *m.snapshot;
+  st.reset();
+  st.bind(1, g.source_id);
+  st.bind(2, g.line);
+  st.bind(3, g.host);
+  st.bind_opt(4, g.ts);
+  st.bind(5, g.ts_raw);
+  st.bind(6, static_cast<std::int64_t>(g.gpu));
+  st.bind(7, g.model);
+  st.bind(8, g.bus_id);
+  st.bind_opt(9, g.mem_used);
+  st.bind_opt(10, g.mem_total);
+  st.bind(11, static_cast<std::int64_t>(g.unified ? 1 : 0));
+  st.step();
+  const std::int64_t id = m.db.last_insert_id();
+  for (const auto& p : g.processes) {
+    auto& ps = *m.gpu_process;
+    ps.reset();
+    ps.bind(1, id);
+    ps.bind(2, p.pid);
+    ps.bind(3, p.name);
+    ps.bind(4, p.type);
+    ps.bind_opt(5, p.mem_used);
+    ps.step();
+  }
+  if (g.unified && !g.host.empty()) m.unified_hosts.insert(g.host);
+  if (!g.host.empty()) m.hosts.insert(g.host);
+}
+
+void TimelineWriter::add_host_memory(const core::HostMemory& h) {
+  auto& m = *impl_;
+  if (!m.memory) return;
+  auto& st = *m.memory;
+  st.reset();
+  st.bind(1, h.source_id);
+  st.bind(2, h.line);
+  st.bind(3, h.host);
+  st.bind_opt(4, h.ts);
+  st.bind_opt(5, h.total);
+  st.bind_opt(6, h.used);
+  st.bind_opt(7, h.free);
+  st.bind_opt(8, h.shared);
+  st.bind_opt(9, h.buff_cache);
+  st.bind_opt(10, h.available);
+  st.bind_opt(11, h.swap_total);
+  st.bind_opt(12, h.swap_used);
+  st.bind_opt(13, h.swap_free);
+  st.step();
+}
+
+void TimelineWriter::add_oom_report(const core::OomReport& r) {
+  auto& m = *impl_;
+  if (!m.report) return;
+  auto& st = *m.report;
+  st.reset();
+  int i = 1;
+  st.bind(i++, r.event_id);
+  st.bind(i++, r.host);
+  st.bind(i++, r.event_id);
+  st.bind(i++, r.constraint);
+  st.bind(i++, static_cast<std::int64_t>(r.memcg ? 1 : 0));
+  st.bind(i++, r.reason);
+  st.bind(i++, r.oom_memcg);
+  st.bind(i++, r.task_memcg);
+  st.bind(i++, r.cpuset);
+  st.bind_opt(i++, r.trigger_pid);
+  st.bind(i++, r.trigger_comm);
+  st.bind(i++, r.gfp_mask);
+  if (r.order) st.bind(i++, static_cast<std::int64_t>(*r.order)); else st.bind_null(i++);
+  st.bind_opt(i++, r.victim_pid);
+  st.bind(i++, r.victim_comm);
+  st.bind_opt(i++, r.victim_uid);
+  st.bind_opt(i++, r.victim_total_vm);
+  st.bind_opt(i++, r.victim_anon_rss);
+  st.bind_opt(i++, r.victim_file_rss);
+  st.bind_opt(i++, r.victim_shmem_rss);
+  if (r.victim_oom_score_adj) st.bind(i++, static_cast<std::int64_t>(*r.victim_oom_score_adj)); else st.bind_null(i++);
+  st.bind_opt(i++, r.memcg_usage);
+  st.bind_opt(i++, r.memcg_limit);
+  st.bind_opt(i++, r.memcg_failcnt);
+  st.bind(i++, r.page_size);
+  st.step();
+  for (const auto& t : r.tasks) {
+    auto& ts = *m.task;
+    ts.reset();
+    ts.bind(1, r.event_id);
+    ts.bind(2, t.pid);
+    ts.bind_opt(3, t.uid);
+    ts.bind_opt(4, t.tgid);
+    ts.bind_opt(5, t.total_vm_pages);
+    ts.bind_opt(6, t.rss_pages);
+    ts.bind_opt(7, t.pgtables_bytes);
+    ts.bind_opt(8, t.swapents);
+    if (t.oom_score_adj) ts.bind(9, static_cast<std::int64_t>(*t.oom_score_adj)); else ts.bind_null(9);
+    ts.bind(10, t.name);
+    ts.step();
+  }
+}
+
+void TimelineWriter::add_process(const core::ProcessSighting& p) {
+  auto& agg = impl_->processes[{p.host, p.pid}];
+  if (!p.name.empty() && std::find(agg.names.begin(), agg.names.end(), p.name) == agg.names.end())
+    agg.names.push_back(p.name);
+  if (agg.cmdline.empty()) agg.cmdline = p.cmdline;
+  if (agg.container.empty()) agg.container = p.container;
+  if (agg.user.empty()) agg.user = p.user;
+  if (p.job && agg.job_evidence.empty()) agg.job_evidence = p.evidence.empty() ? "job log" : p.evidence;
+  if (p.ts) {
+    if (!agg.first_ts || *p.ts < *agg.first_ts) agg.first_ts = p.ts;
+    if (!agg.last_ts || *p.ts > *agg.last_ts) agg.last_ts = p.ts;
+  }
+  if (!p.host.empty()) impl_->hosts.insert(p.host);
+}
+
+void TimelineWriter::add_container(const core::ContainerInfo& c) {
+  auto& m = *impl_;
+  if (!m.container) return;
+  auto& st = *m.container;
+  st.reset();
+  st.bind(1, c.host);
+  st.bind(2, c.id);
+  st.bind(3, c.name);
+  st.bind(4, c.image);
+  st.bind(5, c.command);
+  st.bind(6, c.status);
+  st.bind_opt(7, c.up_seconds);
+  st.step();
+}
+
+std::string TimelineWriter::finish() {
+  auto& m = *impl_;
+  std::string err;
+  if (auto p = m.db.prepare(
+          "INSERT INTO processes(host,pid,names,cmdline,container,user,job_evidence,first_ts,last_ts) "
+          "VALUES(?,?,?,?,?,?,?,?,?)",
+          err)) {
+    for (const auto& [key, agg] : m.processes) {
+      // Longest name first: it is the least truncated (kernel comm names stop at 15 chars).
+      auto names = agg.names;
+      std::stable_sort(names.begin(), names.end(),
+                       [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
+      std::string json = "[";
+      for (size_t i = 0; i < names.size(); ++i) {
+        if (i) json += ',';
+        append_json_string(json, names[i]);
+      }
+      json += ']';
+      p->reset();
+      p->bind(1, key.first);
+      p->bind(2, key.second);
+      p->bind(3, json);
+      p->bind(4, agg.cmdline);
+      p->bind(5, agg.container);
+      p->bind(6, agg.user);
+      p->bind(7, agg.job_evidence);
+      p->bind_opt(8, agg.first_ts);
+      p->bind_opt(9, agg.last_ts);
+      p->step();
+    }
+  }
+  if (auto h = m.db.prepare("INSERT OR IGNORE INTO hosts(name, unified_memory) VALUES(?, ?)", err)) {
+    for (const auto& host : m.hosts) {
+      h->reset();
+      h->bind(1, host);
+      h->bind(2, static_cast<std::int64_t>(m.unified_hosts.count(host) ? 1 : 0));
+      h->step();
+    }
+  }
+  std::string result = m.error;
+  const std::string commit = m.tx->commit();
+  if (result.empty()) result = commit;
+  return result;
+}
+
+}  // namespace culprit::store

@@ -1,0 +1,194 @@
+// Aho–Corasick over byte classes (bytes of no literal share class 0, letters fold to one class),
+// built once per rule set; the hot loop is one table load per byte of the line.
+#include "literal_index.hpp"
+
+#include <algorithm>
+#include <deque>
+
+namespace culprit::text {
+
+namespace {
+
+unsigned char fold(unsigned char c) { return (c >= 'A' && c <= 'Z') ? c + ('a' - 'A') : c; }
+
+}  // namespace
+
+std::string ascii_lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(fold(static_cast<unsigned char>(c)));
+  return out;
+}
+
+namespace {
+
+/// A required literal minus surrounding spaces (a substring of a required literal is required
+/// too), so that its first byte pair is less common than " k" or " t". Kept whole when fewer
+/// than three bytes would remain.
+std::string trimmed(const std::string& lit) {
+  std::size_t b = 0, e = lit.size();
+  while (b < e && lit[b] == ' ') ++b;
+  while (e > b && lit[e - 1] == ' ') --e;
+  return e - b >= 3 ? lit.substr(b, e - b) : lit;
+}
+
+std::vector<std::vector<std::string>> trimmed_sets(const std::vector<std::vector<std::string>>& sets) {
+  std::vector<std::vector<std::string>> out(sets.size());
+  for (std::size_t i = 0; i < sets.size(); ++i)
+    for (const auto& lit : sets[i]) out[i].push_back(trimmed(lit));
+  return out;
+}
+
+}  // namespace
+
+LiteralIndex::LiteralIndex(const std::vector<std::vector<std::string>>& input_sets) {
+  const auto sets = trimmed_sets(input_sets);
+  // Byte classes: each distinct folded byte used by a literal gets a class; upper-case letters
+  // share their lower-case letter's class.
+  byte_class_.fill(0);
+  classes_ = 1;
+  for (const auto& set : sets)
+    for (const auto& lit : set)
+      for (unsigned char c : lit) {
+        const unsigned char f = fold(c);
+        if (byte_class_[f] == 0) byte_class_[f] = static_cast<std::uint8_t>(classes_++);
+      }
+  for (int c = 'A'; c <= 'Z'; ++c) byte_class_[c] = byte_class_[c + ('a' - 'A')];
+
+  for (int c = 0; c < 256; ++c) fold_[c] = fold(static_cast<unsigned char>(c));
+  for (const auto& set : sets)
+    for (const auto& lit : set) {
+      if (lit.empty()) continue;
+      if (lit.size() == 1) {
+        has_short_ = true;
+        continue;
+      }
+      const unsigned pair = fold(static_cast<unsigned char>(lit[0])) << 8 |
+                            fold(static_cast<unsigned char>(lit[1]));
+      start_pairs_[pair >> 6] |= std::uint64_t{1} << (pair & 63);
+    }
+
+  // Trie.
+  std::vector<std::vector<std::int32_t>> go(1, std::vector<std::int32_t>(classes_, -1));
+  std::vector<std::vector<std::uint32_t>> out(1);
+  for (std::uint32_t owner = 0; owner < sets.size(); ++owner) {
+    for (const auto& lit : sets[owner]) {
+      if (lit.empty()) continue;
+      std::int32_t s = 0;
+      for (unsigned char c : lit) {
+        const std::uint8_t k = byte_class_[fold(c)];
+        if (go[s][k] < 0) {
+          go[s][k] = static_cast<std::int32_t>(go.size());
+          go.emplace_back(classes_, -1);
+          out.emplace_back();
+        }
+        s = go[s][k];
+      }
+      out[s].push_back(owner);
+    }
+  }
+
+  // Failure links by BFS, completing the transition function (a DFA) and merging outputs.
+  std::vector<std::int32_t> fail(go.size(), 0);
+  std::deque<std::int32_t> queue;
+  for (std::uint32_t k = 0; k < classes_; ++k) {
+    if (go[0][k] < 0) {
+      go[0][k] = 0;
+    } else {
+      fail[go[0][k]] = 0;
+      queue.push_back(go[0][k]);
+    }
+  }
+  // Class 0 (bytes in no literal) always returns to the root.
+  while (!queue.empty()) {
+    const std::int32_t s = queue.front();
+    queue.pop_front();
+    auto& merged = out[s];
+    const auto& inherited = out[fail[s]];
+    merged.insert(merged.end(), inherited.begin(), inherited.end());
+    std::sort(merged.begin(), merged.end());
+    merged.erase(std::unique(merged.begin(), merged.end()), merged.end());
+    for (std::uint32_t k = 0; k < classes_; ++k) {
+      const std::int32_t t = go[s][k];
+      if (t < 0) {
+        go[s][k] = go[fail[s]][k];
+      } else {
+        fail[t] = go[fail[s]][k];
+        queue.push_back(t);
+      }
+    }
+  }
+
+  state_count_ = go.size();
+  delta_.resize(state_count_ * classes_);
+  owner_begin_.assign(state_count_ + 1, 0);
+  for (std::size_t s = 0; s < state_count_; ++s) {
+    owner_begin_[s + 1] = owner_begin_[s] + static_cast<std::uint32_t>(out[s].size());
+    owners_.insert(owners_.end(), out[s].begin(), out[s].end());
+    for (std::uint32_t k = 0; k < classes_; ++k) {
+      const auto t = static_cast<std::uint32_t>(go[s][k]);
+      delta_[s * classes_ + k] = t * classes_ | (out[t].empty() ? 0u : kOutput);
+    }
+  }
+}
+
+std::size_t LiteralIndex::scan(std::string_view text, std::size_t pos,
+                              std::uint32_t& state) const {
+  const std::uint32_t* delta = delta_.data();
+  const std::uint8_t* cls = byte_class_.data();
+  const auto* bytes = reinterpret_cast<const unsigned char*>(text.data());
+  const std::size_t n = text.size();
+  std::uint32_t s = 0;
+  std::size_t i = pos;
+  while (i < n) {
+    if (s == 0 && !has_short_) {
+      // Root: skip positions whose byte pair starts no literal (a match needs two bytes here).
+      while (i + 1 < n) {
+        const unsigned pair = fold_[bytes[i]] << 8 | fold_[bytes[i + 1]];
+        if (start_pairs_[pair >> 6] >> (pair & 63) & 1) break;
+        ++i;
+      }
+      if (i + 1 >= n) return std::string_view::npos;
+    }
+    s = delta[s + cls[bytes[i]]];
+    ++i;
+    if (s & kOutput) {
+      state = s;
+      return i;
+    }
+  }
+  return std::string_view::npos;
+}
+
+bool LiteralIndex::any(std::string_view text) const {
+  std::uint32_t state = 0;
+  return scan(text, 0, state) != std::string_view::npos;
+}
+
+void LiteralIndex::owners(std::string_view text, std::vector<std::uint32_t>& out) const {
+  const std::uint32_t* delta = delta_.data();
+  const std::uint8_t* cls = byte_class_.data();
+  const std::size_t first = out.size();
+  std::uint32_t s = 0;
+  const std::size_t start = scan(text, 0, s);
+  if (start == std::string_view::npos) return;
+  // From the first hit on, walk every byte: hits are rare, and overlapping literals must all be
+  // reported.
+  auto emit = [&](std::uint32_t flagged) {
+    const std::uint32_t state = (flagged & ~kOutput) / classes_;
+    out.insert(out.end(), owners_.begin() + owner_begin_[state],
+               owners_.begin() + owner_begin_[state + 1]);
+  };
+  emit(s);
+  s &= ~kOutput;
+  for (std::size_t i = start; i < text.size(); ++i) {
+    s = delta[s + cls[static_cast<unsigned char>(text[i])]];
+    if (s & kOutput) {
+      emit(s);
+      s &= ~kOutput;
+    }
+  }
+  std::sort(out.begin() + static_cast<std::ptrdiff_t>(first), out.end());
+  out.erase(std::unique(out.begin() + static_cast<std::ptrdiff_t>(first), out.end()), out.end());
+}
+
+}  // namespace culprit::text

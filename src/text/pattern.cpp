@@ -1,0 +1,67 @@
+// Pattern: one RE2 with its named groups. Construction never throws (RE2 reports errors as values
+// and log_errors is off, so a bad user rule prints nothing on its own); match() captures only
+// after the caller has decided the line is worth capturing ("match first, capture second").
+#include "culprit/text/pattern.hpp"
+
+#include <re2/re2.h>
+
+namespace culprit::text {
+
+namespace {
+
+re2::StringPiece piece(std::string_view s) { return re2::StringPiece(s.data(), s.size()); }
+
+}  // namespace
+
+Pattern::Pattern(std::string_view regex) : source_(regex) {
+  RE2::Options options;
+  options.set_log_errors(false);
+  // Logs are bytes, not always UTF-8: in Latin-1 mode every byte is a character, so `.` and `[^,]`
+  // step over invalid UTF-8 and a UTF-8 literal in a pattern still matches byte for byte.
+  options.set_encoding(RE2::Options::EncodingLatin1);
+  re_ = std::make_unique<re2::RE2>(piece(regex), options);
+  if (!re_->ok()) {
+    error_ = re_->error();
+    if (!re_->error_arg().empty()) error_ += ": " + re_->error_arg();
+    return;
+  }
+  names_.assign(static_cast<std::size_t>(re_->NumberOfCapturingGroups()), std::string());
+  for (const auto& [name, index] : re_->NamedCapturingGroups()) {
+    if (index >= 1 && static_cast<std::size_t>(index) <= names_.size()) names_[index - 1] = name;
+  }
+}
+
+Pattern::~Pattern() = default;
+Pattern::Pattern(Pattern&&) noexcept = default;
+Pattern& Pattern::operator=(Pattern&&) noexcept = default;
+
+bool Pattern::ok() const { return re_ && re_->ok(); }
+
+bool Pattern::matches(std::string_view text) const {
+  if (!ok()) return false;
+  return re_->Match(piece(text), 0, text.size(), RE2::UNANCHORED, nullptr, 0);
+}
+
+bool Pattern::match(std::string_view text, std::vector<Capture>& captures) const {
+  captures.clear();
+  if (!ok()) return false;
+  const int groups = static_cast<int>(names_.size());
+  // Small patterns dominate; a fixed buffer avoids an allocation per matching line.
+  constexpr int kInline = 16;
+  re2::StringPiece inline_buf[kInline + 1];
+  std::vector<re2::StringPiece> heap_buf;
+  re2::StringPiece* sub = inline_buf;
+  if (groups + 1 > kInline + 1) {
+    heap_buf.resize(static_cast<std::size_t>(groups) + 1);
+    sub = heap_buf.data();
+  }
+  if (!re_->Match(piece(text), 0, text.size(), RE2::UNANCHORED, sub, groups + 1)) return false;
+  for (int i = 1; i <= groups; ++i) {
+    const std::string& name = names_[static_cast<std::size_t>(i - 1)];
+    if (name.empty() || sub[i].data() == nullptr) continue;  // unnamed, or did not take part
+    captures.push_back(Capture{name, std::string(sub[i].data(), sub[i].size())});
+  }
+  return true;
+}
+
+}  // namespace culprit::text

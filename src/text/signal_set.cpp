@@ -1,0 +1,99 @@
+// SignalSet: literal prefilter (one Aho–Corasick pass per line), then the candidates' regexes
+// without captures, then captures for the ones that matched. The prefilter may pass false
+// candidates but never drops a real match: literals are required substrings of every match.
+#include "culprit/text/signal_set.hpp"
+
+#include <algorithm>
+
+#include "literal_index.hpp"
+
+namespace culprit::text {
+
+SignalSet::SignalSet() = default;
+SignalSet::~SignalSet() = default;
+SignalSet::SignalSet(const SignalSet&) = default;
+SignalSet& SignalSet::operator=(const SignalSet&) = default;
+SignalSet::SignalSet(SignalSet&&) noexcept = default;
+SignalSet& SignalSet::operator=(SignalSet&&) noexcept = default;
+
+void SignalSet::add(Signal signal) {
+  signals_.push_back(std::move(signal));
+  index_.reset();
+  always_.clear();
+}
+
+void SignalSet::build() {
+  std::vector<std::vector<std::string>> sets(signals_.size());
+  always_.clear();
+  for (std::uint32_t i = 0; i < signals_.size(); ++i) {
+    Signal& signal = signals_[i];
+    if (signal.literals.empty() || signal.literals_derived) {
+      signal.literals =
+          signal.pattern && signal.pattern->ok() ? derive_literals(signal.pattern->source())
+                                                 : std::vector<std::string>{};
+      signal.literals_derived = true;
+    }
+    // An empty declared literal occurs in every line: the signal cannot be filtered.
+    const bool usable = !signal.literals.empty() &&
+                        std::none_of(signal.literals.begin(), signal.literals.end(),
+                                     [](const std::string& l) { return l.empty(); });
+    if (usable) {
+      sets[i] = signal.literals;
+    } else {
+      always_.push_back(i);
+    }
+  }
+  index_ = std::make_shared<const LiteralIndex>(sets);
+}
+
+bool SignalSet::applies(const Signal& signal, std::string_view line,
+                        std::string_view format) const {
+  if (!signal.formats.empty() &&
+      std::find(signal.formats.begin(), signal.formats.end(), format) == signal.formats.end())
+    return false;
+  return signal.pattern && signal.pattern->matches(line);
+}
+
+void SignalSet::try_signal(std::uint32_t index, std::string_view line, std::string_view format,
+                           std::vector<SignalMatch>& out) const {
+  const Signal& signal = signals_[index];
+  if (!applies(signal, line, format)) return;
+  SignalMatch m;
+  m.signal = &signal;
+  signal.pattern->match(line, m.captures);
+  out.push_back(std::move(m));
+}
+
+std::vector<SignalMatch> SignalSet::match(std::string_view line, std::string_view format) const {
+  std::vector<SignalMatch> out;
+  const auto count = static_cast<std::uint32_t>(signals_.size());
+  if (!prefilter_ || !index_) {
+    for (std::uint32_t i = 0; i < count; ++i) try_signal(i, line, format, out);
+    return out;
+  }
+  std::vector<std::uint32_t> candidates;  // allocates only when a literal hits
+  index_->owners(line, candidates);
+  // Merge the two sorted lists so results stay in rule order.
+  auto c = candidates.begin();
+  auto a = always_.begin();
+  while (c != candidates.end() || a != always_.end()) {
+    std::uint32_t next;
+    if (a == always_.end() || (c != candidates.end() && *c < *a)) {
+      next = *c++;
+    } else if (c == candidates.end() || *a < *c) {
+      next = *a++;
+    } else {
+      next = *c++;
+      ++a;
+    }
+    try_signal(next, line, format, out);
+  }
+  return out;
+}
+
+bool SignalSet::candidate(std::string_view line) const {
+  if (!index_ || !always_.empty()) return !signals_.empty();
+  return index_->any(line);
+}
+
+}  // namespace culprit::text

@@ -1,0 +1,30 @@
+// Shared helpers for the data-driven parser tests: list fixtures/formats/<format>/*.txt and read
+// files (found through CULPRIT_SOURCE_DIR).
+#pragma once
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace culprit::test {
+
+inline std::vector<std::filesystem::path> format_fixtures(const std::string& format) {
+  std::vector<std::filesystem::path> out;
+  for (const auto& entry : std::filesystem::directory_iterator(std::filesystem::path(CULPRIT_SOURCE_DIR) /
+                                                                "fixtures/formats" / format))
+    if (entry.path().extension() == ".txt") out.push_back(entry.path());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+inline std::string read_file(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+}  // namespace culprit::test

@@ -1,0 +1,139 @@
+// The shipped rules: they load without a single problem, the embedded copies are the files byte
+// for byte, every sample gives the same matches with the prefilter on and off, and look-alikes
+// never raise a memory-kind signal.
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "culprit/rules/loader.hpp"
+
+using namespace culprit;
+
+namespace {
+
+std::vector<std::string> ids(const std::vector<text::SignalMatch>& ms) {
+  std::vector<std::string> out;
+  for (const auto& m : ms) out.push_back(m.signal->id);
+  return out;
+}
+
+const rules::LoadResult& builtin() {
+  static const rules::LoadResult result = rules::load_rules(rules::builtin_rules());
+  return result;
+}
+
+}  // namespace
+
+TEST_CASE("builtin rules load with no problem at all", "[rules]") {
+  const auto& result = builtin();
+  std::string all;
+  for (const auto& p : result.problems) all += p.to_string() + "\n";
+  INFO(all);
+  CHECK(result.problems.empty());
+  CHECK(result.ok());
+  CHECK(result.rules.signal_rules.size() >= 60);
+  CHECK(result.rules.signals.signals().size() == result.rules.signal_rules.size());
+}
+
+TEST_CASE("check_rules on the builtin rules has no lint either", "[rules]") {
+  const auto problems = rules::check_rules(rules::builtin_rules());
+  std::string all;
+  for (const auto& p : problems) all += p.to_string() + "\n";
+  INFO(all);
+  CHECK(problems.empty());
+}
+
+TEST_CASE("every builtin signal has prefilter literals", "[rules]") {
+  const auto& set = builtin().rules.signals;
+  for (const auto& s : set.signals()) {
+    INFO(s.id);
+    CHECK_FALSE(s.literals.empty());
+  }
+  CHECK(set.always_tried().empty());
+  CHECK_FALSE(set.candidate("INFO 07-11 06:18:32 [kv_cache_utils.py:646] GPU KV cache size: 114,432 tokens"));
+}
+
+TEST_CASE("embedded rule files equal the files on disk", "[rules]") {
+  const auto& texts = rules::builtin_rules();
+  REQUIRE(texts.size() >= 10);
+  for (const auto& t : texts) {
+    INFO(t.path);
+    CHECK(t.path.rfind("rules/", 0) == 0);
+    std::ifstream in(std::string(CULPRIT_SOURCE_DIR) + "/" + t.path, std::ios::binary);
+    REQUIRE(in);
+    std::ostringstream disk;
+    disk << in.rdbuf();
+    CHECK(disk.str() == t.text);
+  }
+}
+
+TEST_CASE("read_rule_dir reads the same files as the builtin set", "[rules]") {
+  core::Diagnostics problems;
+  const auto texts = rules::read_rule_dir(std::string(CULPRIT_SOURCE_DIR) + "/rules", problems);
+  CHECK(problems.empty());
+  CHECK(texts.size() == rules::builtin_rules().size());
+  for (std::size_t i = 1; i < texts.size(); ++i) CHECK(texts[i - 1].path < texts[i].path);
+}
+
+TEST_CASE("prefilter equivalence on every sample line of every builtin signal", "[rules]") {
+  text::SignalSet on = builtin().rules.signals;
+  text::SignalSet off = builtin().rules.signals;
+  off.set_prefilter(false);
+  std::set<std::string> formats{""};
+  for (const auto& s : on.signals())
+    for (const auto& f : s.formats) formats.insert(f);
+  std::size_t lines = 0;
+  for (const auto& rule : builtin().rules.signal_rules) {
+    for (const auto& sample : rule.samples) {
+      for (const auto& format : formats) {
+        INFO(rule.id << ": " << sample.line << " [" << format << "]");
+        const auto a = on.match(sample.line, format);
+        const auto b = off.match(sample.line, format);
+        REQUIRE(ids(a) == ids(b));
+        for (std::size_t i = 0; i < a.size(); ++i) {
+          REQUIRE(a[i].captures.size() == b[i].captures.size());
+          for (std::size_t j = 0; j < a[i].captures.size(); ++j) {
+            CHECK(a[i].captures[j].name == b[i].captures[j].name);
+            CHECK(a[i].captures[j].value == b[i].captures[j].value);
+          }
+        }
+        if (sample.should_match) CHECK(std::find(ids(a).begin(), ids(a).end(), rule.id) != ids(a).end());
+        ++lines;
+      }
+    }
+  }
+  CHECK(lines > 150);
+}
+
+TEST_CASE("look-alikes raise no memory-kind signal", "[rules]") {
+  const std::set<std::string> memory_kinds{"cuda_oom", "startup_mem_check", "host_alloc_fail",
+                                           "oom_kill", "userspace_oom_kill", "container_oom"};
+  const std::vector<std::string> lookalikes = {
+      "RuntimeError: CUDA error: an illegal memory access was encountered",
+      "[rank0]:[E1218 20:27:21.426415540 ProcessGroupNCCL.cpp:629] [Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=12, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600085 milliseconds before timing out.",
+      "NVRM: Xid (PCI:0000:03:00): 31, pid=12083, name=python3, Ch 00000010, intr 10000000. MMU Fault: ENGINE CE0 HUBCLIENT_CE0 faulted @ 0x0_04a00000. Fault is of type FAULT_INFO_TYPE_UNSUPPORTED_KIND ACCESS_TYPE_WRITE",
+      "NVRM: Xid (PCI:0000:01:00): 79, GPU has fallen off the bus.",
+      "RuntimeError: NVML_SUCCESS == r INTERNAL ASSERT FAILED at \"../c10/cuda/CUDACachingAllocator.cpp\":838, please report a bug to PyTorch.",
+      "triton.runtime.errors.OutOfResources: out of resource: shared memory, Required: 131072, Hardware limit: 101376. Reducing block sizes or `num_stages` may help.",
+      "python: page allocation failure: order:4, mode:0x40cc0(GFP_KERNEL|__GFP_COMP), nodemask=(null),cpuset=/,mems_allowed=0",
+      "W tensorflow/core/common_runtime/bfc_allocator.cc:275] Allocator (GPU_0_bfc) ran out of memory trying to allocate 2.20GiB with freed_by_count=0. The caller indicates that this is not a failure, but may mean that there could be performance gains if more memory were available.",
+      "Search for `cudaErrorMemoryAllocation' in https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TYPES.html for more information.",
+      "sending SIGTERM when mem avail <= 10.00% and swap free <= 10.00%,",
+      "mem avail: 12345 of 64000 MiB (19.29%), swap free: 2000 of 2047 MiB (97.70%)",
+      "INFO 07-11 06:18:32 [gpu_worker.py:227] Available KV cache memory: 31.59 GiB",
+      "[2026-04-09 00:47:22 TP0] Load weight end. type=LlamaForCausalLM, dtype=torch.bfloat16, avail mem=63.80 GB, mem usage=14.99 GB.",
+      "oom_reaper: reaped process 49358 (grep), now anon-rss:0kB, file-rss:0kB, shmem-rss:0kB",
+      "            \"OOMKilled\": false,",
+      "| N/A   34C    P0    61W / 400W |  79530MiB / 81920MiB |    100%      Default |",
+      "OOM killer enabled.",
+  };
+  const auto& set = builtin().rules.signals;
+  for (const auto& line : lookalikes) {
+    for (const auto& m : set.match(line, "")) {
+      INFO(line << " -> " << m.signal->id);
+      CHECK(memory_kinds.count(m.signal->kind) == 0);
+    }
+  }
+}

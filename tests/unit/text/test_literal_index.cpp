@@ -1,0 +1,90 @@
+// LiteralIndex against a naive search: random texts over a small alphabet hit many overlapping
+// literals, so any shortcut in the automaton or the pair skipping shows up as a difference.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <random>
+
+#include "text/literal_index.hpp"
+
+using culprit::text::ascii_lower;
+using culprit::text::derive_literals;
+using culprit::text::LiteralIndex;
+
+namespace {
+
+/// The index trims spaces around a literal when 3+ bytes remain (a required substring stays
+/// required); the reference does the same.
+std::string trim_spaces(const std::string& lit) {
+  std::size_t b = 0, e = lit.size();
+  while (b < e && lit[b] == ' ') ++b;
+  while (e > b && lit[e - 1] == ' ') --e;
+  return e - b >= 3 ? lit.substr(b, e - b) : lit;
+}
+
+std::vector<std::uint32_t> naive(const std::vector<std::vector<std::string>>& sets, std::string_view text) {
+  const std::string folded = ascii_lower(text);
+  std::vector<std::uint32_t> out;
+  for (std::uint32_t i = 0; i < sets.size(); ++i)
+    for (const auto& lit : sets[i])
+      if (!lit.empty() && folded.find(ascii_lower(trim_spaces(lit))) != std::string::npos) {
+        out.push_back(i);
+        break;
+      }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("LiteralIndex finds exactly the owners a naive search finds", "[text]") {
+  std::mt19937 rng(12345);
+  const std::string alphabet = "abAB c(";
+  auto random_string = [&](std::size_t min, std::size_t max) {
+    std::string s(min + rng() % (max - min + 1), ' ');
+    for (char& c : s) c = alphabet[rng() % alphabet.size()];
+    return s;
+  };
+  for (int round = 0; round < 200; ++round) {
+    std::vector<std::vector<std::string>> sets(1 + rng() % 6);
+    for (auto& set : sets) {
+      const std::size_t n = 1 + rng() % 3;
+      for (std::size_t k = 0; k < n; ++k) set.push_back(random_string(round % 2 ? 1 : 2, 5));
+    }
+    LiteralIndex index(sets);
+    for (int t = 0; t < 30; ++t) {
+      const std::string text = random_string(0, 40);
+      std::vector<std::uint32_t> got;
+      index.owners(text, got);
+      const auto want = naive(sets, text);
+      INFO("round " << round << " text [" << text << "]");
+      REQUIRE(got == want);
+      REQUIRE(index.any(text) == !want.empty());
+    }
+  }
+}
+
+TEST_CASE("LiteralIndex folds ASCII case only and handles edges", "[text]") {
+  LiteralIndex index({{"Out Of Memory"}, {"xid ("}, {"\xc3\xa9t\xc3\xa9"}});
+  std::vector<std::uint32_t> got;
+  index.owners("CUDA OUT OF MEMORY", got);
+  CHECK(got == std::vector<std::uint32_t>{0});
+  got.clear();
+  index.owners("NVRM: Xid (PCI:0000:03:00)", got);
+  CHECK(got == std::vector<std::uint32_t>{1});
+  CHECK(index.any("\xc3\xa9t\xc3\xa9"));
+  CHECK_FALSE(index.any("\xc3\x89T\xc3\x89"));  // no Unicode folding
+  CHECK_FALSE(index.any(""));
+  CHECK_FALSE(index.any("x"));
+  CHECK(index.any("xid (") );
+}
+
+TEST_CASE("derive_literals returns required substrings, or nothing when unsure", "[text]") {
+  CHECK(derive_literals("abc") == std::vector<std::string>{"abc"});
+  const auto alt = derive_literals("(?:CUDA|HIP) out of memory");
+  CHECK(alt.size() == 2);
+  CHECK(derive_literals(R"(\d+ \w+)").empty());
+  CHECK(derive_literals("ab").empty());               // shorter than the minimum atom
+  CHECK(derive_literals("(?:abcdef)?xy").empty());    // nothing required
+  CHECK(derive_literals("(").empty());                // does not compile
+  CHECK(derive_literals(R"(\x{41}BCDEF)").empty());   // byte escapes are not filtered
+}
