@@ -8,13 +8,13 @@
 #include <memory>
 #include <set>
 
-#include "culprit/core/size.hpp"
 #include "culprit/ingest/parser.hpp"
+#include "culprit/text/lines.hpp"
 #include "ingest/formats/line_prefix.hpp"
-#include "ingest/formats/text_shim.hpp"
 #include "ingest/formats/torch_oom.hpp"
 #include "ingest/formats/torchrun_block.hpp"
 #include "ingest/formats/traceback.hpp"
+#include "ingest/signal_events.hpp"
 
 namespace culprit::ingest {
 
@@ -26,57 +26,6 @@ using Sv = std::string_view;
 constexpr std::size_t kMaxLineBytes = 64 * 1024;
 /// Open tracebacks kept at once (one per writer); the oldest is closed beyond this.
 constexpr std::size_t kMaxOpenTracebacks = 512;
-
-bool ends_with(Sv s, Sv suffix) {
-  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-
-bool is_integer(Sv s) {
-  if (!s.empty() && (s[0] == '-' || s[0] == '+')) s.remove_prefix(1);
-  if (s.empty() || s.size() > 18) return false;
-  return std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
-}
-
-bool is_number(Sv s) {
-  if (is_integer(s)) return true;
-  const std::size_t dot = s.find('.');
-  if (dot == Sv::npos || dot == 0 || dot + 1 == s.size()) return false;
-  return is_integer(s.substr(0, dot)) &&
-         std::all_of(s.begin() + static_cast<std::ptrdiff_t>(dot) + 1, s.end(),
-                     [](char c) { return c >= '0' && c <= '9'; });
-}
-
-// TEMPORARY (wt-gpu): private stand-in for ingest::events_from_signals
-// (src/ingest/signal_events.hpp, written by another engineer) until it lands on main; same
-// contract: each matching signal gives one event (kind/severity/rule from the signal, captures
-// as fields, `<x>_size` captures also as numeric `<x>_bytes`, `pid`/`rank` captures set
-// event.pid / event.rank).
-std::vector<core::Event> app_log_events_from_signals_tmp(const core::Event& base, Sv message,
-                                                         const ParseContext& ctx) {
-  std::vector<core::Event> out;
-  if (!ctx.signals) return out;
-  for (const auto& m : ctx.signals->match(message, ctx.format)) {
-    core::Event e = base;
-    e.kind = m.signal->kind;
-    e.severity = m.signal->severity;
-    e.rule = m.signal->id;
-    e.message = std::string(message);
-    for (const auto& c : m.captures) {
-      if (c.value.empty()) continue;
-      e.set(c.name, c.value, is_number(c.value));
-      if (ends_with(c.name, "_size")) {
-        if (auto bytes = core::parse_size(c.value))
-          e.set_int(c.name.substr(0, c.name.size() - 5) + "_bytes", *bytes);
-      } else if (c.name == "pid" && is_integer(c.value)) {
-        e.pid = std::stoll(c.value);
-      } else if (c.name == "rank" && is_integer(c.value) && c.value.size() < 9) {
-        e.rank = std::stoi(c.value);
-      }
-    }
-    out.push_back(std::move(e));
-  }
-  return out;
-}
 
 // Fills what `p` lacks (writer identity, time) from `fallback` — a traceback's first line.
 void merge_missing(PeeledLine& p, const PeeledLine& fallback) {
@@ -247,7 +196,7 @@ void AppLogParser::handle(std::int64_t seg, const PeeledLine& p, Sv message, boo
   apply_peeled(p, base, ctx_.year_hint);
   base.message = std::string(message);
   base.rule = "app_log";
-  std::vector<core::Event> events = app_log_events_from_signals_tmp(base, message, ctx_);
+  std::vector<core::Event> events = events_from_signals(base, message, ctx_);
 
   if (is_torch_oom(message)) {
     if (auto oom = parse_torch_oom(message)) {
@@ -430,7 +379,7 @@ void AppLogParser::finish() {
 void parse_app_log(std::string_view text, ParseContext& ctx) {
   AppLogParser parser(ctx);
   std::int64_t seg = 0;
-  for (Sv raw : shim::split_lines(text)) parser.line(++seg, raw);
+  for (Sv raw : text::split_lines(text)) parser.line(++seg, raw);
   parser.finish();
 }
 

@@ -7,7 +7,7 @@
 #include <array>
 
 #include "culprit/core/time.hpp"
-#include "ingest/formats/text_shim.hpp"
+#include "culprit/text/lines.hpp"
 
 namespace culprit::ingest {
 
@@ -686,8 +686,9 @@ std::optional<double> stamp_epoch(const PeeledTime& time, int year_hint) {
 
 PeeledLine peel_line(std::string_view raw) {
   PeeledLine p;
-  const std::string clean = shim::strip_ansi(raw);
+  const std::string clean = text::strip_ansi(raw);
   Sv rest = clean;
+  if (rest.size() >= 2 && rest.substr(rest.size() - 2) == "^M") rest.remove_suffix(2);  // pasted CR
   strip_ray_repeat(rest, p);
   bool outermost = true;  // only CI / docker stamps peeled so far
   for (int iter = 0; iter < 12 && !rest.empty(); ++iter) {
