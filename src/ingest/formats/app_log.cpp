@@ -374,10 +374,39 @@ void AppLogParser::finish() {
   end_block();
 }
 
+// The host a torchrun failure summary names (`  host      : gpu-node-17.cluster.local`) when the
+// text has summaries from exactly one host: torchrun prints it on the machine whose log this is,
+// so it names the source's host when nothing else did. Empty when absent or ambiguous.
+std::string torchrun_summary_host(Sv text) {
+  if (text.find("Root Cause") == Sv::npos) return {};
+  std::string host;
+  for (std::size_t pos = text.find("host"); pos != Sv::npos; pos = text.find("host", pos + 4)) {
+    // Only `^ +host *: value`: walk back over the indent (spaces only, so linear overall).
+    std::size_t b = pos;
+    while (b > 0 && text[b - 1] == ' ') --b;
+    if (b == pos || (b > 0 && text[b - 1] != '\n' && text[b - 1] != '\r')) continue;
+    std::size_t i = pos + 4;
+    while (i < text.size() && text[i] == ' ') ++i;
+    if (text.substr(i, 2) != ": ") continue;
+    i += 2;
+    std::size_t end = i;
+    while (end < text.size() && text[end] != '\n' && text[end] != '\r' && text[end] != ' ') ++end;
+    const Sv value = text.substr(i, end - i);
+    if (value.empty() || value.size() > 255 || value == "localhost" || value[0] == '<' ||
+        value.substr(0, 4) == "127." || value == "0.0.0.0" || value.find(':') != Sv::npos)
+      continue;  // not a machine name (config dumps, `<N/A>`)
+    if (host.empty()) host = std::string(value);
+    else if (host != value) return {};
+  }
+  return host;
+}
+
 }  // namespace
 
 void parse_app_log(std::string_view text, ParseContext& ctx) {
-  AppLogParser parser(ctx);
+  ParseContext local = ctx;
+  if (local.host.empty()) local.host = torchrun_summary_host(text);
+  AppLogParser parser(local);
   std::int64_t seg = 0;
   for (Sv raw : text::split_lines(text)) parser.line(++seg, raw);
   parser.finish();
