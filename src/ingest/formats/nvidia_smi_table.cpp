@@ -12,8 +12,8 @@
 
 #include "culprit/core/size.hpp"
 #include "culprit/ingest/parser.hpp"
+#include "culprit/text/lines.hpp"
 #include "ingest/formats/line_prefix.hpp"
-#include "ingest/formats/text_shim.hpp"
 
 namespace culprit::ingest {
 
@@ -176,7 +176,7 @@ class SmiParser {
 };
 
 void SmiParser::line(std::int64_t seg, Sv raw) {
-  const std::string clean = shim::strip_ansi(raw);
+  const std::string clean = text::strip_ansi(raw);
   const Sv t = trim(clean);
   if (t.empty()) return;
 
@@ -460,7 +460,7 @@ void SmiParser::flush() {
 void parse_nvidia_smi_table(std::string_view text, ParseContext& ctx) {
   SmiParser parser(ctx);
   std::int64_t seg = 0;
-  for (Sv raw : shim::split_lines(text)) parser.line(++seg, raw);
+  for (Sv raw : text::split_lines(text)) parser.line(++seg, raw);
   parser.finish();
 }
 

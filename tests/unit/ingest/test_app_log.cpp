@@ -91,6 +91,30 @@ Root Cause (first observed failure):
   CHECK(sink.events.size() == 2);
 }
 
+TEST_CASE("a source without host takes the torchrun summary's host", "[gpu][app_log]") {
+  const std::string text =
+      "E0409 00:47:21.332000 40211 torch/distributed/elastic/multiprocessing/api.py:869] failed "
+      "(exitcode: -9) local_rank: 2 (pid: 40287) of binary: /opt/venv/bin/python3\n"
+      "Root Cause (first observed failure):\n"
+      "[0]:\n"
+      "  time      : 2026-04-09_00:47:20\n"
+      "  host      : gpu-node-17.cluster.local\n"
+      "  rank      : 2 (local_rank: 2)\n"
+      "  exitcode  : -9 (pid: 40287)\n";
+  const auto sink = parse_app(text);
+  for (const auto& e : sink.events) CHECK(e.host == "gpu-node-17.cluster.local");
+  for (const auto& p : sink.processes) CHECK(p.host == "gpu-node-17.cluster.local");
+  CHECK(sink.events.size() == 2);
+
+  // Two agents' summaries in one output (srun over two nodes): no guess.
+  const auto two = parse_app(text + "Root Cause (first observed failure):\n[0]:\n  host      : gpu-node-18\n");
+  for (const auto& e : two.events)
+    if (e.line == 1) CHECK(e.host.empty());
+  // A source that has a host keeps it; the summary's FQDN of the same machine does not split it.
+  const auto named = parse_app(text, "gpu-node-17");
+  for (const auto& e : named.events) CHECK(e.host == "gpu-node-17");
+}
+
 TEST_CASE("early torchelastic summary block", "[gpu][app_log]") {
   const auto sink = parse_app(R"(***************************************
             train.py FAILED            
