@@ -22,10 +22,10 @@ namespace {
 constexpr double kWidth = 1080, kLeft = 86, kRight = 24, kTop = 26, kPlot = 260, kBottom = 46;
 constexpr double kPanel = 230;
 constexpr double kMinSegment = 3;  // pixels: a process holding memory is never invisible
-constexpr double kLedger = 350;    // the "at the failure" bar and its labels
+constexpr double kLedger = 400;    // the "at the failure" bar and its labels
 constexpr double kCalloutGap = 14;
 constexpr std::size_t kMaxCallouts = 9;
-constexpr int kCalloutColumns = 40;  // the request panel at the right of the failure's chart
+constexpr int kCalloutColumns = 36;  // the request panel at the right of the failure's chart
 constexpr std::size_t kMaxGpus = 16;
 constexpr std::int64_t kMiB = 1024 * 1024;
 
@@ -464,9 +464,12 @@ std::string draw_chart(const std::vector<Bar>& samples, const Bar* failure, std:
       const Segment& s = b.segments[shown[k]];
       const auto [y1, y2] = spans[shown[k]];
       svg.line(x + kBarW + 2, (y1 + y2) / 2, lx - 4, ys[k], "leader");
-      std::string text = s.label + " " + size_text(s.bytes);
-      if (!s.role.empty()) text = s.role + ": " + text;
-      svg.text(lx, ys[k] + 4, utf8::cut(text, kCalloutColumns), "callout " + s.cls.substr(4), "start");
+      // The size always shows; a long name gives way.
+      const std::string prefix = s.role.empty() ? std::string() : s.role + ": ";
+      const std::string size = " " + size_text(s.bytes);
+      const int room = kCalloutColumns - utf8::columns(prefix) - utf8::columns(size);
+      const std::string text = prefix + utf8::cut(s.label, std::max(room, 6)) + size;
+      svg.text(lx, ys[k] + 4, text, "callout " + s.cls.substr(4), "start");
     }
     svg.text(x + kBarW / 2, kTop + kPlot + 18, b.label, "tick failure", "middle");
     svg.text(x + kBarW / 2, kTop + kPlot + 38, "ledger at the failure", "axis-label", "middle");
