@@ -15,6 +15,7 @@
 #include "cli/incident.hpp"
 #include "culprit/report/redact.hpp"
 #include "culprit/report/renderer.hpp"
+#include "culprit/store/clock.hpp"
 #include "culprit/store/database.hpp"
 
 namespace culprit::cli {
@@ -37,6 +38,8 @@ struct Options {
   std::string format = "text", db, host, output, color = "auto";
   bool json = false, no_prefilter = false, quiet = false, redact = false;
   int year = 0;
+  std::string tz;
+  std::vector<std::string> boot_times;
 };
 
 bool use_color(const Options& o) {
@@ -63,6 +66,10 @@ int run_diagnose(const std::vector<std::string>& args) {
       ("rules", po::value(&o.rule_dirs)->composing(), "also load the *.toml rules under DIR (repeatable)")
       ("exclude", po::value(&o.excludes)->composing(), "skip files whose name matches GLOB (repeatable)")
       ("year", po::value(&o.year), "year for time stamps that carry none, when no input gives one")
+      ("tz", po::value(&o.tz), "zone of time stamps that carry none: UTC, +02:00, or a name such as Europe/Berlin "
+                               "(default: each host's own zoned stamps, else UTC)")
+      ("boot-time", po::value(&o.boot_times)->composing(),
+       "HOST=TIME: when HOST booted (`uptime -s`, or seconds since the epoch), to place its dmesg stamps (repeatable)")
       ("color", po::value(&o.color)->default_value("auto"), "colour the text report: auto | always | never")
       ("no-prefilter", po::bool_switch(&o.no_prefilter), "run every rule's regex on every line (slower; for checks)")
       ("quiet,q", po::bool_switch(&o.quiet), "do not print skipped-input notes on stderr");
@@ -113,6 +120,17 @@ int run_diagnose(const std::vector<std::string>& args) {
   incident.excludes = o.excludes;
   incident.default_host = o.host;
   incident.year = o.year;
+  incident.tz = o.tz;
+  incident.boot_times = o.boot_times;
+  {
+    store::ClockOptions check;
+    check.tz = o.tz;
+    check.boot_times = o.boot_times;
+    if (auto err = store::check_clock_options(check); !err.empty()) {
+      fmt::print(stderr, "culprit: {}\n", err);
+      return kExitError;
+    }
+  }
   if (!o.db.empty()) {
     if (std::filesystem::exists(o.db)) {
       std::string err;
