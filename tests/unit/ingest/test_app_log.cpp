@@ -2,7 +2,11 @@
 // ChildFailedError block, job process sightings, log events, and bad input.
 #include <catch2/catch.hpp>
 
+#include <filesystem>
+
 #include "culprit/core/time.hpp"
+#include "culprit/text/lines.hpp"
+#include "unit/ingest/gpu_fixture_runner.hpp"
 #include "unit/ingest/gpu_test_support.hpp"
 
 using culprit::test::field;
@@ -237,10 +241,54 @@ TEST_CASE("huge lines and binary junk do not crash", "[gpu][app_log]") {
   auto ctx = culprit::test::gpu_context(sink, "app_log", "h", 0, &diags);
   std::string big(300 * 1024, 'x');
   big += "\n";
-  big += std::string("\x00\x01\xff\xfe garbage (pid=1 [rank", 30);
+  static constexpr char kJunk[] = "\x00\x01\xff\xfe garbage (pid=1 [rank";
+  big += std::string(kJunk, sizeof kJunk - 1);
   big += "\nTraceback (most recent call last):";
   CHECK_NOTHROW(culprit::ingest::parse_app_log(big, ctx));
   REQUIRE(diags.size() == 1);
   CHECK(diags[0].code == "long-line");
   CHECK(sink.of_kind("traceback").size() == 1);
+}
+
+TEST_CASE("mutated fixtures: no crash, events stay inside the text", "[gpu][app_log][fuzz]") {
+  std::vector<std::string> texts;
+  for (const char* folder : {"app_log", "traceback", "torch_oom", "nvidia_smi"}) {
+    for (const auto& f : culprit::test::fixtures_in(folder)) texts.push_back(culprit::test::read_file(f.string()));
+  }
+  REQUIRE(texts.size() > 20);
+  std::uint64_t seed = 0x9e3779b97f4a7c15ULL;
+  auto next = [&seed] {
+    seed ^= seed << 13;
+    seed ^= seed >> 7;
+    seed ^= seed << 17;
+    return seed;
+  };
+  for (int round = 0; round < 400; ++round) {
+    std::string t = texts[next() % texts.size()];
+    switch (next() % 4) {
+      case 0: t.resize(next() % (t.size() + 1)); break;  // cut anywhere
+      case 1:
+        for (int k = 0; k < 20 && !t.empty(); ++k) t[next() % t.size()] = static_cast<char>(next());
+        break;
+      case 2: t += texts[next() % texts.size()]; break;  // two sources glued
+      default: {
+        const std::size_t a = next() % (t.size() + 1);
+        t.insert(a, texts[next() % texts.size()].substr(0, next() % 400));
+      }
+    }
+    const auto lines = static_cast<std::int64_t>(culprit::text::split_lines(t).size());
+    for (bool smi : {false, true}) {
+      culprit::test::GpuRecordingSink sink;
+      auto ctx = culprit::test::gpu_context(sink, smi ? "nvidia_smi_table" : "app_log");
+      if (smi) culprit::ingest::parse_nvidia_smi_table(t, ctx);
+      else culprit::ingest::parse_app_log(t, ctx);
+      for (const auto& e : sink.events) {
+        INFO("round " << round << " kind " << e.kind << " line " << e.line);
+        CHECK(e.line >= 1);
+        CHECK(e.line_end >= e.line);
+        CHECK(e.line_end <= lines);
+      }
+      for (const auto& s : sink.snapshots) CHECK((s.line >= 1 && s.line <= lines));
+    }
+  }
 }
