@@ -26,6 +26,9 @@ using Sv = std::string_view;
 constexpr std::size_t kMaxLineBytes = 64 * 1024;
 /// Open tracebacks kept at once (one per writer); the oldest is closed beyond this.
 constexpr std::size_t kMaxOpenTracebacks = 512;
+/// Plain error lines kept as `log` events per source (signal events are never capped): a log
+/// that repeats one error a million times must not become a million rows.
+constexpr std::int64_t kMaxLogEvents = 20000;
 
 // Fills what `p` lacks (writer identity, time) from `fallback` — a traceback's first line.
 void merge_missing(PeeledLine& p, const PeeledLine& fallback) {
@@ -98,6 +101,7 @@ class AppLogParser {
   std::set<std::pair<std::string, std::int64_t>> sighted_;
   std::set<std::tuple<std::string, std::int64_t, bool>> oom_sighted_;
   bool noted_long_ = false;
+  std::int64_t log_events_ = 0;
   PeeledTime prev_time_;          // the stamp of the previous line, if it had one
   std::int64_t prev_time_line_ = 0;
 };
@@ -219,8 +223,12 @@ void AppLogParser::handle(std::int64_t seg, const PeeledLine& p, Sv message, boo
     }
   }
   if (events.empty() && log_event && p.severity && *p.severity >= core::Severity::error) {
-    base.kind = core::kind::kLog;
-    events.push_back(base);
+    if (++log_events_ <= kMaxLogEvents) {
+      base.kind = core::kind::kLog;
+      events.push_back(base);
+    } else if (log_events_ == kMaxLogEvents + 1) {
+      ctx_.note("log-events-capped", seg, "more than 20000 error lines; later ones are not kept as log events");
+    }
   }
   for (auto& e : events) push(e, p, message);
   sight_message_pids(base, message);
@@ -261,6 +269,7 @@ void AppLogParser::sight_message_pids(const core::Event& base, Sv message) {
     if (message.find("closing signal") != Sv::npos) sight(base.host, *pid, base.ts, "torchrun");
   }
   if (auto pid = pid_after(message, "Unable to shutdown process ")) sight(base.host, *pid, base.ts, "torchrun");
+  if (auto pid = pid_after(message, "SignalException: Process ")) sight(base.host, *pid, base.ts, "torchrun");
   if (auto pid = pid_after(message, "Killing subprocess ")) sight(base.host, *pid, base.ts, "DeepSpeed launcher");
   if (message.find(" spawned with command: ") != Sv::npos) {
     if (auto pid = pid_after(message, "process ")) sight(base.host, *pid, base.ts, "DeepSpeed launcher");

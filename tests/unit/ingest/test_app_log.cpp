@@ -206,6 +206,21 @@ TEST_CASE("error lines without a signal are kept as log events", "[gpu][app_log]
   CHECK(sink.sighting(198906, true)->evidence == "DeepSpeed launcher");
 }
 
+TEST_CASE("plain error lines are capped, signal events are not", "[gpu][app_log]") {
+  std::string text;
+  for (int i = 0; i < 20005; ++i) text += "2026-04-09 00:47:13,123 - data - ERROR - bad sample\n";
+  text += "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB. GPU 0 has a total capacity of 8.00 GiB of which 0 bytes is free.\n";
+  culprit::test::GpuRecordingSink sink;
+  culprit::core::Diagnostics diags;
+  auto ctx = culprit::test::gpu_context(sink, "app_log", "h", 0, &diags);
+  culprit::ingest::parse_app_log(text, ctx);
+  CHECK(sink.of_kind("log").size() == 20000);
+  CHECK(sink.of_kind("cuda_oom").size() == 1);
+  REQUIRE(diags.size() == 1);
+  CHECK(diags[0].code == "log-events-capped");
+  CHECK(diags[0].where == "test.log:20001");
+}
+
 TEST_CASE("DataLoader worker pids are job sightings", "[gpu][app_log]") {
   const auto sink = parse_app(
       "RuntimeError: DataLoader worker (pid(s) 48213, 48214) exited unexpectedly\n"
@@ -215,6 +230,8 @@ TEST_CASE("DataLoader worker pids are job sightings", "[gpu][app_log]") {
   CHECK(sink.sighting(48214, true));
   CHECK(sink.sighting(48215, true));
   CHECK(sink.sighting(48215, true)->evidence == "DataLoader worker");
+  const auto agent = parse_app("torch.distributed.elastic.multiprocessing.api.SignalException: Process 40211 got signal: 15\n");
+  CHECK(agent.sighting(40211, true));
 }
 
 TEST_CASE("line numbers follow first_line and CRLF", "[gpu][app_log]") {
