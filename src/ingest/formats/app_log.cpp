@@ -346,7 +346,9 @@ void AppLogParser::emit_failure(const TorchrunFailure& f) {
   }
   e.pid = f.pid;
   e.rank = f.rank;
-  e.kind = core::kind::kSignalExit;
+  // A death by signal is `signal_exit`; a child that exited with a status (it raised: look for
+  // its traceback) is an error `log` event, as rules/README.md defines the kinds.
+  e.kind = f.signal ? core::kind::kSignalExit : core::kind::kLog;
   e.severity = core::Severity::error;
   e.rule = "torchrun_child_failed";
   std::string msg = f.entrypoint.empty() ? std::string("torchrun child failed")

@@ -135,8 +135,12 @@ Other Failures:
   <NO_OTHER_FAILURES>
 ***************************************
 )");
-  const auto exits = sink.of_kind("signal_exit");
+  // exitcode 1 is no death by signal: an error log event, not signal_exit.
+  CHECK(sink.of_kind("signal_exit").empty());
+  const auto exits = sink.of_kind("log");
   REQUIRE(exits.size() == 1);
+  CHECK(exits[0].rule == "torchrun_child_failed");
+  CHECK(exits[0].severity == culprit::core::Severity::error);
   CHECK(field(exits[0], "root_cause") == "1");
   CHECK(field(exits[0], "exitcode") == "1");
   CHECK(exits[0].field("signal") == nullptr);
