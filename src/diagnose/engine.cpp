@@ -117,7 +117,7 @@ Verdict diagnose(store::Database& db, const rules::RuleSet& rules, core::Diagnos
       f.ts = row["ts"].as_double();
       f.confidence = parse_confidence(row["confidence"].as_text());
       f.event_id = row["event_id"].as_int().value_or(0);
-      if (!row["culprit_pid"].is_null() || !row["culprit_name"].is_null())
+      if (!row["culprit_pid"].is_null() || !row["culprit_name"].as_text().empty())
         f.culprit = ProcessRef{row["culprit_host"].is_null() ? f.host : row["culprit_host"].as_text(),
                                row["culprit_pid"].as_int(), row["culprit_name"].as_text(),
                                row["culprit_role"].is_null() ? "unknown" : row["culprit_role"].as_text(),

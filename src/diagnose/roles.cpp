@@ -127,9 +127,10 @@ std::string assign_roles(store::Database& db) {
     }
     if (match && matches == 1) {
       container = (*match)["name"].as_text();
-      std::string why = fmt::format("runs in container {} ({})", container, (*match)["status"].as_text());
+      std::string why = fmt::format("runs in container {}", container);
       const auto up = (*match)["up_seconds"].as_double();
       if (up && job_age && *up > *job_age + 60) why += fmt::format(", up {} — it predates the job", duration(*up));
+      else why += fmt::format(" ({})", (*match)["status"].as_text());
       reasons.push_back(why);
     }
     auto job_pids = db.query(fmt::format("SELECT count(*) AS n FROM processes WHERE host={} AND role='job'", sql_quote(host)));

@@ -338,6 +338,19 @@ void compile_drafts(Drafts& drafts, const QueryChecker& check_query, RuleSet& ou
                                              d.rule.id, pattern->error())));
       continue;
     }
+    for (const auto& name : pattern->group_names()) {
+      if (name.size() > 6 && name.compare(name.size() - 6, 6, "_bytes") == 0) {
+        d.broken = true;
+        problems.push_back(problem(code::kBadValue, d.where.at("pattern"),
+                                   fmt::format("group `{}` of `{}`: ingest derives `<base>_bytes` "
+                                               "from a `<base>_size` group, so a pattern must not "
+                                               "name one itself; call it `{}_size` (a bare number "
+                                               "reads as bytes)",
+                                               name, d.rule.id,
+                                               name.substr(0, name.size() - 6))));
+      }
+    }
+    if (d.broken) continue;
     patterns[i] = std::move(pattern);
   }
 

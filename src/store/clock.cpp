@@ -29,10 +29,14 @@ std::string align_clocks(Database& db, const ClockOptions& options) {
   if (!r.error.empty()) return r.error;
   if (!r.rows.empty() && !r.rows[0]["t"].is_null()) year = year_of(*r.rows[0]["t"].as_double());
   if (year > 0) {
+    // Parsers count seconds from Jan 1 as in a leap year (so Feb 29 has a place); in a common
+    // year every day from March 1 (day 60 of that count) is one day earlier.
     const double start = core::civil_to_epoch(year, 1, 1, 0, 0, 0);
+    const bool leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
     if (auto err = db.exec(fmt::format(
-            "UPDATE events SET ts = {} + ts_value WHERE ts IS NULL AND ts_kind='wall_no_year' AND ts_value IS NOT NULL",
-            start));
+            "UPDATE events SET ts = {} + ts_value - CASE WHEN {} AND ts_value >= 60 * 86400 THEN 86400 ELSE 0 END"
+            " WHERE ts IS NULL AND ts_kind='wall_no_year' AND ts_value IS NOT NULL",
+            start, leap ? 0 : 1));
         !err.empty())
       return err;
   }

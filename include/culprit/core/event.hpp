@@ -61,7 +61,10 @@ struct Event {
   std::optional<double> ts;        ///< wall-clock UTC seconds, when known at parse time
   std::string ts_raw;              ///< the stamp as the line wrote it
   TsKind ts_kind = TsKind::none;
-  std::optional<double> ts_value;  ///< the raw stamp as a number: boot seconds, or seconds of day/year
+  /// The raw stamp as a number: boot seconds (boot), seconds of the day (time_of_day), or seconds
+  /// since 1 January counted as in a leap year (wall_no_year: Mar 1 is day 60 every year; clock
+  /// alignment subtracts a day from Mar 1 on in common years).
+  std::optional<double> ts_value;
   std::string host;
   std::optional<std::int64_t> pid;
   std::string comm;                ///< process name as this source saw it

@@ -254,7 +254,10 @@ std::size_t read_bracket_stamp(std::string_view s, std::size_t i, int year_hint,
   int month = 0, day = 0, h = 0, m = 0;
   double sec = 0;
   std::size_t k = j;
-  if (k + 4 < body.size() && body[k + 3] == ' ' && !core::parse_month(body.substr(k, 3))) k = skip_spaces(body, k + 4);
+  // Skip a weekday of any locale (`Sun`, `Di`, `dim.`) when a month name follows.
+  if (std::size_t sp = body.find(' ', k); sp != std::string_view::npos && sp - k <= 6 &&
+                                          !(sp - k == 3 && core::parse_month(body.substr(k, 3))))
+    k = skip_spaces(body, sp);
   std::size_t n = read_month_stamp(body, k, month, day, h, m, sec);
   if (n > 0) {
     std::size_t y = k + n;

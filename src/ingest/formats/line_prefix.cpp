@@ -756,8 +756,9 @@ void apply_peeled(const PeeledLine& p, core::Event& e, int year_hint) {
     if (t.kind == core::TsKind::wall) {
       e.ts = stamp_epoch(t, 0);
     } else if (t.kind == core::TsKind::wall_no_year) {
-      // Seconds since 1 January of the year (the hinted one, else a common year).
-      const int y = year_hint != 0 ? year_hint : 2001;
+      // Seconds since 1 January counted as in a leap year (the core::Event contract), so that
+      // Feb 29 has a place; clock alignment corrects common years.
+      const int y = 2000;
       e.ts_value = core::civil_to_epoch(y, t.month, t.day, 0, 0, t.seconds_of_day) -
                    core::civil_to_epoch(y, 1, 1, 0, 0, 0);
       if (year_hint != 0) e.ts = stamp_epoch(t, year_hint);

@@ -20,7 +20,7 @@ inline std::vector<std::filesystem::path> format_fixtures(const std::string& for
   return out;
 }
 
-inline std::string read_file(const std::filesystem::path& p) {
+inline std::string read_fixture(const std::filesystem::path& p) {
   std::ifstream in(p, std::ios::binary);
   std::stringstream ss;
   ss << in.rdbuf();

@@ -42,7 +42,7 @@ TEST_CASE("docker ps fixtures parse as their .expect.json says", "[docker_ps][fi
       simdjson::dom::element doc = jp.load(expect_path.string());
       Run r;
       std::string host = str(doc["context"]["host"]);
-      run_ps(culprit::test::read_file(txt), r, host);
+      run_ps(culprit::test::read_fixture(txt), r, host);
       auto want_c = doc["containers"].get_array();
       REQUIRE(r.sink.containers.size() == want_c.size());
       std::size_t i = 0;

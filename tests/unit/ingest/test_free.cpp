@@ -55,7 +55,7 @@ TEST_CASE("free fixtures parse as their .expect.json says", "[free][fixtures]") 
       simdjson::dom::element doc = jp.load(expect_path.string());
       Run r;
       std::string host(std::string_view(doc["context"]["host"].get_string().value()));
-      run_free(culprit::test::read_file(txt), r, host);
+      run_free(culprit::test::read_fixture(txt), r, host);
       auto snaps = doc["snapshots"].get_array();
       REQUIRE(r.sink.host_memory.size() == snaps.size());
       REQUIRE(r.sink.of_kind("log").size() == snaps.size());

@@ -213,3 +213,10 @@ TEST_CASE("text that only looks like a stamp is left alone", "[kernel_stamp]") {
   for (std::string_view junk : {"[", "[]", "[ 1.", "<", "<3", "1,2,3", "Jan", "2026-04-09T", "\xff\xfe[\x01]", ""})
     CHECK_NOTHROW(parse_kernel_line(junk, 2026));
 }
+
+TEST_CASE("dmesg -T in a locale whose month names match English still gives a time", "[kernel_stamp]") {
+  KernelLine a = parse_kernel_line("[Di Aug 12 03:54:03 2025] php-fpm invoked oom-killer: gfp_mask=0xcc0(GFP_KERNEL), order=0, oom_score_adj=0", 0);
+  CHECK(a.ts_kind == TsKind::wall);
+  CHECK(*a.ts == Approx(civil_to_epoch(2025, 8, 12, 3, 54, 3)));
+  CHECK(a.message.substr(0, 7) == "php-fpm");
+}

@@ -224,7 +224,8 @@ TEST_CASE("apply_peeled fills pid, rank, host and time", "[gpu][line_prefix]") {
   apply_peeled(peel_line("E0409 00:47:13.000000 40211 torch/distributed/elastic/agent/server/api.py:793] x"), g, 0);
   CHECK(g.ts_kind == TsKind::wall_no_year);
   CHECK_FALSE(g.ts);
-  CHECK(*g.ts_value == Approx((31 + 28 + 31 + 8) * 86400.0 + 47 * 60 + 13));
+  // Leap-year day count (core::Event::ts_value contract): Apr 9 is day 31+29+31+8.
+  CHECK(*g.ts_value == Approx((31 + 29 + 31 + 8) * 86400.0 + 47 * 60 + 13));
   CHECK(*g.pid == 40211);
 
   culprit::core::Event h;

@@ -236,6 +236,17 @@ pattern = 'allocate (?P<requested_size>\S+)'
         std::string::npos);
 }
 
+TEST_CASE("story: a group named *_bytes collides with what ingest derives", "[rules]") {
+  auto r = load(R"([[signal]]
+id = "b"
+kind = "log"
+pattern = 'allocate (?P<requested_bytes>\d+) bytes'
+)");
+  const auto d = only(r.problems, rules::code::kBadValue);
+  CHECK(d.where == "my.toml:4:11");
+  CHECK(d.message.find("`requested_size`") != std::string::npos);
+}
+
 TEST_CASE("story: a declared literal the matching line lacks", "[rules]") {
   auto r = load(R"([[signal]]
 id = "lit"
