@@ -82,6 +82,7 @@ class AppLogParser {
     PeeledLine exc_peel;  // prefixes of the latest exception line
   };
 
+  void route(std::int64_t seg, PeeledLine& p, Sv msg);
   void handle(std::int64_t seg, const PeeledLine& p, Sv message, bool log_event);
   void close_traceback(const std::string& key);
   void emit_traceback(const Traceback& tb, const PeeledLine& exc_peel);
@@ -116,20 +117,17 @@ void AppLogParser::line(std::int64_t seg, Sv raw) {
   }
   PeeledLine p = peel_line(raw);
   const Sv msg = p.message;
-  // A bare line inherits nothing; but a traceback opened on a bare line right after a stamped
-  // one (Python's logger.exception) takes that stamp, below.
+  // A traceback opened on a bare line right after a stamped one (Python's logger.exception)
+  // takes that stamp (in route()); remember this line's own stamp for the next one.
   const PeeledTime own_time = p.time;
-  struct Remember {
-    AppLogParser& self;
-    const PeeledTime& t;
-    std::int64_t seg;
-    ~Remember() {
-      if (t.kind != core::TsKind::none) {
-        self.prev_time_ = t;
-        self.prev_time_line_ = seg;
-      }
-    }
-  } remember{*this, own_time, seg};
+  route(seg, p, msg);
+  if (own_time.kind != core::TsKind::none) {
+    prev_time_ = own_time;
+    prev_time_line_ = seg;
+  }
+}
+
+void AppLogParser::route(std::int64_t seg, PeeledLine& p, Sv msg) {
   if (p.pid) {
     sight(p.host.empty() ? ctx_.host : p.host, *p.pid, stamp_epoch(p.time, ctx_.year_hint),
           p.pid_evidence);
