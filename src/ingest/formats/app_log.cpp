@@ -71,7 +71,7 @@ std::optional<std::int64_t> pid_after(Sv s, Sv anchor, std::size_t* where = null
 
 class AppLogParser {
  public:
-  explicit AppLogParser(ParseContext& ctx) : ctx_(ctx) {}
+  AppLogParser(ParseContext& ctx, PeelOptions options) : ctx_(ctx), options_(options) {}
 
   void line(std::int64_t seg, Sv raw);
   void finish();
@@ -94,6 +94,7 @@ class AppLogParser {
   std::string evidence_for(const core::Event& e, const PeeledLine& p, Sv message) const;
 
   ParseContext& ctx_;
+  PeelOptions options_;
   std::map<std::string, Open> open_;
   std::string last_key_;
   std::optional<TorchrunFailureBlock> block_;
@@ -115,7 +116,7 @@ void AppLogParser::line(std::int64_t seg, Sv raw) {
     }
     raw = raw.substr(0, kMaxLineBytes);
   }
-  PeeledLine p = peel_line(raw);
+  PeeledLine p = peel_line(raw, options_);
   const Sv msg = p.message;
   // A traceback opened on a bare line right after a stamped one (Python's logger.exception)
   // takes that stamp (in route()); remember this line's own stamp for the next one.
@@ -415,7 +416,10 @@ std::string torchrun_summary_host(Sv text) {
 void parse_app_log(std::string_view text, ParseContext& ctx) {
   ParseContext local = ctx;
   if (local.host.empty()) local.host = torchrun_summary_host(text);
-  AppLogParser parser(local);
+  const auto hosts = pdsh_hosts(text);
+  PeelOptions options;
+  options.pdsh_hosts = &hosts;
+  AppLogParser parser(local, options);
   std::int64_t seg = 0;
   for (Sv raw : text::split_lines(text)) parser.line(++seg, raw);
   parser.finish();
