@@ -130,8 +130,9 @@ void AppLogParser::line(std::int64_t seg, Sv raw) {
 
 void AppLogParser::route(std::int64_t seg, PeeledLine& p, Sv msg) {
   if (p.pid) {
-    sight(p.host.empty() ? ctx_.host : p.host, *p.pid, stamp_epoch(p.time, ctx_.year_hint),
-          p.pid_evidence);
+    // The same host choice as apply_peeled: the line's own host unless it names the source's.
+    const std::string& host = !p.host.empty() && !same_host(p.host, ctx_.host) ? p.host : ctx_.host;
+    sight(host, *p.pid, stamp_epoch(p.time, ctx_.year_hint), p.pid_evidence);
   }
 
   // A writer's open traceback. A bare line (no prefix at all) continues the most recent one:
