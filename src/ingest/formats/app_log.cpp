@@ -77,6 +77,7 @@ class AppLogParser {
   void finish();
 
  private:
+  bool skippable(Sv raw) const;
   struct Open {
     std::unique_ptr<TracebackBuilder> builder;
     PeeledLine exc_peel;  // prefixes of the latest exception line
@@ -106,7 +107,40 @@ class AppLogParser {
   std::int64_t log_events_ = 0;
   PeeledTime prev_time_;          // the stamp of the previous line, if it had one
   std::int64_t prev_time_line_ = 0;
+  std::string sighted_prefix_;    // `(VllmWorker rank=0 pid=3300)`-style prefix already sighted
+  Sv skipped_raw_;                // the last line the fast path skipped (its stamp is peeled lazily)
+  std::int64_t skipped_seg_ = 0;
 };
+
+// The fast path: most lines of a big worker log are routine (throughput, request logs). A line
+// is skipped without peeling when no traceback or failure summary is open, no signal could
+// match it (the literal prefilter), it holds no failure marker, and any pid prefix it carries
+// repeats one already sighted. Skipping never drops an event: every kind of event needs a
+// signal candidate, a traceback, a failure block or a new pid.
+bool AppLogParser::skippable(Sv raw) const {
+  if (!open_.empty() || block_) return false;
+  if (!ctx_.signals || !ctx_.signals->prefilter() || ctx_.signals->candidate(raw)) return false;
+  // Keep in step with sight_message_pids() and the torchrun block: their anchors are markers.
+  static constexpr Sv kMarkers[] = {"Traceback", "rror", "RROR", "CRITICAL", "FATAL", "atal", "xception", "FAILED", "Root Cause", "\xe2\x95\xad",
+                                    "exitcode", "Killed", "ignal", "NCCL", "│", "Failures:", "process ",
+                                    "(pid", "spawned", "out of memory", "[E", "[F"};
+  for (Sv m : kMarkers)
+    if (raw.find(m) != Sv::npos) return false;
+  // A colour code inside the text could split a literal the prefilter looks for; only the
+  // sighted prefix's own reset code right after it is allowed.
+  std::size_t esc = raw.find('\x1b', sighted_prefix_.size());
+  if (esc != Sv::npos && esc == sighted_prefix_.size() && raw.substr(0, esc) == sighted_prefix_) {
+    const std::size_t m = raw.find('m', esc);
+    esc = m == Sv::npos ? esc : raw.find('\x1b', m + 1);
+  }
+  if (esc != Sv::npos || raw.find("^[[") != Sv::npos) return false;
+  const bool glog = raw.size() > 5 && std::string_view("IWEDCF").find(raw[0]) != Sv::npos && raw[1] >= '0' &&
+                    raw[1] <= '9';
+  if (raw.find("pid") != Sv::npos || raw.find("PID") != Sv::npos || glog)
+    return !sighted_prefix_.empty() && raw.substr(0, sighted_prefix_.size()) == sighted_prefix_;
+  // A line after which a bare traceback could open takes this line's stamp: kept lazily below.
+  return true;
+}
 
 void AppLogParser::line(std::int64_t seg, Sv raw) {
   if (raw.size() > kMaxLineBytes) {
@@ -116,8 +150,27 @@ void AppLogParser::line(std::int64_t seg, Sv raw) {
     }
     raw = raw.substr(0, kMaxLineBytes);
   }
+  if (skippable(raw)) {
+    skipped_raw_ = raw;
+    skipped_seg_ = seg;
+    return;
+  }
+  if (skipped_seg_ > prev_time_line_ && skipped_seg_ == seg - 1) {
+    // The skipped previous line's stamp, for a bare traceback opening on this line.
+    const PeeledLine prev = peel_line(skipped_raw_, options_);
+    if (prev.time.kind != core::TsKind::none) {
+      prev_time_ = prev.time;
+      prev_time_line_ = skipped_seg_;
+    }
+  }
   PeeledLine p = peel_line(raw, options_);
   const Sv msg = p.message;
+  if (p.pid && sighted_prefix_.empty()) {
+    // Remember a `(Name … pid=N)` prefix (with its colour codes) so repeats can skip peeling.
+    const std::size_t at = raw.find("pid=");
+    const std::size_t close = at == Sv::npos ? Sv::npos : raw.find(')', at);
+    if (close != Sv::npos && close < 160) sighted_prefix_ = std::string(raw.substr(0, close + 1));
+  }
   // A traceback opened on a bare line right after a stamped one (Python's logger.exception)
   // takes that stamp (in route()); remember this line's own stamp for the next one.
   const PeeledTime own_time = p.time;
