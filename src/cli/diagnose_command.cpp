@@ -13,6 +13,7 @@
 #include "cli/commands.hpp"
 #include "cli/rule_loading.hpp"
 #include "cli/incident.hpp"
+#include "culprit/report/redact.hpp"
 #include "culprit/report/renderer.hpp"
 #include "culprit/store/clock.hpp"
 #include "culprit/store/database.hpp"
@@ -35,7 +36,7 @@ Exit codes: 0 a verdict was reached, 1 nothing known was found, 2 errors.
 struct Options {
   std::vector<std::string> inputs, rule_dirs, excludes;
   std::string format = "text", db, host, output, color = "auto";
-  bool json = false, no_prefilter = false, quiet = false;
+  bool json = false, no_prefilter = false, quiet = false, redact = false;
   int year = 0;
   std::string tz;
   std::vector<std::string> boot_times;
@@ -55,8 +56,10 @@ int run_diagnose(const std::vector<std::string>& args) {
   po::options_description opts("Options");
   opts.add_options()
       ("help,h", "show this help")
-      ("format,f", po::value(&o.format)->default_value("text"), "output format: text | markdown | json")
+      ("format,f", po::value(&o.format)->default_value("text"), "output format: text | markdown | json | html")
       ("json", po::bool_switch(&o.json), "shorthand for --format json")
+      ("redact", po::bool_switch(&o.redact), "replace host names, IPs, user names, container ids and pod uids "
+                                              "with placeholders (host-1, ip-1, user-1, …) to share the report")
       ("output,o", po::value(&o.output), "write the report to FILE (atomically) instead of stdout")
       ("db", po::value(&o.db), "keep the timeline in this SQLite FILE (default: in memory)")
       ("host", po::value(&o.host), "host name for inputs that name none")
@@ -91,7 +94,7 @@ int run_diagnose(const std::vector<std::string>& args) {
   if (o.json) o.format = "json";
   const auto format = report::parse_format(o.format);
   if (!format) {
-    fmt::print(stderr, "culprit: unknown --format '{}' (text, markdown or json)\n", o.format);
+    fmt::print(stderr, "culprit: unknown --format '{}' (text, markdown, json or html)\n", o.format);
     return kExitError;
   }
   if (o.inputs.empty()) {
@@ -160,7 +163,7 @@ int run_diagnose(const std::vector<std::string>& args) {
   }
   report::RenderOptions render_options;
   render_options.color = *format == report::Format::text && use_color(o);
-  const std::string text = report::render(verdict, *format, render_options);
+  const std::string text = report::render(o.redact ? report::redact(verdict) : verdict, *format, render_options);
   if (o.output.empty()) {
     std::fwrite(text.data(), 1, text.size(), stdout);
   } else if (auto err = write_file_atomically(o.output, text); !err.empty()) {

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "culprit/diagnose/engine.hpp"
+#include "culprit/diagnose/report_data.hpp"
 #include "culprit/ingest/pipeline.hpp"
 #include "culprit/input/reader.hpp"
 #include "culprit/store/clock.hpp"
@@ -109,6 +110,7 @@ IncidentResult run_incident(const std::vector<std::string>& inputs, const rules:
     result.problems.push_back({core::DiagLevel::error, "clock", "", err});
   result.verdict = diagnose::diagnose(*db, rules, result.problems);
   add_sources(*db, result.verdict);
+  diagnose::add_report_data(*db, result.verdict);
   for (const auto& p : result.problems)
     if (p.code.rfind("input-", 0) == 0) result.verdict.skipped.push_back(p.to_string());
   save_findings(*db, result.verdict);

@@ -53,6 +53,25 @@ bool generic_folder(const std::string& name) {
   return kGeneric.count(name) > 0;
 }
 
+/// Archives usually wrap everything in one folder named after the job (`incident-17/node-03/…`):
+/// then hosts come from the level below it. Re-derives the hosts of `out[first..]` so.
+void rehost_single_root(std::vector<Source>& out, size_t first, const std::string& display, const std::string& host) {
+  if (!host.empty() || out.size() <= first) return;
+  const std::string prefix = display + "!/";
+  std::string root;
+  for (size_t i = first; i < out.size(); ++i) {
+    if (out[i].name.rfind(prefix, 0) != 0) return;
+    const std::string member = out[i].name.substr(prefix.size());
+    const auto slash = member.find('/');
+    if (slash == std::string::npos) return;  // a file at the top: no single root folder
+    const std::string top = member.substr(0, slash);
+    if (root.empty()) root = top;
+    else if (root != top) return;
+  }
+  for (size_t i = first; i < out.size(); ++i)
+    out[i].host = host_from_relative_path(out[i].name.substr(prefix.size() + root.size() + 1));
+}
+
 /// Reads an archive or compressed file with libarchive. Members become sources named
 /// `archive!/member`; a bare compressed file becomes one source named after the file.
 void read_archive(const fs::path& path, const std::string& display, const std::string& host,
@@ -69,6 +88,7 @@ void read_archive(const fs::path& path, const std::string& display, const std::s
     return;
   }
   std::int64_t total = 0;
+  const size_t first_member = out.size();
   archive_entry* entry = nullptr;
   int rc;
   while ((rc = archive_read_next_header(a, &entry)) == ARCHIVE_OK || rc == ARCHIVE_WARN) {
@@ -115,6 +135,7 @@ void read_archive(const fs::path& path, const std::string& display, const std::s
     problems.push_back(problem("input-archive", display,
                                fmt::format("archive is damaged: {}", archive_error_string(a))));
   archive_read_free(a);
+  rehost_single_root(out, first_member, display, host);
 }
 
 void read_file(const fs::path& path, const std::string& display, const std::string& host,
