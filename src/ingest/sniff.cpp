@@ -47,7 +47,10 @@ bool is_kernel_line(std::string_view line) {
   if (line.size() < 8) return false;
   const char c = line[0];
   if (!(c == '[' || c == '<' || (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'))) return false;
-  if (c >= 'A' && c <= 'Z' && line.find(" kernel: ") == std::string_view::npos) return false;
+  // A capital letter starts a month stamp (`Apr  9 00:47:19 host tag:`) or nothing of ours.
+  if (c >= 'A' && c <= 'Z' && line.find(" kernel: ") == std::string_view::npos &&
+      !(line.size() > 16 && line[3] == ' ' && line[9] == ':' && line[12] == ':'))
+    return false;
   // One alternation: raw dmesg, dmesg -T, syslog / journal with a `kernel:` tag, dmesg iso
   // (optionally -x decoded), kmsg records, -x decoded raw stamps.
   static const text::Pattern re(
@@ -57,7 +60,13 @@ bool is_kernel_line(std::string_view line) {
       R"(|(?:kern\s*:\s*\w+\s*: )?\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d,\d{6}[+-]\d\d:\d\d )"
       R"(|\d+,\d+,\d+,[-c+][^;]*;)"
       R"(|\w+\s*:\s*\w+\s*: \[))");
-  return re.matches(line);
+  // Any syslog / journalctl short header (`Apr 09 00:46:51 ws-4090 systemd-oomd[734]: `): the
+  // kernel-log parser reads every tag of such files (earlyoom, systemd, kubelet, slurmd), with
+  // the line's own host, stamp and pid.
+  static const text::Pattern syslog(
+      R"(^(?:[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d(?:\.\d+)?|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)))"
+      R"( [A-Za-z0-9_.-]+ [^\s:\[]+(?:\[\d+\])?: )");
+  return re.matches(line) || syslog.matches(line);
 }
 
 /// Kernel text without a stamp (console captures, `dmesg -t`): OOM report anchors and task rows.
@@ -271,8 +280,14 @@ void split_kernel_runs(const std::vector<std::string_view>& lines, size_t b, siz
     while (j < e) {
       const bool k = kernelish(j);
       if (k == kernel) { ++j; continue; }
-      // Unstamped lines inside a kernel run (wrapped rows, multi-line records) stay in it when
-      // the run resumes within a few lines.
+      // Unstamped lines inside a kernel run stay in it: lines indented under the message are
+      // the continuation of a multi-line record (dmesg prints memory.stat, Mem-Info and the
+      // NVRM crash-dump notice so), and others (wrapped rows) when the run resumes within a
+      // few lines.
+      if (kernel && lines[j].size() > 2 && lines[j][0] == ' ' && lines[j][1] == ' ') {
+        ++j;
+        continue;
+      }
       if (kernel) {
         size_t look = j;
         while (look < e && look < j + 8 && !kernelish(look)) ++look;
