@@ -1,7 +1,8 @@
 // The kernel-log parser (dmesg in every style, kern.log / syslog, journalctl short*, /dev/kmsg,
 // console captures): peels transport prefixes (kernel_stamp), groups the lines of each kernel
 // OOM report per host into one structured event (kernel_oom_report), and runs the line signals
-// (Xid, segfault, systemd-oomd, earlyoom, …) on every other line (signal_events).
+// (Xid, segfault, systemd-oomd, earlyoom, …) on every other line (signal_events); the driver's
+// "fallen off the bus" reports become one Xid 79 per fall (kernel_nvrm).
 #include <map>
 #include <string>
 #include <vector>
@@ -9,6 +10,7 @@
 #include "culprit/ingest/parser.hpp"
 #include "culprit/text/lines.hpp"
 #include "ingest/signal_events.hpp"
+#include "kernel_nvrm.hpp"
 #include "kernel_oom_report.hpp"
 #include "kernel_stamp.hpp"
 
@@ -71,6 +73,7 @@ class KernelLogParser {
   void finish() {
     for (auto& [host, block] : blocks_) block.finish(ctx_);
     blocks_.clear();
+    falls_.finish(ctx_);
   }
 
  private:
@@ -83,7 +86,9 @@ class KernelLogParser {
     core::Event base = ctx_.make_event(seg_line);
     kernel::apply_stamp(kl, base);
     base.message = std::string(msg);
-    for (auto& ev : events_from_signals(base, msg, ctx_)) {
+    std::vector<core::Event> events = events_from_signals(base, msg, ctx_);
+    falls_.line(seg_line, msg, base, events, ctx_);  // one Xid 79 per GPU fall
+    for (auto& ev : events) {
       if (inside_block && (ev.kind == core::kind::kKernelOom || ev.kind == core::kind::kOomKill)) continue;
       ctx_.sink->add_event(ev);
     }
@@ -91,6 +96,7 @@ class KernelLogParser {
 
   ParseContext& ctx_;
   std::map<std::string, OomBlock> blocks_;
+  kernel::FallOffTracker falls_;
   std::string last_key_;
   bool prev_kmsg_ = false;
 };
