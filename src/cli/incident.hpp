@@ -16,6 +16,8 @@ struct IncidentOptions {
   std::string default_host;
   std::string db_path;   ///< '' keeps the timeline in memory; else written here (caller renames)
   int year = 0;
+  std::string tz;                        ///< --tz: zone of stamps that carry none ('' infer / UTC)
+  std::vector<std::string> boot_times;   ///< --boot-time HOST=TIME entries
 };
 
 struct IncidentResult {

@@ -180,6 +180,93 @@ struct Block {
   std::string format;
 };
 
+/// Brace/bracket depth change of one line of JSON, ignoring brackets inside strings.
+int json_depth_change(std::string_view line) {
+  int d = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (in_string) {
+      if (c == '\\') ++i;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '{' || c == '[') {
+      ++d;
+    } else if (c == '}' || c == ']') {
+      --d;
+    }
+  }
+  return d;
+}
+
+/// A line that starts a JSON value: `{…`, a json-seq record (RS then `{`), `[` alone, `[{…`.
+bool starts_json_value(std::string_view line) {
+  if (!line.empty() && line[0] == '\x1e') line.remove_prefix(1);
+  auto t = trim(line);
+  if (t.empty()) return false;
+  if (t[0] == '{') return true;
+  if (t[0] != '[') return false;
+  auto rest = trim(t.substr(1));
+  return rest.empty() || rest[0] == '{';
+}
+
+/// The JSON formats culprit reads, told apart by their keys (journald's `__REALTIME_TIMESTAMP`,
+/// docker's `OOMKilled` / `"State"`, a Pod's `containerStatuses`); '' for any other JSON (a
+/// JSON-lines application log stays an app log).
+std::string json_format(std::string_view head) {
+  if (contains(head, "\"__REALTIME_TIMESTAMP\"") || contains(head, "\"__CURSOR\"") ||
+      contains(head, "\"_SOURCE_MONOTONIC_TIMESTAMP\""))
+    return std::string(format::kJournalJson);
+  if (contains(head, "\"OOMKilled\"") || (contains(head, "\"Id\"") && contains(head, "\"State\"")) ||
+      contains(head, "\"containerStatuses\"") ||
+      ((contains(head, "\"kind\": \"Pod") || contains(head, "\"kind\":\"Pod")) && contains(head, "\"apiVersion\"")))
+    return std::string(format::kDockerInspect);
+  return {};
+}
+
+constexpr size_t kMaxJsonValueLines = 20000;  // one docker inspect is ~250 lines
+
+/// End (exclusive) of the run of JSON values starting at line `i`. Values may follow each
+/// other (json lines, json-seq, two pretty objects); blank lines between them are kept. A value
+/// still open at `e` (a paste cut short) or after kMaxJsonValueLines runs to there and sets `cut`.
+size_t json_run_end(const std::vector<std::string_view>& lines, size_t i, size_t e, bool& cut) {
+  size_t end = i;
+  size_t k = i;
+  cut = false;
+  while (k < e && starts_json_value(lines[k])) {
+    int depth = 0;
+    size_t j = k;
+    const size_t limit = std::min(e, k + kMaxJsonValueLines);
+    for (; j < limit; ++j) {
+      depth += json_depth_change(lines[j]);
+      if (depth <= 0) break;
+    }
+    if (j >= limit) {
+      cut = true;
+      return limit;
+    }
+    end = j + 1;
+    k = end;
+    while (k < e && trim(lines[k]).empty()) ++k;
+  }
+  return end;
+}
+
+bool is_describe_key(std::string_view line) {
+  static const text::Pattern re(R"(^[A-Z][A-Za-z /-]{0,40}:(?:\s|$))");
+  return re.matches(line);
+}
+
+/// `kubectl describe pod|node`: `Name:  x` then `Namespace:` (pod) or `Roles:` (node).
+bool starts_kubectl_describe(const std::vector<std::string_view>& lines, size_t i, size_t e) {
+  if (!starts_with(lines[i], "Name:") || lines[i].size() < 7 || (lines[i][5] != ' ' && lines[i][5] != '\t'))
+    return false;
+  for (size_t k = i + 1; k < e && k < i + 4; ++k)
+    if (starts_with(lines[k], "Namespace:") || starts_with(lines[k], "Roles:")) return true;
+  return false;
+}
+
 /// Structured blocks (nvidia-smi tables, free, docker ps) found by their anchors in [b, e).
 std::vector<Block> structured_blocks(const std::vector<std::string_view>& lines, size_t b, size_t e) {
   std::vector<Block> blocks;
@@ -213,6 +300,31 @@ std::vector<Block> structured_blocks(const std::vector<std::string_view>& lines,
         while (end < e && (is_free_row(lines[end]) || trim(lines[end]).empty())) ++end;
       }
       blocks.push_back({i, end, "free"});
+      i = end;
+      continue;
+    }
+    if (starts_json_value(line)) {
+      bool cut = false;
+      const size_t end = json_run_end(lines, i, e, cut);
+      const char* a = lines[i].data();
+      const char* z = lines[end - 1].data() + lines[end - 1].size();
+      std::string fmt_id = json_format(std::string_view(a, std::min<size_t>(static_cast<size_t>(z - a), 65536)));
+      if (!fmt_id.empty()) {
+        blocks.push_back({i, end, fmt_id});
+        i = end;
+        continue;
+      }
+      // Other JSON (a JSON-lines app log): skip the whole closed run, so it is scanned once.
+      i = cut ? i + 1 : end;
+      continue;
+    }
+    if (starts_kubectl_describe(lines, i, e)) {
+      size_t end = i + 1;
+      while (end < e && (trim(lines[end]).empty() || lines[end][0] == ' ' || lines[end][0] == '\t' ||
+                         is_describe_key(lines[end])))
+        ++end;
+      while (end > i + 1 && trim(lines[end - 1]).empty()) --end;
+      blocks.push_back({i, end, std::string(format::kKubectlDescribe)});
       i = end;
       continue;
     }

@@ -26,6 +26,9 @@ using Sv = std::string_view;
 constexpr std::size_t kMaxLineBytes = 64 * 1024;
 /// Open tracebacks kept at once (one per writer); the oldest is closed beyond this.
 constexpr std::size_t kMaxOpenTracebacks = 512;
+/// Plain error lines kept as `log` events per source (signal events are never capped): a log
+/// that repeats one error a million times must not become a million rows.
+constexpr std::int64_t kMaxLogEvents = 20000;
 
 // Fills what `p` lacks (writer identity, time) from `fallback` — a traceback's first line.
 void merge_missing(PeeledLine& p, const PeeledLine& fallback) {
@@ -74,11 +77,13 @@ class AppLogParser {
   void finish();
 
  private:
+  bool skippable(Sv raw) const;
   struct Open {
     std::unique_ptr<TracebackBuilder> builder;
     PeeledLine exc_peel;  // prefixes of the latest exception line
   };
 
+  void route(std::int64_t seg, PeeledLine& p, Sv msg);
   void handle(std::int64_t seg, const PeeledLine& p, Sv message, bool log_event);
   void close_traceback(const std::string& key);
   void emit_traceback(const Traceback& tb, const PeeledLine& exc_peel);
@@ -98,9 +103,43 @@ class AppLogParser {
   std::set<std::pair<std::string, std::int64_t>> sighted_;
   std::set<std::tuple<std::string, std::int64_t, bool>> oom_sighted_;
   bool noted_long_ = false;
+  std::int64_t log_events_ = 0;
   PeeledTime prev_time_;          // the stamp of the previous line, if it had one
   std::int64_t prev_time_line_ = 0;
+  std::string sighted_prefix_;    // `(VllmWorker rank=0 pid=3300)`-style prefix already sighted
+  Sv skipped_raw_;                // the last line the fast path skipped (its stamp is peeled lazily)
+  std::int64_t skipped_seg_ = 0;
 };
+
+// The fast path: most lines of a big worker log are routine (throughput, request logs). A line
+// is skipped without peeling when no traceback or failure summary is open, no signal could
+// match it (the literal prefilter), it holds no failure marker, and any pid prefix it carries
+// repeats one already sighted. Skipping never drops an event: every kind of event needs a
+// signal candidate, a traceback, a failure block or a new pid.
+bool AppLogParser::skippable(Sv raw) const {
+  if (!open_.empty() || block_) return false;
+  if (!ctx_.signals || !ctx_.signals->prefilter() || ctx_.signals->candidate(raw)) return false;
+  // Keep in step with sight_message_pids() and the torchrun block: their anchors are markers.
+  static constexpr Sv kMarkers[] = {"Traceback", "rror", "RROR", "CRITICAL", "FATAL", "atal", "xception", "FAILED", "Root Cause", "\xe2\x95\xad",
+                                    "exitcode", "Killed", "ignal", "NCCL", "│", "Failures:", "process ",
+                                    "(pid", "spawned"};
+  for (Sv m : kMarkers)
+    if (raw.find(m) != Sv::npos) return false;
+  // A colour code inside the text could split a literal the prefilter looks for; only the
+  // sighted prefix's own reset code right after it is allowed.
+  std::size_t esc = raw.find('\x1b', sighted_prefix_.size());
+  if (esc != Sv::npos && esc == sighted_prefix_.size() && raw.substr(0, esc) == sighted_prefix_) {
+    const std::size_t m = raw.find('m', esc);
+    esc = m == Sv::npos ? esc : raw.find('\x1b', m + 1);
+  }
+  if (esc != Sv::npos || raw.find("^[[") != Sv::npos) return false;
+  const bool glog = raw.size() > 5 && std::string_view("IWEDC").find(raw[0]) != Sv::npos && raw[1] >= '0' &&
+                    raw[1] <= '9';
+  if (raw.find("pid") != Sv::npos || raw.find("PID") != Sv::npos || glog)
+    return !sighted_prefix_.empty() && raw.substr(0, sighted_prefix_.size()) == sighted_prefix_;
+  // A line after which a bare traceback could open takes this line's stamp: kept lazily below.
+  return true;
+}
 
 void AppLogParser::line(std::int64_t seg, Sv raw) {
   if (raw.size() > kMaxLineBytes) {
@@ -110,22 +149,38 @@ void AppLogParser::line(std::int64_t seg, Sv raw) {
     }
     raw = raw.substr(0, kMaxLineBytes);
   }
+  if (skippable(raw)) {
+    skipped_raw_ = raw;
+    skipped_seg_ = seg;
+    return;
+  }
+  if (skipped_seg_ > prev_time_line_ && skipped_seg_ == seg - 1) {
+    // The skipped previous line's stamp, for a bare traceback opening on this line.
+    const PeeledLine prev = peel_line(skipped_raw_);
+    if (prev.time.kind != core::TsKind::none) {
+      prev_time_ = prev.time;
+      prev_time_line_ = skipped_seg_;
+    }
+  }
   PeeledLine p = peel_line(raw);
   const Sv msg = p.message;
-  // A bare line inherits nothing; but a traceback opened on a bare line right after a stamped
-  // one (Python's logger.exception) takes that stamp, below.
+  if (p.pid && sighted_prefix_.empty()) {
+    // Remember a `(Name … pid=N)` prefix (with its colour codes) so repeats can skip peeling.
+    const std::size_t at = raw.find("pid=");
+    const std::size_t close = at == Sv::npos ? Sv::npos : raw.find(')', at);
+    if (close != Sv::npos && close < 160) sighted_prefix_ = std::string(raw.substr(0, close + 1));
+  }
+  // A traceback opened on a bare line right after a stamped one (Python's logger.exception)
+  // takes that stamp (in route()); remember this line's own stamp for the next one.
   const PeeledTime own_time = p.time;
-  struct Remember {
-    AppLogParser& self;
-    const PeeledTime& t;
-    std::int64_t seg;
-    ~Remember() {
-      if (t.kind != core::TsKind::none) {
-        self.prev_time_ = t;
-        self.prev_time_line_ = seg;
-      }
-    }
-  } remember{*this, own_time, seg};
+  route(seg, p, msg);
+  if (own_time.kind != core::TsKind::none) {
+    prev_time_ = own_time;
+    prev_time_line_ = seg;
+  }
+}
+
+void AppLogParser::route(std::int64_t seg, PeeledLine& p, Sv msg) {
   if (p.pid) {
     sight(p.host.empty() ? ctx_.host : p.host, *p.pid, stamp_epoch(p.time, ctx_.year_hint),
           p.pid_evidence);
@@ -219,8 +274,12 @@ void AppLogParser::handle(std::int64_t seg, const PeeledLine& p, Sv message, boo
     }
   }
   if (events.empty() && log_event && p.severity && *p.severity >= core::Severity::error) {
-    base.kind = core::kind::kLog;
-    events.push_back(base);
+    if (++log_events_ <= kMaxLogEvents) {
+      base.kind = core::kind::kLog;
+      events.push_back(base);
+    } else if (log_events_ == kMaxLogEvents + 1) {
+      ctx_.note("log-events-capped", seg, "more than 20000 error lines; later ones are not kept as log events");
+    }
   }
   for (auto& e : events) push(e, p, message);
   sight_message_pids(base, message);
@@ -261,6 +320,7 @@ void AppLogParser::sight_message_pids(const core::Event& base, Sv message) {
     if (message.find("closing signal") != Sv::npos) sight(base.host, *pid, base.ts, "torchrun");
   }
   if (auto pid = pid_after(message, "Unable to shutdown process ")) sight(base.host, *pid, base.ts, "torchrun");
+  if (auto pid = pid_after(message, "SignalException: Process ")) sight(base.host, *pid, base.ts, "torchrun");
   if (auto pid = pid_after(message, "Killing subprocess ")) sight(base.host, *pid, base.ts, "DeepSpeed launcher");
   if (message.find(" spawned with command: ") != Sv::npos) {
     if (auto pid = pid_after(message, "process ")) sight(base.host, *pid, base.ts, "DeepSpeed launcher");
@@ -337,7 +397,9 @@ void AppLogParser::emit_failure(const TorchrunFailure& f) {
   }
   e.pid = f.pid;
   e.rank = f.rank;
-  e.kind = core::kind::kSignalExit;
+  // A death by signal is `signal_exit`; a child that exited with a status (it raised: look for
+  // its traceback) is an error `log` event, as rules/README.md defines the kinds.
+  e.kind = f.signal ? core::kind::kSignalExit : core::kind::kLog;
   e.severity = core::Severity::error;
   e.rule = "torchrun_child_failed";
   std::string msg = f.entrypoint.empty() ? std::string("torchrun child failed")
