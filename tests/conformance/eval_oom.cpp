@@ -321,8 +321,16 @@ void ev_oa_fields(const Ctx& ctx, const std::string& key, const Json& want, std:
       bool on = total && *total > 0;
       bool got = name == "swap_active" ? on : (total && !on);
       compare(out, k, w.show(), got ? "check" : "-", "system swap configured (`swap_total_bytes` > 0)");
+    } else if (name == "column_header") {
+      // The task table's page-table column: 4.15+ `pgtables_bytes` ("Page Table Bytes") or the
+      // older `nr_ptes` ("Page Table Entries"): which task-table layout culprit recognised.
+      const core::OomReport* r = e ? ctx.facts.report_for(*e) : nullptr;
+      std::string got(kNone);
+      if (r != nullptr && !r->tasks.empty())
+        got = r->tasks.front().pgtables_bytes ? "Page Table Bytes" : "Page Table Entries";
+      compare(out, k, w.show(), got, "task-table layout culprit read (`pgtables_bytes` column or not)");
     } else {
-      put(out, k, Status::not_applicable, w.show(), "", "n/a: display of raw Mem-Info text / column headers");
+      put(out, k, Status::not_applicable, w.show(), "", "n/a: display of raw Mem-Info text");
     }
   }
 }

@@ -124,7 +124,7 @@ const Mapping kTable[] = {
   {"facebookresearch-gcm", "", "fake_command_returncode", "n/a: the faked command's status, an input of the test", nullptr},
 
   // --- CarstenGrohmann/OOMAnalyser -----------------------------------------------------------
-  {"CarstenGrohmann-OOMAnalyser", "", "fields", "kernel_oom event fields (gfp_mask hex, trigger, victim score, swap figures kB)", ev_oa_fields},
+  {"CarstenGrohmann-OOMAnalyser", "", "fields", "kernel_oom event fields (gfp_mask hex, trigger, victim score, swap figures kB, task-table layout)", ev_oa_fields},
   {"CarstenGrohmann-OOMAnalyser", "", "explanation_expected_statements", "the fact each statement states (trigger kind, swap, score, cgroup)", ev_oa_statements},
   {"CarstenGrohmann-OOMAnalyser", "", "explanation_unexpected_statements", "the fact each statement states must be false", ev_oa_statements},
   {"CarstenGrohmann-OOMAnalyser", "", "results_result_table_expected", "swap total present / absent", ev_oa_table},
