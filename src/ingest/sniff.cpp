@@ -68,15 +68,27 @@ bool is_oom_report_line(std::string_view line) {
   std::string_view t = trim(line);
   if (starts_with(t, "? ")) t.remove_prefix(2);  // an unreliable stack frame
   if (t.empty()) return false;
-  // Register dump `RAX: 0000000000015fd1 RBX: …`, `RIP: 0033:0x7f…`, `FS:  0000…`, `R10: …`.
-  if (std::size_t colon = t.find(':'); colon >= 2 && colon <= 3 && colon + 2 < t.size()) {
-    bool reg = true;
-    for (std::size_t k = 0; k < colon; ++k) reg = reg && ((t[k] >= 'A' && t[k] <= 'Z') || (t[k] >= '0' && t[k] <= '9'));
-    std::size_t v = t.find_first_not_of(' ', colon + 1);
-    if (reg && v != std::string_view::npos && v > colon + 1 && std::isxdigit(static_cast<unsigned char>(t[v]))) return true;
+  // Register dump `RAX: 0000000000015fd1 RBX: …`, `RIP: 0033:0x7f…`, `FS:  0000…`, `R10: …`:
+  // an x86 register name, then at least four hex digits.
+  if (std::size_t colon = t.find(':'); colon >= 2 && colon <= 3 && colon + 5 < t.size()) {
+    static constexpr std::string_view kRegs[] = {"RIP", "RSP", "RAX", "RBX", "RCX", "RDX", "RSI", "RDI", "RBP",
+                                                  "R08", "R09", "R10", "R11", "R12", "R13", "R14", "R15", "FS",
+                                                  "GS", "CS", "CR2", "EIP", "ESP", "EAX", "EBX", "ECX", "EDX"};
+    const std::string_view name = t.substr(0, colon);
+    const std::size_t v = t.find_first_not_of(' ', colon + 1);
+    bool hex = v != std::string_view::npos && v + 4 <= t.size();
+    for (std::size_t k = v; hex && k < v + 4; ++k) hex = std::isxdigit(static_cast<unsigned char>(t[k])) != 0;
+    if (hex)
+      for (auto r : kRegs)
+        if (name == r) return true;
   }
-  for (std::string_view p : {"Code: ", "<TASK>", "</TASK>", "<IRQ>", "</IRQ>", "Workqueue: ", "Modules linked in:"})
+  for (std::string_view p : {"<TASK>", "</TASK>", "<IRQ>", "</IRQ>", "Workqueue: ", "Modules linked in:",
+                             "Code: Unable to access opcode", "Code: Bad RIP value"})
     if (starts_with(t, p)) return true;
+  // `Code: 0f 84 a5 00 …` (instruction bytes).
+  if (starts_with(t, "Code: ") && t.size() > 9 && std::isxdigit(static_cast<unsigned char>(t[6])) &&
+      std::isxdigit(static_cast<unsigned char>(t[7])) && t[8] == ' ')
+    return true;
   // Mem-Info counter record lines: `unevictable:2047 dirty:56`, `free:34629 free_pcp:0` (pages).
   for (std::string_view p : {"unevictable:", "mapped:", "free:", "sec_pagetables:", "kernel_misc_reclaimable:"})
     if (starts_with(t, p) && t.size() > p.size() && t[p.size()] >= '0' && t[p.size()] <= '9') return true;
@@ -93,11 +105,13 @@ bool is_oom_report_line(std::string_view line) {
     case 'T':
       return starts_with(t, "Total swap = ") || (starts_with(t, "Task in ") && contains(t, " killed as a result of limit of ")) ||
              (starts_with(t, "Tasks in ") && contains(t, "memory.oom.group"));
-    case 'm': return starts_with(t, "memory: usage ") || starts_with(t, "memory+swap: usage ");
-    case 'k': return starts_with(t, "kmem: usage ");
-    case 's': return starts_with(t, "swap: usage ") || starts_with(t, "slab_reclaimable:");
+    case 'm': return (starts_with(t, "memory: usage ") || starts_with(t, "memory+swap: usage ")) && contains(t, "kB, limit ");
+    case 'k': return starts_with(t, "kmem: usage ") && contains(t, "kB, limit ");
+    case 's': return (starts_with(t, "swap: usage ") && contains(t, "kB, limit ")) || starts_with(t, "slab_reclaimable:");
     case 'M': return starts_with(t, "Memory cgroup stats for ") || starts_with(t, "Memory cgroup out of memory: ");
-    case 'O': return starts_with(t, "Out of memory: ") || starts_with(t, "Out of memory (");
+    case 'O':
+      return starts_with(t, "Out of memory: Kill") || starts_with(t, "Out of memory (oom_kill_allocating_task)") ||
+             starts_with(t, "Out of memory and no killable processes");
     case 'o': return starts_with(t, "oom_reaper: reaped process ");
     case 'a': return starts_with(t, "active_anon:");
     default: break;
