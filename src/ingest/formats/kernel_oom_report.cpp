@@ -123,16 +123,12 @@ Feed OomBlock::feed(std::int64_t seg_line, const KernelLine& line) {
   } else if (starts_with(t, "Pid: ") && contains(t, ", comm: ")) {  // 2.6.32 stack header
     if (!report_.trigger_pid) report_.trigger_pid = parse_number(t.substr(5, t.find(',') - 5));
     result = Feed::taken;
-  } else if (starts_with(t, "CPU: ") && contains(t, " PID: ") && contains(t, " Comm: ")) {
+  } else if (auto cpu = parse_cpu_line(t)) {
     if (!report_.trigger_pid) {
-      std::string_view r = t.substr(t.find(" PID: ") + 6);
-      report_.trigger_pid = parse_number(r.substr(0, r.find(' ')));
-      if (report_.trigger_comm.empty()) {
-        std::string_view c = t.substr(t.find(" Comm: ") + 7);
-        std::size_t e = std::min(c.find(" Not tainted"), c.find(" Tainted:"));
-        report_.trigger_comm = std::string(trim(c.substr(0, e)));
-      }
+      report_.trigger_pid = cpu->pid;
+      if (report_.trigger_comm.empty()) report_.trigger_comm = cpu->comm;
     }
+    if (kernel_version_.empty()) kernel_version_ = cpu->kernel_version;
     result = Feed::taken;
   } else if (!starts_with(t, "oom-kill:") && contains(t, " cpuset=") && contains(t, " mems_allowed=")) {
     std::size_t p = t.rfind(" cpuset=") + 8;
@@ -171,6 +167,8 @@ Feed OomBlock::feed(std::int64_t seg_line, const KernelLine& line) {
   } else if (t == "Mem-Info:") {
     has_mem_info_ = report_content_ = true;
     result = Feed::taken;
+  } else if (has_mem_info_ && mem_info_.feed(t)) {
+    result = Feed::taken;
   } else if (starts_with(t, "Free swap") && contains(t, "=")) {
     report_.swap_free_kb = parse_number(trim(t.substr(t.find('=') + 1)));
     result = Feed::taken;
@@ -179,6 +177,12 @@ Feed OomBlock::feed(std::int64_t seg_line, const KernelLine& line) {
     result = Feed::taken;
   } else if (ends_with(t, " pages RAM")) {
     pages_ram_ = parse_number(t.substr(0, t.find(' ')));
+    result = Feed::taken;
+  } else if (ends_with(t, " pages reserved")) {
+    pages_reserved_ = parse_number(t.substr(0, t.find(' ')));
+    result = Feed::taken;
+  } else if (ends_with(t, " pages in swap cache")) {
+    swap_cache_pages_ = parse_number(t.substr(0, t.find(' ')));
     result = Feed::taken;
   } else if (starts_with(t, "Tasks state (memory values in pages)")) {
     report_content_ = true;
@@ -215,6 +219,7 @@ Feed OomBlock::feed(std::int64_t seg_line, const KernelLine& line) {
       if (selected_pid_ && *selected_pid_ != sel->pid) return Feed::rejected;
       selected_pid_ = sel->pid;
       selected_comm_ = sel->comm;
+      selected_score_ = sel->score;
       if (report_.reason.empty()) report_.reason = sel->reason;
     }
     result = Feed::taken;
@@ -600,7 +605,7 @@ void OomBlock::emit_report(ParseContext& ctx) {
     else if (has_mem_info_ || starts_with(r.reason, "Out of memory")) r.constraint = "CONSTRAINT_NONE";
     else inferred = false;
   }
-  if (!r.memcg) r.oom_memcg.clear();  // a global kill names no limiting cgroup
+  if (!r.memcg && !summary_) r.oom_memcg.clear();  // a global kill names no limiting cgroup
   infer_page_size();
 
   const core::OomTask* hog = nullptr;
@@ -655,6 +660,12 @@ void OomBlock::emit_report(ParseContext& ctx) {
   if (r.swap_total_kb) ev.set_int("swap_total_bytes", *r.swap_total_kb * 1024);
   if (r.swap_free_kb) ev.set_int("swap_free_bytes", *r.swap_free_kb * 1024);
   if (pages_ram_) ev.set_int("ram_bytes", *pages_ram_ * r.page_size);
+  if (pages_reserved_) ev.set_int("ram_reserved_bytes", *pages_reserved_ * r.page_size);
+  if (swap_cache_pages_) ev.set_int("swap_cache_bytes", *swap_cache_pages_ * r.page_size);
+  mem_info_.emit(ev, r.page_size);
+  if (!kernel_version_.empty()) ev.set("kernel_version", kernel_version_);
+  if (selected_score_ && selected_pid_ && (!r.victim_pid || *selected_pid_ == *r.victim_pid))
+    ev.set_int("victim_score", *selected_score_);
   ev.set_int("page_size", r.page_size);
   if (page_size_inferred_) ev.set_int("page_size_inferred", 1);
   ev.set_int("task_count", static_cast<std::int64_t>(r.tasks.size()));
