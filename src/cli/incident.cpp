@@ -99,7 +99,7 @@ IncidentResult run_incident(const std::vector<std::string>& inputs, const rules:
     ingest_options.budget = &budget;
     input::read_inputs(inputs, read_options, result.problems, [&](input::Source& src) {
       ++result.sources;
-      ingest::IngestInput in{src.name, src.host, src.origin, src.text};
+      ingest::IngestInput in{src.name, src.host, src.origin, src.text, src.first_line};
       ingest::ingest(in, rules.signals, writer, result.problems, ingest_options);
     });
     if (auto err = writer.finish(); !err.empty())

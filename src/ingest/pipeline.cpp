@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstring>
 
 #include "culprit/ingest/parser.hpp"
 #include "culprit/ingest/sniff.hpp"
@@ -65,20 +66,21 @@ std::string human(std::int64_t bytes) {
 /// One note per kind of change normalisation made, naming the input and the first line.
 void report_changes(const IngestInput& input, const detail::NormalizeReport& r, std::size_t max_line_bytes,
                     core::Diagnostics& d) {
+  const std::int64_t off = input.first_line - 1;  // normalisation counts lines from the text's start
   if (!r.encoding.empty())
     note(d, code::kEncoding, input.name,
          fmt::format("decoded from {} ({})", r.encoding,
                      r.encoding_from_bom ? "byte-order mark" : "no byte-order mark; guessed from its NUL bytes"));
   if (r.nul_bytes > 0)
-    note(d, code::kNul, fmt::format("{}:{}", input.name, r.first_nul_line),
+    note(d, code::kNul, fmt::format("{}:{}", input.name, r.first_nul_line + off),
          fmt::format("{} NUL byte{} ignored (first on this line; a block zero-filled by a crash?)", r.nul_bytes,
                      r.nul_bytes == 1 ? "" : "s"));
   if (r.invalid_utf8_lines > 0)
-    note(d, code::kInvalidUtf8, fmt::format("{}:{}", input.name, r.first_invalid_line),
+    note(d, code::kInvalidUtf8, fmt::format("{}:{}", input.name, r.first_invalid_line + off),
          fmt::format("invalid UTF-8 on {} line{} (first this one); those bytes read as U+FFFD", r.invalid_utf8_lines,
                      r.invalid_utf8_lines == 1 ? "" : "s"));
   if (r.cut_lines > 0)
-    note(d, code::kLongLine, fmt::format("{}:{}", input.name, r.first_cut_line),
+    note(d, code::kLongLine, fmt::format("{}:{}", input.name, r.first_cut_line + off),
          r.cut_lines == 1
              ? fmt::format("line is {} long; only its first {} is read (per-line limit)", human(r.first_cut_bytes),
                            human(static_cast<std::int64_t>(max_line_bytes)))
@@ -86,6 +88,26 @@ void report_changes(const IngestInput& input, const detail::NormalizeReport& r, 
                            human(r.first_cut_bytes), r.cut_lines - 1, r.cut_lines == 2 ? "" : "s",
                            human(static_cast<std::int64_t>(max_line_bytes))),
          core::DiagLevel::warning);
+}
+
+/// Lines in `text` as text::split_lines counts them (\n, \r\n, lone \r; a last line without
+/// a terminator counts), and the offset where line `from` (1-based) starts.
+std::int64_t count_lines(std::string_view text, std::int64_t from, size_t& from_offset) {
+  std::int64_t line = 1;
+  from_offset = 0;
+  const bool has_cr = std::memchr(text.data(), '\r', text.size()) != nullptr;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (!has_cr) {
+      const void* nl = std::memchr(text.data() + i, '\n', text.size() - i);
+      if (!nl) break;
+      i = static_cast<size_t>(static_cast<const char*>(nl) - text.data());
+    } else if (text[i] != '\n' && text[i] != '\r') {
+      continue;
+    }
+    if (text[i] == '\r' && i + 1 < text.size() && text[i + 1] == '\n') ++i;
+    if (i + 1 < text.size() && ++line == from) from_offset = i + 1;
+  }
+  return line;
 }
 
 }  // namespace
@@ -124,7 +146,23 @@ IngestStats ingest(const IngestInput& input, const text::SignalSet& signals, cor
     return stats;
   }
   report_changes(input, changes, options.max_line_bytes, diagnostics);
-  const auto segments = segment_text(text);
+  std::string_view body = text;
+  std::int64_t line_offset = input.first_line - 1;  // segment line 1 is this source line + 1
+  if (options.max_lines > 0 && static_cast<std::int64_t>(text.size()) > options.max_lines) {
+    size_t from_offset = 0;
+    const std::int64_t total = count_lines(text, 0, from_offset);
+    if (total > options.max_lines) {
+      const std::int64_t from = total - options.max_lines + 1;
+      count_lines(text, from, from_offset);
+      body = text.substr(from_offset);
+      line_offset += from - 1;
+      note(diagnostics, code::kTooManyLines, fmt::format("{}:{}", input.name, line_offset + 1),
+           fmt::format("{} lines; only the last {} are read, from this one on (per-input line limit)",
+                       total + input.first_line - 1, options.max_lines),
+           core::DiagLevel::warning);
+    }
+  }
+  const auto segments = segment_text(body);
   for (const auto& seg : segments) {
     core::SourceInfo info;
     info.name = input.name;
@@ -132,7 +170,7 @@ IngestStats ingest(const IngestInput& input, const text::SignalSet& signals, cor
     info.format = seg.format;
     info.bytes = static_cast<std::int64_t>(seg.text.size());
     info.lines = static_cast<std::int64_t>(std::count(seg.text.begin(), seg.text.end(), '\n')) + 1;
-    info.first_line = seg.first_line;
+    info.first_line = seg.first_line + line_offset;
     info.origin = input.origin;
     ParseContext ctx;
     ctx.sink = &sink;
@@ -142,7 +180,7 @@ IngestStats ingest(const IngestInput& input, const text::SignalSet& signals, cor
     ctx.source_name = input.name;
     ctx.host = info.host;
     ctx.format = seg.format;
-    ctx.first_line = seg.first_line;
+    ctx.first_line = seg.first_line + line_offset;
     ctx.year_hint = options.year_hint;
     parse_segment(seg.text, ctx);
     stats.lines += info.lines;

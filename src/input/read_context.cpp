@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstring>
 
 namespace culprit::input::detail {
 
@@ -77,6 +78,50 @@ std::string read_fd(int fd, std::int64_t limit, std::int64_t size_hint, int& err
   out.resize(used);
   out.shrink_to_fit();
   return out;
+}
+
+std::string read_tail(int fd, std::int64_t size, std::int64_t limit, int& error, std::int64_t& first_line) {
+  error = 0;
+  first_line = 1;
+  std::int64_t start = std::max<std::int64_t>(0, size - limit);
+  // Count the lines before `start` (\n, \r\n and a lone \r end a line, as text::split_lines).
+  std::string chunk(1 << 20, '\0');
+  char prev = '\0';
+  for (std::int64_t at = 0; at < start;) {
+    const auto want = static_cast<size_t>(std::min<std::int64_t>(static_cast<std::int64_t>(chunk.size()), start - at));
+    ssize_t n;
+    do n = ::pread(fd, chunk.data(), want, at);
+    while (n < 0 && errno == EINTR);
+    if (n <= 0) {
+      error = n < 0 ? errno : EIO;
+      return {};
+    }
+    for (ssize_t i = 0; i < n; ++i) {
+      const char c = chunk[static_cast<size_t>(i)];
+      if (c == '\n' ? prev != '\r' : c == '\r') ++first_line;
+      prev = c;
+    }
+    at += n;
+  }
+  if (::lseek(fd, start, SEEK_SET) < 0) {
+    error = errno;
+    return {};
+  }
+  bool cut = false;
+  std::string text = read_fd(fd, limit, limit, error, cut);
+  // Start at a whole line. After a \r that the chunk's \n completes, skip the \n (the \r was
+  // counted); after any other terminator `start` is a line start; else drop the partial line.
+  if (start == 0 || prev == '\n') return text;
+  if (prev == '\r') {
+    if (!text.empty() && text[0] == '\n') text.erase(0, 1);
+    return text;
+  }
+  size_t eol = text.find_first_of("\r\n");
+  if (eol == std::string::npos) return text;  // one line longer than the limit: keep its tail
+  if (text[eol] == '\r' && eol + 1 < text.size() && text[eol + 1] == '\n') ++eol;
+  text.erase(0, eol + 1);
+  ++first_line;
+  return text;
 }
 
 }  // namespace culprit::input::detail

@@ -33,6 +33,11 @@ struct ReadContext {
 /// Returns the bytes; `error` is an errno (0: none), `cut` says the limit stopped it.
 std::string read_fd(int fd, std::int64_t limit, std::int64_t size_hint, int& error, bool& cut);
 
+/// Reads the last `limit` bytes of a regular file of `size` bytes, from the first line start
+/// inside them; `first_line` gets that line's number in the file (the skipped part is
+/// scanned for newlines in chunks, never held in memory).
+std::string read_tail(int fd, std::int64_t size, std::int64_t limit, int& error, std::int64_t& first_line);
+
 /// Human size for messages: `1.0 GiB`, `512 KiB`, `17 bytes`.
 std::string human_bytes(std::int64_t bytes);
 

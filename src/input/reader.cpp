@@ -113,7 +113,17 @@ void read_descriptor(int fd, const struct stat& st, const std::string& display, 
   src.host = host;
   src.origin = origin;
   src.from_stdin = from_stdin;
-  src.text = detail::read_fd(fd, ctx.room(), regular ? static_cast<std::int64_t>(st.st_size) : -1, err, cut);
+  const std::int64_t room = ctx.room();
+  if (regular && st.st_size > room && room > 0) {
+    // Too big: the end of a log is where the failure is, so read its last `room` bytes.
+    src.text = detail::read_tail(fd, st.st_size, room, err, src.first_line);
+    if (err == 0)
+      ctx.warn(code::kTooLarge, display,
+               fmt::format("file is {}; read its last {}, from line {} on (size limit for one file)",
+                           human_bytes(st.st_size), human_bytes(src.text.size()), src.first_line));
+  } else {
+    src.text = detail::read_fd(fd, room, regular ? static_cast<std::int64_t>(st.st_size) : -1, err, cut);
+  }
   if (err != 0)
     ctx.warn(code::kUnreadable, display,
              src.text.empty() ? fmt::format("cannot read: {}; skipped", errno_text(err))
@@ -121,9 +131,8 @@ void read_descriptor(int fd, const struct stat& st, const std::string& display, 
                                             errno_text(err)));
   if (cut)
     ctx.warn(code::kTooLarge, display,
-             regular ? fmt::format("file is {}; read the first {} (size limit for one file)",
-                                   human_bytes(st.st_size), human_bytes(src.text.size()))
-                     : fmt::format("stopped reading after {} (size limit for one file)", human_bytes(src.text.size())));
+             fmt::format("stopped reading after {} (size limit for one file; it grew while read?)",
+                         human_bytes(src.text.size())));
   if (err != 0 && src.text.empty()) return;
   if (!regular && looks_like_archive(std::string_view(src.text).substr(0, 512))) {
     detail::read_archive_bytes(src.text, display, host, origin, ctx, 1);

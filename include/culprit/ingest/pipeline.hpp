@@ -21,6 +21,7 @@ inline constexpr std::string_view kEncoding = "input-encoding";      ///< decode
 inline constexpr std::string_view kNul = "input-nul";                ///< NUL bytes removed
 inline constexpr std::string_view kInvalidUtf8 = "input-invalid-utf8";  ///< bytes read as U+FFFD
 inline constexpr std::string_view kLongLine = "input-long-line";     ///< lines cut at max_line_bytes
+inline constexpr std::string_view kTooManyLines = "input-too-many-lines";  ///< only the last max_lines read
 inline constexpr std::string_view kMaxEvents = "input-max-events";   ///< --max-events reached
 }  // namespace code
 
@@ -38,14 +39,19 @@ struct IngestInput {
   std::string host;    ///< host from the input layout or --host ('' unknown)
   std::string origin;  ///< the input path
   std::string_view text;
+  std::int64_t first_line = 1;  ///< the line number of text's first line (a file read from its tail)
 };
 
 /// Default per-line limit: longer lines are cut to this for matching.
 inline constexpr std::size_t kDefaultMaxLineBytes = 1 << 20;
+/// Default per-input line limit: past it only the last lines are read. It bounds the memory
+/// of the line tables parsers build (16 bytes a line, a copy or two at once).
+inline constexpr std::int64_t kDefaultMaxLines = 1 << 24;
 
 struct IngestOptions {
   int year_hint = 0;   ///< year for stamps without one (0: leave to clock alignment)
   std::size_t max_line_bytes = kDefaultMaxLineBytes;  ///< 0: no per-line limit
+  std::int64_t max_lines = kDefaultMaxLines;          ///< 0: no line limit
   EventBudget* budget = nullptr;  ///< null: no event limit
 };
 

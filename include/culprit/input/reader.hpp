@@ -18,6 +18,9 @@ struct Source {
   std::string host;    ///< from the folder layout (`spark-b/…`) or --host; may be empty
   std::string origin;  ///< the input path as given
   std::string text;    ///< the bytes (not validated as UTF-8)
+  /// Line number of the text's first line in the file: 1, or more when a file over
+  /// max_file_bytes was read from its tail (the end of a log is where a failure is).
+  std::int64_t first_line = 1;
   bool from_stdin = false;
 };
 
@@ -39,7 +42,9 @@ inline constexpr std::string_view kArchiveBomb = "input-archive-bomb"; ///< expa
 struct ReadOptions {
   std::string default_host;                 ///< --host: for inputs that name none
   std::vector<std::string> excludes;        ///< file-name globs to skip (`expected.json`, `*.md`)
-  std::int64_t max_file_bytes = 1LL << 30;  ///< one file or member is cut here, with a note
+  /// A larger file is read from its last max_file_bytes (at a line start; line numbers stay
+  /// true); a larger stream or archive member keeps its first max_file_bytes. Both with a note.
+  std::int64_t max_file_bytes = 1LL << 30;
   std::int64_t max_total_bytes = 8LL << 30; ///< all inputs together, after decompression
   /// An archive that has expanded past `archive_ratio_floor` bytes and more than
   /// `max_archive_ratio` times the compressed bytes read so far is a bomb: reading it stops.
@@ -70,7 +75,7 @@ void read_archive_memory(std::string_view bytes, const std::string& display, con
                          core::Diagnostics& problems, const SourceHandler& on_source);
 
 /// True when `head` (the first bytes of a file) starts like a compressed file or an archive
-/// (gzip, zstd, xz, bzip2, zip, 7z, tar).
+/// (gzip, zstd, xz, lz4, bzip2, zip, tar).
 bool looks_like_archive(std::string_view head);
 
 /// The host a path names by convention: the first folder under the input root when the root
