@@ -19,7 +19,7 @@ using kernel::Feed;
 using kernel::KernelLine;
 using kernel::OomBlock;
 
-constexpr std::int64_t kMaxBlockLines = 250000;  // an OOM report never gets near this
+constexpr std::int64_t kMaxBlockLines = 1 << 22;  // 4M: past 10^6 task rows; memory stays bounded by kMaxTasks
 
 class KernelLogParser {
  public:

@@ -216,7 +216,8 @@ TEST_CASE("huge lines and binary junk do not crash", "[gpu][app_log]") {
   big += std::string("\x00\x01\xff\xfe garbage (pid=1 [rank", 30);
   big += "\nTraceback (most recent call last):";
   CHECK_NOTHROW(culprit::ingest::parse_app_log(big, ctx));
-  REQUIRE(diags.size() == 1);
+  REQUIRE(diags.size() == 2);
   CHECK(diags[0].code == "long-line");
+  CHECK(diags[1].code == "traceback_truncated");  // the traceback ends with the text
   CHECK(sink.of_kind("traceback").size() == 1);
 }
