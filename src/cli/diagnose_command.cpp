@@ -15,7 +15,9 @@
 #include "cli/rule_loading.hpp"
 #include "cli/incident.hpp"
 #include "cli/interrupt.hpp"
+#include "culprit/report/redact.hpp"
 #include "culprit/report/renderer.hpp"
+#include "culprit/store/clock.hpp"
 #include "culprit/store/database.hpp"
 
 namespace culprit::cli {
@@ -36,10 +38,12 @@ Exit codes: 0 a verdict was reached, 1 nothing known was found, 2 errors.
 struct Options {
   std::vector<std::string> inputs, rule_dirs, excludes;
   std::string format = "text", db, host, output, color = "auto";
-  bool json = false, no_prefilter = false, quiet = false;
+  bool json = false, no_prefilter = false, quiet = false, redact = false;
   int year = 0;
   std::int64_t max_events = 0;
   std::size_t max_line_bytes = 1 << 20;
+  std::string tz;
+  std::vector<std::string> boot_times;
 };
 
 bool use_color(const Options& o) {
@@ -56,14 +60,20 @@ int run_diagnose(const std::vector<std::string>& args) {
   po::options_description opts("Options");
   opts.add_options()
       ("help,h", "show this help")
-      ("format,f", po::value(&o.format)->default_value("text"), "output format: text | markdown | json")
+      ("format,f", po::value(&o.format)->default_value("text"), "output format: text | markdown | json | html")
       ("json", po::bool_switch(&o.json), "shorthand for --format json")
+      ("redact", po::bool_switch(&o.redact), "replace host names, IPs, user names, container ids and pod uids "
+                                              "with placeholders (host-1, ip-1, user-1, …) to share the report")
       ("output,o", po::value(&o.output), "write the report to FILE (atomically) instead of stdout")
       ("db", po::value(&o.db), "keep the timeline in this SQLite FILE (default: in memory)")
       ("host", po::value(&o.host), "host name for inputs that name none")
       ("rules", po::value(&o.rule_dirs)->composing(), "also load the *.toml rules under DIR (repeatable)")
       ("exclude", po::value(&o.excludes)->composing(), "skip files whose name matches GLOB (repeatable)")
       ("year", po::value(&o.year), "year for time stamps that carry none, when no input gives one")
+      ("tz", po::value(&o.tz), "zone of time stamps that carry none: UTC, +02:00, or a name such as Europe/Berlin "
+                               "(default: each host's own zoned stamps, else UTC)")
+      ("boot-time", po::value(&o.boot_times)->composing(),
+       "HOST=TIME: when HOST booted (`uptime -s`, or seconds since the epoch), to place its dmesg stamps (repeatable)")
       ("color", po::value(&o.color)->default_value("auto"), "colour the text report: auto | always | never")
       ("max-events", po::value(&o.max_events)->default_value(0),
        "record at most N events (0: no limit); later ones are dropped with a note")
@@ -92,7 +102,7 @@ int run_diagnose(const std::vector<std::string>& args) {
   if (o.json) o.format = "json";
   const auto format = report::parse_format(o.format);
   if (!format) {
-    fmt::print(stderr, "culprit: unknown --format '{}' (text, markdown or json)\n", o.format);
+    fmt::print(stderr, "culprit: unknown --format '{}' (text, markdown, json or html)\n", o.format);
     return kExitError;
   }
   if (o.inputs.empty()) {
@@ -120,6 +130,17 @@ int run_diagnose(const std::vector<std::string>& args) {
   incident.year = o.year;
   incident.max_events = o.max_events;
   incident.max_line_bytes = o.max_line_bytes;
+  incident.tz = o.tz;
+  incident.boot_times = o.boot_times;
+  {
+    store::ClockOptions check;
+    check.tz = o.tz;
+    check.boot_times = o.boot_times;
+    if (auto err = store::check_clock_options(check); !err.empty()) {
+      fmt::print(stderr, "culprit: {}\n", err);
+      return kExitError;
+    }
+  }
   if (!o.db.empty()) {
     if (std::filesystem::exists(o.db)) {
       std::string err;
@@ -160,7 +181,7 @@ int run_diagnose(const std::vector<std::string>& args) {
   }
   report::RenderOptions render_options;
   render_options.color = *format == report::Format::text && use_color(o);
-  const std::string text = report::render(verdict, *format, render_options);
+  const std::string text = report::render(o.redact ? report::redact(verdict) : verdict, *format, render_options);
   if (o.output.empty()) {
     std::fwrite(text.data(), 1, text.size(), stdout);
   } else if (auto err = write_file_atomically(o.output, text); !err.empty()) {

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "culprit/diagnose/engine.hpp"
+#include "culprit/diagnose/report_data.hpp"
 #include "culprit/ingest/pipeline.hpp"
 #include "culprit/input/reader.hpp"
 #include "culprit/store/clock.hpp"
@@ -15,7 +16,7 @@ namespace {
 void add_sources(store::Database& db, diagnose::Verdict& v) {
   auto rows = db.query(
       "SELECT s.name, s.host, group_concat(DISTINCT s.format) AS format, sum(s.lines) AS lines, sum(s.bytes) AS bytes,"
-      " coalesce(h.clock_method, '') AS clock FROM sources s LEFT JOIN hosts h ON h.name = s.host"
+      " coalesce(h.clock_method || ' [' || h.clock_confidence || ' confidence]', '') AS clock FROM sources s LEFT JOIN hosts h ON h.name = s.host"
       " GROUP BY s.name, s.host ORDER BY min(s.id)");
   for (const auto& r : rows.rows)
     v.sources.push_back({r["name"].as_text(), r["host"].as_text(), r["format"].as_text(), r["clock"].as_text(),
@@ -107,10 +108,13 @@ IncidentResult run_incident(const std::vector<std::string>& inputs, const rules:
   }
   store::ClockOptions clock_options;
   clock_options.default_year = options.year;
+  clock_options.tz = options.tz;
+  clock_options.boot_times = options.boot_times;
   if (auto err = store::align_clocks(*db, clock_options); !err.empty())
     result.problems.push_back({core::DiagLevel::error, "clock", "", err});
   result.verdict = diagnose::diagnose(*db, rules, result.problems);
   add_sources(*db, result.verdict);
+  diagnose::add_report_data(*db, result.verdict);
   for (const auto& p : result.problems)
     if (p.code.rfind("input-", 0) == 0) result.verdict.skipped.push_back(p.to_string());
   save_findings(*db, result.verdict);

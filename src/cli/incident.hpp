@@ -20,6 +20,8 @@ struct IncidentOptions {
   int year = 0;
   std::int64_t max_events = 0;            ///< --max-events (0: no limit)
   std::size_t max_line_bytes = 1 << 20;   ///< --max-line-bytes (0: no limit)
+  std::string tz;                        ///< --tz: zone of stamps that carry none ('' infer / UTC)
+  std::vector<std::string> boot_times;   ///< --boot-time HOST=TIME entries
 };
 
 struct IncidentResult {

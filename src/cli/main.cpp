@@ -19,6 +19,7 @@ Usage:
   culprit [diagnose] [options] INPUT...   diagnose logs (files, folders, archives, - for stdin)
   culprit scan [options] PATH...          one verdict per incident (archive or folder) of a batch
   culprit merge FILE...                   join `scan` shard outputs (JSON Lines or --db)
+  culprit timeline [options] INPUT...     the merged cross-host timeline (or --db FILE)
   culprit query --db FILE "SQL"           run SQL over a saved timeline
   culprit rules check [DIR]               validate the built-in rules (and those in DIR)
   culprit --help | --version
@@ -49,6 +50,7 @@ int main(int argc, char** argv) {
     }
     std::vector<std::string> rest(args.begin() + 1, args.end());
     if (first == "diagnose") return culprit::cli::run_diagnose(rest);
+    if (first == "timeline") return culprit::cli::run_timeline(rest);
     if (first == "query") return culprit::cli::run_query(rest);
     if (first == "rules") return culprit::cli::run_rules(rest);
     if (first == "scan") return culprit::cli::run_scan(rest);

@@ -49,7 +49,11 @@ std::uint64_t stable_hash(const std::string& text) {
   return h;
 }
 
-bool Shard::takes(const std::string& name) const { return count <= 1 || stable_hash(name) % count == index; }
+// The hash is of the incident's file name, not its full path, so shards agree even when the
+// machines of a job array mount the batch at different places.
+bool Shard::takes(const std::string& name) const {
+  return count <= 1 || stable_hash(fs::path(name).filename().string()) % count == index;
+}
 
 std::optional<Shard> parse_shard(const std::string& text) {
   const auto slash = text.find('/');

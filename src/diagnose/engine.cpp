@@ -90,6 +90,38 @@ std::string culprit_action(const std::optional<ProcessRef>& c) {
          "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True when reserved memory is much larger than allocated.";
 }
 
+/// What was considered and why it is not the answer: each other verdict either had no evidence
+/// (say what was looked for) or only findings that follow the root.
+void add_ruled_out(Verdict& v) {
+  struct Kind {
+    const char* verdict;
+    const char* name;
+    const char* looked_for;
+  };
+  static const Kind kKinds[] = {
+      {verdict::kCudaOom, "CUDA OOM", "no allocator or CUDA out-of-memory error, no failed start-up memory check"},
+      {verdict::kKernelOom, "host kernel OOM", "no kernel OOM report or kill line, no unexplained SIGKILL"},
+      {verdict::kCgroupOom, "cgroup / container OOM", "no memory cgroup OOM, no OOMKilled container or Slurm oom_kill"},
+      {verdict::kUserspaceOomKill, "user-space OOM killer", "no systemd-oomd, earlyoom or Ray memory-monitor kill"},
+      {verdict::kNotOom, "GPU / communication failure", "no Xid, illegal memory access or NCCL timeout"},
+  };
+  for (const auto& k : kKinds) {
+    if (v.verdict == k.verdict) continue;
+    const Finding* seen = nullptr;
+    for (const auto& f : v.findings)
+      if (f.verdict == k.verdict) { seen = &f; break; }
+    if (!seen) {
+      v.ruled_out.push_back(fmt::format("{}: {} in the inputs", k.name, k.looked_for));
+    } else {
+      const bool echo = std::any_of(v.echoes.begin(), v.echoes.end(),
+                                    [&](const Finding& e) { return e.event_id == seen->event_id; });
+      v.ruled_out.push_back(fmt::format("{}: {} on {} {}", k.name, seen->title, seen->host.empty() ? "?" : seen->host,
+                                        echo ? "follows the root failure (an echo)"
+                                             : "is weaker or later evidence than the root failure"));
+    }
+  }
+}
+
 double ts_or_max(const Finding& f) { return f.ts ? *f.ts : std::numeric_limits<double>::infinity(); }
 
 }  // namespace
@@ -117,7 +149,7 @@ Verdict diagnose(store::Database& db, const rules::RuleSet& rules, core::Diagnos
       f.ts = row["ts"].as_double();
       f.confidence = parse_confidence(row["confidence"].as_text());
       f.event_id = row["event_id"].as_int().value_or(0);
-      if (!row["culprit_pid"].is_null() || !row["culprit_name"].is_null())
+      if (!row["culprit_pid"].is_null() || !row["culprit_name"].as_text().empty())
         f.culprit = ProcessRef{row["culprit_host"].is_null() ? f.host : row["culprit_host"].as_text(),
                                row["culprit_pid"].as_int(), row["culprit_name"].as_text(),
                                row["culprit_role"].is_null() ? "unknown" : row["culprit_role"].as_text(),
@@ -213,8 +245,11 @@ Verdict diagnose(store::Database& db, const rules::RuleSet& rules, core::Diagnos
     if (i == causes.front()) continue;
     Finding f = findings[i];
     const bool later_or_unknown = !f.ts || !root.ts || *f.ts >= *root.ts - 1.0;
+    // Inferred (low-confidence) failures weaker than the root are its consequences too: a
+    // container that exited 137 after its process hit a CUDA OOM was torn down, not OOM-killed.
+    const bool weaker_guess = f.confidence == Confidence::low && f.priority < root.priority;
     if (echo_rule(f) || (later_or_unknown && f.host != root.host) ||
-        (later_or_unknown && f.verdict == root.verdict)) {
+        (later_or_unknown && f.verdict == root.verdict) || (later_or_unknown && weaker_guess)) {
       f.echo = true;
       v.echoes.push_back(f);
     }
@@ -233,6 +268,7 @@ Verdict diagnose(store::Database& db, const rules::RuleSet& rules, core::Diagnos
     return ts_or_max(a) < ts_or_max(b);
   });
   v.findings = findings;
+  add_ruled_out(v);
   return v;
 }
 

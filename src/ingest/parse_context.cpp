@@ -27,6 +27,9 @@ void parse_segment(std::string_view text, ParseContext& ctx) {
   else if (f == format::kNvidiaSmiTable) parse_nvidia_smi_table(text, ctx);
   else if (f == format::kFree) parse_free(text, ctx);
   else if (f == format::kDockerPs) parse_docker_ps(text, ctx);
+  else if (f == format::kJournalJson) parse_journal_json(text, ctx);
+  else if (f == format::kDockerInspect) parse_docker_inspect(text, ctx);
+  else if (f == format::kKubectlDescribe) parse_kubectl_describe(text, ctx);
   else parse_app_log(text, ctx);
 }
 

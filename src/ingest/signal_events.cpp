@@ -56,7 +56,8 @@ std::vector<core::Event> events_from_signals(const core::Event& base, std::strin
         continue;
       }
       e.set(c.name, c.value);
-      if (c.name == "comm" && e.comm.empty()) e.comm = c.value;
+      // `name` is the process name in the kill-line, segfault and allocation-failure rules.
+      if ((c.name == "comm" || c.name == "name") && e.comm.empty()) e.comm = c.value;
       constexpr std::string_view kSize = "_size";
       if (c.name.size() > kSize.size() && c.name.compare(c.name.size() - kSize.size(), kSize.size(), kSize) == 0) {
         if (auto bytes = core::parse_size(c.value))

@@ -26,7 +26,11 @@ const text::Pattern& prompt_re() {
 
 /// Matches a prompt line; fills host and command.
 bool match_prompt(std::string_view line, std::string& host, std::string& cmd) {
-  if (line.size() > 512) return false;
+  // Cheap rejections first: this runs on every line of every input.
+  if (line.size() > 512 || line.size() < 4) return false;
+  const auto at = line.find('@');
+  if (at == std::string_view::npos || at > 64) return false;
+  if (line.find_first_of("$#", at) == std::string_view::npos) return false;
   std::vector<text::Capture> caps;
   if (!prompt_re().match(line, caps)) return false;
   host.clear();
@@ -39,6 +43,11 @@ bool match_prompt(std::string_view line, std::string& host, std::string& cmd) {
 }
 
 bool is_kernel_line(std::string_view line) {
+  // Every kernel stamp form starts with `[`, `<`, a digit or a letter (month, facility).
+  if (line.size() < 8) return false;
+  const char c = line[0];
+  if (!(c == '[' || c == '<' || (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'))) return false;
+  if (c >= 'A' && c <= 'Z' && line.find(" kernel: ") == std::string_view::npos) return false;
   // One alternation: raw dmesg, dmesg -T, syslog / journal with a `kernel:` tag, dmesg iso
   // (optionally -x decoded), kmsg records, -x decoded raw stamps.
   static const text::Pattern re(
@@ -54,7 +63,7 @@ bool is_kernel_line(std::string_view line) {
 /// Kernel text without a stamp (console captures, `dmesg -t`): OOM report anchors and task rows.
 bool is_kernel_content(std::string_view line) {
   static const text::Pattern task_row(R"(^\[\s*\d+\]\s+\d+\s+\d+\s+\d+)");
-  return contains(line, " invoked oom-killer: ") || task_row.matches(line) || starts_with(line, "oom-kill:constraint=") ||
+  return contains(line, " invoked oom-killer: ") || (starts_with(line, "[") && task_row.matches(line)) || starts_with(line, "oom-kill:constraint=") ||
          contains(line, "Killed process ") || starts_with(line, "Mem-Info:") ||
          starts_with(line, "Tasks state (memory values in pages)") || contains(line, "NVRM: Xid");
 }
@@ -67,6 +76,7 @@ bool is_table_line(std::string_view line) {
   return starts_with(line, "|") || starts_with(line, "+-") || starts_with(line, "+=");
 }
 bool is_free_header(std::string_view line) {
+  if (line.empty() || line[0] != ' ' || line.find("total") == std::string_view::npos) return false;
   static const text::Pattern re(R"(^\s+total\s+used\s+free\s+shared\s)");
   return re.matches(line);
 }
@@ -79,6 +89,7 @@ bool is_docker_header(std::string_view line) {
   return starts_with(line, "CONTAINER ID") && contains(line, "IMAGE");
 }
 bool is_ctime_line(std::string_view line) {
+  if (line.size() < 10 || line.size() > 120) return false;
   static const text::Pattern re(
       R"(^(?:\s*(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4}\s*$|Every [\d.]+s: ))");
   return re.matches(line);
@@ -88,6 +99,93 @@ struct Block {
   size_t begin, end;  // [begin, end) line indexes
   std::string format;
 };
+
+/// Brace/bracket depth change of one line of JSON, ignoring brackets inside strings.
+int json_depth_change(std::string_view line) {
+  int d = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (in_string) {
+      if (c == '\\') ++i;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '{' || c == '[') {
+      ++d;
+    } else if (c == '}' || c == ']') {
+      --d;
+    }
+  }
+  return d;
+}
+
+/// A line that starts a JSON value: `{…`, a json-seq record (RS then `{`), `[` alone, `[{…`.
+bool starts_json_value(std::string_view line) {
+  if (!line.empty() && line[0] == '\x1e') line.remove_prefix(1);
+  auto t = trim(line);
+  if (t.empty()) return false;
+  if (t[0] == '{') return true;
+  if (t[0] != '[') return false;
+  auto rest = trim(t.substr(1));
+  return rest.empty() || rest[0] == '{';
+}
+
+/// The JSON formats culprit reads, told apart by their keys (journald's `__REALTIME_TIMESTAMP`,
+/// docker's `OOMKilled` / `"State"`, a Pod's `containerStatuses`); '' for any other JSON (a
+/// JSON-lines application log stays an app log).
+std::string json_format(std::string_view head) {
+  if (contains(head, "\"__REALTIME_TIMESTAMP\"") || contains(head, "\"__CURSOR\"") ||
+      contains(head, "\"_SOURCE_MONOTONIC_TIMESTAMP\""))
+    return std::string(format::kJournalJson);
+  if (contains(head, "\"OOMKilled\"") || (contains(head, "\"Id\"") && contains(head, "\"State\"")) ||
+      contains(head, "\"containerStatuses\"") ||
+      ((contains(head, "\"kind\": \"Pod") || contains(head, "\"kind\":\"Pod")) && contains(head, "\"apiVersion\"")))
+    return std::string(format::kDockerInspect);
+  return {};
+}
+
+constexpr size_t kMaxJsonValueLines = 20000;  // one docker inspect is ~250 lines
+
+/// End (exclusive) of the run of JSON values starting at line `i`. Values may follow each
+/// other (json lines, json-seq, two pretty objects); blank lines between them are kept. A value
+/// still open at `e` (a paste cut short) or after kMaxJsonValueLines runs to there and sets `cut`.
+size_t json_run_end(const std::vector<std::string_view>& lines, size_t i, size_t e, bool& cut) {
+  size_t end = i;
+  size_t k = i;
+  cut = false;
+  while (k < e && starts_json_value(lines[k])) {
+    int depth = 0;
+    size_t j = k;
+    const size_t limit = std::min(e, k + kMaxJsonValueLines);
+    for (; j < limit; ++j) {
+      depth += json_depth_change(lines[j]);
+      if (depth <= 0) break;
+    }
+    if (j >= limit) {
+      cut = true;
+      return limit;
+    }
+    end = j + 1;
+    k = end;
+    while (k < e && trim(lines[k]).empty()) ++k;
+  }
+  return end;
+}
+
+bool is_describe_key(std::string_view line) {
+  static const text::Pattern re(R"(^[A-Z][A-Za-z /-]{0,40}:(?:\s|$))");
+  return re.matches(line);
+}
+
+/// `kubectl describe pod|node`: `Name:  x` then `Namespace:` (pod) or `Roles:` (node).
+bool starts_kubectl_describe(const std::vector<std::string_view>& lines, size_t i, size_t e) {
+  if (!starts_with(lines[i], "Name:") || lines[i].size() < 7 || (lines[i][5] != ' ' && lines[i][5] != '\t'))
+    return false;
+  for (size_t k = i + 1; k < e && k < i + 4; ++k)
+    if (starts_with(lines[k], "Namespace:") || starts_with(lines[k], "Roles:")) return true;
+  return false;
+}
 
 /// Structured blocks (nvidia-smi tables, free, docker ps) found by their anchors in [b, e).
 std::vector<Block> structured_blocks(const std::vector<std::string_view>& lines, size_t b, size_t e) {
@@ -122,6 +220,31 @@ std::vector<Block> structured_blocks(const std::vector<std::string_view>& lines,
         while (end < e && (is_free_row(lines[end]) || trim(lines[end]).empty())) ++end;
       }
       blocks.push_back({i, end, "free"});
+      i = end;
+      continue;
+    }
+    if (starts_json_value(line)) {
+      bool cut = false;
+      const size_t end = json_run_end(lines, i, e, cut);
+      const char* a = lines[i].data();
+      const char* z = lines[end - 1].data() + lines[end - 1].size();
+      std::string fmt_id = json_format(std::string_view(a, std::min<size_t>(static_cast<size_t>(z - a), 65536)));
+      if (!fmt_id.empty()) {
+        blocks.push_back({i, end, fmt_id});
+        i = end;
+        continue;
+      }
+      // Other JSON (a JSON-lines app log): skip the whole closed run, so it is scanned once.
+      i = cut ? i + 1 : end;
+      continue;
+    }
+    if (starts_kubectl_describe(lines, i, e)) {
+      size_t end = i + 1;
+      while (end < e && (trim(lines[end]).empty() || lines[end][0] == ' ' || lines[end][0] == '\t' ||
+                         is_describe_key(lines[end])))
+        ++end;
+      while (end > i + 1 && trim(lines[end - 1]).empty()) --end;
+      blocks.push_back({i, end, std::string(format::kKubectlDescribe)});
       i = end;
       continue;
     }
@@ -225,19 +348,45 @@ std::string sniff_format(std::string_view text) {
   return best;
 }
 
+/// A line of underscores: the section separator of nvidia-bug-report.log.
+bool is_section_rule(std::string_view line) {
+  return line.size() >= 40 && line.find_first_not_of('_') == std::string_view::npos;
+}
+
+/// The host an nvidia-bug-report.log names in its header (`uname: Linux <host> …`), or ''.
+std::string bug_report_host(const std::vector<std::string_view>& lines) {
+  for (size_t i = 0; i < lines.size() && i < 40; ++i) {
+    if (!starts_with(lines[i], "uname: ")) continue;
+    std::string_view rest = lines[i].substr(7);
+    const auto sp = rest.find(' ');
+    if (sp == std::string_view::npos) return {};
+    rest = rest.substr(sp + 1);
+    return std::string(rest.substr(0, rest.find(' ')));
+  }
+  return {};
+}
+
 std::vector<Segment> segment_text(std::string_view text) {
   const auto lines = text::split_lines(text);
   std::vector<Segment> segments;
-  // 1. Prompts split the text into command sections.
+  // 1. Prompts split the text into command sections (and a bug report's separators into its
+  //    sections, all on the report's host).
+  bool bug_report = false;
+  for (size_t i = 0; i < lines.size() && i < 8; ++i)
+    bug_report |= contains(lines[i], "Start of NVIDIA bug report log file");
+  const std::string report_host = bug_report ? bug_report_host(lines) : std::string();
   std::vector<std::pair<size_t, std::string>> starts;  // line index, host
   std::vector<std::string> commands;
-  starts.push_back({0, ""});
+  starts.push_back({0, report_host});
   commands.emplace_back();
   for (size_t i = 0; i < lines.size(); ++i) {
     std::string host, cmd;
     if (match_prompt(lines[i], host, cmd)) {
       starts.push_back({i, host_from_command_line(lines[i])});
       commands.push_back(cmd);
+    } else if (bug_report && is_section_rule(lines[i])) {
+      starts.push_back({i, report_host});
+      commands.push_back(i + 2 < lines.size() ? std::string(trim(lines[i + 2])) : std::string());
     }
   }
   starts.push_back({lines.size(), ""});

@@ -4,10 +4,12 @@
 #include <archive.h>
 #include <archive_entry.h>
 #include <fnmatch.h>
+#include <unistd.h>
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <memory>
@@ -54,9 +56,47 @@ bool excluded(const std::string& name, const ReadOptions& options) {
   return false;
 }
 
-/// Reads every member of an opened archive.
-void read_members(archive* a, const std::string& display, const std::string& host, const std::string& origin,
-                  ReadContext& ctx, int nesting) {
+/// A member's path without a leading `./`.
+std::string member_path(archive_entry* entry) {
+  const char* raw = archive_entry_pathname(entry);
+  std::string path = raw && *raw ? raw : "data";
+  while (path.rfind("./", 0) == 0) path.erase(0, 2);
+  return path;
+}
+
+/// The one folder every file of the archive sits in (`incident-17` of `incident-17/node-03/
+/// dmesg`), or '' when files sit at the top or in several folders: archives usually wrap
+/// everything in a folder named after the job, and then hosts come from the level below it.
+/// A first pass over the headers, bounded like the reading pass (ratio and total limits).
+std::string single_root(archive* a, const ReadOptions& o) {
+  std::string root;
+  archive_entry* entry = nullptr;
+  std::string scratch(1 << 16, '\0');
+  while (archive_read_next_header(a, &entry) == ARCHIVE_OK) {
+    if (archive_format(a) == ARCHIVE_FORMAT_RAW) return {};
+    if (archive_entry_filetype(entry) != AE_IFREG) continue;
+    const std::string path = member_path(entry);
+    if (excluded(std::filesystem::path(path).filename().string(), o)) continue;
+    const auto slash = path.find('/');
+    if (slash == std::string::npos) return {};
+    const std::string top = path.substr(0, slash);
+    if (root.empty()) root = top;
+    else if (root != top) return {};
+    // Skip the data by reading it (archive_read_data_skip would decompress a huge member in
+    // one call, past the bomb check).
+    la_ssize_t n;
+    while ((n = archive_read_data(a, scratch.data(), scratch.size())) > 0) {
+      const std::int64_t out = archive_filter_bytes(a, 0), in = std::max<la_int64_t>(archive_filter_bytes(a, -1), 1);
+      if ((out > o.archive_ratio_floor && out > o.max_archive_ratio * in) || out > o.max_total_bytes) return root;
+    }
+    if (n < 0) break;
+  }
+  return root;
+}
+
+/// Reads every member of an opened archive. `root`: see single_root().
+void read_members(archive* a, const std::string& display, const std::string& host, const std::string& root,
+                  const std::string& origin, ReadContext& ctx, int nesting) {
   const ReadOptions& o = ctx.options;
   std::int64_t produced = 0;  // decompressed bytes this archive gave us (the bomb check)
   bool bomb = false;
@@ -80,6 +120,7 @@ void read_members(archive* a, const std::string& display, const std::string& hos
     if (!raw && archive_entry_filetype(entry) != AE_IFREG) continue;  // folders, links, devices
     const char* raw_name = archive_entry_pathname(entry);
     const std::string member = raw_name && *raw_name ? raw_name : "data";
+    const std::string path = member_path(entry);
     const std::string base = std::filesystem::path(member).filename().string();
     if (!raw && excluded(base, o)) continue;
     Source src;
@@ -87,7 +128,8 @@ void read_members(archive* a, const std::string& display, const std::string& hos
     src.name = raw ? display : display + "!/" + member;
     if (!ctx.can_read(src.name)) return;
     src.host = host;
-    if (!raw && src.host.empty()) src.host = host_from_relative_path(member);
+    if (!raw && src.host.empty())
+      src.host = host_from_relative_path(root.empty() || path.size() <= root.size() ? path : path.substr(root.size() + 1));
     // Members that are archives themselves are read whole (bounded), then opened from memory.
     const bool nested_name = !raw && nesting < o.max_archive_nesting && is_archive_name(member);
     const std::int64_t room = ctx.room();
@@ -143,22 +185,38 @@ bool is_archive_name(std::string_view name) {
 
 void read_archive_fd(int fd, const std::string& display, const std::string& host, const std::string& origin,
                      ReadContext& ctx, int nesting) {
+  std::string root;
+  if (host.empty()) {
+    auto scan = new_reader();
+    if (archive_read_open_fd(scan.get(), fd, 1 << 16) == ARCHIVE_OK) root = single_root(scan.get(), ctx.options);
+    scan.reset();
+    if (::lseek(fd, 0, SEEK_SET) < 0) {
+      ctx.warn(code::kArchive, display, fmt::format("cannot read the archive again: {}", std::strerror(errno)));
+      return;
+    }
+  }
   auto a = new_reader();
   if (archive_read_open_fd(a.get(), fd, 1 << 16) != ARCHIVE_OK) {
     ctx.warn(code::kArchive, display, fmt::format("cannot open archive: {}", error_text(a.get())));
     return;
   }
-  read_members(a.get(), display, host, origin, ctx, nesting);
+  read_members(a.get(), display, host, root, origin, ctx, nesting);
 }
 
 void read_archive_bytes(std::string_view bytes, const std::string& display, const std::string& host,
                         const std::string& origin, ReadContext& ctx, int nesting) {
+  std::string root;
+  if (host.empty()) {
+    auto scan = new_reader();
+    if (archive_read_open_memory(scan.get(), bytes.data(), bytes.size()) == ARCHIVE_OK)
+      root = single_root(scan.get(), ctx.options);
+  }
   auto a = new_reader();
   if (archive_read_open_memory(a.get(), bytes.data(), bytes.size()) != ARCHIVE_OK) {
     ctx.warn(code::kArchive, display, fmt::format("cannot open archive: {}", error_text(a.get())));
     return;
   }
-  read_members(a.get(), display, host, origin, ctx, nesting);
+  read_members(a.get(), display, host, root, origin, ctx, nesting);
 }
 
 }  // namespace detail

@@ -15,6 +15,8 @@ namespace culprit::report {
 namespace {
 
 constexpr int kMaxLineColumns = 2000;  // a runaway log line is cut, even in a code block
+constexpr std::size_t kMaxTimelineRows = 40;
+constexpr int kMaxCellColumns = 200;
 
 /// Backslash-escapes Markdown punctuation (`|` too, so the result is also a safe table cell).
 std::string escape(std::string_view text) {
@@ -205,6 +207,42 @@ void timeline_section(Doc& doc, const diagnose::Verdict& v) {
   table(doc, {"Time (UTC)", "Host", "What"}, {"---", "---", "---"}, rows);
 }
 
+/// Events across hosts around the failure (the timeline the diagnosis read, capped).
+void events_section(Doc& doc, const diagnose::ReportData& data) {
+  if (data.timeline.empty()) return;
+  const auto picked = events_around_failure(data.timeline, kMaxTimelineRows);
+  std::vector<std::vector<std::string>> rows;
+  for (std::size_t i : picked) {
+    const auto& e = data.timeline[i];
+    std::string kind = code(e.kind);
+    if (e.mark == "root") kind = "**root** " + kind;
+    else if (e.mark == "echo") kind = "echo " + kind;
+    rows.push_back({md(event_time_text(e)), or_dash(md(e.host)), kind, md(event_process_text(e)),
+                    code(event_location(e)), md(utf8::cut(e.summary, kMaxCellColumns))});
+  }
+  doc.heading("Events across hosts");
+  const std::size_t total = std::max<std::size_t>(static_cast<std::size_t>(std::max<std::int64_t>(data.timeline_total, 0)),
+                                                  data.timeline.size());
+  if (total > rows.size())
+    doc.para(fmt::format("{} of {} events (other than plain log lines), nearest the failure; "
+                         "`culprit timeline` lists them all.", rows.size(), total));
+  table(doc, {"Time (UTC)", "Host", "Kind", "Process", "Source", "Event"},
+        {"---", "---", "---", "---", "---", "---"}, rows);
+}
+
+/// Each host's clock alignment: how far the times of different hosts can be compared.
+void hosts_section(Doc& doc, const std::vector<diagnose::HostClock>& hosts) {
+  if (hosts.empty()) return;
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& h : hosts)
+    rows.push_back({or_dash(md(h.host)), md(h.method.empty() ? std::string("not aligned") : h.method),
+                    md(h.confidence), h.offset ? fmt::format("{:+.1f} s", *h.offset) : std::string("—"),
+                    h.unified_memory ? "yes" : "no"});
+  doc.heading("Hosts and clocks");
+  table(doc, {"Host", "Clock alignment", "Confidence", "Offset to UTC", "Unified memory"},
+        {"---", "---", "---", "--:", "---"}, rows);
+}
+
 void evidence_section(Doc& doc, const std::vector<diagnose::Evidence>& evidence) {
   doc.heading("Evidence");
   const std::size_t shown = std::min(evidence.size(), kMaxEvidence);
@@ -248,10 +286,12 @@ void list_section(Doc& doc, const std::string& title, const std::vector<std::str
 
 }  // namespace
 
-std::string render_markdown(const diagnose::Verdict& v) {
+std::string render_markdown(const diagnose::Verdict& v, bool with_title) {
   Doc doc;
-  doc.para("# Incident: " + md(headline_body(headline(v))));
-  if (!v.summary.empty()) doc.para(at_block_start(prose(v.summary)));
+  if (with_title) {
+    doc.para("# Incident: " + md(headline_body(headline(v))));
+    if (!v.summary.empty()) doc.para(at_block_start(prose(v.summary)));
+  }
 
   std::vector<std::vector<std::string>> facts;
   facts.push_back({"Verdict", md(verdict_label(v.verdict)) + " (" + code(v.verdict) + ")"});
@@ -272,6 +312,7 @@ std::string render_markdown(const diagnose::Verdict& v) {
                     *v.victim, false);
   if (v.budget) budget_section(doc, *v.budget);
   timeline_section(doc, v);
+  events_section(doc, v.data);
 
   if (const auto others = other_findings(v); !others.empty()) {
     std::vector<std::vector<std::string>> rows;
@@ -291,6 +332,7 @@ std::string render_markdown(const diagnose::Verdict& v) {
   list_section(doc, "Advice", advice);
   list_section(doc, "Ruled out", v.ruled_out);
 
+  hosts_section(doc, v.data.hosts);
   if (!v.sources.empty()) {
     std::vector<std::vector<std::string>> rows;
     for (const auto& s : v.sources)

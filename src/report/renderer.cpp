@@ -12,6 +12,7 @@ std::string render(const diagnose::Verdict& verdict, Format format, const Render
     case Format::text: return render_text(verdict, options);
     case Format::markdown: return render_markdown(verdict);
     case Format::json: return render_json(verdict);
+    case Format::html: return render_html(verdict);
   }
   return render_text(verdict, options);
 }
@@ -22,6 +23,7 @@ std::optional<Format> parse_format(std::string_view name) {
   if (lower == "text" || lower == "txt") return Format::text;
   if (lower == "markdown" || lower == "md") return Format::markdown;
   if (lower == "json") return Format::json;
+  if (lower == "html" || lower == "htm") return Format::html;
   return std::nullopt;
 }
 
@@ -30,6 +32,7 @@ std::string_view to_string(Format format) {
     case Format::text: return "text";
     case Format::markdown: return "markdown";
     case Format::json: return "json";
+    case Format::html: return "html";
   }
   return "text";
 }

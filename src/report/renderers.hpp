@@ -1,4 +1,4 @@
-// The three format back-ends behind report::render; internal to the report module.
+// The format back-ends behind report::render; internal to the report module.
 #pragma once
 
 #include <string>
@@ -9,8 +9,11 @@
 namespace culprit::report {
 
 std::string render_text(const diagnose::Verdict& v, const RenderOptions& options);
-std::string render_markdown(const diagnose::Verdict& v);
+/// `with_title` false leaves out the `# Incident:` title and the summary (the HTML page shows
+/// them in its header).
+std::string render_markdown(const diagnose::Verdict& v, bool with_title = true);
 std::string render_json(const diagnose::Verdict& v);
+std::string render_html(const diagnose::Verdict& v);
 
 /// Evidence lines shown at most, per report (text and Markdown); JSON carries them all.
 inline constexpr std::size_t kMaxEvidence = 30;

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <limits>
 
 #include "culprit/core/size.hpp"
@@ -111,6 +112,63 @@ std::string grouped(std::int64_t n) {
 }
 
 }  // namespace
+
+std::string event_time_text(const diagnose::TimelineEvent& e) {
+  if (e.ts) return core::format_iso(*e.ts);
+  if (e.ts_kind == "boot" && e.ts_value) return fmt::format("boot+{:.1f}s", *e.ts_value);
+  if (!e.ts_raw.empty() && e.ts_kind != "none") return e.ts_raw;
+  return fmt::format("line {}", e.line);
+}
+
+std::string event_process_text(const diagnose::TimelineEvent& e) {
+  std::string out;
+  if (e.pid) out = fmt::format("pid {}", *e.pid);
+  if (!e.comm.empty()) out += (out.empty() ? "" : " ") + e.comm;
+  if (e.rank) out += (out.empty() ? "" : ", ") + fmt::format("rank {}", *e.rank);
+  return out;
+}
+
+std::string event_location(const diagnose::TimelineEvent& e) {
+  std::string out = e.source.empty() ? std::string("?") : e.source;
+  if (e.line > 0) out += fmt::format(":{}", e.line);
+  return out;
+}
+
+std::vector<std::size_t> events_around_failure(const std::vector<diagnose::TimelineEvent>& events,
+                                               std::size_t max) {
+  std::vector<std::size_t> picked;
+  if (max == 0 || events.empty()) return picked;
+  std::vector<bool> taken(events.size(), false);
+  auto take = [&](std::size_t i) {
+    if (taken[i] || picked.size() >= max) return;
+    taken[i] = true;
+    picked.push_back(i);
+  };
+  std::optional<std::size_t> root;
+  for (std::size_t i = 0; i < events.size(); ++i)
+    if (events[i].mark == "root" && !root) root = i;
+  if (!root) {
+    for (std::size_t i = events.size() > max ? events.size() - max : 0; i < events.size(); ++i) take(i);
+  } else {
+    take(*root);
+    std::size_t echoes = 0;
+    for (std::size_t i = 0; i < events.size() && echoes < max / 2; ++i)
+      if (events[i].mark == "echo") take(i), ++echoes;
+    for (std::size_t d = 1; picked.size() < max && (d <= *root || *root + d < events.size()); ++d) {
+      if (d <= *root) take(*root - d);
+      if (*root + d < events.size()) take(*root + d);
+    }
+  }
+  std::sort(picked.begin(), picked.end());
+  return picked;
+}
+
+std::string clock_text(const diagnose::HostClock& h) {
+  if (h.method.empty() && (h.confidence.empty() || h.confidence == "none")) return "not aligned";
+  std::string out = h.method.empty() ? std::string("aligned") : h.method;
+  if (!h.confidence.empty()) out += " (" + h.confidence + ")";
+  return out;
+}
 
 std::string nothing_found_phrase(const diagnose::Verdict& v) {
   if (v.sources.empty()) return "no failure recognised (no sources were read)";

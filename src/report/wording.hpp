@@ -86,6 +86,25 @@ std::string share_text(std::int64_t bytes, const std::optional<std::int64_t>& to
 /// The findings that are neither the root nor an echo (same rule and event).
 std::vector<const diagnose::Finding*> other_findings(const diagnose::Verdict& v);
 
+/// When a timeline event happened: ISO UTC when placed, else `boot+93.1s` (boot-relative stamp
+/// of a host whose boot time is unknown), else the raw stamp, else `line N`.
+std::string event_time_text(const diagnose::TimelineEvent& e);
+
+/// Who logged a timeline event: `pid 4242 python3, rank 1`, or empty when nothing is known.
+std::string event_process_text(const diagnose::TimelineEvent& e);
+
+/// `source:line` of a timeline event (just the source when the line is unknown).
+std::string event_location(const diagnose::TimelineEvent& e);
+
+/// Indexes (in timeline order) of at most `max` events around the failure: the root, every
+/// echo (up to half of `max`), then the events nearest the root, alternating before and after.
+/// Without a root: the last `max` events.
+std::vector<std::size_t> events_around_failure(const std::vector<diagnose::TimelineEvent>& events,
+                                               std::size_t max);
+
+/// A host's clock alignment in words: `journald boot time (high)`, `not aligned`.
+std::string clock_text(const diagnose::HostClock& h);
+
 /// Sentence for an `unknown` verdict with no root: `no failure recognised in 3 sources (1,204 lines)`.
 std::string nothing_found_phrase(const diagnose::Verdict& v);
 

@@ -1,85 +1,486 @@
-// Clock alignment as SQL passes, cheapest first:
-//  1. wall_no_year: the year of the incident's wall-stamped events (else the option's year);
-//  2. time_of_day: the date of the same host's (else any host's) wall events;
-//  3. boot: per host, an anchor event that carries both a wall time and a boot stamp
-//     (syslog `kernel: [  93.1]` lines: field boot_ts) gives boot_wall_ts = ts - boot_ts.
+// Clock alignment: SQL passes per host, each placing what the one before made possible.
+//  0. hosts: when the inputs name exactly one host, sources that named none belong to it;
+//  1. years (wall_no_year): the year that puts the stamp nearest the host's dated stamps (else
+//     any host's, else --year, else the latest year not in the future) — so a log that runs
+//     from December into January gets both years right;
+//  2. dates (time_of_day): the day that puts the time nearest the same reference;
+//  3. zones: stamps that carried no zone are local time: shifted by --tz, else by the offset the
+//     host's own zoned stamps show (dmesg --time-format iso, journalctl short-iso), else read
+//     as UTC. Stamps with a zone (or epoch numbers) are left alone;
+//  4. boot stamps: per host, wall = boot_wall + seconds since boot, with boot_wall from (best
+//     first) --boot-time, journald's paired stamps, syslog lines quoting the kernel stamp, the
+//     kernel's RTC line, or dmesg -T lines paired with raw ones. The parsers record the pairs
+//     as `kernel_clock_anchor` events (one per run of equal offsets); when the offset moves
+//     (a suspend, a clock step) each run places the stamps after it;
+//  5. the record: hosts.clock_method (what each part rested on) and clock_confidence (the
+//     weakest part), oom_reports.ts, sources.first_ts / last_ts / clock.
+// Events that cannot be placed keep ts NULL and still count, ordered by source and line.
 #include "culprit/store/clock.hpp"
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
+#include <ctime>
+#include <map>
 
 #include "culprit/core/time.hpp"
 
 namespace culprit::store {
 namespace {
 
+enum Level { kNone = 0, kLow = 1, kMedium = 2, kHigh = 3 };
+
+const char* level_name(int level) {
+  switch (level) {
+    case kHigh: return "high";
+    case kMedium: return "medium";
+    case kLow: return "low";
+    default: return "none";
+  }
+}
+
+struct Part {
+  std::string text;
+  int level = kNone;
+};
+
+std::string q(std::string_view s) {
+  std::string out = "'";
+  for (char c : s) {
+    if (c == '\'') out += '\'';
+    out += c;
+  }
+  return out + "'";
+}
+
+std::string num(double v) { return fmt::format("{:.6f}", v); }
+
 int year_of(double epoch) {
-  // Days since epoch -> civil year (enough precision for a year).
   const std::string iso = core::format_iso(epoch);
   return iso.size() >= 4 ? std::stoi(iso.substr(0, 4)) : 1970;
 }
 
+bool leap(int y) { return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0; }
+
+/// SQL for the epoch of a no-year stamp (ts_value: seconds from Jan 1 counted as in a leap
+/// year, so Mar 1 is day 60) placed in year `y`.
+std::string in_year_sql(int y) {
+  return fmt::format("({} + ts_value - CASE WHEN {} AND ts_value >= 5184000 THEN 86400 ELSE 0 END)",
+                     num(core::civil_to_epoch(y, 1, 1, 0, 0, 0)), leap(y) ? 0 : 1);
+}
+double in_year(int y, double v) {
+  return core::civil_to_epoch(y, 1, 1, 0, 0, 0) + v - (!leap(y) && v >= 5184000 ? 86400 : 0);
+}
+
+/// SQL choosing, of three candidate expressions, the one nearest `ref`.
+std::string nearest_sql(const std::string& a, const std::string& b, const std::string& c, double ref) {
+  const std::string r = num(ref);
+  return fmt::format(
+      "CASE WHEN abs({a} - {r}) <= abs({b} - {r}) AND abs({a} - {r}) <= abs({c} - {r}) THEN {a}"
+      " WHEN abs({b} - {r}) <= abs({c} - {r}) THEN {b} ELSE {c} END",
+      fmt::arg("a", a), fmt::arg("b", b), fmt::arg("c", c), fmt::arg("r", r));
+}
+
+/// A stamp that carried its own zone (`Z`, `+02:00`, `+0200`, ` UTC`) or was an epoch number.
+constexpr const char* kZoned =
+    "(ts_raw GLOB '*[Zz]' OR ts_raw GLOB '*[+-][0-9][0-9]:[0-9][0-9]' OR ts_raw GLOB '*[+-][0-9][0-9][0-9][0-9]'"
+    " OR ts_raw GLOB '* UTC' OR ts_raw GLOB '* GMT' OR (ts_raw <> '' AND ts_raw NOT GLOB '*[^0-9.]*'))";
+
+/// The offset (seconds east) a zoned stamp text ends with; nullopt for `Z`, epochs, names.
+std::optional<double> stamp_offset(std::string_view raw) {
+  if (raw.size() < 6) return std::nullopt;
+  auto d = [&](std::size_t i) { return raw[i] >= '0' && raw[i] <= '9'; };
+  std::size_t n = raw.size();
+  int hh = 0, mm = 0;
+  std::size_t sign_at = 0;
+  if (raw[n - 3] == ':' && d(n - 1) && d(n - 2) && d(n - 4) && d(n - 5) && (raw[n - 6] == '+' || raw[n - 6] == '-')) {
+    hh = (raw[n - 5] - '0') * 10 + (raw[n - 4] - '0');
+    mm = (raw[n - 2] - '0') * 10 + (raw[n - 1] - '0');
+    sign_at = n - 6;
+  } else if (d(n - 1) && d(n - 2) && d(n - 3) && d(n - 4) && (raw[n - 5] == '+' || raw[n - 5] == '-') &&
+             n >= 6 && d(n - 6)) {
+    hh = (raw[n - 4] - '0') * 10 + (raw[n - 3] - '0');
+    mm = (raw[n - 2] - '0') * 10 + (raw[n - 1] - '0');
+    sign_at = n - 5;
+  } else {
+    return std::nullopt;
+  }
+  if (hh > 14 || mm > 59) return std::nullopt;
+  double off = hh * 3600.0 + mm * 60.0;
+  return raw[sign_at] == '-' ? -off : off;
+}
+
+std::string offset_text(double off) {
+  const int total = static_cast<int>(std::lround(std::fabs(off) / 60));
+  return fmt::format("UTC{}{:02}:{:02}", off < 0 ? '-' : '+', total / 60, total % 60);
+}
+
+std::optional<double> scalar(Database& db, const std::string& sql) {
+  auto r = db.query(sql);
+  if (!r.error.empty() || r.rows.empty() || r.rows[0].values.empty()) return std::nullopt;
+  return r.rows[0].values[0].as_double();
+}
+
+std::int64_t count(Database& db, const std::string& sql) {
+  auto v = scalar(db, sql);
+  return v ? static_cast<std::int64_t>(*v) : 0;
+}
+
+struct Anchor {
+  double boot = 0;  ///< kernel seconds since boot
+  double wall = 0;  ///< UTC seconds at that boot stamp
+  std::int64_t records = 1;
+};
+
+/// The anchors of one host from one kind of evidence, sorted by boot stamp.
+std::vector<Anchor> anchors_of(Database& db, const std::string& host, std::string_view source) {
+  std::vector<Anchor> out;
+  auto r = db.query(fmt::format(
+      "SELECT json_extract(fields, '$.boot_ts') AS boot, ts, coalesce(json_extract(fields, '$.records'), 1) AS n"
+      " FROM events WHERE host = {} AND rule = 'kernel_clock_anchor' AND ts IS NOT NULL"
+      " AND json_extract(fields, '$.anchor') = {} AND json_extract(fields, '$.boot_ts') IS NOT NULL ORDER BY boot",
+      q(host), q(source)));
+  for (const auto& row : r.rows) {
+    auto boot = row["boot"].as_double();
+    auto wall = row["ts"].as_double();
+    if (boot && wall) out.push_back({*boot, *wall, row["n"].as_int().value_or(1)});
+  }
+  return out;
+}
+
+/// dmesg -T (or iso) records paired with the same records in a raw dmesg of the host.
+std::vector<Anchor> paired_dmesg_anchors(Database& db, const std::string& host) {
+  std::vector<Anchor> out;
+  auto r = db.query(fmt::format(
+      "SELECT b.ts_value AS boot, min(w.ts) AS ts FROM events w JOIN events b"
+      " ON b.host = w.host AND b.message = w.message AND b.kind = w.kind AND b.source_id <> w.source_id"
+      " WHERE w.host = {} AND w.ts_kind = 'wall' AND w.ts IS NOT NULL AND w.rule <> 'kernel_clock_anchor'"
+      " AND b.ts_kind = 'boot' AND b.ts IS NULL AND b.ts_value IS NOT NULL"
+      " AND EXISTS (SELECT 1 FROM sources s WHERE s.id = w.source_id AND s.format = 'kernel_log')"
+      " GROUP BY b.id ORDER BY boot LIMIT 10000",
+      q(host)));
+  for (const auto& row : r.rows) {
+    auto boot = row["boot"].as_double();
+    auto wall = row["ts"].as_double();
+    if (boot && wall) out.push_back({*boot, *wall, 1});
+  }
+  return out;
+}
+
+/// Merges anchors into runs of (nearly) equal offset; each run keeps its smallest offset.
+std::vector<Anchor> runs_of(std::vector<Anchor> anchors) {
+  std::vector<Anchor> runs;
+  for (const auto& a : anchors) {
+    if (!runs.empty() && std::fabs((a.wall - a.boot) - (runs.back().wall - runs.back().boot)) <= 3.0) {
+      if (a.wall - a.boot < runs.back().wall - runs.back().boot) {
+        const auto n = runs.back().records;
+        runs.back() = a;
+        runs.back().records += n;
+      } else {
+        runs.back().records += a.records;
+      }
+      continue;
+    }
+    runs.push_back(a);
+  }
+  return runs;
+}
+
+class Aligner {
+ public:
+  Aligner(Database& db, const ClockOptions& o) : db_(db), o_(o) {
+    now_ = o.now > 0 ? o.now : static_cast<double>(std::time(nullptr));
+  }
+
+  std::string run() {
+    if (auto err = hosts(); !err.empty()) return err;
+    reference_times();
+    for (const auto& h : hosts_) {
+      if (auto err = years(h); !err.empty()) return err;
+      if (auto err = dates(h); !err.empty()) return err;
+      if (auto err = zone(h); !err.empty()) return err;
+      if (auto err = boot(h); !err.empty()) return err;
+    }
+    return record();
+  }
+
+ private:
+  std::string hosts() {
+    // One named host: unnamed sources (a docker inspect, a worker log) are its.
+    auto named = db_.query(
+        "SELECT DISTINCT host FROM events WHERE host <> '' UNION SELECT DISTINCT host FROM sources WHERE host <> ''");
+    if (!named.error.empty()) return named.error;
+    if (named.rows.size() == 1) {
+      const std::string h = q(named.rows[0]["host"].as_text());
+      if (auto err = db_.exec(fmt::format(
+              "UPDATE events SET host = {0} WHERE host = '';"
+              "UPDATE sources SET host = {0} WHERE host = '';"
+              "UPDATE containers SET host = {0} WHERE host = '';"
+              "UPDATE host_memory SET host = {0} WHERE host = '';"
+              "UPDATE gpu_snapshots SET host = {0} WHERE host = '';"
+              "UPDATE oom_reports SET host = {0} WHERE host = '';"
+              "UPDATE OR IGNORE processes SET host = {0} WHERE host = '';",
+              h));
+          !err.empty())
+        return err;
+    }
+    if (auto err = db_.exec(
+            "INSERT OR IGNORE INTO hosts(name) SELECT DISTINCT host FROM events WHERE host <> '';"
+            "INSERT OR IGNORE INTO hosts(name) SELECT DISTINCT host FROM sources WHERE host <> '';");
+        !err.empty())
+      return err;
+    auto all = db_.query("SELECT name FROM hosts ORDER BY name");
+    for (const auto& r : all.rows) hosts_.push_back(r["name"].as_text());
+    if (count(db_, "SELECT count(*) FROM events WHERE host = ''") > 0) hosts_.push_back("");
+    return {};
+  }
+
+  /// The incident's dated stamps, and the fallback when there are none.
+  void reference_times() {
+    any_ref_ = scalar(db_, "SELECT max(ts) FROM events WHERE ts_kind = 'wall' AND ts IS NOT NULL");
+    if (any_ref_) return;
+    auto last = scalar(db_,
+                       "SELECT ts_value FROM events WHERE ts_kind = 'wall_no_year' AND ts IS NULL AND ts_value IS NOT NULL"
+                       " ORDER BY source_id DESC, line DESC LIMIT 1");
+    if (!last) return;
+    if (o_.default_year > 0) {
+      fallback_ref_ = in_year(o_.default_year, *last);
+      fallback_why_ = fmt::format("year {} from --year", o_.default_year);
+      fallback_level_ = kMedium;
+    } else {
+      int y = year_of(now_);
+      double t = in_year(y, *last);
+      if (t > now_ + 2 * 86400) t = in_year(--y, *last);
+      fallback_ref_ = t;
+      fallback_why_ = fmt::format("year {} assumed (the latest not in the future; give --year)", y);
+      fallback_level_ = kLow;
+    }
+  }
+
+  /// The host's reference instant and how good it is as a source of years and dates.
+  std::optional<double> reference(const std::string& h, std::string& why, int& level) {
+    if (auto r = scalar(db_, fmt::format("SELECT max(ts) FROM events WHERE host = {} AND ts_kind = 'wall' AND ts IS NOT NULL", q(h)))) {
+      why = "the host's own dated stamps";
+      level = kHigh;
+      return r;
+    }
+    if (any_ref_) {
+      why = "the other inputs' dated stamps";
+      level = kMedium;
+      return any_ref_;
+    }
+    why = fallback_why_;
+    level = fallback_level_;
+    return fallback_ref_;
+  }
+
+  std::string years(const std::string& h) {
+    const std::string where = fmt::format(
+        "host = {} AND ts IS NULL AND ts_kind = 'wall_no_year' AND ts_value IS NOT NULL", q(h));
+    if (count(db_, "SELECT count(*) FROM events WHERE " + where) == 0) {
+      if (count(db_, fmt::format("SELECT count(*) FROM events WHERE host = {} AND ts_kind = 'wall_no_year'", q(h))) > 0)
+        parts_[h].push_back({"stamps without a year dated with --year", kMedium});
+      return {};
+    }
+    std::string why;
+    int level = kNone;
+    auto ref = reference(h, why, level);
+    if (!ref) {
+      parts_[h].push_back({"stamps without a year left undated (no input gives a year; give --year)", kNone});
+      return {};
+    }
+    const int y = year_of(*ref);
+    if (auto err = db_.exec(fmt::format("UPDATE events SET ts = {} WHERE {}",
+                                        nearest_sql(in_year_sql(y - 1), in_year_sql(y), in_year_sql(y + 1), *ref), where));
+        !err.empty())
+      return err;
+    parts_[h].push_back({fmt::format("years of syslog-style stamps from {}", why), std::min(level, int(kMedium))});
+    return {};
+  }
+
+  std::string dates(const std::string& h) {
+    const std::string where = fmt::format(
+        "host = {} AND ts IS NULL AND ts_kind = 'time_of_day' AND ts_value IS NOT NULL", q(h));
+    if (count(db_, "SELECT count(*) FROM events WHERE " + where) == 0) return {};
+    std::string why;
+    int level = kNone;
+    auto ref = reference(h, why, level);
+    if (!ref) {
+      parts_[h].push_back({"time-of-day stamps left undated (no input gives a date)", kNone});
+      return {};
+    }
+    const double day = std::floor(*ref / 86400) * 86400;
+    if (auto err = db_.exec(fmt::format("UPDATE events SET ts = {} WHERE {}",
+                                        nearest_sql(num(day - 86400) + " + ts_value", num(day) + " + ts_value",
+                                                    num(day + 86400) + " + ts_value", *ref),
+                                        where));
+        !err.empty())
+      return err;
+    parts_[h].push_back({fmt::format("dates of time-only stamps from {}", why), std::min(level, int(kMedium))});
+    return {};
+  }
+
+  std::string zone(const std::string& h) {
+    const std::string zoneless = fmt::format(
+        "host = {} AND ts IS NOT NULL AND (ts_kind IN ('wall_no_year', 'time_of_day') OR (ts_kind = 'wall' AND NOT {}))",
+        q(h), kZoned);
+    const std::int64_t n_zoneless = count(db_, "SELECT count(*) FROM events WHERE " + zoneless);
+    const std::int64_t n_zoned = count(db_, fmt::format(
+        "SELECT count(*) FROM events WHERE host = {} AND ts_kind = 'wall' AND ts IS NOT NULL AND {}", q(h), kZoned));
+    if (n_zoned > 0) parts_[h].push_back({"wall-clock stamps with their zone", kHigh});
+    if (n_zoneless == 0) return {};
+    const double at = scalar(db_, fmt::format("SELECT max(ts) FROM events WHERE host = {} AND ts IS NOT NULL", q(h))).value_or(now_);
+    double off = 0;
+    if (!o_.tz.empty()) {
+      off = zone_offset(o_.tz, at).value_or(0);
+      parts_[h].push_back({fmt::format("stamps without a zone read in {} (--tz, {})", o_.tz, offset_text(off)), kHigh});
+    } else if (auto inferred = inferred_offset(h)) {
+      off = *inferred;
+      parts_[h].push_back(
+          {fmt::format("stamps without a zone read as {} (the offset of the host's own zoned stamps)", offset_text(off)),
+           kMedium});
+    } else {
+      parts_[h].push_back({"stamps without a zone read as UTC (give --tz if the host ran in another zone)", kMedium});
+    }
+    if (off != 0) {
+      if (auto err = db_.exec(fmt::format("UPDATE events SET ts = ts - {} WHERE {}", num(off), zoneless)); !err.empty())
+        return err;
+    }
+    if (!h.empty())
+      return db_.exec(fmt::format("UPDATE hosts SET clock_offset = {} WHERE name = {}", num(-off), q(h)));
+    return {};
+  }
+
+  /// The most common non-zero offset among the host's zoned stamps (a host that prints
+  /// `+02:00` in one log writes local time in its other logs too).
+  std::optional<double> inferred_offset(const std::string& h) {
+    auto r = db_.query(fmt::format(
+        "SELECT ts_raw FROM events WHERE host = {} AND ts_kind = 'wall' AND ts IS NOT NULL AND {} LIMIT 5000", q(h), kZoned));
+    std::map<double, int> votes;
+    for (const auto& row : r.rows)
+      if (auto off = stamp_offset(row["ts_raw"].as_text()); off && *off != 0) ++votes[*off];
+    std::optional<double> best;
+    int n = 0;
+    for (auto [off, c] : votes)
+      if (c > n) {
+        best = off;
+        n = c;
+      }
+    return best;
+  }
+
+  std::string boot(const std::string& h) {
+    const std::string where = fmt::format(
+        "host = {} AND ts IS NULL AND ts_kind = 'boot' AND ts_value IS NOT NULL", q(h));
+    if (count(db_, "SELECT count(*) FROM events WHERE " + where) == 0) return {};
+    std::vector<Anchor> anchors;
+    std::string why;
+    int level = kNone;
+    for (const auto& b : o_.boot_times) {
+      auto bt = parse_boot_time(b, o_.tz);
+      if (bt && bt->host == h) {
+        anchors = {{0, bt->boot_wall, 1}};
+        why = "the boot time given with --boot-time";
+        level = kHigh;
+      }
+    }
+    struct Source {
+      const char* name;
+      const char* what;
+      int level;
+    };
+    static constexpr Source kSources[] = {
+        {"journald", "journald's paired stamps (_SOURCE_MONOTONIC_TIMESTAMP with __REALTIME_TIMESTAMP)", kHigh},
+        {"syslog", "syslog lines that quote the kernel's boot stamp", kMedium},
+        {"rtc", "the kernel's `setting system clock` line (the RTC at boot; NTP may have stepped it later)", kMedium},
+    };
+    for (const auto& s : kSources) {
+      if (!anchors.empty()) break;
+      anchors = runs_of(anchors_of(db_, h, s.name));
+      if (!anchors.empty()) {
+        std::int64_t n = 0;
+        for (const auto& a : anchors) n += a.records;
+        why = fmt::format("{} ({} record{})", s.what, n, n == 1 ? "" : "s");
+        level = s.level;
+      }
+    }
+    if (anchors.empty()) {
+      anchors = runs_of(paired_dmesg_anchors(db_, h));
+      if (!anchors.empty()) {
+        why = "dmesg -T lines paired with the same raw dmesg lines (dmesg -T drifts after a suspend)";
+        level = kLow;
+      }
+    }
+    if (anchors.empty()) {
+      parts_[h].push_back({"kernel boot stamps not placed: nothing pairs them with a wall clock (add `dmesg -T`, "
+                           "kern.log or `journalctl -k -o json` output, or give --boot-time HOST=TIME)",
+                           kLow});
+      return {};
+    }
+    // Runs: the stamps from each anchor's boot second on use its offset (a suspend shifts what
+    // follows); the ones before the first anchor use the first.
+    for (std::size_t i = 0; i < anchors.size(); ++i) {
+      const double offset = anchors[i].wall - anchors[i].boot;
+      std::string range = where;
+      if (i > 0) range += fmt::format(" AND ts_value >= {}", num(anchors[i].boot));
+      if (i + 1 < anchors.size()) range += fmt::format(" AND ts_value < {}", num(anchors[i + 1].boot));
+      if (auto err = db_.exec(fmt::format("UPDATE events SET ts = {} + ts_value WHERE {}", num(offset), range)); !err.empty())
+        return err;
+    }
+    if (anchors.size() > 1)
+      why += fmt::format("; the offset moves {} times (a suspend or a clock step), each run placed by its own anchor",
+                         anchors.size() - 1);
+    parts_[h].push_back({"kernel boot stamps placed by " + why, level});
+    if (!h.empty())
+      return db_.exec(fmt::format("UPDATE hosts SET boot_wall_ts = {} WHERE name = {}",
+                                  num(anchors.back().wall - anchors.back().boot), q(h)));
+    return {};
+  }
+
+  std::string record() {
+    for (const auto& h : hosts_) {
+      if (h.empty()) continue;
+      auto& parts = parts_[h];
+      std::string method;
+      int level = kHigh;
+      for (const auto& p : parts) {
+        if (!method.empty()) method += "; ";
+        method += p.text;
+        level = std::min(level, p.level);
+      }
+      if (parts.empty()) {
+        const bool placed = count(db_, fmt::format("SELECT count(*) FROM events WHERE host = {} AND ts IS NOT NULL", q(h))) > 0;
+        method = placed ? "wall-clock stamps" : "no wall clock: ordered by line only";
+        level = placed ? kHigh : kNone;
+      }
+      if (auto err = db_.exec(fmt::format("UPDATE hosts SET clock_method = {}, clock_confidence = {} WHERE name = {}",
+                                          q(method), q(level_name(level)), q(h)));
+          !err.empty())
+        return err;
+    }
+    return db_.exec(
+        "UPDATE oom_reports SET ts = (SELECT ts FROM events WHERE id = oom_reports.event_id) WHERE ts IS NULL;"
+        "UPDATE sources SET first_ts = (SELECT min(ts) FROM events WHERE source_id = sources.id),"
+        " last_ts = (SELECT max(ts) FROM events WHERE source_id = sources.id),"
+        " clock = coalesce((SELECT group_concat(DISTINCT ts_kind) FROM events WHERE source_id = sources.id), 'none');");
+  }
+
+  Database& db_;
+  const ClockOptions& o_;
+  double now_ = 0;
+  std::vector<std::string> hosts_;
+  std::map<std::string, std::vector<Part>> parts_;
+  std::optional<double> any_ref_, fallback_ref_;
+  std::string fallback_why_;
+  int fallback_level_ = kNone;
+};
+
 }  // namespace
 
 std::string align_clocks(Database& db, const ClockOptions& options) {
-  // 1. Years.
-  int year = options.default_year;
-  auto r = db.query("SELECT max(ts) AS t FROM events WHERE ts_kind='wall' AND ts IS NOT NULL");
-  if (!r.error.empty()) return r.error;
-  if (!r.rows.empty() && !r.rows[0]["t"].is_null()) year = year_of(*r.rows[0]["t"].as_double());
-  if (year > 0) {
-    // Parsers count seconds from Jan 1 as in a leap year (so Feb 29 has a place); in a common
-    // year every day from March 1 (day 60 of that count) is one day earlier.
-    const double start = core::civil_to_epoch(year, 1, 1, 0, 0, 0);
-    const bool leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
-    if (auto err = db.exec(fmt::format(
-            "UPDATE events SET ts = {} + ts_value - CASE WHEN {} AND ts_value >= 60 * 86400 THEN 86400 ELSE 0 END"
-            " WHERE ts IS NULL AND ts_kind='wall_no_year' AND ts_value IS NOT NULL",
-            start, leap ? 0 : 1));
-        !err.empty())
-      return err;
-  }
-  // 2. Dates for time-of-day stamps: midnight of the host's latest wall event, else any host's.
-  if (auto err = db.exec(
-          "UPDATE events SET ts = ts_value + coalesce("
-          " (SELECT (CAST(max(w.ts) / 86400 AS INTEGER)) * 86400 FROM events w"
-          "   WHERE w.host = events.host AND w.ts IS NOT NULL AND w.ts_kind IN ('wall','wall_no_year')),"
-          " (SELECT (CAST(max(w.ts) / 86400 AS INTEGER)) * 86400 FROM events w"
-          "   WHERE w.ts IS NOT NULL AND w.ts_kind IN ('wall','wall_no_year')))"
-          " WHERE ts IS NULL AND ts_kind='time_of_day' AND ts_value IS NOT NULL");
-      !err.empty())
-    return err;
-  // 3. Boot-relative stamps: anchors carrying both clocks.
-  if (auto err = db.exec(
-          "INSERT OR IGNORE INTO hosts(name) SELECT DISTINCT host FROM events WHERE host <> '';"
-          "UPDATE hosts SET boot_wall_ts = (SELECT avg(e.ts - json_extract(e.fields, '$.boot_ts')) FROM events e"
-          "   WHERE e.host = hosts.name AND e.ts IS NOT NULL AND json_extract(e.fields, '$.boot_ts') IS NOT NULL),"
-          " clock_method = 'syslog lines quoting the kernel boot stamp', clock_confidence = 'medium'"
-          " WHERE EXISTS (SELECT 1 FROM events e WHERE e.host = hosts.name AND e.ts IS NOT NULL"
-          "   AND json_extract(e.fields, '$.boot_ts') IS NOT NULL);"
-          "UPDATE hosts SET boot_wall_ts = (SELECT avg(e.ts - e.ts_value) FROM events e"
-          "   WHERE e.host = hosts.name AND e.ts IS NOT NULL AND e.ts_kind = 'wall'"
-          "   AND json_extract(e.fields, '$.boot_anchor') = 1),"
-          " clock_method = 'dmesg -T / iso lines', clock_confidence = 'low'"
-          " WHERE boot_wall_ts IS NULL AND EXISTS (SELECT 1 FROM events e WHERE e.host = hosts.name"
-          "   AND json_extract(e.fields, '$.boot_anchor') = 1);"
-          "UPDATE events SET ts = (SELECT h.boot_wall_ts FROM hosts h WHERE h.name = events.host) + ts_value"
-          " WHERE ts IS NULL AND ts_kind = 'boot' AND ts_value IS NOT NULL"
-          "   AND (SELECT h.boot_wall_ts FROM hosts h WHERE h.name = events.host) IS NOT NULL;"
-          "UPDATE hosts SET clock_method = 'wall-clock stamps', clock_confidence = 'high'"
-          " WHERE clock_method = '' AND EXISTS (SELECT 1 FROM events e WHERE e.host = hosts.name AND e.ts_kind = 'wall');"
-          "UPDATE hosts SET clock_method = 'stamps without a year (year from the other inputs)', clock_confidence = 'medium'"
-          " WHERE clock_method = '' AND EXISTS (SELECT 1 FROM events e WHERE e.host = hosts.name AND e.ts IS NOT NULL);"
-          "UPDATE hosts SET clock_method = 'no wall clock: ordered by line only', clock_confidence = 'none'"
-          " WHERE clock_method = '';"
-          "UPDATE oom_reports SET ts = (SELECT ts FROM events WHERE id = oom_reports.event_id) WHERE ts IS NULL;"
-          "UPDATE sources SET first_ts = (SELECT min(ts) FROM events WHERE source_id = sources.id),"
-          " last_ts = (SELECT max(ts) FROM events WHERE source_id = sources.id),"
-          " clock = coalesce((SELECT group_concat(DISTINCT ts_kind) FROM events WHERE source_id = sources.id), 'none');");
-      !err.empty())
-    return err;
-  return {};
+  Aligner aligner(db, options);
+  return aligner.run();
 }
 
 }  // namespace culprit::store

@@ -2,6 +2,8 @@
 // (progress bars), and with colour codes either real (ESC[...m) or pasted as text (^[[0;36m).
 #include "culprit/text/lines.hpp"
 
+#include <cstring>
+
 namespace culprit::text {
 
 namespace {
@@ -67,21 +69,28 @@ std::size_t esc_length(std::string_view s, std::size_t pos) {
 }  // namespace
 
 std::vector<std::string_view> split_lines(std::string_view text) {
+  // memchr for '\n' (SIMD in glibc), then a memchr for a lone '\r' inside the line: two fast
+  // passes instead of one byte-at-a-time loop. Lines ending "\r\n" drop the '\r'.
   std::vector<std::string_view> lines;
-  std::size_t start = 0;
-  const std::size_t n = text.size();
-  for (std::size_t i = 0; i < n; ++i) {
-    const char c = text[i];
-    if (c == '\n') {
-      lines.push_back(text.substr(start, i - start));
-      start = i + 1;
-    } else if (c == '\r') {
-      lines.push_back(text.substr(start, i - start));
-      if (i + 1 < n && text[i + 1] == '\n') ++i;
-      start = i + 1;
+  lines.reserve(text.size() / 64 + 1);
+  const char* p = text.data();
+  const char* end = p + text.size();
+  while (p < end) {
+    const char* nl = static_cast<const char*>(std::memchr(p, '\n', static_cast<std::size_t>(end - p)));
+    const char* stop = nl ? nl : end;
+    const char* line_start = p;
+    for (const char* cr; (cr = static_cast<const char*>(std::memchr(line_start, '\r', static_cast<std::size_t>(stop - line_start))));) {
+      if (cr + 1 == stop && nl) break;  // the '\r' of "\r\n"
+      lines.emplace_back(line_start, static_cast<std::size_t>(cr - line_start));
+      line_start = cr + 1;
     }
+    std::size_t len = static_cast<std::size_t>(stop - line_start);
+    if (nl && len > 0 && line_start[len - 1] == '\r') --len;
+    if (nl || len > 0 || line_start < end) {
+      if (nl || line_start < end) lines.emplace_back(line_start, len);
+    }
+    p = nl ? nl + 1 : end;
   }
-  if (start < n) lines.push_back(text.substr(start));
   return lines;
 }
 

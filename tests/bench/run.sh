@@ -1,6 +1,6 @@
 #!/bin/sh
 # Scan benchmark: generates a seeded multi-node corpus (default 400 MiB) and prints, side by
-# side, culprit scan, `rg -c -F` with culprit's literal set, and `lnav -n` indexing the same
+# side, culprit scan, `rg -i -c -F` with culprit's (case-insensitive) literal set, and `lnav -n` indexing the same
 # files: wall time (median of RUNS), throughput, peak RSS, and the ratios.
 #
 # Usage: tests/bench/run.sh [BUILD_DIR=build] [MEGABYTES=400] [RUNS=3]
@@ -26,7 +26,8 @@ measure() {
   times=""; rss=0
   i=0
   while [ $i -lt "$runs" ]; do
-    out=$( { /usr/bin/time -f "%e %M" "$@" > /dev/null 2>/dev/null; } 2>&1 | tail -1)
+    /usr/bin/time -f "%e %M" -o "$timing" "$@" > /dev/null 2>&1 || true
+    out=$(tail -1 "$timing")
     t=${out% *}; r=${out#* }
     times="$times $t"
     [ "$r" -gt "$rss" ] && rss=$r
@@ -37,8 +38,9 @@ measure() {
 }
 
 results=$(mktemp)
+timing=$(mktemp)
 measure culprit "$culprit" scan --jobs 2 "$corpus" >> "$results"
-measure rg rg -c -F -f "$literals" "$corpus" >> "$results"
+measure rg rg -i -c -F -f "$literals" "$corpus" >> "$results"
 if command -v lnav > /dev/null; then
   measure lnav sh -c "lnav -n -q '$corpus'/*/*/* < /dev/null" >> "$results"
 fi
@@ -49,4 +51,4 @@ while read -r name t rss; do
   awk -v n="$name" -v t="$t" -v r="$rss" -v b="$bytes" -v c="$cul" \
     'BEGIN { printf "%-8s %10.2f %12.1f %12.1f %9.2fx\n", n, t, (t > 0 ? b/1048576/t : 0), r/1024, (c > 0 ? t/c : 0) }'
 done < "$results"
-rm -f "$literals" "$results"
+rm -f "$literals" "$results" "$timing"

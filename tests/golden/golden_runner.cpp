@@ -89,7 +89,8 @@ int main(int argc, char** argv) {
     fmt::print(stderr, "{}: cannot read expected.json: {}\n", dir.string(), simdjson::error_message(err));
     return 2;
   }
-  std::string cmd = shell_quote(binary) + " diagnose --format json --quiet --exclude expected.json --exclude README.md";
+  std::string cmd = shell_quote(binary) + " diagnose --format json --quiet --exclude expected.json --exclude README.md"
+                    " --exclude report.md --exclude report.html";
   element args;
   if (!expected["args"].get(args))
     for (element a : args.get_array()) cmd += " " + shell_quote(std::string(std::string_view(a.get_string().value())));

@@ -87,6 +87,101 @@ struct SourceSummary {
   std::int64_t bytes = 0;
 };
 
+/// One event of the merged cross-host timeline (any kind but `log`), for the HTML report and
+/// `culprit timeline`. Times are UTC seconds once the host's clock was aligned; an unplaced
+/// event keeps its raw stamp (`ts_kind` `boot`: `ts_value` seconds since boot).
+struct TimelineEvent {
+  std::int64_t event_id = 0;
+  std::optional<double> ts;
+  std::string ts_raw;
+  std::string ts_kind;               ///< none | wall | wall_no_year | boot | time_of_day
+  std::optional<double> ts_value;
+  std::string host;
+  std::string kind;                  ///< cuda_oom, kernel_oom, oom_kill, nccl_timeout, …
+  std::string severity;
+  std::optional<std::int64_t> pid;
+  std::optional<std::int64_t> rank;
+  std::string comm;
+  std::string summary;               ///< the event's message (key line of a block)
+  std::string source;
+  std::int64_t line = 0;
+  std::string mark = "other";        ///< root | echo | other
+};
+
+/// How one host's clock was placed on UTC (the `hosts` table).
+struct HostClock {
+  std::string host;
+  std::string method;                ///< what the alignment was based on ('' none)
+  std::string confidence = "none";   ///< high | medium | low | none
+  std::optional<double> offset;      ///< seconds added to local times to reach UTC
+  std::optional<double> boot_wall_ts;
+  bool unified_memory = false;
+};
+
+/// A process's device memory in one GPU snapshot, with its role from the process table.
+struct GpuProcessMemory {
+  std::int64_t pid = 0;
+  std::string name;
+  std::string role = "unknown";      ///< job | foreign | unknown
+  std::optional<std::int64_t> bytes; ///< nullopt: N/A (unified memory)
+};
+
+/// One GPU reading (nvidia-smi row, or the figures an OOM message quoted).
+struct GpuSample {
+  std::optional<double> ts;
+  std::string source;
+  std::int64_t line = 0;
+  std::optional<std::int64_t> used, total;  ///< nullopt when not reported ("Not Supported")
+  std::vector<GpuProcessMemory> processes;  ///< largest first
+};
+
+/// Memory over time of one GPU of one host, oldest sample first (untimed ones by source line).
+struct GpuSeries {
+  std::string host;
+  int gpu = 0;
+  std::string model;
+  bool unified = false;
+  std::optional<std::int64_t> pool_total;   ///< unified memory: the host's memory (`free`)
+  std::vector<GpuSample> samples;
+};
+
+/// One row of a kernel OOM report's task table, sizes in bytes.
+struct OomTaskRow {
+  std::int64_t pid = 0;
+  std::string name;
+  std::optional<std::int64_t> uid;
+  std::int64_t rss = 0;
+  std::optional<std::int64_t> total_vm;
+  std::optional<std::int64_t> oom_score_adj;
+  bool victim = false;               ///< the task the kernel killed
+  bool hog = false;                  ///< the task holding the most memory
+  std::string role = "unknown";      ///< job | foreign | unknown
+};
+
+/// A kernel (or cgroup) OOM report's task table: its top processes by rss.
+struct OomTable {
+  std::int64_t event_id = 0;
+  std::string host;
+  std::optional<double> ts;
+  std::string constraint;
+  bool memcg = false;
+  std::optional<std::int64_t> trigger_pid;
+  std::string trigger_comm;
+  std::optional<std::int64_t> memcg_limit;
+  std::int64_t task_count = 0;       ///< rows in the full table
+  std::int64_t total_rss = 0;        ///< sum over the full table
+  std::vector<OomTaskRow> tasks;     ///< largest rss first; the victim always included
+};
+
+/// What the pictures of a report need, read from the timeline by diagnose::add_report_data.
+struct ReportData {
+  std::vector<TimelineEvent> timeline;  ///< ordered by time, unplaced ones last
+  std::int64_t timeline_total = 0;      ///< events before the cap (> timeline.size(): cut)
+  std::vector<HostClock> hosts;
+  std::vector<GpuSeries> gpus;
+  std::vector<OomTable> ooms;
+};
+
 /// The incident's answer.
 struct Verdict {
   std::string verdict = verdict::kUnknown;
@@ -103,6 +198,7 @@ struct Verdict {
   std::vector<std::string> ruled_out;   ///< what was considered and rejected, with why
   std::vector<SourceSummary> sources;
   std::vector<std::string> skipped;     ///< inputs / lines skipped, with why
+  ReportData data;                      ///< timeline, clocks, GPU memory, OOM task tables
 };
 
 }  // namespace culprit::diagnose

@@ -41,5 +41,8 @@ void parse_app_log(std::string_view text, ParseContext& ctx);        ///< worker
 void parse_nvidia_smi_table(std::string_view text, ParseContext& ctx);
 void parse_free(std::string_view text, ParseContext& ctx);
 void parse_docker_ps(std::string_view text, ParseContext& ctx);
+void parse_journal_json(std::string_view text, ParseContext& ctx);   ///< journalctl -o json / json-pretty / json-seq
+void parse_docker_inspect(std::string_view text, ParseContext& ctx); ///< docker inspect / kubectl get pod -o json
+void parse_kubectl_describe(std::string_view text, ParseContext& ctx);  ///< kubectl describe pod
 
 }  // namespace culprit::ingest

@@ -16,6 +16,9 @@ inline constexpr std::string_view kAppLog = "app_log";
 inline constexpr std::string_view kNvidiaSmiTable = "nvidia_smi_table";
 inline constexpr std::string_view kFree = "free";
 inline constexpr std::string_view kDockerPs = "docker_ps";
+inline constexpr std::string_view kJournalJson = "journal_json";        // journalctl -o json*
+inline constexpr std::string_view kDockerInspect = "docker_inspect";    // docker inspect, kubectl get pod -o json
+inline constexpr std::string_view kKubectlDescribe = "kubectl_describe";
 inline constexpr std::string_view kBinary = "binary";
 inline constexpr std::string_view kEmpty = "empty";
 }  // namespace format

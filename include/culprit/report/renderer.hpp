@@ -1,6 +1,6 @@
 // Turns a diagnose::Verdict into what people and programs read: terminal text, a Markdown
-// incident report, or the versioned JSON contract (documented in the README). Pure functions:
-// no I/O, no SQL, thread-safe.
+// incident report, the versioned JSON contract (documented in the README), or a self-contained
+// HTML report with pictures. Pure functions: no I/O, no SQL, thread-safe.
 #pragma once
 
 #include <optional>
@@ -11,7 +11,7 @@
 
 namespace culprit::report {
 
-enum class Format { text, markdown, json };
+enum class Format { text, markdown, json, html };
 
 /// Layout knobs. `color` adds ANSI colours (text only; markdown and json ignore it).
 /// `width` is the terminal width in columns for text; values below 40 are raised to 40,
@@ -26,10 +26,11 @@ struct RenderOptions {
 ///   std::string out = render(verdict, Format::text, {.color = isatty(1), .width = 100});
 std::string render(const diagnose::Verdict& verdict, Format format, const RenderOptions& options = {});
 
-/// `text` (or `txt`) | `markdown` (or `md`) | `json`, case-insensitive; anything else -> nullopt.
+/// `text` (or `txt`) | `markdown` (or `md`) | `json` | `html` (or `htm`), case-insensitive;
+/// anything else -> nullopt.
 std::optional<Format> parse_format(std::string_view name);
 
-/// The canonical name: `text`, `markdown`, `json`.
+/// The canonical name: `text`, `markdown`, `json`, `html`.
 std::string_view to_string(Format format);
 
 }  // namespace culprit::report

@@ -8,13 +8,13 @@
 #include <memory>
 #include <set>
 
-#include "culprit/core/size.hpp"
 #include "culprit/ingest/parser.hpp"
+#include "culprit/text/lines.hpp"
 #include "ingest/formats/line_prefix.hpp"
-#include "ingest/formats/text_shim.hpp"
 #include "ingest/formats/torch_oom.hpp"
 #include "ingest/formats/torchrun_block.hpp"
 #include "ingest/formats/traceback.hpp"
+#include "ingest/signal_events.hpp"
 
 namespace culprit::ingest {
 
@@ -26,57 +26,9 @@ using Sv = std::string_view;
 constexpr std::size_t kMaxLineBytes = 64 * 1024;
 /// Open tracebacks kept at once (one per writer); the oldest is closed beyond this.
 constexpr std::size_t kMaxOpenTracebacks = 512;
-
-bool ends_with(Sv s, Sv suffix) {
-  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-
-bool is_integer(Sv s) {
-  if (!s.empty() && (s[0] == '-' || s[0] == '+')) s.remove_prefix(1);
-  if (s.empty() || s.size() > 18) return false;
-  return std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
-}
-
-bool is_number(Sv s) {
-  if (is_integer(s)) return true;
-  const std::size_t dot = s.find('.');
-  if (dot == Sv::npos || dot == 0 || dot + 1 == s.size()) return false;
-  return is_integer(s.substr(0, dot)) &&
-         std::all_of(s.begin() + static_cast<std::ptrdiff_t>(dot) + 1, s.end(),
-                     [](char c) { return c >= '0' && c <= '9'; });
-}
-
-// TEMPORARY (wt-gpu): private stand-in for ingest::events_from_signals
-// (src/ingest/signal_events.hpp, written by another engineer) until it lands on main; same
-// contract: each matching signal gives one event (kind/severity/rule from the signal, captures
-// as fields, `<x>_size` captures also as numeric `<x>_bytes`, `pid`/`rank` captures set
-// event.pid / event.rank).
-std::vector<core::Event> app_log_events_from_signals_tmp(const core::Event& base, Sv message,
-                                                         const ParseContext& ctx) {
-  std::vector<core::Event> out;
-  if (!ctx.signals) return out;
-  for (const auto& m : ctx.signals->match(message, ctx.format)) {
-    core::Event e = base;
-    e.kind = m.signal->kind;
-    e.severity = m.signal->severity;
-    e.rule = m.signal->id;
-    e.message = std::string(message);
-    for (const auto& c : m.captures) {
-      if (c.value.empty()) continue;
-      e.set(c.name, c.value, is_number(c.value));
-      if (ends_with(c.name, "_size")) {
-        if (auto bytes = core::parse_size(c.value))
-          e.set_int(c.name.substr(0, c.name.size() - 5) + "_bytes", *bytes);
-      } else if (c.name == "pid" && is_integer(c.value)) {
-        e.pid = std::stoll(c.value);
-      } else if (c.name == "rank" && is_integer(c.value) && c.value.size() < 9) {
-        e.rank = std::stoi(c.value);
-      }
-    }
-    out.push_back(std::move(e));
-  }
-  return out;
-}
+/// Plain error lines kept as `log` events per source (signal events are never capped): a log
+/// that repeats one error a million times must not become a million rows.
+constexpr std::int64_t kMaxLogEvents = 20000;
 
 // Fills what `p` lacks (writer identity, time) from `fallback` — a traceback's first line.
 void merge_missing(PeeledLine& p, const PeeledLine& fallback) {
@@ -125,11 +77,13 @@ class AppLogParser {
   void finish();
 
  private:
+  bool skippable(Sv raw) const;
   struct Open {
     std::unique_ptr<TracebackBuilder> builder;
     PeeledLine exc_peel;  // prefixes of the latest exception line
   };
 
+  void route(std::int64_t seg, PeeledLine& p, Sv msg);
   void handle(std::int64_t seg, const PeeledLine& p, Sv message, bool log_event);
   void close_traceback(const std::string& key);
   void emit_traceback(const Traceback& tb, const PeeledLine& exc_peel);
@@ -147,8 +101,45 @@ class AppLogParser {
   std::string entrypoint_;
   std::int64_t title_line_ = -100;
   std::set<std::pair<std::string, std::int64_t>> sighted_;
+  std::set<std::tuple<std::string, std::int64_t, bool>> oom_sighted_;
   bool noted_long_ = false;
+  std::int64_t log_events_ = 0;
+  PeeledTime prev_time_;          // the stamp of the previous line, if it had one
+  std::int64_t prev_time_line_ = 0;
+  std::string sighted_prefix_;    // `(VllmWorker rank=0 pid=3300)`-style prefix already sighted
+  Sv skipped_raw_;                // the last line the fast path skipped (its stamp is peeled lazily)
+  std::int64_t skipped_seg_ = 0;
 };
+
+// The fast path: most lines of a big worker log are routine (throughput, request logs). A line
+// is skipped without peeling when no traceback or failure summary is open, no signal could
+// match it (the literal prefilter), it holds no failure marker, and any pid prefix it carries
+// repeats one already sighted. Skipping never drops an event: every kind of event needs a
+// signal candidate, a traceback, a failure block or a new pid.
+bool AppLogParser::skippable(Sv raw) const {
+  if (!open_.empty() || block_) return false;
+  if (!ctx_.signals || !ctx_.signals->prefilter() || ctx_.signals->candidate(raw)) return false;
+  // Keep in step with sight_message_pids() and the torchrun block: their anchors are markers.
+  static constexpr Sv kMarkers[] = {"Traceback", "rror", "RROR", "CRITICAL", "FATAL", "atal", "xception", "FAILED", "Root Cause", "\xe2\x95\xad",
+                                    "exitcode", "Killed", "ignal", "NCCL", "│", "Failures:", "process ",
+                                    "(pid", "spawned"};
+  for (Sv m : kMarkers)
+    if (raw.find(m) != Sv::npos) return false;
+  // A colour code inside the text could split a literal the prefilter looks for; only the
+  // sighted prefix's own reset code right after it is allowed.
+  std::size_t esc = raw.find('\x1b', sighted_prefix_.size());
+  if (esc != Sv::npos && esc == sighted_prefix_.size() && raw.substr(0, esc) == sighted_prefix_) {
+    const std::size_t m = raw.find('m', esc);
+    esc = m == Sv::npos ? esc : raw.find('\x1b', m + 1);
+  }
+  if (esc != Sv::npos || raw.find("^[[") != Sv::npos) return false;
+  const bool glog = raw.size() > 5 && std::string_view("IWEDC").find(raw[0]) != Sv::npos && raw[1] >= '0' &&
+                    raw[1] <= '9';
+  if (raw.find("pid") != Sv::npos || raw.find("PID") != Sv::npos || glog)
+    return !sighted_prefix_.empty() && raw.substr(0, sighted_prefix_.size()) == sighted_prefix_;
+  // A line after which a bare traceback could open takes this line's stamp: kept lazily below.
+  return true;
+}
 
 void AppLogParser::line(std::int64_t seg, Sv raw) {
   if (raw.size() > kMaxLineBytes) {
@@ -158,8 +149,38 @@ void AppLogParser::line(std::int64_t seg, Sv raw) {
     }
     raw = raw.substr(0, kMaxLineBytes);
   }
-  const PeeledLine p = peel_line(raw);
+  if (skippable(raw)) {
+    skipped_raw_ = raw;
+    skipped_seg_ = seg;
+    return;
+  }
+  if (skipped_seg_ > prev_time_line_ && skipped_seg_ == seg - 1) {
+    // The skipped previous line's stamp, for a bare traceback opening on this line.
+    const PeeledLine prev = peel_line(skipped_raw_);
+    if (prev.time.kind != core::TsKind::none) {
+      prev_time_ = prev.time;
+      prev_time_line_ = skipped_seg_;
+    }
+  }
+  PeeledLine p = peel_line(raw);
   const Sv msg = p.message;
+  if (p.pid && sighted_prefix_.empty()) {
+    // Remember a `(Name … pid=N)` prefix (with its colour codes) so repeats can skip peeling.
+    const std::size_t at = raw.find("pid=");
+    const std::size_t close = at == Sv::npos ? Sv::npos : raw.find(')', at);
+    if (close != Sv::npos && close < 160) sighted_prefix_ = std::string(raw.substr(0, close + 1));
+  }
+  // A traceback opened on a bare line right after a stamped one (Python's logger.exception)
+  // takes that stamp (in route()); remember this line's own stamp for the next one.
+  const PeeledTime own_time = p.time;
+  route(seg, p, msg);
+  if (own_time.kind != core::TsKind::none) {
+    prev_time_ = own_time;
+    prev_time_line_ = seg;
+  }
+}
+
+void AppLogParser::route(std::int64_t seg, PeeledLine& p, Sv msg) {
   if (p.pid) {
     sight(p.host.empty() ? ctx_.host : p.host, *p.pid, stamp_epoch(p.time, ctx_.year_hint),
           p.pid_evidence);
@@ -216,6 +237,8 @@ void AppLogParser::line(std::int64_t seg, Sv raw) {
       });
       close_traceback(oldest->first);
     }
+    if (p.time.kind == core::TsKind::none && p.layers == 0 && prev_time_line_ == seg - 1)
+      p.time = prev_time_;
     open_[own] = Open{std::make_unique<TracebackBuilder>(seg, msg, p), PeeledLine{}};
     last_key_ = own;
     return;
@@ -228,7 +251,7 @@ void AppLogParser::handle(std::int64_t seg, const PeeledLine& p, Sv message, boo
   apply_peeled(p, base, ctx_.year_hint);
   base.message = std::string(message);
   base.rule = "app_log";
-  std::vector<core::Event> events = app_log_events_from_signals_tmp(base, message, ctx_);
+  std::vector<core::Event> events = events_from_signals(base, message, ctx_);
 
   if (is_torch_oom(message)) {
     if (auto oom = parse_torch_oom(message)) {
@@ -245,14 +268,18 @@ void AppLogParser::handle(std::int64_t seg, const PeeledLine& p, Sv message, boo
       for (auto& e : events) {
         if (e.kind != core::kind::kCudaOom) continue;
         set_torch_oom_fields(*oom, e);
-        if (!reported) report_torch_oom(*oom, e, ctx_);
+        if (!reported) report_torch_oom(*oom, e, ctx_, &oom_sighted_);
         reported = true;
       }
     }
   }
   if (events.empty() && log_event && p.severity && *p.severity >= core::Severity::error) {
-    base.kind = core::kind::kLog;
-    events.push_back(base);
+    if (++log_events_ <= kMaxLogEvents) {
+      base.kind = core::kind::kLog;
+      events.push_back(base);
+    } else if (log_events_ == kMaxLogEvents + 1) {
+      ctx_.note("log-events-capped", seg, "more than 20000 error lines; later ones are not kept as log events");
+    }
   }
   for (auto& e : events) push(e, p, message);
   sight_message_pids(base, message);
@@ -293,7 +320,11 @@ void AppLogParser::sight_message_pids(const core::Event& base, Sv message) {
     if (message.find("closing signal") != Sv::npos) sight(base.host, *pid, base.ts, "torchrun");
   }
   if (auto pid = pid_after(message, "Unable to shutdown process ")) sight(base.host, *pid, base.ts, "torchrun");
+  if (auto pid = pid_after(message, "SignalException: Process ")) sight(base.host, *pid, base.ts, "torchrun");
   if (auto pid = pid_after(message, "Killing subprocess ")) sight(base.host, *pid, base.ts, "DeepSpeed launcher");
+  if (message.find(" spawned with command: ") != Sv::npos) {
+    if (auto pid = pid_after(message, "process ")) sight(base.host, *pid, base.ts, "DeepSpeed launcher");
+  }
   if (auto pid = pid_after(message, "DataLoader worker (pid ")) sight(base.host, *pid, base.ts, "DataLoader worker");
   std::size_t at = 0;
   if (auto pid = pid_after(message, "DataLoader worker (pid(s) ", &at)) {
@@ -361,7 +392,7 @@ void AppLogParser::end_block() {
 void AppLogParser::emit_failure(const TorchrunFailure& f) {
   core::Event e = ctx_.make_event(f.first_line);
   e.line_end = ctx_.absolute_line(f.last_line);
-  if (!f.host.empty()) e.host = f.host;
+  if (!f.host.empty() && !same_host(f.host, e.host)) e.host = f.host;
   PeeledTime t;
   if (!f.time.empty() && read_iso_stamp(f.time, t) == f.time.size()) {
     e.ts_kind = core::TsKind::wall;
@@ -370,7 +401,9 @@ void AppLogParser::emit_failure(const TorchrunFailure& f) {
   }
   e.pid = f.pid;
   e.rank = f.rank;
-  e.kind = core::kind::kSignalExit;
+  // A death by signal is `signal_exit`; a child that exited with a status (it raised: look for
+  // its traceback) is an error `log` event, as rules/README.md defines the kinds.
+  e.kind = f.signal ? core::kind::kSignalExit : core::kind::kLog;
   e.severity = core::Severity::error;
   e.rule = "torchrun_child_failed";
   std::string msg = f.entrypoint.empty() ? std::string("torchrun child failed")
@@ -407,12 +440,41 @@ void AppLogParser::finish() {
   end_block();
 }
 
+// The host a torchrun failure summary names (`  host      : gpu-node-17.cluster.local`) when the
+// text has summaries from exactly one host: torchrun prints it on the machine whose log this is,
+// so it names the source's host when nothing else did. Empty when absent or ambiguous.
+std::string torchrun_summary_host(Sv text) {
+  if (text.find("Root Cause") == Sv::npos) return {};
+  std::string host;
+  for (std::size_t pos = text.find("host"); pos != Sv::npos; pos = text.find("host", pos + 4)) {
+    // Only `^ +host *: value`: walk back over the indent (spaces only, so linear overall).
+    std::size_t b = pos;
+    while (b > 0 && text[b - 1] == ' ') --b;
+    if (b == pos || (b > 0 && text[b - 1] != '\n' && text[b - 1] != '\r')) continue;
+    std::size_t i = pos + 4;
+    while (i < text.size() && text[i] == ' ') ++i;
+    if (text.substr(i, 2) != ": ") continue;
+    i += 2;
+    std::size_t end = i;
+    while (end < text.size() && text[end] != '\n' && text[end] != '\r' && text[end] != ' ') ++end;
+    const Sv value = text.substr(i, end - i);
+    if (value.empty() || value.size() > 255 || value == "localhost" || value[0] == '<' ||
+        value.substr(0, 4) == "127." || value == "0.0.0.0" || value.find(':') != Sv::npos)
+      continue;  // not a machine name (config dumps, `<N/A>`)
+    if (host.empty()) host = std::string(value);
+    else if (host != value) return {};
+  }
+  return host;
+}
+
 }  // namespace
 
 void parse_app_log(std::string_view text, ParseContext& ctx) {
-  AppLogParser parser(ctx);
+  ParseContext local = ctx;
+  if (local.host.empty()) local.host = torchrun_summary_host(text);
+  AppLogParser parser(local);
   std::int64_t seg = 0;
-  for (Sv raw : shim::split_lines(text)) parser.line(++seg, raw);
+  for (Sv raw : text::split_lines(text)) parser.line(++seg, raw);
   parser.finish();
 }
 

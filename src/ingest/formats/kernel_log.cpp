@@ -2,104 +2,176 @@
 // console captures): peels transport prefixes (kernel_stamp), groups the lines of each kernel
 // OOM report per host into one structured event (kernel_oom_report), and runs the line signals
 // (Xid, segfault, systemd-oomd, earlyoom, …) on every other line (signal_events).
-#include <map>
+#include <fmt/format.h>
+
+#include <cmath>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "culprit/ingest/parser.hpp"
 #include "culprit/text/lines.hpp"
 #include "ingest/signal_events.hpp"
-#include "kernel_oom_report.hpp"
-#include "kernel_stamp.hpp"
+#include "kernel_log_parser.hpp"
 
 namespace culprit::ingest {
+namespace kernel {
 namespace {
 
-using kernel::Feed;
-using kernel::KernelLine;
-using kernel::OomBlock;
-
 constexpr std::int64_t kMaxBlockLines = 1 << 22;  // 4M: past 10^6 task rows; memory stays bounded by kMaxTasks
+constexpr double kAnchorJump = 3.0;    // seconds: a larger change of (wall - boot) starts a new run
+constexpr std::size_t kMaxAnchorRuns = 256;
 
-class KernelLogParser {
- public:
-  explicit KernelLogParser(ParseContext& ctx) : ctx_(ctx) {}
-
-  void line(std::int64_t seg_line, std::string_view raw) {
-    KernelLine kl = kernel::parse_kernel_line(raw, ctx_.year_hint);
-    bool after_kmsg = prev_kmsg_;
-    prev_kmsg_ = kl.kmsg || (after_kmsg && kernel::is_kmsg_dict_line(raw));
-    if (after_kmsg && kernel::is_kmsg_dict_line(raw)) return;
-
-    // A line with neither stamp nor host may be the terminal-wrapped tail of the previous
-    // host's task-table row; otherwise lines group by their own host.
-    bool bare = kl.host.empty() && kl.ts_kind == core::TsKind::none && !kl.relative && !kl.kmsg;
-    std::string key(bare ? last_key_ : std::string(kl.host));
-    if (auto it = blocks_.find(key); it != blocks_.end() && it->second.wants_continuation()) {
-      if (it->second.continue_row(seg_line, raw, kl)) return;
-    }
-    if (bare) key.clear();
-    if (kl.message.find_first_not_of(" \t") == std::string_view::npos) return;
-
-    if (!kl.kernel) {  // systemd[1]:, earlyoom[812]:, kubelet[…]: in the same file
-      signals(seg_line, kl, false);
-      return;
-    }
-    if (auto it = blocks_.find(key); it != blocks_.end()) {
-      OomBlock& block = it->second;
-      if (!block.stale(kl) && block.lines() < kMaxBlockLines) {
-        Feed f = block.feed(seg_line, kl);
-        if (f != Feed::rejected) {
-          last_key_ = key;
-          if (f == Feed::absorbed) signals(seg_line, kl, true);
-          return;
-        }
-      }
-      block.finish(ctx_);
-      blocks_.erase(it);
-    }
-    if (kernel::opens_block(kl.message)) {
-      OomBlock block;
-      block.feed(seg_line, kl);
-      blocks_.emplace(key, std::move(block));
-      last_key_ = key;
-      return;
-    }
-    signals(seg_line, kl, false);
-  }
-
-  void finish() {
-    for (auto& [host, block] : blocks_) block.finish(ctx_);
-    blocks_.clear();
-  }
-
- private:
-  /// Runs the line signals. Inside an OOM block only non-OOM kinds are kept (an Xid printed
-  /// in the middle of a report is still an Xid; the report itself is the block's event).
-  void signals(std::int64_t seg_line, const KernelLine& kl, bool inside_block) {
-    if (ctx_.signals == nullptr || ctx_.sink == nullptr) return;
-    std::string_view msg = kl.message;
-    while (!msg.empty() && (msg.back() == ' ' || msg.back() == '\t')) msg.remove_suffix(1);
-    core::Event base = ctx_.make_event(seg_line);
-    kernel::apply_stamp(kl, base);
-    base.message = std::string(msg);
-    for (auto& ev : events_from_signals(base, msg, ctx_)) {
-      if (inside_block && (ev.kind == core::kind::kKernelOom || ev.kind == core::kind::kOomKill)) continue;
-      ctx_.sink->add_event(ev);
-    }
-  }
-
-  ParseContext& ctx_;
-  std::map<std::string, OomBlock> blocks_;
-  std::string last_key_;
-  bool prev_kmsg_ = false;
-};
+/// `rtc_cmos 00:00: setting system clock to 2026-04-09T00:12:08 UTC (1775693528)` (older
+/// kernels: `… to 2019-01-01 10:00:00 UTC (…)`): the RTC's wall time at a boot stamp.
+std::optional<double> rtc_epoch(std::string_view message) {
+  constexpr std::string_view kKey = "setting system clock to ";
+  auto at = message.find(kKey);
+  if (at == std::string_view::npos) return std::nullopt;
+  auto open = message.find(" UTC (", at);
+  if (open == std::string_view::npos) return std::nullopt;
+  std::string_view rest = message.substr(open + 6);
+  std::int64_t v = 0;
+  std::size_t n = 0;
+  while (n < rest.size() && n < 12 && rest[n] >= '0' && rest[n] <= '9') v = v * 10 + (rest[n++] - '0');
+  if (n < 9 || n >= rest.size() || rest[n] != ')') return std::nullopt;
+  return static_cast<double>(v);
+}
 
 }  // namespace
 
+void KernelLogParser::note_anchor(std::int64_t seg_line, const KernelLine& kl) {
+  std::optional<double> wall, boot;
+  core::Event ev = ctx_.make_event(seg_line);
+  std::string source = ctx_.format == "journal_json" ? "journald" : "syslog";
+  if (kl.boot_ts && (kl.ts || (kl.ts_kind == core::TsKind::wall_no_year && kl.ts_value))) {
+    wall = kl.ts ? *kl.ts : *kl.ts_value;
+    boot = kl.boot_ts;
+    apply_stamp(kl, ev);
+  } else if (kl.ts_kind == core::TsKind::boot && kl.ts_value && kl.kernel) {
+    auto epoch = rtc_epoch(kl.message);
+    if (!epoch) return;
+    wall = epoch;
+    boot = kl.ts_value;
+    if (!kl.host.empty()) ev.host = std::string(kl.host);
+    ev.ts = *epoch;
+    ev.ts_kind = core::TsKind::wall;
+    ev.ts_raw = std::to_string(static_cast<std::int64_t>(*epoch));
+    ev.set_number("boot_ts", *boot);
+    source = "rtc";
+  } else {
+    return;
+  }
+  const double diff = *wall - *boot;
+  auto& runs = anchors_[ev.host];
+  if (runs.empty() || source == "rtc" || runs.back().event.field_or("anchor") != source ||
+      (std::fabs(diff - runs.back().diff) > kAnchorJump && runs.size() < kMaxAnchorRuns)) {
+    ev.set("anchor", source);
+    runs.push_back({std::move(ev), diff, 1});
+    return;
+  }
+  AnchorRun& run = runs.back();
+  ++run.records;
+  if (diff < run.diff) {
+    ev.set("anchor", source);
+    run.event = std::move(ev);
+    run.diff = diff;
+  }
+}
+
+void KernelLogParser::emit_anchors() {
+  for (auto& [host, runs] : anchors_) {
+    for (auto& run : runs) {
+      core::Event& e = run.event;
+      e.kind = std::string(core::kind::kLog);
+      e.rule = std::string(kClockAnchorRule);
+      e.severity = core::Severity::debug;
+      e.set_int("records", run.records);
+      const std::string source = e.field_or("anchor");
+      e.message = source == "rtc"
+                      ? std::string("clock anchor: the kernel set the system clock from the RTC at this boot stamp")
+                      : fmt::format("clock anchor: {} kernel record{} carry both a wall-clock stamp and the kernel's "
+                                    "boot stamp ({})",
+                                    run.records, run.records == 1 ? "" : "s", source);
+      ctx_.sink->add_event(e);
+    }
+  }
+  anchors_.clear();
+}
+
+void KernelLogParser::line(std::int64_t seg_line, std::string_view raw) {
+  KernelLine kl = parse_kernel_line(raw, ctx_.year_hint);
+  bool after_kmsg = prev_kmsg_;
+  prev_kmsg_ = kl.kmsg || (after_kmsg && is_kmsg_dict_line(raw));
+  if (after_kmsg && is_kmsg_dict_line(raw)) return;
+  record(seg_line, raw, kl);
+}
+
+void KernelLogParser::record(std::int64_t seg_line, std::string_view raw, const KernelLine& kl) {
+  note_anchor(seg_line, kl);
+  // A line with neither stamp nor host may be the terminal-wrapped tail of the previous
+  // host's task-table row; otherwise lines group by their own host.
+  bool bare = kl.host.empty() && kl.ts_kind == core::TsKind::none && !kl.relative && !kl.kmsg;
+  std::string key(bare ? last_key_ : std::string(kl.host));
+  if (auto it = blocks_.find(key); it != blocks_.end() && it->second.wants_continuation()) {
+    if (it->second.continue_row(seg_line, raw, kl)) return;
+  }
+  if (bare) key.clear();
+  if (kl.message.find_first_not_of(" \t") == std::string_view::npos) return;
+
+  if (!kl.kernel) {  // systemd[1]:, earlyoom[812]:, kubelet[…]: in the same file
+    signals(seg_line, kl, false);
+    return;
+  }
+  if (auto it = blocks_.find(key); it != blocks_.end()) {
+    OomBlock& block = it->second;
+    if (!block.stale(kl) && block.lines() < kMaxBlockLines) {
+      Feed f = block.feed(seg_line, kl);
+      if (f != Feed::rejected) {
+        last_key_ = key;
+        if (f == Feed::absorbed) signals(seg_line, kl, true);
+        return;
+      }
+    }
+    block.finish(ctx_);
+    blocks_.erase(it);
+  }
+  if (opens_block(kl.message)) {
+    OomBlock block;
+    block.feed(seg_line, kl);
+    blocks_.emplace(key, std::move(block));
+    last_key_ = key;
+    return;
+  }
+  signals(seg_line, kl, false);
+}
+
+void KernelLogParser::finish() {
+  for (auto& [host, block] : blocks_) block.finish(ctx_);
+  blocks_.clear();
+  emit_anchors();
+}
+
+/// Runs the line signals. Inside an OOM block only non-OOM kinds are kept (an Xid printed
+/// in the middle of a report is still an Xid; the report itself is the block's event).
+void KernelLogParser::signals(std::int64_t seg_line, const KernelLine& kl, bool inside_block) {
+  if (ctx_.signals == nullptr || ctx_.sink == nullptr) return;
+  std::string_view msg = kl.message;
+  while (!msg.empty() && (msg.back() == ' ' || msg.back() == '\t')) msg.remove_suffix(1);
+  core::Event base = ctx_.make_event(seg_line);
+  apply_stamp(kl, base);
+  base.message = std::string(msg);
+  for (auto& ev : events_from_signals(base, msg, ctx_)) {
+    if (inside_block && (ev.kind == core::kind::kKernelOom || ev.kind == core::kind::kOomKill)) continue;
+    ctx_.sink->add_event(ev);
+  }
+}
+
+}  // namespace kernel
+
 void parse_kernel_log(std::string_view text, ParseContext& ctx) {
   if (ctx.sink == nullptr) return;
-  KernelLogParser parser(ctx);
+  kernel::KernelLogParser parser(ctx);
   std::int64_t n = 0;
   for (std::string_view raw : text::split_lines(text)) {
     ++n;

@@ -7,7 +7,7 @@
 #include <array>
 
 #include "culprit/core/time.hpp"
-#include "ingest/formats/text_shim.hpp"
+#include "culprit/text/lines.hpp"
 
 namespace culprit::ingest {
 
@@ -415,9 +415,20 @@ bool layer_bracket_time(Sv& rest, PeeledLine& p) {
   std::size_t j = i + h;
   const std::size_t close = rest.find(']', j);
   if (close == Sv::npos || close - j > 80) return false;
-  // Tags between the time and `]`: ` DP1 TP3`, ` ATTN_CP0`.
+  // Ray's C++ logs: `[2026-01-30 11:54:10,201 E 1022 1022]` (level, pid, tid).
   PeeledLine q;
-  const Sv tags = rest.substr(j, close - j);
+  Sv tags = rest.substr(j, close - j);
+  if (tags.size() >= 6 && tags[0] == ' ' && glog_letter(tags[1]) && tags[2] == ' ' &&
+      is_digit(tags[3])) {
+    std::size_t k = 3;
+    const bool pid_tid = read_uint(tags, k, 10) && k < tags.size() && tags[k] == ' ' &&
+                         (++k, read_uint(tags, k, 10)) && k == tags.size();
+    if (pid_tid) {
+      q.severity = glog_letter(tags[1]);
+      tags = Sv();
+    }
+  }
+  // Tags between the time and `]`: ` DP1 TP3`, ` ATTN_CP0`.
   std::size_t k = 0;
   while (k < tags.size()) {
     if (tags[k] != ' ') return false;
@@ -433,6 +444,7 @@ bool layer_bracket_time(Sv& rest, PeeledLine& p) {
   if (q.dp_rank) p.dp_rank = q.dp_rank;
   if (q.pp_rank) p.pp_rank = q.pp_rank;
   if (q.ep_rank) p.ep_rank = q.ep_rank;
+  if (q.severity) p.severity = q.severity;
   p.header = true;
   Sv r = eat_one_space(rest.substr(close + 1));
   // DeepSpeed: `[LEVEL] [file.py:line:func] `
@@ -674,8 +686,9 @@ std::optional<double> stamp_epoch(const PeeledTime& time, int year_hint) {
 
 PeeledLine peel_line(std::string_view raw) {
   PeeledLine p;
-  const std::string clean = shim::strip_ansi(raw);
+  const std::string clean = text::strip_ansi(raw);
   Sv rest = clean;
+  if (rest.size() >= 2 && rest.substr(rest.size() - 2) == "^M") rest.remove_suffix(2);  // pasted CR
   strip_ray_repeat(rest, p);
   bool outermost = true;  // only CI / docker stamps peeled so far
   for (int iter = 0; iter < 12 && !rest.empty(); ++iter) {
@@ -725,8 +738,14 @@ std::optional<int> PeeledLine::effective_rank() const {
   return std::nullopt;
 }
 
+bool same_host(std::string_view a, std::string_view b) {
+  if (a == b) return true;
+  if (a.size() > b.size()) std::swap(a, b);
+  return !a.empty() && b.size() > a.size() && b.substr(0, a.size()) == a && b[a.size()] == '.';
+}
+
 void apply_peeled(const PeeledLine& p, core::Event& e, int year_hint) {
-  if (!p.host.empty()) e.host = p.host;
+  if (!p.host.empty() && !same_host(p.host, e.host)) e.host = p.host;
   if (p.pid) e.pid = p.pid;
   if (auto r = p.effective_rank()) e.rank = r;
   if (p.severity) e.severity = *p.severity;

@@ -50,11 +50,15 @@ struct PeeledLine {
   std::optional<int> effective_rank() const;
 };
 
+/// True when `a` and `b` name one host, one perhaps qualified (`node-17` / `node-17.cluster.local`).
+bool same_host(std::string_view a, std::string_view b);
+
 /// Peels every recognised prefix of `raw` (ANSI colour first), outermost first.
 PeeledLine peel_line(std::string_view raw);
 
 /// Copies host, pid, rank, time, severity and the rank-like fields (tp_rank, dp_rank, …) of
 /// `peeled` into `event`. Stamps without a year get a wall time only when `year_hint` != 0.
+/// A host the line names replaces event.host unless both name the same host (same_host).
 void apply_peeled(const PeeledLine& peeled, core::Event& event, int year_hint);
 
 /// Reads an ISO-like date-time `YYYY-MM-DD[T ]HH:MM:SS[.,frac][Z|±HH[:]MM]` at the start of

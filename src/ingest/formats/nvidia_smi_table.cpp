@@ -12,8 +12,8 @@
 
 #include "culprit/core/size.hpp"
 #include "culprit/ingest/parser.hpp"
+#include "culprit/text/lines.hpp"
 #include "ingest/formats/line_prefix.hpp"
-#include "ingest/formats/text_shim.hpp"
 
 namespace culprit::ingest {
 
@@ -177,7 +177,7 @@ class SmiParser {
 };
 
 void SmiParser::line(std::int64_t seg, Sv raw) {
-  const std::string clean = shim::strip_ansi(raw);
+  const std::string clean = text::strip_ansi(raw);
   const Sv t = trim(clean);
   if (t.empty()) return;
 
@@ -286,17 +286,24 @@ void SmiParser::gpu_row(std::int64_t seg, Sv t) {
   const auto c = cells(t);
   if (c.size() < 2) return;
   // Line 1 holds the bus id: `|   0  NVIDIA H100 80GB HBM3   On  | 00000000:18:00.0 Off |   0 |`
+  // (Jetson prints `N/A` there: then the first row of a block that starts with an index.)
+  std::string bus;
   for (const auto& tok : tokens(c[1])) {
-    const std::string bus = normalise_bus_id(tok.text);
-    if (bus.empty()) continue;
-    const auto toks = tokens(c[0]);
-    if (toks.empty() || !is_uint(toks[0].text)) return;
+    bus = normalise_bus_id(tok.text);
+    if (!bus.empty()) break;
+  }
+  const auto toks = tokens(c[0]);
+  const bool indexed = !toks.empty() && is_uint(toks[0].text);
+  const bool block_start = !gpu_open_ && c[1].find("MiB") == Sv::npos &&
+                           c[1].find("Not Supported") == Sv::npos;
+  if (indexed && (!bus.empty() || block_start)) {
     Gpu g;
     g.line = seg;
     g.index = static_cast<int>(to_int(toks[0].text));
     g.bus_id = bus;
     std::size_t name_end = c[0].size();
-    if (toks.size() >= 3 && (toks.back().text == "On" || toks.back().text == "Off"))
+    const Sv persistence = toks.back().text;
+    if (toks.size() >= 3 && (persistence == "On" || persistence == "Off" || persistence == "N/A"))
       name_end = toks.back().pos;
     if (toks.size() >= 2) {
       const std::size_t name_start = toks[1].pos;
@@ -306,6 +313,7 @@ void SmiParser::gpu_row(std::int64_t seg, Sv t) {
     gpu_open_ = true;
     return;
   }
+  if (!bus.empty()) return;
   if (!gpu_open_ || table_.gpus.empty()) return;
   Gpu& g = table_.gpus.back();
   ++g.row_lines;
@@ -469,7 +477,7 @@ void SmiParser::flush() {
 void parse_nvidia_smi_table(std::string_view text, ParseContext& ctx) {
   SmiParser parser(ctx);
   std::int64_t seg = 0;
-  for (Sv raw : shim::split_lines(text)) parser.line(++seg, raw);
+  for (Sv raw : text::split_lines(text)) parser.line(++seg, raw);
   parser.finish();
 }
 

@@ -233,10 +233,14 @@ std::optional<core::GpuSnapshot> torch_oom_snapshot(const TorchOom& oom, const c
   return snap;
 }
 
-void report_torch_oom(const TorchOom& oom, const core::Event& e, ParseContext& ctx) {
+void report_torch_oom(const TorchOom& oom, const core::Event& e, ParseContext& ctx,
+                      std::set<std::tuple<std::string, std::int64_t, bool>>* reported) {
   if (!ctx.sink) return;
   if (auto snap = torch_oom_snapshot(oom, e)) ctx.sink->add_gpu_snapshot(*snap);
-  if (e.pid) {
+  auto first = [&](std::int64_t pid, bool job) {
+    return !reported || reported->emplace(e.host, pid, job).second;
+  };
+  if (e.pid && first(*e.pid, true)) {
     core::ProcessSighting s;
     s.host = e.host;
     s.pid = *e.pid;
@@ -246,7 +250,7 @@ void report_torch_oom(const TorchOom& oom, const core::Event& e, ParseContext& c
     ctx.sink->add_process(s);
   }
   for (const auto& p : oom.processes) {
-    if (e.pid && *e.pid == p.pid) continue;
+    if ((e.pid && *e.pid == p.pid) || !first(p.pid, false)) continue;
     core::ProcessSighting s;
     s.host = e.host;
     s.pid = p.pid;

@@ -5,8 +5,10 @@
 
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 #include "culprit/core/event.hpp"
@@ -57,7 +59,9 @@ void set_torch_oom_fields(const TorchOom& oom, core::Event& event);
 std::optional<core::GpuSnapshot> torch_oom_snapshot(const TorchOom& oom, const core::Event& event);
 
 /// Pushes the snapshot and the process sightings (the failing process as job, the listed
-/// ones as not known to be job) into `ctx.sink`.
-void report_torch_oom(const TorchOom& oom, const core::Event& event, ParseContext& ctx);
+/// ones as not known to be job) into `ctx.sink`. `reported` (optional) remembers the
+/// (host, pid, job) sightings already pushed, so a message printed twice sights each pid once.
+void report_torch_oom(const TorchOom& oom, const core::Event& event, ParseContext& ctx,
+                      std::set<std::tuple<std::string, std::int64_t, bool>>* reported = nullptr);
 
 }  // namespace culprit::ingest

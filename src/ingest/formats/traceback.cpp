@@ -183,10 +183,16 @@ TracebackBuilder::TracebackBuilder(std::int64_t seg_line, std::string_view messa
   std::size_t offset = 0;
   opens(message, &offset);
   tb_.preamble = std::string(trim(message.substr(0, offset)));
+  base_indent_ = indent_of(message);
   tb_.rich = message.substr(offset, kBoxTopLeft.size()) == kBoxTopLeft;
   tb_.ipython = !tb_.rich && looks_ipython(message, offset);
   if (tb_.ipython) tb_.preamble.clear();
   state_ = tb_.rich ? State::rich_box : tb_.ipython ? State::ipython_frames : State::frames;
+}
+
+std::size_t TracebackBuilder::rel_indent(std::string_view message) const {
+  const std::size_t n = indent_of(message);
+  return n > base_indent_ ? n - base_indent_ : 0;
 }
 
 void TracebackBuilder::restart(std::int64_t seg_line, std::string_view message) {
@@ -194,7 +200,6 @@ void TracebackBuilder::restart(std::int64_t seg_line, std::string_view message) 
   tb_.innermost.reset();
   tb_.frames = 0;
   tb_.last_line = seg_line;
-  saw_frame_line_ = false;
   std::size_t offset = 0;
   opens(message, &offset);
   const bool rich = message.substr(offset, kBoxTopLeft.size()) == kBoxTopLeft;
@@ -224,19 +229,16 @@ TracebackBuilder::Step TracebackBuilder::frame_line(std::int64_t seg_line, std::
   if (parse_frame(t, f)) {
     ++tb_.frames;
     tb_.innermost = std::move(f);
-    frame_indent_ = indent_of(m);
-    saw_frame_line_ = true;
     tb_.last_line = seg_line;
     return Step::taken;
   }
-  if (t.substr(0, 23) == "[Previous line repeated" || indent_of(m) > 0) {
+  if (t.substr(0, 23) == "[Previous line repeated" || rel_indent(m) > 0) {
     tb_.last_line = seg_line;
     return Step::taken;
   }
-  if (opens(t)) {  // a nested traceback without a chain sentence
-    restart(seg_line, t);
-    return Step::taken;
-  }
+  // Another `Traceback` without a chain sentence is another writer's (unprefixed ranks
+  // interleaving): this one ends, truncated, and the caller opens the next.
+  if (opens(t)) return Step::rejected;
   std::string type, msg;
   if (split_exception_line(t, type, msg)) return exception_line(seg_line, t);
   return Step::rejected;
@@ -246,14 +248,14 @@ TracebackBuilder::Step TracebackBuilder::ipython_line(std::int64_t seg_line, std
   const Sv t = trim(m);
   if (t.empty()) return Step::taken;
   TracebackFrame f;
-  if (indent_of(m) == 0 && parse_ipython_frame(t, f)) {
+  if (rel_indent(m) == 0 && parse_ipython_frame(t, f)) {
     ++tb_.frames;
     tb_.innermost = std::move(f);
     tb_.last_line = seg_line;
     return Step::taken;
   }
   // Source lines: `      4 x = 1`, `----> 5 y = x * 2`, `--> 40     return f(*args)`.
-  if (indent_of(m) > 0 || t.substr(0, 2) == "--") {
+  if (rel_indent(m) > 0 || t.substr(0, 2) == "--") {
     tb_.last_line = seg_line;
     return Step::taken;
   }
@@ -294,7 +296,7 @@ TracebackBuilder::Step TracebackBuilder::offer(std::int64_t seg_line, std::strin
     case State::after_box: {
       if (t.empty()) return Step::taken;
       std::string type, msg;
-      if (indent_of(message) == 0 && split_exception_line(t, type, msg))
+      if (rel_indent(message) == 0 && split_exception_line(t, type, msg))
         return exception_line(seg_line, t);
       return Step::rejected;
     }

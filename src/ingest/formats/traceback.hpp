@@ -69,10 +69,11 @@ class TracebackBuilder {
   Step exception_line(std::int64_t seg_line, std::string_view message);
   void restart(std::int64_t seg_line, std::string_view message);
 
+  std::size_t rel_indent(std::string_view message) const;
+
   Traceback tb_;
   State state_ = State::frames;
-  std::size_t frame_indent_ = 2;
-  bool saw_frame_line_ = false;
+  std::size_t base_indent_ = 0;  // indent of the `Traceback` line (pastes indent whole blocks)
 };
 
 }  // namespace culprit::ingest

@@ -48,8 +48,9 @@ inline bool number_of(element v, double& out) {
   return false;
 }
 
+// Byte counts must be exact; times (epoch seconds with fractions) within a millisecond.
 inline bool same_number(double a, double b) {
-  return std::fabs(a - b) <= 1e-6 * std::max(1.0, std::max(std::fabs(a), std::fabs(b)));
+  return std::fabs(a - b) <= 1e-3 + 1e-12 * std::max(std::fabs(a), std::fabs(b));
 }
 
 // Optional integer-like value vs expectation (null = absent).

@@ -31,7 +31,7 @@ inline const text::SignalSet& gpu_test_signals() {
     add("test_cuda_runtime_oom", "cuda_oom", core::Severity::error,
         R"(cuda runtime error \(2\) : out of memory|CUDA error: out of memory)");
     add("test_torchrun_failed", "signal_exit", core::Severity::error,
-        R"(failed \(exitcode: (?P<exitcode>-?\d+)\) local_rank: (?P<local_rank>\d+) \(pid: (?P<pid>\d+)\))");
+        R"(failed \(exitcode: (?P<exitcode>-\d+)\) local_rank: (?P<local_rank>\d+) \(pid: (?P<pid>\d+)\))");
     add("test_nccl_cuda_oom", "cuda_oom", core::Severity::error,
         R"(Cuda failure (?:\d+ )?'out of memory')");
     add("test_nccl_watchdog", "nccl_timeout", core::Severity::error,

@@ -2,7 +2,11 @@
 // ChildFailedError block, job process sightings, log events, and bad input.
 #include <catch2/catch.hpp>
 
+#include <filesystem>
+
 #include "culprit/core/time.hpp"
+#include "culprit/text/lines.hpp"
+#include "unit/ingest/gpu_fixture_runner.hpp"
 #include "unit/ingest/gpu_test_support.hpp"
 
 using culprit::test::field;
@@ -91,6 +95,30 @@ Root Cause (first observed failure):
   CHECK(sink.events.size() == 2);
 }
 
+TEST_CASE("a source without host takes the torchrun summary's host", "[gpu][app_log]") {
+  const std::string text =
+      "E0409 00:47:21.332000 40211 torch/distributed/elastic/multiprocessing/api.py:869] failed "
+      "(exitcode: -9) local_rank: 2 (pid: 40287) of binary: /opt/venv/bin/python3\n"
+      "Root Cause (first observed failure):\n"
+      "[0]:\n"
+      "  time      : 2026-04-09_00:47:20\n"
+      "  host      : gpu-node-17.cluster.local\n"
+      "  rank      : 2 (local_rank: 2)\n"
+      "  exitcode  : -9 (pid: 40287)\n";
+  const auto sink = parse_app(text);
+  for (const auto& e : sink.events) CHECK(e.host == "gpu-node-17.cluster.local");
+  for (const auto& p : sink.processes) CHECK(p.host == "gpu-node-17.cluster.local");
+  CHECK(sink.events.size() == 2);
+
+  // Two agents' summaries in one output (srun over two nodes): no guess.
+  const auto two = parse_app(text + "Root Cause (first observed failure):\n[0]:\n  host      : gpu-node-18\n");
+  for (const auto& e : two.events)
+    if (e.line == 1) CHECK(e.host.empty());
+  // A source that has a host keeps it; the summary's FQDN of the same machine does not split it.
+  const auto named = parse_app(text, "gpu-node-17");
+  for (const auto& e : named.events) CHECK(e.host == "gpu-node-17");
+}
+
 TEST_CASE("early torchelastic summary block", "[gpu][app_log]") {
   const auto sink = parse_app(R"(***************************************
             train.py FAILED            
@@ -107,8 +135,12 @@ Other Failures:
   <NO_OTHER_FAILURES>
 ***************************************
 )");
-  const auto exits = sink.of_kind("signal_exit");
+  // exitcode 1 is no death by signal: an error log event, not signal_exit.
+  CHECK(sink.of_kind("signal_exit").empty());
+  const auto exits = sink.of_kind("log");
   REQUIRE(exits.size() == 1);
+  CHECK(exits[0].rule == "torchrun_child_failed");
+  CHECK(exits[0].severity == culprit::core::Severity::error);
   CHECK(field(exits[0], "root_cause") == "1");
   CHECK(field(exits[0], "exitcode") == "1");
   CHECK(exits[0].field("signal") == nullptr);
@@ -178,6 +210,21 @@ TEST_CASE("error lines without a signal are kept as log events", "[gpu][app_log]
   CHECK(sink.sighting(198906, true)->evidence == "DeepSpeed launcher");
 }
 
+TEST_CASE("plain error lines are capped, signal events are not", "[gpu][app_log]") {
+  std::string text;
+  for (int i = 0; i < 20005; ++i) text += "2026-04-09 00:47:13,123 - data - ERROR - bad sample\n";
+  text += "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB. GPU 0 has a total capacity of 8.00 GiB of which 0 bytes is free.\n";
+  culprit::test::GpuRecordingSink sink;
+  culprit::core::Diagnostics diags;
+  auto ctx = culprit::test::gpu_context(sink, "app_log", "h", 0, &diags);
+  culprit::ingest::parse_app_log(text, ctx);
+  CHECK(sink.of_kind("log").size() == 20000);
+  CHECK(sink.of_kind("cuda_oom").size() == 1);
+  REQUIRE(diags.size() == 1);
+  CHECK(diags[0].code == "log-events-capped");
+  CHECK(diags[0].where == "test.log:20001");
+}
+
 TEST_CASE("DataLoader worker pids are job sightings", "[gpu][app_log]") {
   const auto sink = parse_app(
       "RuntimeError: DataLoader worker (pid(s) 48213, 48214) exited unexpectedly\n"
@@ -187,6 +234,8 @@ TEST_CASE("DataLoader worker pids are job sightings", "[gpu][app_log]") {
   CHECK(sink.sighting(48214, true));
   CHECK(sink.sighting(48215, true));
   CHECK(sink.sighting(48215, true)->evidence == "DataLoader worker");
+  const auto agent = parse_app("torch.distributed.elastic.multiprocessing.api.SignalException: Process 40211 got signal: 15\n");
+  CHECK(agent.sighting(40211, true));
 }
 
 TEST_CASE("line numbers follow first_line and CRLF", "[gpu][app_log]") {
@@ -213,11 +262,55 @@ TEST_CASE("huge lines and binary junk do not crash", "[gpu][app_log]") {
   auto ctx = culprit::test::gpu_context(sink, "app_log", "h", 0, &diags);
   std::string big(300 * 1024, 'x');
   big += "\n";
-  big += std::string("\x00\x01\xff\xfe garbage (pid=1 [rank", 30);
+  static constexpr char kJunk[] = "\x00\x01\xff\xfe garbage (pid=1 [rank";
+  big += std::string(kJunk, sizeof kJunk - 1);
   big += "\nTraceback (most recent call last):";
   CHECK_NOTHROW(culprit::ingest::parse_app_log(big, ctx));
   REQUIRE(diags.size() == 2);
   CHECK(diags[0].code == "long-line");
   CHECK(diags[1].code == "traceback_truncated");  // the traceback ends with the text
   CHECK(sink.of_kind("traceback").size() == 1);
+}
+
+TEST_CASE("mutated fixtures: no crash, events stay inside the text", "[gpu][app_log][fuzz]") {
+  std::vector<std::string> texts;
+  for (const char* folder : {"app_log", "traceback", "torch_oom", "nvidia_smi"}) {
+    for (const auto& f : culprit::test::fixtures_in(folder)) texts.push_back(culprit::test::read_file(f.string()));
+  }
+  REQUIRE(texts.size() > 20);
+  std::uint64_t seed = 0x9e3779b97f4a7c15ULL;
+  auto next = [&seed] {
+    seed ^= seed << 13;
+    seed ^= seed >> 7;
+    seed ^= seed << 17;
+    return seed;
+  };
+  for (int round = 0; round < 400; ++round) {
+    std::string t = texts[next() % texts.size()];
+    switch (next() % 4) {
+      case 0: t.resize(next() % (t.size() + 1)); break;  // cut anywhere
+      case 1:
+        for (int k = 0; k < 20 && !t.empty(); ++k) t[next() % t.size()] = static_cast<char>(next());
+        break;
+      case 2: t += texts[next() % texts.size()]; break;  // two sources glued
+      default: {
+        const std::size_t a = next() % (t.size() + 1);
+        t.insert(a, texts[next() % texts.size()].substr(0, next() % 400));
+      }
+    }
+    const auto lines = static_cast<std::int64_t>(culprit::text::split_lines(t).size());
+    for (bool smi : {false, true}) {
+      culprit::test::GpuRecordingSink sink;
+      auto ctx = culprit::test::gpu_context(sink, smi ? "nvidia_smi_table" : "app_log");
+      if (smi) culprit::ingest::parse_nvidia_smi_table(t, ctx);
+      else culprit::ingest::parse_app_log(t, ctx);
+      for (const auto& e : sink.events) {
+        INFO("round " << round << " kind " << e.kind << " line " << e.line);
+        CHECK(e.line >= 1);
+        CHECK(e.line_end >= e.line);
+        CHECK(e.line_end <= lines);
+      }
+      for (const auto& s : sink.snapshots) CHECK((s.line >= 1 && s.line <= lines));
+    }
+  }
 }

@@ -126,10 +126,42 @@ void check_report(const RecordingSink& sink, const OomReport& r, simdjson::dom::
   }
 }
 
+/// Event kinds, clock anchors left out (they are checked on their own).
 std::map<std::string, int> kind_counts(const RecordingSink& sink) {
   std::map<std::string, int> m;
-  for (const auto& e : sink.events) m[e.kind]++;
+  for (const auto& e : sink.events)
+    if (e.rule != "kernel_clock_anchor") m[e.kind]++;
   return m;
+}
+
+std::vector<Event> anchors_of(const RecordingSink& sink) {
+  std::vector<Event> out;
+  for (const auto& e : sink.events)
+    if (e.rule == "kernel_clock_anchor") out.push_back(e);
+  return out;
+}
+
+/// "anchors": [{host, anchor, records, boot_ts, ts | ts_value}] — every clock anchor, in order.
+void check_anchors(const RecordingSink& sink, simdjson::dom::array want) {
+  auto got = anchors_of(sink);
+  REQUIRE(got.size() == want.size());
+  std::size_t i = 0;
+  for (auto w : want) {
+    const Event& e = got[i++];
+    CHECK(e.kind == "log");
+    for (auto [key, v] : w.get_object()) {
+      std::string k(key);
+      INFO("anchor key " << k);
+      if (k == "host") CHECK(e.host == std::string(std::string_view(v.get_string().value())));
+      else if (k == "anchor") CHECK(e.field_or("anchor") == std::string(std::string_view(v.get_string().value())));
+      else if (k == "records") CHECK(e.field_or("records") == std::to_string(int64_t(v.get_int64().value())));
+      else if (k == "line") CHECK(e.line == int64_t(v.get_int64().value()));
+      else if (k == "boot_ts") CHECK(std::stod(e.field_or("boot_ts", "0")) == Approx(double(v.get_double().value())).margin(1e-6));
+      else if (k == "ts") { REQUIRE(e.ts.has_value()); CHECK(*e.ts == Approx(double(v.get_double().value())).margin(1e-3)); }
+      else if (k == "ts_value") { REQUIRE(e.ts_value.has_value()); CHECK(*e.ts_value == Approx(double(v.get_double().value())).margin(1e-3)); }
+      else FAIL("unknown anchor key " << k);
+    }
+  }
 }
 
 std::vector<fs::path> fixtures() {
@@ -168,6 +200,8 @@ TEST_CASE("kernel fixtures parse as their .expect.json says", "[kernel_log][fixt
       for (auto [k, v] : doc["kinds"].get_object()) want_kinds[std::string(k)] = int(as_int(v));
       CHECK(kind_counts(p.sink) == want_kinds);
       CHECK(std::int64_t(p.diags.size()) == as_int(doc["notes"]));
+      if (auto a = doc["anchors"]; !a.error()) check_anchors(p.sink, a.get_array());
+      else CHECK(anchors_of(p.sink).empty());
 
       auto reports = doc["reports"].get_array();
       REQUIRE(p.sink.oom_reports.size() == reports.size());

@@ -437,7 +437,15 @@ TEST_CASE("ordinary lines go through the signals with the line's stamp and host"
   REQUIRE(kill.size() == 1);
   CHECK(kill[0].comm == "earlyoom");
   CHECK(kill[0].pid == 4242);  // the captured pid (the victim) wins over the tag pid
-  CHECK(r.sink.events.size() == 2);
+  // Plus one clock anchor: the two kernel lines quote their boot stamps (one run of offsets).
+  REQUIRE(r.sink.events.size() == 3);
+  const auto& anchor = r.sink.events.back();
+  CHECK(anchor.rule == "kernel_clock_anchor");
+  CHECK(anchor.kind == "log");
+  CHECK(anchor.host == "gpu-3");
+  CHECK(anchor.field_or("anchor") == "syslog");
+  CHECK(anchor.field_or("records") == "2");
+  CHECK(std::stod(anchor.field_or("boot_ts", "0")) == Approx(1200.5));  // the smaller wall - boot
 }
 
 TEST_CASE("an Xid inside an OOM report is still an event; kmsg dictionary lines are skipped", "[kernel_log]") {

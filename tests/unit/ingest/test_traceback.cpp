@@ -107,6 +107,41 @@ TEST_CASE("a truncated traceback still yields an event", "[gpu][traceback]") {
   CHECK(cut.of_kind("traceback")[0].line_end == 2);
 }
 
+TEST_CASE("a traceback pasted with its block indented", "[gpu][traceback]") {
+  const auto sink = parse_app(R"(    Traceback (most recent call last):
+      File "/app/train.py", line 61, in main
+        loss = model(batch).sum()
+    torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.14 GiB of which 1.06 GiB is free.
+    next line of the issue text
+)");
+  const auto tbs = sink.of_kind("traceback");
+  REQUIRE(tbs.size() == 1);
+  CHECK(tbs[0].line_end == 4);
+  CHECK(field(tbs[0], "exc_type") == "torch.OutOfMemoryError");
+  CHECK(tbs[0].field("truncated") == nullptr);
+  REQUIRE(sink.of_kind("cuda_oom").size() == 1);
+  CHECK(sink.of_kind("cuda_oom")[0].line == 4);
+}
+
+TEST_CASE("unprefixed tracebacks of two ranks are not one chain", "[gpu][traceback]") {
+  const auto sink = parse_app(R"(Traceback (most recent call last):
+  File "/app/train.py", line 50, in <module>
+Traceback (most recent call last):
+  File "/app/train.py", line 50, in <module>
+    step()
+    step()
+RuntimeError: NCCL communicator was aborted on rank 0.
+torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB. GPU 1 has a total capacity of 79.14 GiB of which 3.75 MiB is free.
+)");
+  const auto tbs = sink.of_kind("traceback");
+  REQUIRE(tbs.size() == 2);
+  for (const auto& e : tbs) CHECK(e.field("chained") == nullptr);
+  CHECK(field(tbs[0], "truncated") == "1");
+  // Garbled as the text is, both exception lines still reach the signals.
+  REQUIRE(sink.of_kind("cuda_oom").size() == 1);
+  CHECK(sink.of_kind("cuda_oom")[0].line == 8);
+}
+
 TEST_CASE("SGLang: text before Traceback and an unprefixed body", "[gpu][traceback]") {
   const auto sink = parse_app(R"([2026-04-09 00:47:13 TP1] Scheduler hit an exception: Traceback (most recent call last):
   File "/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py", line 2303, in run_scheduler_process

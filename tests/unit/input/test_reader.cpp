@@ -225,3 +225,23 @@ TEST_CASE("archive magic is recognised, text never is", "[input]") {
   CHECK_FALSE(looks_like_archive("[    0.000000] Linux version 6.8.0"));
   CHECK_FALSE(looks_like_archive(""));
 }
+
+TEST_CASE("an archive wrapped in one job folder takes hosts from the level below", "[input]") {
+  const std::string tar = culprit::test::tar_of({{"./incident-17/node-03/dmesg.txt", "a\n"},
+                                                 {"./incident-17/node-04/train.log", "b\n"},
+                                                 {"./incident-17/logs/all.log", "c\n"}});
+  Diagnostics d;
+  std::vector<Source> out;
+  culprit::input::read_archive_memory(tar, "incident-17.tar", {}, d, [&](Source& s) { out.push_back(std::move(s)); });
+  REQUIRE(out.size() == 3);
+  CHECK(out[0].host == "node-03");
+  CHECK(out[1].host == "node-04");
+  CHECK(out[2].host.empty());
+  // Two top folders: each is a node.
+  out.clear();
+  culprit::input::read_archive_memory(culprit::test::tar_of({{"node-1/a.log", "a\n"}, {"node-2/b.log", "b\n"}}),
+                                      "nodes.tar", {}, d, [&](Source& s) { out.push_back(std::move(s)); });
+  REQUIRE(out.size() == 2);
+  CHECK(out[0].host == "node-1");
+  CHECK(out[1].host == "node-2");
+}

@@ -16,6 +16,88 @@ inline constexpr std::int64_t kMiB = 1024LL * 1024;
 // 2026-04-09 00:47:13.412 UTC
 inline double oom_ts() { return core::civil_to_epoch(2026, 4, 9, 0, 47, 13.412); }
 
+inline d::TimelineEvent event(std::int64_t id, std::optional<double> ts, const char* host, const char* kind,
+                              const char* severity, std::optional<std::int64_t> pid, const char* source,
+                              std::int64_t line, const char* message, const char* mark = "other") {
+  d::TimelineEvent e;
+  e.event_id = id;
+  e.ts = ts;
+  e.ts_kind = ts ? "wall" : "none";
+  e.host = host;
+  e.kind = kind;
+  e.severity = severity;
+  e.pid = pid;
+  e.source = source;
+  e.line = line;
+  e.summary = message;
+  e.mark = mark;
+  return e;
+}
+
+/// What add_report_data would read for the CUDA OOM: the events of both hosts, their clocks,
+/// and spark-b's GPU 0 seen by three nvidia-smi tables (unified memory: no used/total).
+inline void add_cuda_oom_report_data(d::Verdict& v) {
+  const double t = oom_ts();
+  auto& data = v.data;
+  data.timeline = {
+      event(2, t - 140.3, "spark-b", "startup_mem_check", "info", 51877, "spark-b/train-rank0.log", 210,
+            "Memory profiling takes 4.12 seconds; the current vLLM instance can use total_gpu_memory (119.70GiB) x "
+            "gpu_memory_utilization (0.30) = 35.91GiB"),
+      event(9, t - 2.1, "spark-a", "nccl_init", "info", 70112, "spark-a/train-rank1.log", 1902,
+            "NCCL INFO comm 0x5581c3d0 rank 1 nRanks 2 nNodes 2 localRanks 1 localRank 0 MNNVL 0"),
+      event(17, t, "spark-b", "cuda_oom", "error", 51877, "spark-b/train-rank0.log", 1184,
+            "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity "
+            "of 119.70 GiB of which 1.20 GiB is free.", "root"),
+      event(18, t + 0.4, "spark-b", "traceback", "error", 51877, "spark-b/train-rank0.log", 1150,
+            "Traceback (most recent call last):"),
+      event(21, t + 1.9, "spark-b", "signal_exit", "error", 51860, "spark-b/torchrun.log", 88,
+            "torch.distributed.elastic.multiprocessing.api:failed (exitcode: 1) local_rank: 0 (pid: 51877) of "
+            "binary: /usr/bin/python3"),
+      event(40, t + 600.2, "spark-a", "nccl_timeout", "error", 70112, "spark-a/train-rank1.log", 2210,
+            "[Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=12, OpType=ALLREDUCE, "
+            "NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600085 milliseconds before timing out.",
+            "echo"),
+      event(44, std::nullopt, "spark-b", "xid", "warning", std::nullopt, "spark-b/dmesg.txt", 3,
+            "NVRM: Xid (PCI:000f:01:00): 31, pid=51877, name=python3, Ch 00000008"),
+  };
+  data.timeline.back().ts_kind = "boot";
+  data.timeline.back().ts_value = 93.118204;
+  data.timeline.back().ts_raw = "[   93.118204]";
+  data.timeline[2].rank = 0;
+  data.timeline[5].rank = 1;
+  data.timeline_total = static_cast<std::int64_t>(data.timeline.size());
+
+  d::HostClock a;
+  a.host = "spark-a";
+  a.method = "wall clock stamps (UTC assumed)";
+  a.confidence = "medium";
+  d::HostClock b;
+  b.host = "spark-b";
+  b.method = "wall clock stamps (UTC assumed)";
+  b.confidence = "medium";
+  b.unified_memory = true;
+  data.hosts = {a, b};
+
+  d::GpuSeries gpu;
+  gpu.host = "spark-b";
+  gpu.gpu = 0;
+  gpu.model = "NVIDIA GB10";
+  gpu.unified = true;
+  gpu.pool_total = 119LL * kGiB + 717 * kMiB;
+  auto sample = [&](double ts, std::int64_t line, std::int64_t job_bytes) {
+    d::GpuSample s;
+    s.ts = ts;
+    s.source = "spark-b/nvidia-smi.txt";
+    s.line = line;
+    s.processes.push_back({48211, "VLLM::EngineCore", "foreign", 84 * kGiB});
+    if (job_bytes) s.processes.push_back({51877, "python3", "job", job_bytes});
+    s.processes.push_back({3094, "/usr/lib/xorg/Xorg", "unknown", 43 * kMiB});
+    return s;
+  };
+  gpu.samples = {sample(t - 300, 19, 0), sample(t - 60, 44, 24 * kGiB), sample(t + 9, 69, 0)};
+  data.gpus = {gpu};
+}
+
 inline d::Verdict cuda_oom_foreign() {
   d::Verdict v;
   v.verdict = d::verdict::kCudaOom;
@@ -123,6 +205,7 @@ inline d::Verdict cuda_oom_foreign() {
       {"spark-a/train-rank1.log", "spark-a", "python_log", "wall", 2240, 301777},
   };
   v.skipped = {"spark-b/core.48211: binary file"};
+  add_cuda_oom_report_data(v);
   return v;
 }
 
@@ -182,6 +265,37 @@ inline d::Verdict kernel_oom_victim_not_hog() {
   v.findings = {root};
   v.advice = {root.advice};
   v.sources = {{"node-3/kern.log", "node-3", "kern_log", "syslog_year_inferred", 9120, 1022334}};
+  d::OomTable oom;
+  oom.event_id = 301;
+  oom.host = "node-3";
+  oom.ts = kill.ts;
+  oom.constraint = "CONSTRAINT_NONE";
+  oom.trigger_pid = 4242;
+  oom.trigger_comm = "python3";
+  oom.task_count = 214;
+  oom.total_rss = 63LL * kGiB;
+  auto task = [](std::int64_t pid, const char* name, std::int64_t rss_pages, const char* role) {
+    d::OomTaskRow r;
+    r.pid = pid;
+    r.name = name;
+    r.rss = rss_pages * 4096;
+    r.role = role;
+    return r;
+  };
+  oom.tasks = {task(4242, "python3", 15257000, "job"), task(5151, "postgres", 1711567, "unknown"),
+               task(4301, "python3", 402113, "job"), task(1022, "dockerd", 21340, "unknown")};
+  oom.tasks[0].hog = true;
+  oom.tasks[1].victim = true;
+  v.data.ooms = {oom};
+  d::HostClock clock;
+  clock.host = "node-3";
+  clock.method = "syslog stamps, year from the file time";
+  clock.confidence = "medium";
+  v.data.hosts = {clock};
+  v.data.timeline = {event(301, kill.ts, "node-3", "kernel_oom", "critical", 4242, "node-3/kern.log", 8760,
+                           "python3 invoked oom-killer: gfp_mask=0x140cca(GFP_HIGHUSER_MOVABLE|__GFP_COMP), order=0, "
+                           "oom_score_adj=0", "root")};
+  v.data.timeline_total = 1;
   return v;
 }
 

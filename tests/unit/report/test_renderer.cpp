@@ -8,6 +8,7 @@
 
 #include "culprit/report/renderer.hpp"
 #include "report/utf8.hpp"
+#include "unit/report/html_check.hpp"
 #include "unit/report/sample_verdicts.hpp"
 
 using namespace culprit::report;
@@ -18,10 +19,11 @@ TEST_CASE("parse_format accepts the documented names, case-insensitively", "[rep
   CHECK(parse_format("md") == Format::markdown);
   CHECK(parse_format("MD") == Format::markdown);
   CHECK(parse_format("json") == Format::json);
-  CHECK_FALSE(parse_format("html").has_value());
+  CHECK(parse_format("html") == Format::html);
+  CHECK(parse_format("HTM") == Format::html);
   CHECK_FALSE(parse_format("").has_value());
   CHECK_FALSE(parse_format("jsonl").has_value());
-  for (Format f : {Format::text, Format::markdown, Format::json}) CHECK(parse_format(to_string(f)) == f);
+  for (Format f : {Format::text, Format::markdown, Format::json, Format::html}) CHECK(parse_format(to_string(f)) == f);
 }
 
 TEST_CASE("render dispatches to each format and ends with a newline", "[report]") {
@@ -83,6 +85,14 @@ TEST_CASE("random bytes in every string never break any format", "[report]") {
     }
     const std::string md = render(v, Format::markdown);
     REQUIRE_FALSE(md.empty());
+    if (!v.data.timeline.empty()) {
+      v.data.timeline[0].summary = junk();
+      v.data.timeline[0].host = junk();
+    }
+    const std::string html = render(v, Format::html);
+    const auto problems = test::check_html(html);
+    CAPTURE(problems.list);
+    REQUIRE(problems.ok());
     const std::string json = render(v, Format::json);
     simdjson::dom::parser parser;
     simdjson::dom::element doc;

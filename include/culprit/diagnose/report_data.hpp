@@ -1,0 +1,50 @@
+// Reads from the timeline what the report's pictures need (the cross-host timeline, the hosts'
+// clock alignment, GPU memory over time, kernel OOM task tables) into Verdict::data, so that
+// renderers never run SQL. Also the timeline query behind `culprit timeline`.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "culprit/diagnose/finding.hpp"
+#include "culprit/store/database.hpp"
+
+namespace culprit::diagnose {
+
+/// Events shown at most by the report's timeline, centred on the root failure.
+inline constexpr std::size_t kReportTimelineEvents = 500;
+/// GPU samples kept per GPU (nearest the failure), and OOM task rows per report.
+inline constexpr std::size_t kReportGpuSamples = 200;
+inline constexpr std::size_t kReportOomTasks = 10;
+
+/// Which events `load_timeline` returns.
+struct TimelineQuery {
+  std::vector<std::string> hosts;    ///< empty: every host
+  std::vector<std::string> kinds;    ///< empty: every kind but `log`
+  bool include_log = false;          ///< with empty `kinds`: `log` events too
+  std::optional<double> from, to;    ///< UTC window (inclusive); unplaced events are then dropped
+  std::optional<std::int64_t> focus; ///< event id to centre the cap on (else the latest events)
+  std::size_t limit = kReportTimelineEvents;  ///< 0: no cap
+  std::optional<std::int64_t> incident;       ///< a scan database's incident (events.incident)
+};
+
+/// The matching events in time order (unplaced ones last, by source and line), at most
+/// `limit`, centred on `focus`. `total` receives the number that matched before the cap.
+/// Marks are all `other`; the caller marks root and echoes. Never throws; a failing query
+/// yields an empty list.
+std::vector<TimelineEvent> load_timeline(store::Database& db, const TimelineQuery& query,
+                                         std::int64_t* total = nullptr);
+
+/// The `hosts` table: each host's clock method and confidence, sorted by name (of one incident
+/// of a scan database when `incident` is given).
+std::vector<HostClock> load_host_clocks(store::Database& db, std::optional<std::int64_t> incident = std::nullopt);
+
+/// Marks `events` root / echo from the verdict's root and echo findings (by event id).
+void mark_timeline(const Verdict& verdict, std::vector<TimelineEvent>& events);
+
+/// Fills `verdict.data` (call after diagnose(): GPU process roles come from its role pass).
+void add_report_data(store::Database& db, Verdict& verdict);
+
+}  // namespace culprit::diagnose

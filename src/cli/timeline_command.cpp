@@ -1,0 +1,277 @@
+// `culprit timeline`: the merged cross-host timeline in the terminal, read from the inputs (the
+// same pipeline as `diagnose`, so the root failure and its echoes are marked) or from a saved
+// timeline (`--db FILE`). Filters by host, kind, and a window around an event or a time.
+#include <unistd.h>
+
+#include <boost/program_options.hpp>
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+
+#include "cli/commands.hpp"
+#include "cli/incident.hpp"
+#include "cli/rule_loading.hpp"
+#include "culprit/core/time.hpp"
+#include "culprit/diagnose/report_data.hpp"
+#include "culprit/report/redact.hpp"
+#include "culprit/report/timeline.hpp"
+#include "culprit/store/database.hpp"
+
+namespace culprit::cli {
+namespace po = boost::program_options;
+namespace {
+
+constexpr const char* kHelpHeader = R"(Usage: culprit timeline [options] INPUT...
+       culprit timeline [options] --db FILE
+
+Prints the merged timeline of every host, one line per event: time (UTC; `boot+93.1s` or
+`line N` when the host's clock could not be aligned), host, kind, pid/rank, source:line and the
+message. The header says how each host's clock was aligned and how sure that is. Plain log
+lines (kind `log`) are left out unless --all or --kind log. When INPUTs are given they are
+diagnosed first: `>` marks the root failure, `~` its echoes.
+
+  culprit timeline logs/                          # everything around the failure
+  culprit timeline --host spark-b --kind cuda_oom,nccl_timeout logs/
+  culprit timeline --around 2026-04-09T00:47:13 --window 60 logs/
+  culprit timeline --db incident.db --around 1234   # around event id 1234 of a saved timeline
+
+Exit codes: 0 events were listed, 1 none matched, 2 errors.
+
+)";
+
+struct Options {
+  std::vector<std::string> inputs, hosts, kinds, rule_dirs, excludes;
+  std::string db, around, default_host, color = "auto";
+  double window = 300;
+  std::size_t limit = 500;
+  std::int64_t incident = -1;
+  int width = 100, year = 0;
+  bool all = false, redact = false, quiet = false;
+};
+
+bool use_color(const Options& o) {
+  if (o.color == "always") return true;
+  if (o.color == "never") return false;
+  if (std::getenv("NO_COLOR")) return false;
+  return ::isatty(STDOUT_FILENO) != 0;
+}
+
+/// `a,b` and repeated options as one list.
+std::vector<std::string> split_list(const std::vector<std::string>& items) {
+  std::vector<std::string> out;
+  for (const auto& item : items) {
+    std::size_t start = 0;
+    while (start <= item.size()) {
+      std::size_t end = item.find(',', start);
+      if (end == std::string::npos) end = item.size();
+      if (end > start) out.push_back(item.substr(start, end - start));
+      start = end + 1;
+    }
+  }
+  return out;
+}
+
+bool all_digits(const std::string& s) {
+  return !s.empty() && s.find_first_not_of("0123456789") == std::string::npos;
+}
+
+/// `2026-04-09T00:47:13[.412][Z]`, `2026-04-09 00:47:13`, or `00:47:13[.412]` (a time of day,
+/// on the day of the timeline's first placed event). UTC.
+std::optional<double> parse_time(const std::string& text, store::Database& db) {
+  int y = 0, mo = 0, d = 0, h = 0, mi = 0;
+  double sec = 0;
+  char sep = 0;
+  if (std::sscanf(text.c_str(), "%4d-%2d-%2d%c%2d:%2d:%lf", &y, &mo, &d, &sep, &h, &mi, &sec) == 7 &&
+      (sep == 'T' || sep == ' ')) {
+    return core::civil_to_epoch(y, mo, d, h, mi, sec);
+  }
+  if (std::sscanf(text.c_str(), "%4d-%2d-%2d%c%2d:%2d", &y, &mo, &d, &sep, &h, &mi) == 6 && (sep == 'T' || sep == ' '))
+    return core::civil_to_epoch(y, mo, d, h, mi, 0);
+  if (std::sscanf(text.c_str(), "%2d:%2d:%lf", &h, &mi, &sec) >= 2 && text.find('-') == std::string::npos) {
+    auto first = db.query("SELECT min(ts) AS t FROM events WHERE ts IS NOT NULL");
+    if (first.rows.empty() || !first.rows[0]["t"].as_double()) return std::nullopt;
+    const double day = std::floor(*first.rows[0]["t"].as_double() / 86400.0) * 86400.0;
+    return day + h * 3600.0 + mi * 60.0 + sec;
+  }
+  return std::nullopt;
+}
+
+/// The root failure of a saved timeline: the first finding's first evidence line (findings are
+/// saved root first). Echoes are not recorded in the file, so only the root is marked.
+std::int64_t saved_root_event(store::Database& db) {
+  auto r = db.query(
+      "SELECT e.id FROM findings f, json_each(f.evidence) j JOIN sources s ON s.name = json_extract(j.value, '$.source')"
+      " JOIN events e ON e.source_id = s.id AND e.line = json_extract(j.value, '$.line')"
+      " WHERE f.id = (SELECT min(id) FROM findings) ORDER BY j.key LIMIT 1");
+  if (!r.error.empty() || r.rows.empty()) return 0;
+  return r.rows[0]["id"].as_int().value_or(0);
+}
+
+}  // namespace
+
+int run_timeline(const std::vector<std::string>& args) {
+  Options o;
+  std::vector<std::string> kinds_raw, hosts_raw;
+  po::options_description opts("Options");
+  opts.add_options()
+      ("help,h", "show this help")
+      ("db", po::value(&o.db), "read a saved timeline (from `culprit diagnose --db FILE`) instead of INPUTs")
+      ("host", po::value(&hosts_raw)->composing(), "only events of host H (repeatable, or H1,H2)")
+      ("kind", po::value(&kinds_raw)->composing(), "only events of kind K (repeatable, or K1,K2), e.g. cuda_oom")
+      ("around", po::value(&o.around), "centre on an event id, or a UTC time (2026-04-09T00:47:13 or 00:47:13)")
+      ("window", po::value(&o.window)->default_value(300), "with --around TIME or a placed event: seconds each side")
+      ("limit", po::value(&o.limit)->default_value(500), "at most N events, centred on the failure (0: all)")
+      ("incident", po::value(&o.incident), "with --db of `culprit scan --db`: only incident N")
+      ("all", po::bool_switch(&o.all), "include plain log lines (kind `log`)")
+      ("redact", po::bool_switch(&o.redact), "replace host names, IPs, user names, container ids and pod uids")
+      ("color", po::value(&o.color)->default_value("auto"), "colour: auto | always | never (NO_COLOR is honoured)")
+      ("width", po::value(&o.width)->default_value(100), "columns per line (0: do not cut)")
+      ("default-host", po::value(&o.default_host), "host name for inputs that name none")
+      ("rules", po::value(&o.rule_dirs)->composing(), "also load the *.toml rules under DIR (repeatable)")
+      ("exclude", po::value(&o.excludes)->composing(), "skip files whose name matches GLOB (repeatable)")
+      ("year", po::value(&o.year), "year for time stamps that carry none, when no input gives one")
+      ("quiet,q", po::bool_switch(&o.quiet), "do not print skipped-input notes on stderr");
+  po::options_description hidden;
+  hidden.add_options()("input", po::value(&o.inputs)->composing(), "inputs");
+  po::options_description all;
+  all.add(opts).add(hidden);
+  po::positional_options_description pos;
+  pos.add("input", -1);
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    fmt::print(stderr, "culprit timeline: {}\nRun `culprit timeline --help` for the options.\n", e.what());
+    return kExitError;
+  }
+  if (vm.count("help")) {
+    std::cout << kHelpHeader << opts;
+    return 0;
+  }
+  o.hosts = split_list(hosts_raw);
+  o.kinds = split_list(kinds_raw);
+  if (o.inputs.empty() == o.db.empty()) {
+    fmt::print(stderr, "culprit timeline: give either INPUTs or --db FILE (not both)\n");
+    return kExitError;
+  }
+  if (o.color != "auto" && o.color != "always" && o.color != "never") {
+    fmt::print(stderr, "culprit timeline: --color must be auto, always or never\n");
+    return kExitError;
+  }
+
+  // The timeline: a saved file, or the inputs run through the pipeline into a scratch file.
+  diagnose::Verdict verdict;
+  std::string scratch;
+  std::int64_t root_event = 0;
+  if (o.db.empty()) {
+    auto loaded = load_rule_set(o.rule_dirs);
+    bool rule_errors = false;
+    for (const auto& p : loaded.problems) {
+      fmt::print(stderr, "{}\n", p.to_string());
+      rule_errors |= p.level == core::DiagLevel::error;
+    }
+    if (rule_errors) return kExitError;
+    IncidentOptions incident;
+    incident.excludes = o.excludes;
+    incident.default_host = o.default_host;
+    incident.year = o.year;
+    scratch = (std::filesystem::temp_directory_path() / fmt::format("culprit-timeline-{}.db", ::getpid())).string();
+    std::remove(scratch.c_str());
+    incident.db_path = scratch;
+    auto result = run_incident(o.inputs, loaded.rules, incident);
+    for (const auto& p : result.problems)
+      if (!o.quiet || p.level == core::DiagLevel::error) fmt::print(stderr, "{}\n", p.to_string());
+    if (result.sources == 0 || !result.ok) {
+      std::remove(scratch.c_str());
+      return kExitError;
+    }
+    verdict = std::move(result.verdict);
+    o.db = scratch;
+  } else if (!std::filesystem::exists(o.db)) {
+    fmt::print(stderr, "culprit timeline: {}: no such file (write one with `culprit diagnose --db {} …`)\n", o.db,
+               o.db);
+    return kExitError;
+  }
+  std::string error;
+  auto db = store::Database::open(o.db, error);
+  auto cleanup = [&] {
+    db.reset();
+    if (!scratch.empty()) std::remove(scratch.c_str());
+  };
+  if (!db) {
+    fmt::print(stderr, "culprit timeline: {}: {}\n", o.db, error);
+    cleanup();
+    return kExitError;
+  }
+  const auto version = db->query("PRAGMA user_version");
+  if (version.rows.empty() || version.rows[0].values[0].as_int().value_or(-1) != store::Database::schema_version()) {
+    fmt::print(stderr, "culprit timeline: {} is not a culprit timeline of this version\n", o.db);
+    cleanup();
+    return kExitError;
+  }
+  if (scratch.empty()) root_event = saved_root_event(*db);
+  else if (verdict.root) root_event = verdict.root->event_id;
+
+  diagnose::TimelineQuery query;
+  query.hosts = o.hosts;
+  query.kinds = o.kinds;
+  query.include_log = o.all;
+  query.limit = o.limit;
+  if (o.incident >= 0) query.incident = o.incident;
+  if (root_event) query.focus = root_event;
+  if (!o.around.empty()) {
+    std::optional<double> centre;
+    if (all_digits(o.around)) {
+      const auto id = std::stoll(o.around);
+      auto ev = db->query(fmt::format("SELECT ts FROM events WHERE id = {}", id));
+      if (ev.rows.empty()) {
+        fmt::print(stderr, "culprit timeline: no event with id {}\n", id);
+        cleanup();
+        return kExitError;
+      }
+      centre = ev.rows[0]["ts"].as_double();
+      query.focus = id;  // unplaced: the cap centres on it instead
+    } else {
+      centre = parse_time(o.around, *db);
+      if (!centre) {
+        fmt::print(stderr, "culprit timeline: --around {}: not an event id or a time such as 2026-04-09T00:47:13\n",
+                   o.around);
+        cleanup();
+        return kExitError;
+      }
+      query.focus.reset();
+    }
+    if (centre) {
+      query.from = *centre - o.window;
+      query.to = *centre + o.window;
+    }
+  }
+  std::int64_t total = 0;
+  auto events = diagnose::load_timeline(*db, query, &total);
+  auto hosts = diagnose::load_host_clocks(*db, query.incident);
+  cleanup();
+
+  diagnose::Verdict shown = verdict;
+  shown.data.timeline = std::move(events);
+  shown.data.hosts = std::move(hosts);
+  if (verdict.root || !verdict.echoes.empty()) {
+    diagnose::mark_timeline(verdict, shown.data.timeline);
+  } else {
+    for (auto& e : shown.data.timeline)
+      if (root_event && e.event_id == root_event) e.mark = "root";
+  }
+  if (o.redact) shown = report::redact(shown);
+  report::TimelineOptions render_options;
+  render_options.color = use_color(o);
+  render_options.width = o.width;
+  const std::string text = report::render_timeline(shown.data.timeline, shown.data.hosts, total, render_options);
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  return shown.data.timeline.empty() ? kExitNothing : 0;
+}
+
+}  // namespace culprit::cli

@@ -1,0 +1,59 @@
+// The kernel-log line driver, shared by the text kernel log (kernel_log.cpp) and journald JSON
+// (journal_json.cpp): groups each host's OOM report lines into one block (kernel_oom_report) and
+// runs the line signals on every other line. Private to the ingest module.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "culprit/ingest/parser.hpp"
+#include "kernel_oom_report.hpp"
+#include "kernel_stamp.hpp"
+
+namespace culprit::ingest::kernel {
+
+/// Feeds kernel-log records one at a time; finish() emits what is still open. Records of
+/// different hosts may interleave (a paste of two nodes' logs): blocks are kept per host.
+class KernelLogParser {
+ public:
+  explicit KernelLogParser(ParseContext& ctx) : ctx_(ctx) {}
+
+  /// One text line: its prefixes are peeled with parse_kernel_line().
+  void line(std::int64_t seg_line, std::string_view raw);
+
+  /// One record whose stamp and header are already known (journald JSON). `kl.message` must
+  /// stay valid for the duration of the call; `raw` is offered as a wrapped-row continuation.
+  void record(std::int64_t seg_line, std::string_view raw, const KernelLine& kl);
+
+  /// Emits every open block, then the clock anchors seen (see note_anchor).
+  void finish();
+
+ private:
+  /// A run of records that carry a wall stamp and the kernel's boot stamp with (nearly) the
+  /// same difference: one `clock_anchor` event per run, so clock alignment can place the
+  /// host's boot-relative stamps although plain lines are not stored. A new run starts when
+  /// the difference moves by more than a few seconds (a suspend, a clock step).
+  struct AnchorRun {
+    core::Event event;  ///< the record with the smallest difference (receive delays only add)
+    double diff = 0;
+    std::int64_t records = 0;
+  };
+  void note_anchor(std::int64_t seg_line, const KernelLine& kl);
+  void emit_anchors();
+  void signals(std::int64_t seg_line, const KernelLine& kl, bool inside_block);
+
+  ParseContext& ctx_;
+  std::map<std::string, OomBlock> blocks_;
+  std::string last_key_;
+  bool prev_kmsg_ = false;
+  std::map<std::string, std::vector<AnchorRun>> anchors_;  // per host
+};
+
+/// Rule id of a clock anchor event. Its kind is `log`: a fact about clocks, not a failure, so
+/// diagnoses and the job's time span never count it; clock alignment reads it by rule.
+inline constexpr std::string_view kClockAnchorRule = "kernel_clock_anchor";
+
+}  // namespace culprit::ingest::kernel

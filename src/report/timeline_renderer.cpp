@@ -1,0 +1,166 @@
+// The terminal timeline: fixed columns sized to the data (capped), so a screen of events reads
+// as a table; the message takes the rest of the width and is cut, never wrapped. Log text is
+// cleaned of terminal escapes before it is printed.
+#include "culprit/report/timeline.hpp"
+
+#include <fmt/color.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+
+#include "culprit/core/time.hpp"
+#include "report/utf8.hpp"
+#include "report/wording.hpp"
+
+namespace culprit::report {
+namespace {
+
+constexpr int kMinWidth = 60;
+constexpr int kMaxHost = 14, kMaxKind = 18, kMaxProc = 12, kMaxSource = 30, kMinMessage = 20;
+
+std::string pad(const std::string& s, int cols) {
+  return s + std::string(static_cast<std::size_t>(std::max(0, cols - utf8::columns(s))), ' ');
+}
+
+/// `…/train-rank0.log:1184`: long locations keep their end (the file name and line).
+std::string cut_left(const std::string& s, int cols) {
+  if (cols <= 0 || utf8::columns(s) <= cols) return s;
+  std::size_t i = 0;
+  int drop = utf8::columns(s) - (cols - 1);
+  while (i < s.size() && drop > 0) {
+    const char32_t cp = utf8::next(s, i);
+    drop -= utf8::columns(cp);
+  }
+  return "…" + s.substr(i);
+}
+
+std::string proc_text(const diagnose::TimelineEvent& e) {
+  std::string out = e.pid ? std::to_string(*e.pid) : std::string();
+  if (e.rank) out += (out.empty() ? "r" : "/r") + std::to_string(*e.rank);
+  return out.empty() ? "-" : out;
+}
+
+}  // namespace
+
+std::string render_timeline(const std::vector<diagnose::TimelineEvent>& events,
+                            const std::vector<diagnose::HostClock>& hosts, std::int64_t total,
+                            const TimelineOptions& options) {
+  const int width = options.width <= 0 ? 0 : std::max(kMinWidth, options.width);
+  auto paint = [&](const std::string& text, fmt::text_style style) {
+    return options.color && !text.empty() ? fmt::format(style, "{}", text) : text;
+  };
+  auto fit = [&](const std::string& s, int cols) { return width == 0 ? s : utf8::cut(s, cols); };
+
+  // Time column: one day -> `00:47:13.412` (the date goes in the header), else the full stamp.
+  std::set<std::string> days;
+  double first = 0, last = 0;
+  bool any_ts = false;
+  for (const auto& e : events) {
+    if (!e.ts) continue;
+    const std::string iso = core::format_iso(*e.ts);
+    days.insert(iso.substr(0, 10));
+    if (!any_ts || *e.ts < first) first = *e.ts;
+    if (!any_ts || *e.ts > last) last = *e.ts;
+    any_ts = true;
+  }
+  const bool one_day = days.size() <= 1;
+  auto time_of = [&](const diagnose::TimelineEvent& e) -> std::string {
+    if (!e.ts) return event_time_text(e);
+    std::string iso = core::format_iso(*e.ts);  // 2026-04-09T00:47:13.412Z
+    if (iso.size() < 23) return iso;
+    return one_day ? iso.substr(11, 12) : iso.substr(0, 10) + " " + iso.substr(11, 12);
+  };
+
+  std::set<std::string> shown_hosts;
+  for (const auto& e : events) shown_hosts.insert(e.host);
+  std::string out;
+  auto line = [&](const std::string& s) { out += s + "\n"; };
+
+  // Header.
+  std::string head = fmt::format("Timeline: {} event{}", events.size(), events.size() == 1 ? "" : "s");
+  if (total > static_cast<std::int64_t>(events.size())) head += fmt::format(" of {}", total);
+  head += fmt::format(" on {} host{}", shown_hosts.size(), shown_hosts.size() == 1 ? "" : "s");
+  if (any_ts) {
+    const std::string a = core::format_iso(first), b = core::format_iso(last);
+    head += one_day ? fmt::format(", {} {} to {} UTC", a.substr(0, 10), a.substr(11, 8), b.substr(11, 8))
+                    : fmt::format(", {} {} to {} {} UTC", a.substr(0, 10), a.substr(11, 8), b.substr(0, 10),
+                                  b.substr(11, 8));
+  }
+  line(paint(fit(head, width), fmt::emphasis::bold));
+  int host_cols = 4;
+  for (const auto& h : hosts) host_cols = std::max(host_cols, utf8::columns(utf8::one_line(h.host)));
+  host_cols = std::min(host_cols, kMaxHost + 6);
+  for (const auto& h : hosts) {
+    if (!shown_hosts.count(h.host) && !shown_hosts.empty()) continue;
+    std::string clock = "clock: " + clock_text(h);
+    if (h.offset && *h.offset != 0) clock += fmt::format(", offset {:+.1f}s", *h.offset);
+    if (h.unified_memory) clock += ", unified memory";
+    const std::string name = h.host.empty() ? std::string("(no host)") : utf8::one_line(h.host);
+    line("  " + paint(pad(utf8::cut(name, host_cols), host_cols), fmt::fg(fmt::terminal_color::cyan)) + "  " +
+         fit(clock, width - host_cols - 4));
+  }
+  bool marks = false;
+  for (const auto& e : events) marks |= e.mark != "other";
+  if (marks) line(fit("  > root failure   ~ echo (a consequence of the root)", width));
+  if (events.empty()) {
+    line("  (no events match)");
+    return out;
+  }
+  line("");
+
+  // Column widths from the data, capped.
+  int c_time = 0, c_host = 0, c_kind = 0, c_proc = 0, c_src = 0;
+  for (const auto& e : events) {
+    c_time = std::max(c_time, utf8::columns(time_of(e)));
+    c_host = std::max(c_host, utf8::columns(utf8::one_line(e.host)));
+    c_kind = std::max(c_kind, utf8::columns(utf8::one_line(e.kind)));
+    c_proc = std::max(c_proc, utf8::columns(proc_text(e)));
+    c_src = std::max(c_src, utf8::columns(utf8::one_line(event_location(e))));
+  }
+  c_time = std::min(c_time, 24);
+  c_host = std::min(std::max(c_host, 1), kMaxHost);
+  c_kind = std::min(c_kind, kMaxKind);
+  c_proc = std::min(c_proc, kMaxProc);
+  c_src = std::min(c_src, kMaxSource);
+  int c_msg = 0;
+  if (width > 0) {
+    // mark(2) + 5 separators of two spaces.
+    c_msg = width - (2 + c_time + c_host + c_kind + c_proc + c_src + 10);
+    // Too narrow: the location, host and kind give way first, down to a few columns each.
+    for (int floor : {12, 6}) {
+      while (c_msg < kMinMessage && c_src > floor) --c_src, ++c_msg;
+      while (c_msg < kMinMessage && c_host > std::min(floor, 8)) --c_host, ++c_msg;
+      while (c_msg < kMinMessage && c_kind > std::min(floor + 2, 10)) --c_kind, ++c_msg;
+      while (c_msg < kMinMessage && c_proc > 5) --c_proc, ++c_msg;
+    }
+    c_msg = std::max(c_msg, 1);
+  }
+  for (const auto& e : events) {
+    const char* mark = e.mark == "root" ? "> " : e.mark == "echo" ? "~ " : "  ";
+    const std::string host = e.host.empty() ? std::string("-") : utf8::one_line(e.host);
+    std::string msg = utf8::one_line(e.summary);
+    if (c_msg > 0) msg = utf8::cut(msg, c_msg);
+    auto kind_style = e.severity == "error" || e.severity == "critical" ? fmt::fg(fmt::terminal_color::red)
+                      : e.severity == "warning"                          ? fmt::fg(fmt::terminal_color::yellow)
+                                                                         : fmt::text_style();
+    std::string row = mark;
+    row += paint(pad(utf8::cut(time_of(e), c_time), c_time), fmt::emphasis::faint) + "  ";
+    row += paint(pad(utf8::cut(host, c_host), c_host), fmt::fg(fmt::terminal_color::cyan)) + "  ";
+    row += paint(pad(utf8::cut(utf8::one_line(e.kind), c_kind), c_kind), kind_style) + "  ";
+    row += pad(utf8::cut(proc_text(e), c_proc), c_proc) + "  ";
+    row += pad(cut_left(utf8::one_line(event_location(e)), c_src), c_src) + "  ";
+    row += msg;
+    while (!row.empty() && row.back() == ' ') row.pop_back();
+    if (e.mark == "root") row = paint(row.substr(0, 2), fmt::fg(fmt::terminal_color::red) | fmt::emphasis::bold) + row.substr(2);
+    else if (e.mark == "echo") row = paint(row.substr(0, 2), fmt::fg(fmt::terminal_color::yellow)) + row.substr(2);
+    line(row);
+  }
+  if (total > static_cast<std::int64_t>(events.size()))
+    line(fit(fmt::format("… {} more events not shown (use --around, --host, --kind or --limit 0)",
+                         total - static_cast<std::int64_t>(events.size())),
+             width));
+  return out;
+}
+
+}  // namespace culprit::report

@@ -1,0 +1,48 @@
+#!/bin/sh
+# `culprit scan` over a folder holding a .tar.gz, a .zip, a plain folder and a bug-report file
+# gives one correct line per incident, and --jsonl lines follow the JSON contract (checked with
+# SQLite's JSON functions).
+# Usage: scan_batch.sh CULPRIT SOURCE_DIR WORK_DIR
+set -eu
+culprit=$1
+src=$2
+work=$3
+sh "$src/tests/scan/make_batch.sh" "$src" "$work/batch"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+table=$("$culprit" scan "$work/batch")
+echo "$table"
+[ "$(echo "$table" | wc -l)" -eq 6 ] || fail "expected a header and 5 incident lines"
+expect() {  # expect INCIDENT-SUFFIX VERDICT CULPRIT-SUBSTRING
+  line=$(echo "$table" | grep -- "$1\$") || fail "no line for $1"
+  echo "$line" | grep -q "^$2 " || fail "$1: verdict is not $2: $line"
+  echo "$line" | grep -qF -- "$3" || fail "$1: culprit does not say '$3': $line"
+}
+expect two-node.tar.gz cuda_oom "pid 48211 VLLM::EngineCore (foreign)"
+expect paste.log.gz cuda_oom "pid 48211 VLLM::EngineCore (foreign)"
+expect torchrun.zip kernel_oom "pid 1893 redis-server"
+expect cgroup-folder cgroup_oom "pid 51822 python3 (job)"
+expect nvidia-bug-report.log.gz not_oom "-"
+echo "$table" | grep two-node.tar.gz | grep -q spark-b || fail "the tar.gz incident names host spark-b"
+
+"$culprit" scan --jsonl "$work/batch" > "$work/scan.jsonl"
+[ "$(wc -l < "$work/scan.jsonl")" -eq 5 ] || fail "expected 5 JSON lines"
+n=0
+while IFS= read -r line; do
+  n=$((n + 1))
+  q=$(printf '%s' "$line" | sed "s/'/''/g")
+  check=$(sqlite3 :memory: "SELECT json_valid('$q')
+    AND json_type('$q', '\$.incident') = 'text'
+    AND json_extract('$q', '\$.schema_version') = 1
+    AND json_extract('$q', '\$.verdict') IN ('cuda_oom','kernel_oom','cgroup_oom','userspace_oom_kill','not_oom','unknown')
+    AND json_extract('$q', '\$.confidence') IN ('high','medium','low')
+    AND json_type('$q', '\$.culprit') IN ('object','null')
+    AND json_type('$q', '\$.victim') IN ('object','null')
+    AND json_type('$q', '\$.budget') IN ('object','null')
+    AND json_type('$q', '\$.findings') = 'array'
+    AND json_type('$q', '\$.evidence') = 'array'
+    AND json_type('$q', '\$.sources') = 'array'
+    AND (json_type('$q', '\$.culprit') = 'null' OR json_type('$q', '\$.culprit.role') = 'text')")
+  [ "$check" = 1 ] || fail "line $n does not follow the JSON contract: $(echo "$line" | cut -c1-200)"
+done < "$work/scan.jsonl"
+echo "scan batch: 5 incidents, JSON Lines valid"
