@@ -374,7 +374,11 @@ void AppLogParser::emit_traceback(const Traceback& tb, const PeeledLine& exc_pee
   }
   e.set_int("frames", tb.frames);
   if (tb.chained) e.set_int("chained", 1);
-  if (tb.truncated) e.set_int("truncated", 1);
+  if (tb.truncated) {
+    e.set_int("truncated", 1);
+    ctx_.note("traceback_truncated", tb.first_line,
+              "Python traceback without its exception line (cut?); kept as a truncated traceback");
+  }
   if (tb.rich) e.set_int("rich", 1);
   if (tb.ipython) e.set_int("ipython", 1);
   if (!tb.preamble.empty()) e.set("preamble", tb.preamble);

@@ -19,7 +19,7 @@ namespace culprit::ingest {
 namespace kernel {
 namespace {
 
-constexpr std::int64_t kMaxBlockLines = 250000;  // an OOM report never gets near this
+constexpr std::int64_t kMaxBlockLines = 1 << 22;  // 4M: past 10^6 task rows; memory stays bounded by kMaxTasks
 constexpr double kAnchorJump = 3.0;    // seconds: a larger change of (wall - boot) starts a new run
 constexpr std::size_t kMaxAnchorRuns = 256;
 

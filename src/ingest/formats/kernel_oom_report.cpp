@@ -197,7 +197,7 @@ Feed OomBlock::feed(std::int64_t seg_line, const KernelLine& line) {
     core::OomTask task;
     RowParse rp = parse_row(t, task);
     if (rp == RowParse::ok) {
-      if (report_.tasks.size() < kMaxTasks) report_.tasks.push_back(std::move(task));
+      keep_task(std::move(task));
       report_content_ = true;
       result = Feed::taken;
     } else if (rp == RowParse::incomplete) {
@@ -456,16 +456,16 @@ bool OomBlock::continue_row(std::int64_t seg_line, std::string_view raw, const K
       core::OomTask head;
       bool had_numbers = parse_row(pr.text + " x", head) == RowParse::ok;
       if (!pr.stamped && had_numbers && cand.size() > 15) break;
-      if (report_.tasks.size() < kMaxTasks) report_.tasks.push_back(std::move(task));
+      keep_task(std::move(task));
       last_line_ = std::max(last_line_, seg_line);
       return true;
     }
   }
   // Not a continuation: keep what the row had (name unknown) when its numbers are complete.
   core::OomTask task;
-  if (parse_row(pr.text + " ?", task) == RowParse::ok && report_.tasks.size() < kMaxTasks) {
+  if (parse_row(pr.text + " ?", task) == RowParse::ok) {
     task.name.clear();
-    report_.tasks.push_back(std::move(task));
+    keep_task(std::move(task));
   }
   return false;
 }
@@ -561,6 +561,23 @@ void OomBlock::emit_kill_only(ParseContext& ctx) {
   ps.ts = ev.ts;
   ps.evidence = "kernel OOM kill line";
   ctx.sink->add_process(ps);
+}
+
+void OomBlock::keep_task(core::OomTask&& task) {
+  auto& tasks = report_.tasks;
+  if (tasks.size() < kMaxTasks) {
+    tasks.push_back(std::move(task));
+    return;
+  }
+  // A min-heap by resident set over the kept rows: a bigger row replaces the smallest.
+  auto bigger = [](const core::OomTask& a, const core::OomTask& b) {
+    return a.rss_pages.value_or(0) > b.rss_pages.value_or(0);
+  };
+  if (dropped_tasks_++ == 0) std::make_heap(tasks.begin(), tasks.end(), bigger);
+  if (task.rss_pages.value_or(0) <= tasks.front().rss_pages.value_or(0)) return;
+  std::pop_heap(tasks.begin(), tasks.end(), bigger);
+  tasks.back() = std::move(task);
+  std::push_heap(tasks.begin(), tasks.end(), bigger);
 }
 
 void OomBlock::emit_report(ParseContext& ctx) {
@@ -703,6 +720,10 @@ void OomBlock::emit_report(ParseContext& ctx) {
   if (r.trigger_pid) sight(*r.trigger_pid, r.trigger_comm, "kernel OOM invoker", "");
   for (const auto& t : r.tasks) sight(t.pid, t.name, "kernel OOM task table", "");
 
+  if (dropped_tasks_ > 0)
+    ctx.note("kernel_oom_tasks_dropped", first_line_,
+             "kernel OOM task table has " + std::to_string(report_.tasks.size() + static_cast<std::size_t>(dropped_tasks_)) +
+                 " rows; kept the " + std::to_string(report_.tasks.size()) + " with the largest resident sets");
   if (!victim_) {
     std::string what = no_killable_ ? "the kernel found no killable process"
                        : exiting_pid_ ? "the victim was already exiting"

@@ -180,6 +180,10 @@ class OomBlock {
   bool has_kill_stamp_ = false;
 
   core::OomReport report_;
+  /// Adds a task-table row. Past kMaxTasks rows memory stays bounded by keeping the largest
+  /// resident sets (what the table is read for: the hog); the rest are counted.
+  void keep_task(core::OomTask&& task);
+  std::int64_t dropped_tasks_ = 0;  // rows over kMaxTasks not kept (the smallest)
   bool report_content_ = false;  // anything beyond kill/reaper lines
   bool has_invoked_ = false, has_mem_info_ = false, has_memcg_block_ = false;
   bool killed_ = false, oom_group_ = false, reaped_ = false, no_killable_ = false;
