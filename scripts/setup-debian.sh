@@ -6,5 +6,5 @@ apt-get update -qq
 apt-get install -y -qq --no-install-recommends \
   build-essential cmake ninja-build pkg-config ccache \
   libre2-dev libsimdjson-dev libboost-program-options-dev libsqlite3-dev libfmt-dev \
-  catch2 libtomlplusplus-dev libarchive-dev \
+  catch2 libtomlplusplus-dev libarchive-dev chromium fonts-dejavu-core \
   sqlite3 zstd xz-utils gzip zip tar ca-certificates >/dev/null

@@ -30,19 +30,20 @@ echo "$table" | grep two-node.tar.gz | grep -q spark-b || fail "the tar.gz incid
 n=0
 while IFS= read -r line; do
   n=$((n + 1))
-  q=$(printf '%s' "$line" | sed "s/'/''/g")
-  check=$(sqlite3 :memory: "SELECT json_valid('$q')
-    AND json_type('$q', '\$.incident') = 'text'
-    AND json_extract('$q', '\$.schema_version') = 1
-    AND json_extract('$q', '\$.verdict') IN ('cuda_oom','kernel_oom','cgroup_oom','userspace_oom_kill','not_oom','unknown')
-    AND json_extract('$q', '\$.confidence') IN ('high','medium','low')
-    AND json_type('$q', '\$.culprit') IN ('object','null')
-    AND json_type('$q', '\$.victim') IN ('object','null')
-    AND json_type('$q', '\$.budget') IN ('object','null')
-    AND json_type('$q', '\$.findings') = 'array'
-    AND json_type('$q', '\$.evidence') = 'array'
-    AND json_type('$q', '\$.sources') = 'array'
-    AND (json_type('$q', '\$.culprit') = 'null' OR json_type('$q', '\$.culprit.role') = 'text')")
+  printf '%s' "$line" > "$work/line.json"
+  check=$(sqlite3 :memory: "WITH l(j) AS (SELECT CAST(readfile('$work/line.json') AS TEXT))
+    SELECT json_valid(j)
+    AND json_type(j, '\$.incident') = 'text'
+    AND json_extract(j, '\$.schema_version') = 1
+    AND json_extract(j, '\$.verdict') IN ('cuda_oom','kernel_oom','cgroup_oom','userspace_oom_kill','not_oom','unknown')
+    AND json_extract(j, '\$.confidence') IN ('high','medium','low')
+    AND json_type(j, '\$.culprit') IN ('object','null')
+    AND json_type(j, '\$.victim') IN ('object','null')
+    AND json_type(j, '\$.budget') IN ('object','null')
+    AND json_type(j, '\$.findings') = 'array'
+    AND json_type(j, '\$.evidence') = 'array'
+    AND json_type(j, '\$.sources') = 'array'
+    AND (json_type(j, '\$.culprit') = 'null' OR json_type(j, '\$.culprit.role') = 'text') FROM l")
   [ "$check" = 1 ] || fail "line $n does not follow the JSON contract: $(echo "$line" | cut -c1-200)"
 done < "$work/scan.jsonl"
 echo "scan batch: 5 incidents, JSON Lines valid"

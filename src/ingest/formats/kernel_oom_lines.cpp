@@ -3,6 +3,7 @@
 // transport prefixes peeled and never throws; `std::nullopt` means "not this line".
 //
 // Field table (what each parser reads; sizes leave here in bytes):
+//   cpu       pid | uid (6.11+) | comm | kernel version
 //   invoked   comm | gfp_mask (incl. `(FLAGS)`) | nodemask | order | oom_score_adj (oom_adj,
 //             oomkilladj of 2.6 accepted as oom_score_adj fallback)
 //   counter   name | usage kB | limit kB | failcnt
@@ -11,6 +12,7 @@
 //             pgtables | oom_score_adj
 //   summary   constraint | nodemask | cpuset | mems_allowed | oom_memcg / global_oom |
 //             task_memcg | task | pid | uid
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <string>
@@ -110,6 +112,42 @@ std::optional<InvokedLine> parse_invoked(std::string_view t) {
     } else if ((key == "oomkilladj" || key == "oom_adj") && !out.oom_score_adj) {
       if (auto v = parse_number(val)) out.oom_score_adj = static_cast<int>(*v);
     }
+  }
+  return out;
+}
+
+std::optional<CpuLine> parse_cpu_line(std::string_view t) {
+  t = trim(t);
+  if (!starts_with(t, "CPU: ")) return std::nullopt;
+  std::size_t p = t.find(" PID: "), c = t.find(" Comm: ");
+  if (p == std::string_view::npos || c == std::string_view::npos || c < p) return std::nullopt;
+  CpuLine out;
+  auto pid = parse_number(t.substr(p + 6, c - p - 6));
+  if (!pid) return std::nullopt;
+  out.pid = *pid;
+  if (std::size_t u = t.substr(0, p).find(" UID: "); u != std::string_view::npos) out.uid = parse_number(t.substr(u + 6, p - u - 6));
+  std::string_view rest = t.substr(c + 7);
+  std::size_t nt = rest.find(" Not tainted"), tt = rest.find(" Tainted: ");
+  std::size_t end = std::min(nt, tt);
+  out.comm = std::string(trim(rest.substr(0, end)));
+  if (end == std::string_view::npos) return out;
+  std::string_view after = rest.substr(end == nt ? nt + 12 : tt + 10);
+  // Skip taint flag words (capitals only), then the version is the next word.
+  std::size_t i = 0;
+  while (i < after.size()) {
+    while (i < after.size() && after[i] == ' ') ++i;
+    std::size_t j = i;
+    while (j < after.size() && after[j] != ' ') ++j;
+    std::string_view word = after.substr(i, j - i);
+    if (word.empty()) break;
+    if (std::isdigit(static_cast<unsigned char>(word[0]))) {
+      out.kernel_version = std::string(word);
+      break;
+    }
+    bool flags = true;
+    for (char ch : word) flags = flags && (std::isupper(static_cast<unsigned char>(ch)) || ch == '-');
+    if (!flags) break;
+    i = j;
   }
   return out;
 }

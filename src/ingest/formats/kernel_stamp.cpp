@@ -353,6 +353,8 @@ KernelLine parse_kernel_line(std::string_view s, int year_hint) {
           std::string_view flags = s.substr(r + 1, semi - r - 1);
           if (auto cpos = flags.find("caller="); cpos != std::string_view::npos) out.caller = flags.substr(cpos + 7);
           out.kmsg = true;
+          out.kmsg_priority = prio;
+          out.kmsg_seq = seq;
           out.ts_kind = core::TsKind::boot;
           out.ts_value = static_cast<double>(usec) / 1e6;
           out.ts_raw = s.substr(q + 1, c);
