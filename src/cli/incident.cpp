@@ -16,7 +16,7 @@ namespace {
 void add_sources(store::Database& db, diagnose::Verdict& v) {
   auto rows = db.query(
       "SELECT s.name, s.host, group_concat(DISTINCT s.format) AS format, sum(s.lines) AS lines, sum(s.bytes) AS bytes,"
-      " coalesce(h.clock_method || ' [' || h.clock_confidence || ' confidence]', '') AS clock FROM sources s LEFT JOIN hosts h ON h.name = s.host"
+      " coalesce(h.clock_method, '') AS clock FROM sources s LEFT JOIN hosts h ON h.name = s.host"
       " GROUP BY s.name, s.host ORDER BY min(s.id)");
   for (const auto& r : rows.rows)
     v.sources.push_back({r["name"].as_text(), r["host"].as_text(), r["format"].as_text(), r["clock"].as_text(),

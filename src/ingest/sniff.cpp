@@ -48,15 +48,21 @@ bool is_kernel_line(std::string_view line) {
   if (line.size() < 8) return false;
   const char c = line[0];
   if (!(c == '[' || c == '<' || (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'))) return false;
-  // A capital letter starts a month stamp (`Apr  9 00:47:19 host tag:`) or nothing of ours.
-  if (c >= 'A' && c <= 'Z' && line.find(" kernel: ") == std::string_view::npos &&
-      !(line.size() > 16 && line[3] == ' ' && line[9] == ':' && line[12] == ':'))
-    return false;
+  // A capital letter starts a month stamp (`Apr  9 00:47:19 host tag:`, localised `Mär 09 …`)
+  // or nothing of ours: look for the clock's `dd:dd:dd` near the start before any regex.
+  if (c >= 'A' && c <= 'Z' && line.find(" kernel: ") == std::string_view::npos) {
+    bool clock = false;
+    for (size_t k = 6; k + 8 <= line.size() && k < 16 && !clock; ++k)
+      clock = line[k + 2] == ':' && line[k + 5] == ':' && std::isdigit(static_cast<unsigned char>(line[k])) &&
+              std::isdigit(static_cast<unsigned char>(line[k + 7]));
+    if (!clock) return false;
+  }
   // One alternation: raw dmesg, dmesg -T, syslog / journal with a `kernel:` tag, dmesg iso
   // (optionally -x decoded), kmsg records, -x decoded raw stamps.
   static const text::Pattern re(
       R"(^(?:(?:<\d+>)?\[\s*\d+\.\d+\])"
       R"(|\[(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4}\])"
+      R"(|\[[^\]\d]{2,12}[^\]]{2,14} \d\d:\d\d:\d\d \d{4}\])"  // dmesg -T in another locale
       R"(|(?:[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d(?:\.\d+)?|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\S*) \S+ kernel: )"
       R"(|(?:kern\s*:\s*\w+\s*: )?\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d,\d{6}[+-]\d\d:\d\d )"
       R"(|\d+,\d+,\d+,[-c+][^;]*;)"
@@ -65,7 +71,7 @@ bool is_kernel_line(std::string_view line) {
   // kernel-log parser reads every tag of such files (earlyoom, systemd, kubelet, slurmd), with
   // the line's own host, stamp and pid.
   static const text::Pattern syslog(
-      R"(^(?:[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d(?:\.\d+)?|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)))"
+      R"(^(?:[A-Z][^\s\d]{2,7} [ \d]\d \d\d:\d\d:\d\d(?:\.\d+)?|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)))"
       R"( [A-Za-z0-9_.-]+ [^\s:\[]+(?:\[\d+\])?: )");
   return re.matches(line) || syslog.matches(line);
 }

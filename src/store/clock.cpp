@@ -9,7 +9,8 @@
 //     as UTC. Stamps with a zone (or epoch numbers) are left alone;
 //  4. boot stamps: per host, wall = boot_wall + seconds since boot, with boot_wall from (best
 //     first) --boot-time, journald's paired stamps, syslog lines quoting the kernel stamp, the
-//     kernel's RTC line, or dmesg -T lines paired with raw ones. The parsers record the pairs
+//     kernel's RTC line, dmesg -T lines paired with raw ones, or (roughly) a launcher's dated
+//     report of a pid's death paired with the kernel's kill of it. The parsers record the pairs
 //     as `kernel_clock_anchor` events (one per run of equal offsets); when the offset moves
 //     (a suspend, a clock step) each run places the stamps after it;
 //  5. the record: hosts.clock_method (what each part rested on) and clock_confidence (the
@@ -159,6 +160,26 @@ std::vector<Anchor> paired_dmesg_anchors(Database& db, const std::string& host) 
       " AND b.ts_kind = 'boot' AND b.ts IS NULL AND b.ts_value IS NOT NULL"
       " AND EXISTS (SELECT 1 FROM sources s WHERE s.id = w.source_id AND s.format = 'kernel_log')"
       " GROUP BY b.id ORDER BY boot LIMIT 10000",
+      q(host)));
+  for (const auto& row : r.rows) {
+    auto boot = row["boot"].as_double();
+    auto wall = row["ts"].as_double();
+    if (boot && wall) out.push_back({*boot, *wall, 1});
+  }
+  return out;
+}
+
+/// A launcher's dated report of a pid's death (torchrun's `failed (exitcode: -9) … (pid: P)`,
+/// a Slurm or shell exit) paired with the kernel's undated kill of the same pid on the host:
+/// the kill came first, so the earliest report bounds the boot time from above. Rough (the
+/// launcher notices the death later, and some stamps are cut to the second).
+std::vector<Anchor> launcher_anchors(Database& db, const std::string& host) {
+  std::vector<Anchor> out;
+  auto r = db.query(fmt::format(
+      "SELECT k.ts_value AS boot, min(x.ts) AS ts FROM events k JOIN events x"
+      " ON x.pid = k.pid AND x.host = k.host AND x.kind = 'signal_exit' AND x.ts IS NOT NULL AND x.ts_kind <> 'boot'"
+      " WHERE k.host = {} AND k.kind IN ('kernel_oom', 'oom_kill') AND k.ts_kind = 'boot' AND k.ts IS NULL"
+      " AND k.ts_value IS NOT NULL AND k.pid IS NOT NULL GROUP BY k.id ORDER BY boot",
       q(host)));
   for (const auto& row : r.rows) {
     auto boot = row["boot"].as_double();
@@ -399,7 +420,7 @@ class Aligner {
       if (!anchors.empty()) {
         std::int64_t n = 0;
         for (const auto& a : anchors) n += a.records;
-        why = fmt::format("{} ({})", s.what, n);
+        why = n > 1 ? fmt::format("{} ({} records)", s.what, n) : std::string(s.what);
         level = s.level;
       }
     }
@@ -407,6 +428,13 @@ class Aligner {
       anchors = runs_of(paired_dmesg_anchors(db_, h));
       if (!anchors.empty()) {
         why = "dmesg -T lines paired with raw ones (drifts after suspend)";
+        level = kLow;
+      }
+    }
+    if (anchors.empty()) {
+      anchors = runs_of(launcher_anchors(db_, h));
+      if (!anchors.empty()) {
+        why = "a launcher's report of the killed pid's death (rough: it reports late)";
         level = kLow;
       }
     }

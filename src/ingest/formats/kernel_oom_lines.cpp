@@ -215,7 +215,20 @@ std::optional<KillLine> parse_kill_line(std::string_view t) {
   if (pos == std::string_view::npos) return std::nullopt;
   if (pos != 0 && (pos < 2 || t.substr(pos - 2, 2) != ": ")) return std::nullopt;
   KillLine out;
-  if (pos >= 2) out.reason = std::string(t.substr(0, pos - 2));
+  if (pos >= 2) {
+    // The reason is the kernel's own prefix; a line quoted inside other text (an NPD
+    // `OOMKilling` event row, `kubectl get events`) keeps only the known reason at its end.
+    std::string_view reason = t.substr(0, pos - 2);
+    for (std::string_view known : {"Memory cgroup out of memory", "Out of memory (oom_kill_allocating_task)",
+                                   "Out of memory"}) {
+      if (reason.size() > known.size() && reason.substr(reason.size() - known.size()) == known &&
+          (reason[reason.size() - known.size() - 1] == ' ' || reason[reason.size() - known.size() - 1] == ':')) {
+        reason = reason.substr(reason.size() - known.size());
+        break;
+      }
+    }
+    out.reason = std::string(reason);
+  }
   std::string_view rest = t.substr(pos + kAnchor.size());
   // RHEL 6: `Killed process N, UID u, (comm) total-vm:…`
   std::size_t digits = 0;

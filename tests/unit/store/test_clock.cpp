@@ -211,7 +211,7 @@ TEST_CASE("clock: boot stamps placed by syslog anchors, per host", "[clock]") {
   REQUIRE(t.align().empty());
   CHECK(*t.ts(raw) == Approx(utc(2026, 4, 9, 0, 47, 21.4)));
   CHECK_FALSE(t.ts(other).has_value());  // node-b has no anchor: it still counts, undated
-  CHECK(has(t.method("node-a"), "boot stamps via syslog lines quoting them (9)"));
+  CHECK(has(t.method("node-a"), "boot stamps via syslog lines quoting them (9 records)"));
   CHECK(t.confidence("node-a") == "medium");
   CHECK(has(t.method("node-b"), "boot stamps unplaced"));
   CHECK(t.confidence("node-b") == "low");
@@ -233,7 +233,7 @@ TEST_CASE("clock: journald's pairs win over syslog and RTC anchors; --boot-time 
     REQUIRE(t.align().empty());
     CHECK(*t.ts(raw) == Approx(1775695621.551414 - 2101.551002 + 2104.118204).margin(1e-6));
     CHECK(t.confidence("h") == "high");
-    CHECK(has(t.method("h"), "boot stamps via journald's paired clocks (34)"));
+    CHECK(has(t.method("h"), "boot stamps via journald's paired clocks (34 records)"));
   }
   SECTION("--boot-time") {
     Timeline t("h");
@@ -321,4 +321,29 @@ TEST_CASE("clock: --tz and --boot-time values are checked", "[clock]") {
   auto epoch = store::parse_boot_time("gpu-1=1775693523.5", "");
   REQUIRE(epoch);
   CHECK(epoch->boot_wall == Approx(1775693523.5));
+}
+
+TEST_CASE("clock: a launcher's report of a killed pid roughly places an unanchored dmesg", "[clock]") {
+  Timeline t("node-07");
+  // dmesg: the kernel killed pid 40287 at boot+190821.45; torchrun reported its -9 at 14:22:05.503.
+  auto kill = t.add("node-07", TsKind::boot, std::nullopt, 190821.45, "[190821.450000]", "kernel_oom");
+  t.new_source("node-07", "app_log");
+  Event e;
+  e.source_id = t.source;
+  e.line = e.line_end = 18;
+  e.host = "node-07";
+  e.pid = 40287;
+  e.ts = utc(2026, 3, 12, 14, 22, 5.503);
+  e.ts_kind = TsKind::wall;
+  e.ts_raw = "2026-03-12 14:22:05.503";
+  e.kind = "signal_exit";
+  e.rule = "torchrun_worker_killed";
+  t.writer->add_event(e);
+  REQUIRE(t.writer->finish().empty());
+  t.writer.reset();
+  REQUIRE(t.db->exec("UPDATE events SET pid = 40287 WHERE id = " + std::to_string(kill)).empty());
+  REQUIRE(store::align_clocks(*t.db, {}).empty());
+  CHECK(*t.ts(kill) == Approx(utc(2026, 3, 12, 14, 22, 5.503)));
+  CHECK(t.confidence("node-07") == "low");
+  CHECK(has(t.method("node-07"), "a launcher's report of the killed pid's death"));
 }
