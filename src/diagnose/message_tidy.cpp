@@ -45,7 +45,6 @@ std::string tidy_message(std::string text) {
     if (mended[i - 1] != ' ' || mended[i - 2] != '.') continue;
     const std::string_view before(mended.data(), i - 1);
     if (ends_with(before, "e.g.") || ends_with(before, "i.e.") || ends_with(before, "..")) continue;
-    if (i >= 3 && std::isdigit(static_cast<unsigned char>(mended[i - 3]))) continue;  // "1. item", "v2. x"
     const unsigned char c = static_cast<unsigned char>(mended[i]);
     // Only a plain word: `gpu_memory_utilization` or a path keeps its case.
     std::size_t end = i;
