@@ -16,6 +16,9 @@ bool is_stop(char c) { return c == ':' || c == ',' || c == '.'; }
 }  // namespace
 
 std::string tidy_message(std::string text) {
+  // 0. `on` followed by two spaces stood before an empty host: "x on  was killed" -> "x was killed".
+  for (std::size_t at = text.find(" on  "); at != std::string::npos; at = text.find(" on  ", at))
+    text.erase(at, 3);
   // 1. Spaces: one at a time, none before punctuation that closes a clause.
   std::string out;
   out.reserve(text.size());

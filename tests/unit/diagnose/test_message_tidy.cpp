@@ -14,6 +14,8 @@ TEST_CASE("tidy_message mends empty hosts and doubled stops", "[diagnose][tidy]"
   CHECK(tidy_message("A CUDA allocation failed on GPU 0. no other process") ==
         "A CUDA allocation failed on GPU 0. No other process");
   CHECK(tidy_message("Killed on spark-b: pid 4.") == "Killed on spark-b: pid 4.");
+  CHECK(tidy_message("Local rank 3 on  was killed by SIGKILL.") == "Local rank 3 was killed by SIGKILL.");
+  CHECK(tidy_message("It ran on one node.") == "It ran on one node.");
   CHECK(tidy_message("It ran out of memory... then stopped .") == "It ran out of memory... then stopped.");
 }
 
