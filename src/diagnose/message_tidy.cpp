@@ -11,7 +11,7 @@ bool ends_with(std::string_view s, std::string_view tail) {
   return s.size() >= tail.size() && s.substr(s.size() - tail.size()) == tail;
 }
 
-bool is_stop(char c) { return c == ':' || c == ',' || c == '.'; }
+bool is_stop(char c) { return c == ':' || c == ',' || c == '.' || c == ';'; }
 
 }  // namespace
 
