@@ -44,6 +44,7 @@ std::string tidy_message(std::string text) {
   }
 
   // 3. A sentence after a full stop starts with a capital ("engine. no other" -> "No other").
+  //    Not the message's first word: it is often a name (`earlyoom`, `vllm`) kept as written.
   for (std::size_t i = 2; i < mended.size(); ++i) {
     if (mended[i - 1] != ' ' || mended[i - 2] != '.') continue;
     const std::string_view before(mended.data(), i - 1);

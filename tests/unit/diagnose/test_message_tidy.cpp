@@ -25,4 +25,5 @@ TEST_CASE("tidy_message keeps code, numbers and abbreviations as written", "[dia
   CHECK(tidy_message("Set it. gpu_memory_utilization=0.8 helps.") == "Set it. gpu_memory_utilization=0.8 helps.");
   CHECK(tidy_message("Holds 1.5 GiB. more than needed") == "Holds 1.5 GiB. More than needed");
   CHECK(tidy_message("") == "");
+  CHECK(tidy_message("python3 was killed.") == "python3 was killed.");
 }
