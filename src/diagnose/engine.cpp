@@ -104,6 +104,7 @@ void add_ruled_out(Verdict& v) {
       {verdict::kKernelOom, "host kernel OOM", "no kernel OOM report or kill line, no unexplained SIGKILL"},
       {verdict::kCgroupOom, "cgroup / container OOM", "no memory cgroup OOM, no OOMKilled container or Slurm oom_kill"},
       {verdict::kUserspaceOomKill, "user-space OOM killer", "no systemd-oomd, earlyoom or Ray memory-monitor kill"},
+      {verdict::kHostAllocFail, "host allocation failure", "no refused host allocation (ENOMEM, MemoryError, /dev/shm)"},
       {verdict::kNotOom, "GPU / communication failure", "no Xid, illegal memory access or NCCL timeout"},
   };
   for (const auto& k : kKinds) {

@@ -19,6 +19,7 @@ std::string verdict_label(std::string_view id) {
   if (id == dv::kKernelOom) return "Host kernel OOM";
   if (id == dv::kCgroupOom) return "cgroup OOM";
   if (id == dv::kUserspaceOomKill) return "User-space OOM kill";
+  if (id == dv::kHostAllocFail) return "Host allocation failure";
   if (id == dv::kNotOom) return "Not an OOM";
   if (id == dv::kUnknown || id.empty()) return "Unknown";
   return std::string(id);
@@ -26,7 +27,7 @@ std::string verdict_label(std::string_view id) {
 
 bool is_oom_verdict(std::string_view id) {
   return id == dv::kCudaOom || id == dv::kKernelOom || id == dv::kCgroupOom ||
-         id == dv::kUserspaceOomKill;
+         id == dv::kUserspaceOomKill || id == dv::kHostAllocFail;
 }
 
 std::string size_text(std::int64_t bytes) {

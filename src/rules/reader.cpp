@@ -40,8 +40,8 @@ constexpr std::array kSampleKeys = {"line", "match", "fields"};
 constexpr std::array kDiagnosisKeys = {"id",      "verdict", "title",    "query",
                                        "message", "advice",  "priority", "fixtures"};
 constexpr std::array kFixtureKeys = {"fire", "quiet"};
-constexpr std::array kVerdicts = {"cuda_oom",           "kernel_oom", "cgroup_oom",
-                                  "userspace_oom_kill", "not_oom",    "unknown"};
+constexpr std::array kVerdicts = {"cuda_oom", "kernel_oom", "cgroup_oom", "userspace_oom_kill",
+                                  "host_alloc_fail", "not_oom", "unknown"};
 
 Where where_of(const std::string& file, const toml::source_region& region) {
   return Where{file, static_cast<int>(region.begin.line), static_cast<int>(region.begin.column)};

@@ -15,6 +15,9 @@ inline constexpr const char* kCudaOom = "cuda_oom";
 inline constexpr const char* kKernelOom = "kernel_oom";
 inline constexpr const char* kCgroupOom = "cgroup_oom";
 inline constexpr const char* kUserspaceOomKill = "userspace_oom_kill";
+/// A process's own host allocation was refused (malloc / ENOMEM, NumPy, DefaultCPUAllocator,
+/// /dev/shm): out of host memory without any killer acting.
+inline constexpr const char* kHostAllocFail = "host_alloc_fail";
 inline constexpr const char* kNotOom = "not_oom";
 inline constexpr const char* kUnknown = "unknown";
 }  // namespace verdict

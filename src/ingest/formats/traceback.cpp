@@ -151,7 +151,8 @@ bool split_exception_line(std::string_view line, std::string& type, std::string&
     if (!is_ident_char(c) && c != '.') return false;
   if (name.back() == '.') return false;
   const std::size_t dot = name.rfind('.');
-  const Sv last = dot == Sv::npos ? name : name.substr(dot + 1);
+  Sv last = dot == Sv::npos ? name : name.substr(dot + 1);
+  while (!last.empty() && last[0] == '_') last.remove_prefix(1);  // NumPy's `_ArrayMemoryError`
   if (last.empty() || !(last[0] >= 'A' && last[0] <= 'Z')) return false;
   if (colon == Sv::npos) {
     if (!has_exception_suffix(last)) return false;
