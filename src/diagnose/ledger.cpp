@@ -53,7 +53,7 @@ LedgerResult build_ledger(store::Database& db, std::int64_t event_id) {
       " json_extract(e.fields,'$.requested_bytes') AS requested, json_extract(e.fields,'$.total_bytes') AS total,"
       " json_extract(e.fields,'$.free_bytes') AS free, json_extract(e.fields,'$.self_bytes') AS self,"
       " json_extract(e.fields,'$.allocated_bytes') AS allocated, json_extract(e.fields,'$.reserved_bytes') AS reserved,"
-      " json_extract(e.fields,'$.gpu') AS gpu"
+      " coalesce(json_extract(e.fields,'$.gpu'), json_extract(e.fields,'$.cuda_dev')) AS gpu, e.rank"
       " FROM events e JOIN sources s ON s.id = e.source_id WHERE e.id = {}",
       event_id));
   if (ev.rows.empty()) return out;
@@ -67,7 +67,16 @@ LedgerResult build_ledger(store::Database& db, std::int64_t event_id) {
   b.torch_allocated = e["allocated"].as_int();
   b.torch_reserved = e["reserved"].as_int();
   const auto self_bytes = e["self"].as_int();
-  const auto self_pid = e["pid"].as_int();
+  auto self_pid = e["pid"].as_int();
+  if (!self_pid && !e["rank"].is_null()) {
+    // A `[rankN]:` traceback names no pid; torchrun's failure summary on the same host pairs
+    // that global rank with the worker's pid. Only a single answer is taken.
+    auto by_rank = db.query(fmt::format(
+        "SELECT DISTINCT pid FROM events WHERE host = {} AND rule = 'torchrun_child_failed' AND rank = {}"
+        " AND pid IS NOT NULL LIMIT 2",
+        q(e["host"].as_text()), e["rank"].as_int().value_or(-1)));
+    if (by_rank.rows.size() == 1) self_pid = by_rank.rows[0]["pid"].as_int();
+  }
   const auto ts = e["ts"].as_double();
   const std::string host = b.host;
   const int gpu = b.gpu.value_or(0);
