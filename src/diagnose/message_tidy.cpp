@@ -11,11 +11,14 @@ bool ends_with(std::string_view s, std::string_view tail) {
   return s.size() >= tail.size() && s.substr(s.size() - tail.size()) == tail;
 }
 
-bool is_stop(char c) { return c == ':' || c == ',' || c == '.'; }
+bool is_stop(char c) { return c == ':' || c == ',' || c == '.' || c == ';'; }
 
 }  // namespace
 
 std::string tidy_message(std::string text) {
+  // 0. `on` followed by two spaces stood before an empty host: "x on  was killed" -> "x was killed".
+  for (std::size_t at = text.find(" on  "); at != std::string::npos; at = text.find(" on  ", at))
+    text.erase(at, 3);
   // 1. Spaces: one at a time, none before punctuation that closes a clause.
   std::string out;
   out.reserve(text.size());
@@ -41,11 +44,11 @@ std::string tidy_message(std::string text) {
   }
 
   // 3. A sentence after a full stop starts with a capital ("engine. no other" -> "No other").
+  //    Not the message's first word: it is often a name (`earlyoom`, `vllm`) kept as written.
   for (std::size_t i = 2; i < mended.size(); ++i) {
     if (mended[i - 1] != ' ' || mended[i - 2] != '.') continue;
     const std::string_view before(mended.data(), i - 1);
     if (ends_with(before, "e.g.") || ends_with(before, "i.e.") || ends_with(before, "..")) continue;
-    if (i >= 3 && std::isdigit(static_cast<unsigned char>(mended[i - 3]))) continue;  // "1. item", "v2. x"
     const unsigned char c = static_cast<unsigned char>(mended[i]);
     // Only a plain word: `gpu_memory_utilization` or a path keeps its case.
     std::size_t end = i;

@@ -4,7 +4,9 @@
 // header ends the peeling except for an NCCL `host:pid:tid [dev]` tag that may follow it.
 #include "ingest/formats/line_prefix.hpp"
 
+#include <algorithm>
 #include <array>
+#include <cctype>
 #include <map>
 
 #include "culprit/core/time.hpp"
@@ -204,6 +206,78 @@ bool layer_iso(Sv& rest, PeeledLine& p) {
   else if (!after.empty() && after[0] == ':') return false;
   offer_time(p, t);
   return true;
+}
+
+// logfmt, as Go's slog / logrus text handlers print it (Ollama, containerd, Docker's daemon):
+// `time=2024-05-01T10:00:09.789Z level=ERROR source=sched.go:443 msg="…" error="…"`, also with
+// `ts=` or a quoted stamp. Stamp and level are peeled; logfmt_message() rebuilds the message.
+bool layer_logfmt(Sv& rest, PeeledLine& p) {
+  std::size_t i = rest.substr(0, 5) == "time=" ? 5 : rest.substr(0, 3) == "ts=" ? 3 : 0;
+  if (i == 0) return false;
+  const bool quoted = i < rest.size() && rest[i] == '"';
+  if (quoted) ++i;
+  PeeledTime t;
+  const std::size_t n = read_iso_stamp(rest.substr(i), t);
+  if (n == 0) return false;
+  i += n;
+  if (quoted) {
+    if (i >= rest.size() || rest[i] != '"') return false;
+    ++i;
+  }
+  if (i < rest.size() && rest[i] != ' ') return false;
+  Sv after = eat_one_space(rest.substr(i));
+  if (after.substr(0, 6) == "level=") {
+    const std::size_t end = std::min(after.find(' '), after.size());
+    Sv word = after.substr(6, end - 6);
+    if (word.size() >= 2 && word.front() == '"' && word.back() == '"') word = word.substr(1, word.size() - 2);
+    std::string upper(word);
+    for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    if (auto sev = level_word(upper)) p.severity = *sev;
+    after = eat_one_space(after.substr(end));
+  }
+  offer_time(p, t);
+  p.header = true;
+  p.logfmt = true;
+  rest = after;
+  return true;
+}
+
+/// The message of a logfmt line's remaining keys: `msg`'s value unquoted, then the other keys as
+/// written (`error="…"` holds the failure as often as `msg` does); `source`/`caller` become the
+/// logger. The text as it is when the keys do not parse.
+std::string logfmt_message(Sv rest, std::string& logger) {
+  std::string msg, others;
+  std::size_t i = 0;
+  while (i < rest.size()) {
+    while (i < rest.size() && rest[i] == ' ') ++i;
+    const std::size_t key_start = i;
+    while (i < rest.size() && rest[i] != '=' && rest[i] != ' ') ++i;
+    if (i >= rest.size() || rest[i] != '=' || i == key_start) return std::string(rest);
+    const Sv key = rest.substr(key_start, i - key_start);
+    ++i;
+    const std::size_t value_start = i;
+    Sv value;
+    if (i < rest.size() && rest[i] == '"') {
+      ++i;
+      while (i < rest.size() && rest[i] != '"') i += (rest[i] == '\\' && i + 1 < rest.size()) ? 2 : 1;
+      if (i >= rest.size()) return std::string(rest);  // an unclosed quote: not logfmt after all
+      value = rest.substr(value_start + 1, i - value_start - 1);
+      ++i;
+    } else {
+      while (i < rest.size() && rest[i] != ' ') ++i;
+      value = rest.substr(value_start, i - value_start);
+    }
+    if (key == "msg" || key == "message") {
+      msg.assign(value);
+    } else if (key == "source" || key == "caller") {
+      logger.assign(value);
+    } else {
+      if (!others.empty()) others += ' ';
+      others.append(rest.substr(key_start, i - key_start));
+    }
+  }
+  if (msg.empty()) return others;
+  return others.empty() ? msg : msg + " " + others;
 }
 
 // `01/30/2024 11:53:52 - INFO - __main__ - msg` (the HF example scripts' datefmt).
@@ -902,14 +976,14 @@ PeeledLine peel_line(std::string_view raw, const PeelOptions& options) {
             layer_kube(rest, p) || layer_paren(rest, p) || layer_rank(rest, p) ||
             layer_glog(rest, p) || layer_glog_bracket(rest, p) || layer_hf(rest, p) ||
             layer_bracket_time(rest, p) || layer_us_date(rest, p) || layer_vllm(rest, p) ||
-            layer_pylevel(rest, p);
+            layer_pylevel(rest, p) || layer_logfmt(rest, p);
     }
     if (!hit && !p.pid_evidence.starts_with("NCCL")) hit = layer_nccl(rest, p);
     if (!hit) break;
     ++p.layers;
     outermost = false;
   }
-  p.message = std::string(rest);
+  p.message = p.logfmt ? logfmt_message(rest, p.logger) : std::string(rest);
   return p;
 }
 
