@@ -25,6 +25,7 @@ void parse_segment(std::string_view text, ParseContext& ctx) {
   const std::string_view f = ctx.format;
   if (f == format::kKernelLog) parse_kernel_log(text, ctx);
   else if (f == format::kNvidiaSmiTable) parse_nvidia_smi_table(text, ctx);
+  else if (f == format::kNvidiaSmiCsv) parse_nvidia_smi_csv(text, ctx);
   else if (f == format::kFree) parse_free(text, ctx);
   else if (f == format::kDockerPs) parse_docker_ps(text, ctx);
   else if (f == format::kJournalJson) parse_journal_json(text, ctx);

@@ -14,6 +14,7 @@ namespace format {
 inline constexpr std::string_view kKernelLog = "kernel_log";
 inline constexpr std::string_view kAppLog = "app_log";
 inline constexpr std::string_view kNvidiaSmiTable = "nvidia_smi_table";
+inline constexpr std::string_view kNvidiaSmiCsv = "nvidia_smi_csv";
 inline constexpr std::string_view kFree = "free";
 inline constexpr std::string_view kDockerPs = "docker_ps";
 inline constexpr std::string_view kJournalJson = "journal_json";        // journalctl -o json*
