@@ -9,10 +9,12 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 
 #include "cli/commands.hpp"
 #include "cli/rule_loading.hpp"
 #include "cli/incident.hpp"
+#include "cli/interrupt.hpp"
 #include "culprit/report/redact.hpp"
 #include "culprit/report/renderer.hpp"
 #include "culprit/store/clock.hpp"
@@ -38,6 +40,8 @@ struct Options {
   std::string format = "text", db, host, output, color = "auto";
   bool json = false, no_prefilter = false, quiet = false, redact = false;
   int year = 0;
+  std::int64_t max_events = 0;
+  std::size_t max_line_bytes = 1 << 20;
   std::string tz;
   std::vector<std::string> boot_times;
 };
@@ -71,6 +75,10 @@ int run_diagnose(const std::vector<std::string>& args) {
       ("boot-time", po::value(&o.boot_times)->composing(),
        "HOST=TIME: when HOST booted (`uptime -s`, or seconds since the epoch), to place its dmesg stamps (repeatable)")
       ("color", po::value(&o.color)->default_value("auto"), "colour the text report: auto | always | never")
+      ("max-events", po::value(&o.max_events)->default_value(0),
+       "record at most N events (0: no limit); later ones are dropped with a note")
+      ("max-line-bytes", po::value(&o.max_line_bytes)->default_value(1 << 20),
+       "cut longer lines to this many bytes for matching, with a note (0: no limit)")
       ("no-prefilter", po::bool_switch(&o.no_prefilter), "run every rule's regex on every line (slower; for checks)")
       ("quiet,q", po::bool_switch(&o.quiet), "do not print skipped-input notes on stderr");
   po::options_description hidden;
@@ -120,6 +128,8 @@ int run_diagnose(const std::vector<std::string>& args) {
   incident.excludes = o.excludes;
   incident.default_host = o.host;
   incident.year = o.year;
+  incident.max_events = o.max_events;
+  incident.max_line_bytes = o.max_line_bytes;
   incident.tz = o.tz;
   incident.boot_times = o.boot_times;
   {
@@ -146,6 +156,8 @@ int run_diagnose(const std::vector<std::string>& args) {
     incident.db_path = fmt::format("{}.tmp-{}", o.db, ::getpid());
     std::remove(incident.db_path.c_str());
   }
+  std::optional<TempFileGuard> db_guard;
+  if (!incident.db_path.empty()) db_guard.emplace(incident.db_path);
   auto result = run_incident(o.inputs, loaded.rules, incident);
   auto& problems = result.problems;
   auto& verdict = result.verdict;
@@ -154,12 +166,18 @@ int run_diagnose(const std::vector<std::string>& args) {
     if (result.ok) std::filesystem::rename(incident.db_path, o.db, ec);
     if (ec) problems.push_back({core::DiagLevel::error, "db", o.db, ec.message()});
     std::remove(incident.db_path.c_str());
+    db_guard.reset();
   }
 
   bool errors = false;
   for (const auto& p : problems) {
     if (p.level == core::DiagLevel::error) errors = true;
     if (!o.quiet || p.level == core::DiagLevel::error) fmt::print(stderr, "{}\n", p.to_string());
+  }
+  if (result.sources == 0) {
+    // Nothing was read: a report would be empty, so an existing -o file is left as it was.
+    if (!o.output.empty()) fmt::print(stderr, "culprit: no input could be read; {} not written\n", o.output);
+    return kExitError;
   }
   report::RenderOptions render_options;
   render_options.color = *format == report::Format::text && use_color(o);
@@ -170,7 +188,6 @@ int run_diagnose(const std::vector<std::string>& args) {
     fmt::print(stderr, "culprit: {}\n", err);
     return kExitError;
   }
-  if (result.sources == 0) return kExitError;
   if (verdict.verdict == diagnose::verdict::kUnknown) return errors ? kExitError : kExitNothing;
   return kExitVerdict;
 }

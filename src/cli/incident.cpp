@@ -16,7 +16,7 @@ namespace {
 void add_sources(store::Database& db, diagnose::Verdict& v) {
   auto rows = db.query(
       "SELECT s.name, s.host, group_concat(DISTINCT s.format) AS format, sum(s.lines) AS lines, sum(s.bytes) AS bytes,"
-      " coalesce(h.clock_method || ' [' || h.clock_confidence || ' confidence]', '') AS clock FROM sources s LEFT JOIN hosts h ON h.name = s.host"
+      " coalesce(h.clock_method, '') AS clock FROM sources s LEFT JOIN hosts h ON h.name = s.host"
       " GROUP BY s.name, s.host ORDER BY min(s.id)");
   for (const auto& r : rows.rows)
     v.sources.push_back({r["name"].as_text(), r["host"].as_text(), r["format"].as_text(), r["clock"].as_text(),
@@ -88,20 +88,24 @@ IncidentResult run_incident(const std::vector<std::string>& inputs, const rules:
   input::ReadOptions read_options;
   read_options.default_host = options.default_host;
   read_options.excludes = options.excludes;
-  auto sources = input::read_inputs(inputs, read_options, result.problems);
-  result.sources = sources.size();
   {
+    // Sources stream: each is ingested as soon as it is read and its text freed, so memory
+    // holds one source at a time (plus the timeline).
     store::TimelineWriter writer(*db);
+    ingest::EventBudget budget;
+    budget.max = options.max_events;
     ingest::IngestOptions ingest_options;
     ingest_options.year_hint = options.year;
-    for (const auto& src : sources) {
-      ingest::IngestInput in{src.name, src.host, src.origin, src.text};
+    ingest_options.max_line_bytes = options.max_line_bytes;
+    ingest_options.budget = &budget;
+    input::read_inputs(inputs, read_options, result.problems, [&](input::Source& src) {
+      ++result.sources;
+      ingest::IngestInput in{src.name, src.host, src.origin, src.text, src.first_line};
       ingest::ingest(in, rules.signals, writer, result.problems, ingest_options);
-    }
+    });
     if (auto err = writer.finish(); !err.empty())
       result.problems.push_back({core::DiagLevel::error, "store", "", err});
   }
-  sources.clear();  // the text is in the timeline now; free it before diagnosing
   store::ClockOptions clock_options;
   clock_options.default_year = options.year;
   clock_options.tz = options.tz;

@@ -2,6 +2,8 @@
 // Shared by `diagnose` (one incident) and `scan` (one per archive or folder).
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -16,6 +18,8 @@ struct IncidentOptions {
   std::string default_host;
   std::string db_path;   ///< '' keeps the timeline in memory; else written here (caller renames)
   int year = 0;
+  std::int64_t max_events = 0;            ///< --max-events (0: no limit)
+  std::size_t max_line_bytes = 1 << 20;   ///< --max-line-bytes (0: no limit)
   std::string tz;                        ///< --tz: zone of stamps that carry none ('' infer / UTC)
   std::vector<std::string> boot_times;   ///< --boot-time HOST=TIME entries
 };

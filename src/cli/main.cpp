@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
+#include "cli/interrupt.hpp"
 #include "cli/scan_support.hpp"
 
 namespace {
@@ -31,6 +32,7 @@ Exit codes: 0 a verdict was reached, 1 nothing known was found, 2 errors.
 }  // namespace
 
 int main(int argc, char** argv) {
+  culprit::cli::install_interrupt_handlers();
   try {
     std::vector<std::string> args(argv + 1, argv + argc);
     if (args.empty()) {

@@ -14,10 +14,12 @@
 #include <filesystem>
 #include <iostream>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "cli/commands.hpp"
 #include "cli/incident.hpp"
+#include "cli/interrupt.hpp"
 #include "cli/rule_loading.hpp"
 #include "cli/scan_support.hpp"
 #include "culprit/report/renderer.hpp"
@@ -96,6 +98,12 @@ int run_scan(const std::vector<std::string>& args) {
   const bool show_progress = progress_flag || ::isatty(STDERR_FILENO);
   std::mutex print_mutex;
   const auto started = std::chrono::steady_clock::now();
+  // Interrupted, the run removes every part and the merged temporary file (cli/interrupt.hpp).
+  std::optional<TempFileGuard> parts_guard, tmp_guard;
+  if (!db_path.empty()) {
+    parts_guard.emplace(fmt::format("{}.part-{}-", db_path, ::getpid()), mine.size());
+    tmp_guard.emplace(fmt::format("{}.tmp-{}", db_path, ::getpid()));
+  }
   auto worker = [&] {
     for (size_t i = next++; i < mine.size(); i = next++) {
       IncidentOptions options;

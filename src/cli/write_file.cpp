@@ -8,11 +8,13 @@
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
+#include "cli/interrupt.hpp"
 
 namespace culprit::cli {
 
 std::string write_file_atomically(const std::string& path, const std::string& text) {
   const std::string tmp = fmt::format("{}.tmp-{}", path, ::getpid());
+  const TempFileGuard guard(tmp);  // removed if the run is interrupted before the rename
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
     if (!out) return fmt::format("cannot write {}", tmp);

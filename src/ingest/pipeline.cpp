@@ -1,27 +1,141 @@
-// The ingest pipeline for one input: binary/empty check, segmentation, one source row per
-// segment, then the segment's parser.
+// The ingest pipeline for one input: normalisation (with one note per kind of change),
+// binary/empty check, segmentation, one source row per segment, then the segment's parser,
+// all writing through a sink that enforces the run's event budget.
 #include "culprit/ingest/pipeline.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstring>
 
 #include "culprit/ingest/parser.hpp"
 #include "culprit/ingest/sniff.hpp"
+#include "ingest/normalize.hpp"
 
 namespace culprit::ingest {
+namespace {
 
-IngestStats ingest(const IngestInput& input, const text::SignalSet& signals, core::EventSink& sink,
+/// Forwards to the real sink until the budget is spent; then drops events (and the OOM
+/// reports that would point at them) and notes the first loss once per run.
+class BudgetSink final : public core::EventSink {
+ public:
+  BudgetSink(core::EventSink& inner, EventBudget* budget, const std::string& name, core::Diagnostics& diagnostics)
+      : inner_(inner), budget_(budget), name_(name), diagnostics_(diagnostics) {}
+
+  std::int64_t add_source(const core::SourceInfo& source) override { return inner_.add_source(source); }
+  std::int64_t add_event(const core::Event& event) override {
+    if (budget_ && budget_->max > 0 && budget_->used >= budget_->max) {
+      if (budget_->dropped++ == 0)
+        diagnostics_.push_back(
+            {core::DiagLevel::warning, std::string(code::kMaxEvents), fmt::format("{}:{}", name_, event.line),
+             fmt::format("the run reached --max-events {}; events from here on (this line and later "
+                         "inputs) are not recorded",
+                         budget_->max)});
+      return kDropped;
+    }
+    if (budget_) ++budget_->used;
+    return inner_.add_event(event);
+  }
+  void add_gpu_snapshot(const core::GpuSnapshot& snapshot) override { inner_.add_gpu_snapshot(snapshot); }
+  void add_host_memory(const core::HostMemory& memory) override { inner_.add_host_memory(memory); }
+  void add_oom_report(const core::OomReport& report) override {
+    if (report.event_id != kDropped) inner_.add_oom_report(report);
+  }
+  void add_process(const core::ProcessSighting& process) override { inner_.add_process(process); }
+  void add_container(const core::ContainerInfo& container) override { inner_.add_container(container); }
+
+ private:
+  static constexpr std::int64_t kDropped = -1;
+  core::EventSink& inner_;
+  EventBudget* budget_;
+  const std::string& name_;
+  core::Diagnostics& diagnostics_;
+};
+
+void note(core::Diagnostics& d, std::string_view code, std::string where, std::string message,
+          core::DiagLevel level = core::DiagLevel::note) {
+  d.push_back({level, std::string(code), std::move(where), std::move(message)});
+}
+
+std::string human(std::int64_t bytes) {
+  if (bytes >= (1LL << 20)) return fmt::format("{:.1f} MiB", static_cast<double>(bytes) / (1LL << 20));
+  if (bytes >= (1LL << 10)) return fmt::format("{:.1f} KiB", static_cast<double>(bytes) / (1LL << 10));
+  return fmt::format("{} bytes", bytes);
+}
+
+/// One note per kind of change normalisation made, naming the input and the first line.
+void report_changes(const IngestInput& input, const detail::NormalizeReport& r, std::size_t max_line_bytes,
+                    core::Diagnostics& d) {
+  const std::int64_t off = input.first_line - 1;  // normalisation counts lines from the text's start
+  if (!r.encoding.empty())
+    note(d, code::kEncoding, input.name,
+         fmt::format("decoded from {} ({})", r.encoding,
+                     r.encoding_from_bom ? "byte-order mark" : "no byte-order mark; guessed from its NUL bytes"));
+  if (r.nul_bytes > 0)
+    note(d, code::kNul, fmt::format("{}:{}", input.name, r.first_nul_line + off),
+         fmt::format("{} NUL byte{} ignored (first on this line; a block zero-filled by a crash?)", r.nul_bytes,
+                     r.nul_bytes == 1 ? "" : "s"));
+  if (r.invalid_utf8_lines > 0)
+    note(d, code::kInvalidUtf8, fmt::format("{}:{}", input.name, r.first_invalid_line + off),
+         fmt::format("invalid UTF-8 on {} line{} (first this one); those bytes read as U+FFFD", r.invalid_utf8_lines,
+                     r.invalid_utf8_lines == 1 ? "" : "s"));
+  if (r.cut_lines > 0)
+    note(d, code::kLongLine, fmt::format("{}:{}", input.name, r.first_cut_line + off),
+         r.cut_lines == 1
+             ? fmt::format("line is {} long; only its first {} is read (per-line limit)", human(r.first_cut_bytes),
+                           human(static_cast<std::int64_t>(max_line_bytes)))
+             : fmt::format("line is {} long; it and {} more line{} over {} are cut to that length (per-line limit)",
+                           human(r.first_cut_bytes), r.cut_lines - 1, r.cut_lines == 2 ? "" : "s",
+                           human(static_cast<std::int64_t>(max_line_bytes))),
+         core::DiagLevel::warning);
+}
+
+/// Lines in `text` as text::split_lines counts them (\n, \r\n, lone \r; a last line without
+/// a terminator counts), and the offset where line `from` (1-based) starts.
+std::int64_t count_lines(std::string_view text, std::int64_t from, size_t& from_offset) {
+  std::int64_t line = 1;
+  from_offset = 0;
+  const bool has_cr = std::memchr(text.data(), '\r', text.size()) != nullptr;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (!has_cr) {
+      const void* nl = std::memchr(text.data() + i, '\n', text.size() - i);
+      if (!nl) break;
+      i = static_cast<size_t>(static_cast<const char*>(nl) - text.data());
+    } else if (text[i] != '\n' && text[i] != '\r') {
+      continue;
+    }
+    if (text[i] == '\r' && i + 1 < text.size() && text[i + 1] == '\n') ++i;
+    if (i + 1 < text.size() && ++line == from) from_offset = i + 1;
+  }
+  return line;
+}
+
+}  // namespace
+
+IngestStats ingest(const IngestInput& input, const text::SignalSet& signals, core::EventSink& real_sink,
                    core::Diagnostics& diagnostics, const IngestOptions& options) {
   IngestStats stats;
-  const std::string kind = sniff_format(input.text.substr(0, std::min<size_t>(input.text.size(), 65536)));
+  BudgetSink sink(real_sink, options.budget, input.name, diagnostics);
+  std::string storage;
+  detail::NormalizeReport changes;
+  const std::string_view text = detail::normalize_text(input.text, options.max_line_bytes, storage, changes);
+  const std::string kind = changes.binary ? std::string(format::kBinary)
+                                          : sniff_format(text.substr(0, std::min<size_t>(text.size(), 65536)));
   if (kind == format::kBinary || kind == format::kEmpty) {
     stats.skipped = true;
-    diagnostics.push_back({core::DiagLevel::warning, kind == format::kBinary ? "input-binary" : "input-empty",
-                           input.name,
-                           kind == format::kBinary
-                               ? std::string("binary data (NUL or control bytes), not a log; skipped")
-                               : std::string("empty input; nothing to read")});
+    const bool only_nul = kind == format::kEmpty && changes.nul_bytes > 0 && text.empty();
+    if (kind == format::kBinary)
+      note(diagnostics, code::kBinary, input.name,
+           fmt::format("binary data ({}% of its first bytes are control bytes), "
+                       "not a log; skipped",
+                       std::max(changes.binary_percent, 1)),
+           core::DiagLevel::warning);
+    else
+      note(diagnostics, code::kEmpty, input.name,
+           only_nul ? fmt::format("only NUL bytes ({}; a file zero-filled by a crash?); nothing to read",
+                                  human(changes.nul_bytes))
+                    : std::string("empty input; nothing to read"),
+           core::DiagLevel::warning);
     core::SourceInfo info;
     info.name = input.name;
     info.host = input.host;
@@ -31,7 +145,24 @@ IngestStats ingest(const IngestInput& input, const text::SignalSet& signals, cor
     sink.add_source(info);
     return stats;
   }
-  const auto segments = segment_text(input.text);
+  report_changes(input, changes, options.max_line_bytes, diagnostics);
+  std::string_view body = text;
+  std::int64_t line_offset = input.first_line - 1;  // segment line 1 is this source line + 1
+  if (options.max_lines > 0 && static_cast<std::int64_t>(text.size()) > options.max_lines) {
+    size_t from_offset = 0;
+    const std::int64_t total = count_lines(text, 0, from_offset);
+    if (total > options.max_lines) {
+      const std::int64_t from = total - options.max_lines + 1;
+      count_lines(text, from, from_offset);
+      body = text.substr(from_offset);
+      line_offset += from - 1;
+      note(diagnostics, code::kTooManyLines, fmt::format("{}:{}", input.name, line_offset + 1),
+           fmt::format("{} lines; only the last {} are read, from this one on (per-input line limit)",
+                       total + input.first_line - 1, options.max_lines),
+           core::DiagLevel::warning);
+    }
+  }
+  const auto segments = segment_text(body);
   for (const auto& seg : segments) {
     core::SourceInfo info;
     info.name = input.name;
@@ -39,7 +170,7 @@ IngestStats ingest(const IngestInput& input, const text::SignalSet& signals, cor
     info.format = seg.format;
     info.bytes = static_cast<std::int64_t>(seg.text.size());
     info.lines = static_cast<std::int64_t>(std::count(seg.text.begin(), seg.text.end(), '\n')) + 1;
-    info.first_line = seg.first_line;
+    info.first_line = seg.first_line + line_offset;
     info.origin = input.origin;
     ParseContext ctx;
     ctx.sink = &sink;
@@ -49,7 +180,7 @@ IngestStats ingest(const IngestInput& input, const text::SignalSet& signals, cor
     ctx.source_name = input.name;
     ctx.host = info.host;
     ctx.format = seg.format;
-    ctx.first_line = seg.first_line;
+    ctx.first_line = seg.first_line + line_offset;
     ctx.year_hint = options.year_hint;
     parse_segment(seg.text, ctx);
     stats.lines += info.lines;

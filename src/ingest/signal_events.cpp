@@ -7,6 +7,7 @@
 #include <string>
 
 #include "culprit/core/size.hpp"
+#include "ingest/xid_details.hpp"
 
 namespace culprit::ingest {
 namespace {
@@ -64,6 +65,7 @@ std::vector<core::Event> events_from_signals(const core::Event& base, std::strin
           e.set_int(c.name.substr(0, c.name.size() - kSize.size()) + "_bytes", *bytes);
       }
     }
+    if (e.kind == core::kind::kXid) enrich_xid_event(e);  // code meaning, PCI form, NVLink5 details
     out.push_back(std::move(e));
   }
   return out;

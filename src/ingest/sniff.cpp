@@ -9,6 +9,7 @@
 
 #include "culprit/text/lines.hpp"
 #include "culprit/text/pattern.hpp"
+#include "ingest/formats/kernel_stamp.hpp"
 
 namespace culprit::ingest {
 namespace {
@@ -47,25 +48,133 @@ bool is_kernel_line(std::string_view line) {
   if (line.size() < 8) return false;
   const char c = line[0];
   if (!(c == '[' || c == '<' || (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'))) return false;
-  if (c >= 'A' && c <= 'Z' && line.find(" kernel: ") == std::string_view::npos) return false;
+  // A capital letter starts a month stamp (`Apr  9 00:47:19 host tag:`, localised `Mär 09 …`)
+  // or nothing of ours: look for the clock's `dd:dd:dd` near the start before any regex.
+  if (c >= 'A' && c <= 'Z' && line.find(" kernel: ") == std::string_view::npos) {
+    bool clock = false;
+    for (size_t k = 6; k + 8 <= line.size() && k < 16 && !clock; ++k)
+      clock = line[k + 2] == ':' && line[k + 5] == ':' && std::isdigit(static_cast<unsigned char>(line[k])) &&
+              std::isdigit(static_cast<unsigned char>(line[k + 7]));
+    if (!clock) return false;
+  }
   // One alternation: raw dmesg, dmesg -T, syslog / journal with a `kernel:` tag, dmesg iso
   // (optionally -x decoded), kmsg records, -x decoded raw stamps.
   static const text::Pattern re(
       R"(^(?:(?:<\d+>)?\[\s*\d+\.\d+\])"
       R"(|\[(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4}\])"
+      R"(|\[[^\]\d]{2,12}[^\]]{2,14} \d\d:\d\d:\d\d \d{4}\])"  // dmesg -T in another locale
       R"(|(?:[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d(?:\.\d+)?|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\S*) \S+ kernel: )"
       R"(|(?:kern\s*:\s*\w+\s*: )?\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d,\d{6}[+-]\d\d:\d\d )"
       R"(|\d+,\d+,\d+,[-c+][^;]*;)"
       R"(|\w+\s*:\s*\w+\s*: \[))");
-  return re.matches(line);
+  // Any syslog / journalctl short header (`Apr 09 00:46:51 ws-4090 systemd-oomd[734]: `): the
+  // kernel-log parser reads every tag of such files (earlyoom, systemd, kubelet, slurmd), with
+  // the line's own host, stamp and pid.
+  static const text::Pattern syslog(
+      R"(^(?:[A-Z][^\s\d]{2,7} [ \d]\d \d\d:\d\d:\d\d(?:\.\d+)?|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)))"
+      R"( [A-Za-z0-9_.-]+ [^\s:\[]+(?:\[\d+\])?: )");
+  return re.matches(line) || syslog.matches(line);
 }
 
-/// Kernel text without a stamp (console captures, `dmesg -t`): OOM report anchors and task rows.
+/// The lines of a kernel OOM report other than its anchors (formats.md §1.0: stack-dump header
+/// and frames, Mem-Info figures, memcg block, select / reaper lines), so that an unstamped report
+/// (console capture, `dmesg -t`, /dev/kmsg bodies) stays one kernel run. Literal checks only.
+bool is_oom_report_line(std::string_view line) {
+  std::string_view t = trim(line);
+  if (starts_with(t, "? ")) t.remove_prefix(2);  // an unreliable stack frame
+  if (t.empty()) return false;
+  // Register dump `RAX: 0000000000015fd1 RBX: …`, `RIP: 0033:0x7f…`, `FS:  0000…`, `R10: …`:
+  // an x86 register name, then at least four hex digits.
+  if (std::size_t colon = t.find(':'); colon >= 2 && colon <= 3 && colon + 5 < t.size()) {
+    static constexpr std::string_view kRegs[] = {"RIP", "RSP", "RAX", "RBX", "RCX", "RDX", "RSI", "RDI", "RBP",
+                                                  "R08", "R09", "R10", "R11", "R12", "R13", "R14", "R15", "FS",
+                                                  "GS", "CS", "CR2", "EIP", "ESP", "EAX", "EBX", "ECX", "EDX"};
+    const std::string_view name = t.substr(0, colon);
+    const std::size_t v = t.find_first_not_of(' ', colon + 1);
+    bool hex = v != std::string_view::npos && v + 4 <= t.size();
+    for (std::size_t k = v; hex && k < v + 4; ++k) hex = std::isxdigit(static_cast<unsigned char>(t[k])) != 0;
+    if (hex)
+      for (auto r : kRegs)
+        if (name == r) return true;
+  }
+  for (std::string_view p : {"<TASK>", "</TASK>", "<IRQ>", "</IRQ>", "Workqueue: ", "Modules linked in:",
+                             "Code: Unable to access opcode", "Code: Bad RIP value"})
+    if (starts_with(t, p)) return true;
+  // `Code: 0f 84 a5 00 …` (instruction bytes).
+  if (starts_with(t, "Code: ") && t.size() > 9 && std::isxdigit(static_cast<unsigned char>(t[6])) &&
+      std::isxdigit(static_cast<unsigned char>(t[7])) && t[8] == ' ')
+    return true;
+  // Mem-Info counter record lines: `unevictable:2047 dirty:56`, `free:34629 free_pcp:0` (pages).
+  for (std::string_view p : {"unevictable:", "mapped:", "free:", "sec_pagetables:", "kernel_misc_reclaimable:"})
+    if (starts_with(t, p) && t.size() > p.size() && t[p.size()] >= '0' && t[p.size()] <= '9') return true;
+  switch (t[0]) {
+    case 'C':
+      return (starts_with(t, "CPU: ") && contains(t, " PID: ") && contains(t, " Comm: ")) || starts_with(t, "Call Trace:");
+    case 'H': return starts_with(t, "Hardware name: ");
+    case '[': return starts_with(t, "[<");
+    case 'N':
+      return starts_with(t, "Node ") && (contains(t, " free:") || contains(t, "hugepages_total=") ||
+                                         contains(t, "*4kB") || contains(t, " active_anon:"));
+    case 'l': return starts_with(t, "lowmem_reserve[]:");
+    case 'F': return starts_with(t, "Free swap  = ");
+    case 'T':
+      return starts_with(t, "Total swap = ") || (starts_with(t, "Task in ") && contains(t, " killed as a result of limit of ")) ||
+             (starts_with(t, "Tasks in ") && contains(t, "memory.oom.group"));
+    case 'm': return (starts_with(t, "memory: usage ") || starts_with(t, "memory+swap: usage ")) && contains(t, "kB, limit ");
+    case 'k': return starts_with(t, "kmem: usage ") && contains(t, "kB, limit ");
+    case 's': return (starts_with(t, "swap: usage ") && contains(t, "kB, limit ")) || starts_with(t, "slab_reclaimable:");
+    case 'M': return starts_with(t, "Memory cgroup stats for ") || starts_with(t, "Memory cgroup out of memory: ");
+    case 'O':
+      return starts_with(t, "Out of memory: Kill") || starts_with(t, "Out of memory (oom_kill_allocating_task)") ||
+             starts_with(t, "Out of memory and no killable processes");
+    case 'o': return starts_with(t, "oom_reaper: reaped process ");
+    case 'a': return starts_with(t, "active_anon:");
+    default: break;
+  }
+  if (t[0] >= '0' && t[0] <= '9')
+    return contains(t, " pages RAM") || contains(t, " pages reserved") || contains(t, " pages in swap cache") ||
+           contains(t, " total pagecache pages");
+  // `dump_stack+0x6d/0x8b` (5.x frames), `sed cpuset=/ mems_allowed=0-1` (3.x-4.19).
+  return (contains(t, "+0x") && contains(t, "/0x") && t.find(' ') == std::string_view::npos) ||
+         (contains(t, " cpuset=") && contains(t, " mems_allowed="));
+}
+
+/// Kernel text without a stamp (console captures, `dmesg -t`): OOM report anchors and task rows,
+/// NVIDIA driver (NVRM) and NVSwitch lines.
 bool is_kernel_content(std::string_view line) {
   static const text::Pattern task_row(R"(^\[\s*\d+\]\s+\d+\s+\d+\s+\d+)");
   return contains(line, " invoked oom-killer: ") || (starts_with(line, "[") && task_row.matches(line)) || starts_with(line, "oom-kill:constraint=") ||
          contains(line, "Killed process ") || starts_with(line, "Mem-Info:") ||
-         starts_with(line, "Tasks state (memory values in pages)") || contains(line, "NVRM: Xid");
+         starts_with(line, "Tasks state (memory values in pages)") || contains(line, "NVRM: ") ||
+         contains(line, ": SXid (") || is_oom_report_line(line);
+}
+
+/// Kernel content behind a transport prefix the stamp regex does not take (`Apr 01 14:13:32 host: `,
+/// `host <kern.warning> kernel:`, a bare `kernel:`): the kernel parser's own prefix peeling decides.
+bool is_prefixed_kernel_content(std::string_view line) {
+  if (line.empty() || line.size() > 4096) return false;
+  const kernel::KernelLine kl = kernel::parse_kernel_line(line, 0);
+  return kl.kernel && kl.message.size() < line.size() && is_kernel_content(kl.message);
+}
+
+/// `Memory cgroup stats for <path>:` that opens a 5.3+ memory.stat record (formats.md §1.4.3).
+bool opens_memcg_stats(std::string_view line) {
+  if (!contains(line, "Memory cgroup stats for ")) return false;
+  const std::string_view m = trim(kernel::parse_kernel_line(line, 0).message);
+  return starts_with(m, "Memory cgroup stats for ") && !m.empty() && m.back() == ':';
+}
+
+/// One `<key> <integer>` line of that record (`anon 42897408`, `pgfault 61533557290`), with or
+/// without a prefix: continuation lines of the record often have none.
+bool is_memcg_stat_line(std::string_view line) {
+  const std::string_view m = trim(kernel::parse_kernel_line(line, 0).message);
+  const size_t sp = m.find(' ');
+  if (sp == std::string_view::npos || sp == 0 || sp + 1 >= m.size()) return false;
+  for (char c : m.substr(0, sp))
+    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_')) return false;
+  for (char c : m.substr(sp + 1))
+    if (c < '0' || c > '9') return false;
+  return true;
 }
 
 bool is_smi_banner(std::string_view line) { return contains(line, "NVIDIA-SMI ") && contains(line, "Driver Version"); }
@@ -265,14 +374,27 @@ std::vector<Block> structured_blocks(const std::vector<std::string_view>& lines,
 void split_kernel_runs(const std::vector<std::string_view>& lines, size_t b, size_t e, std::vector<Block>& out) {
   size_t i = b;
   while (i < e) {
-    auto kernelish = [&](size_t k) { return is_kernel_line(lines[k]) || is_kernel_content(lines[k]); };
+    auto kernelish = [&](size_t k) { return is_kernel_line(lines[k]) || is_kernel_content(lines[k]) || is_prefixed_kernel_content(lines[k]); };
     const bool kernel = kernelish(i);
+    bool in_stats = kernel && opens_memcg_stats(lines[i]);  // a memory.stat record's key/value lines
     size_t j = i + 1;
     while (j < e) {
+      if (in_stats && is_memcg_stat_line(lines[j])) { ++j; continue; }
+      in_stats = false;
       const bool k = kernelish(j);
-      if (k == kernel) { ++j; continue; }
-      // Unstamped lines inside a kernel run (wrapped rows, multi-line records) stay in it when
-      // the run resumes within a few lines.
+      if (k == kernel) {
+        in_stats = kernel && opens_memcg_stats(lines[j]);
+        ++j;
+        continue;
+      }
+      // Unstamped lines inside a kernel run stay in it: lines indented under the message are
+      // the continuation of a multi-line record (dmesg prints memory.stat, Mem-Info and the
+      // NVRM crash-dump notice so), and others (wrapped rows) when the run resumes within a
+      // few lines.
+      if (kernel && lines[j].size() > 2 && lines[j][0] == ' ' && lines[j][1] == ' ') {
+        ++j;
+        continue;
+      }
       if (kernel) {
         size_t look = j;
         while (look < e && look < j + 8 && !kernelish(look)) ++look;

@@ -1,9 +1,9 @@
-// Input reading: files, folders (node-per-subfolder), archives and compressed files through
-// libarchive (streamed into memory, never extracted to disk), and standard input.
+// Input reading: files, folders (node-per-subfolder), FIFOs and standard input. Everything is
+// opened O_RDONLY (O_NOATIME where allowed) and never written. Folders are walked without
+// loops: a folder or file reached twice (symbolic links, bind mounts) is read once.
 #include "culprit/input/reader.hpp"
 
-#include <archive.h>
-#include <archive_entry.h>
+#include <fcntl.h>
 #include <fnmatch.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -11,37 +11,26 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cstdio>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <iostream>
-#include <iterator>
+#include <map>
 #include <set>
+#include <utility>
+
+#include "input/read_context.hpp"
 
 namespace culprit::input {
 namespace fs = std::filesystem;
 namespace {
 
-core::Diagnostic problem(std::string code, std::string where, std::string message,
-                         core::DiagLevel level = core::DiagLevel::warning) {
-  return {level, std::move(code), std::move(where), std::move(message)};
-}
+using detail::ReadContext;
+using detail::human_bytes;
+using FileKey = std::pair<dev_t, ino_t>;
 
 bool excluded(const std::string& name, const ReadOptions& options) {
   for (const auto& glob : options.excludes)
     if (fnmatch(glob.c_str(), name.c_str(), 0) == 0) return true;
-  return false;
-}
-
-bool ends_with(const std::string& s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-bool is_archive_name(const std::string& name) {
-  static const char* kSuffixes[] = {".tar", ".tgz", ".tar.gz", ".tar.zst", ".tzst", ".tar.xz", ".txz",
-                                    ".tar.bz2", ".zip", ".gz", ".zst", ".xz", ".bz2"};
-  for (const char* s : kSuffixes)
-    if (ends_with(name, s)) return true;
   return false;
 }
 
@@ -53,167 +42,207 @@ bool generic_folder(const std::string& name) {
   return kGeneric.count(name) > 0;
 }
 
-/// Archives usually wrap everything in one folder named after the job (`incident-17/node-03/…`):
-/// then hosts come from the level below it. Re-derives the hosts of `out[first..]` so.
-void rehost_single_root(std::vector<Source>& out, size_t first, const std::string& display, const std::string& host) {
-  if (!host.empty() || out.size() <= first) return;
-  const std::string prefix = display + "!/";
-  std::string root;
-  for (size_t i = first; i < out.size(); ++i) {
-    if (out[i].name.rfind(prefix, 0) != 0) return;
-    const std::string member = out[i].name.substr(prefix.size());
-    const auto slash = member.find('/');
-    if (slash == std::string::npos) return;  // a file at the top: no single root folder
-    const std::string top = member.substr(0, slash);
-    if (root.empty()) root = top;
-    else if (root != top) return;
-  }
-  for (size_t i = first; i < out.size(); ++i)
-    out[i].host = host_from_relative_path(out[i].name.substr(prefix.size() + root.size() + 1));
+/// Read-only, without updating the access time where the kernel lets us (O_NOATIME needs
+/// ownership), never becoming our controlling terminal. `nonblock` keeps a FIFO from
+/// blocking the open (for paths that were regular files when listed).
+int open_read_only(const std::string& path, bool nonblock) {
+  const int flags = O_RDONLY | O_CLOEXEC | O_NOCTTY | (nonblock ? O_NONBLOCK : 0);
+  int fd = ::open(path.c_str(), flags | O_NOATIME);
+  if (fd < 0 && errno == EPERM) fd = ::open(path.c_str(), flags);
+  return fd;
 }
 
-/// Reads an archive or compressed file with libarchive. Members become sources named
-/// `archive!/member`; a bare compressed file becomes one source named after the file.
-void read_archive(const fs::path& path, const std::string& display, const std::string& host,
-                  const std::string& origin, const ReadOptions& options, std::vector<Source>& out,
-                  core::Diagnostics& problems) {
-  archive* a = archive_read_new();
-  archive_read_support_filter_all(a);
-  archive_read_support_format_all(a);
-  archive_read_support_format_raw(a);
-  if (archive_read_open_filename(a, path.c_str(), 1 << 16) != ARCHIVE_OK) {
-    problems.push_back(problem("input-archive", display,
-                               fmt::format("cannot open archive: {}", archive_error_string(a))));
-    archive_read_free(a);
+std::string errno_text(int err) { return std::strerror(err); }
+
+/// Why stat() failed, in words, for a path that may be a symbolic link.
+void report_stat_failure(const std::string& path, const std::string& display, int err, ReadContext& ctx,
+                         core::DiagLevel level) {
+  struct stat lst {};
+  if (::lstat(path.c_str(), &lst) == 0 && S_ISLNK(lst.st_mode)) {
+    if (err == ELOOP) {
+      ctx.warn(code::kLink, display, "symbolic link loop (the link leads back to itself); skipped", level);
+      return;
+    }
+    std::string target(4096, '\0');
+    const ssize_t n = ::readlink(path.c_str(), target.data(), target.size());
+    target.resize(n > 0 ? static_cast<size_t>(n) : 0);
+    ctx.warn(code::kLink, display, fmt::format("broken symbolic link (to '{}': {}); skipped", target, errno_text(err)),
+             level);
     return;
   }
-  std::int64_t total = 0;
-  const size_t first_member = out.size();
-  archive_entry* entry = nullptr;
-  int rc;
-  while ((rc = archive_read_next_header(a, &entry)) == ARCHIVE_OK || rc == ARCHIVE_WARN) {
-    if (archive_entry_filetype(entry) != AE_IFREG && archive_format(a) != ARCHIVE_FORMAT_RAW) {
-      archive_read_data_skip(a);
-      continue;
-    }
-    const char* raw_name = archive_entry_pathname(entry);
-    std::string member = raw_name ? raw_name : "data";
-    const bool raw = archive_format(a) == ARCHIVE_FORMAT_RAW;
-    const std::string base = fs::path(member).filename().string();
-    if (!raw && excluded(base, options)) {
-      archive_read_data_skip(a);
-      continue;
-    }
-    Source src;
-    src.origin = origin;
-    src.name = raw ? display : display + "!/" + member;
-    src.host = host;
-    if (!raw && src.host.empty()) src.host = host_from_relative_path(member);
-    char buf[1 << 16];
-    la_ssize_t n;
-    bool cut = false;
-    while ((n = archive_read_data(a, buf, sizeof buf)) > 0) {
-      if (static_cast<std::int64_t>(src.text.size()) + n > options.max_file_bytes ||
-          total + n > options.max_total_bytes) {
-        cut = true;
-        break;
-      }
-      src.text.append(buf, static_cast<size_t>(n));
-      total += n;
-    }
-    if (n < 0)
-      problems.push_back(problem("input-archive-data", src.name,
-                                 fmt::format("archive data is damaged ({}); kept the {} bytes read before it",
-                                             archive_error_string(a), src.text.size())));
-    if (cut)
-      problems.push_back(problem("input-too-large", src.name,
-                                 fmt::format("stopped reading after {} bytes (size limit)", src.text.size())));
-    out.push_back(std::move(src));
-    if (cut && total >= options.max_total_bytes) break;
+  if (err == ENOENT) {
+    ctx.warn(code::kMissing, display, "no such file or folder", level);
+    return;
   }
-  if (rc == ARCHIVE_FATAL)
-    problems.push_back(problem("input-archive", display,
-                               fmt::format("archive is damaged: {}", archive_error_string(a))));
-  archive_read_free(a);
-  rehost_single_root(out, first_member, display, host);
+  ctx.warn(code::kUnreadable, display, fmt::format("cannot read: {}; skipped", errno_text(err)), level);
 }
 
-void read_file(const fs::path& path, const std::string& display, const std::string& host,
-               const std::string& origin, const ReadOptions& options, std::vector<Source>& out,
-               core::Diagnostics& problems) {
-  std::error_code ec;
-  auto status = fs::status(path, ec);
-  if (ec) {
-    problems.push_back(problem("input-unreadable", display, ec.message()));
-    return;
+/// What a path that is neither a file nor a folder is, for the skip note.
+std::string not_a_file_reason(mode_t mode) {
+  if (S_ISFIFO(mode))
+    return "a FIFO (named pipe); skipped, since reading it could wait forever (name it on the command "
+           "line to read it)";
+  if (S_ISCHR(mode) || S_ISBLK(mode)) return "a device, not a log file; skipped";
+  if (S_ISSOCK(mode)) return "a socket, not a log file; skipped";
+  return "not a regular file; skipped";
+}
+
+/// Reads a text stream (regular file, FIFO, pipe, stdin) from `fd`; archives and compressed
+/// data (by magic bytes, or by name with a warning when the bytes disagree) go to libarchive.
+void read_descriptor(int fd, const struct stat& st, const std::string& display, const std::string& host,
+                     const std::string& origin, bool from_stdin, ReadContext& ctx) {
+  if (!ctx.can_read(display)) return;
+  const bool regular = S_ISREG(st.st_mode);
+  if (regular) {
+    char head[512];
+    ssize_t n;
+    do n = ::pread(fd, head, sizeof head, 0);
+    while (n < 0 && errno == EINTR);
+    if (n > 0 && looks_like_archive(std::string_view(head, static_cast<size_t>(n)))) {
+      detail::read_archive_fd(fd, display, host, origin, ctx, 1);
+      return;
+    }
+    if (detail::is_archive_name(display))
+      ctx.warn(code::kArchive, display,
+               "named like an archive or compressed file, but its bytes are not one (damaged?); read as plain text");
   }
-  if (!fs::is_regular_file(status)) {
-    problems.push_back(problem("input-not-file", display,
-                               "not a regular file (a FIFO, device or socket); skipped"));
-    return;
-  }
-  if (is_archive_name(display)) {
-    read_archive(path, display, host, origin, options, out, problems);
-    return;
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    problems.push_back(problem("input-unreadable", display, "cannot open for reading (permission?)"));
-    return;
-  }
+  int err = 0;
+  bool cut = false;
   Source src;
   src.name = display;
   src.host = host;
   src.origin = origin;
-  const auto size = fs::file_size(path, ec);
-  const std::int64_t want = ec ? options.max_file_bytes
-                               : std::min<std::int64_t>(static_cast<std::int64_t>(size), options.max_file_bytes);
-  src.text.resize(static_cast<size_t>(want));
-  in.read(src.text.data(), want);
-  src.text.resize(static_cast<size_t>(in.gcount()));
-  if (!ec && static_cast<std::int64_t>(size) > options.max_file_bytes)
-    problems.push_back(problem("input-too-large", display,
-                               fmt::format("file is {} bytes; read the first {}", size, src.text.size())));
-  out.push_back(std::move(src));
-}
-
-void read_folder(const fs::path& root, const std::string& display_root, const std::string& default_host,
-                 const ReadOptions& options, std::vector<Source>& out, core::Diagnostics& problems) {
-  std::vector<fs::path> files;
-  std::error_code ec;
-  fs::recursive_directory_iterator it(root, fs::directory_options::skip_permission_denied, ec), end;
-  if (ec) {
-    problems.push_back(problem("input-unreadable", display_root, ec.message()));
+  src.from_stdin = from_stdin;
+  const std::int64_t room = ctx.room();
+  if (regular && st.st_size > room && room > 0) {
+    // Too big: the end of a log is where the failure is, so read its last `room` bytes.
+    src.text = detail::read_tail(fd, st.st_size, room, err, src.first_line);
+    if (err == 0)
+      ctx.warn(code::kTooLarge, display,
+               fmt::format("file is {}; read its last {}, from line {} on (size limit for one file)",
+                           human_bytes(st.st_size), human_bytes(src.text.size()), src.first_line));
+  } else {
+    src.text = detail::read_fd(fd, room, regular ? static_cast<std::int64_t>(st.st_size) : -1, err, cut);
+  }
+  if (err != 0)
+    ctx.warn(code::kUnreadable, display,
+             src.text.empty() ? fmt::format("cannot read: {}; skipped", errno_text(err))
+                              : fmt::format("read failed after {}: {}; kept what was read", human_bytes(src.text.size()),
+                                            errno_text(err)));
+  if (cut)
+    ctx.warn(code::kTooLarge, display,
+             fmt::format("stopped reading after {} (size limit for one file; it grew while read?)",
+                         human_bytes(src.text.size())));
+  if (err != 0 && src.text.empty()) return;
+  if (!regular && looks_like_archive(std::string_view(src.text).substr(0, 512))) {
+    detail::read_archive_bytes(src.text, display, host, origin, ctx, 1);
     return;
   }
-  for (; it != end; it.increment(ec)) {
-    if (ec) {
-      problems.push_back(problem("input-unreadable", display_root, ec.message()));
-      break;
-    }
-    if (it.depth() > 16) {  // deep trees (or loops through bind mounts) stop here
-      it.disable_recursion_pending();
-      continue;
-    }
-    const auto& p = it->path();
-    if (excluded(p.filename().string(), options)) {
-      if (it->is_directory(ec)) it.disable_recursion_pending();
-      continue;
-    }
-    if (it->is_symlink(ec) && it->is_directory(ec)) {
-      it.disable_recursion_pending();  // never follow folder links: no loops
-      continue;
-    }
-    if (!it->is_directory(ec)) files.push_back(p);
-  }
-  std::sort(files.begin(), files.end());
-  for (const auto& f : files) {
-    const std::string rel = fs::relative(f, root, ec).generic_string();
-    std::string host = host_from_relative_path(rel);
-    if (host.empty()) host = default_host;
-    read_file(f, rel, host, display_root, options, out, problems);
-  }
+  ctx.emit(src);
 }
+
+/// One path that is not a folder. `named` is true for a path the user named (a FIFO there is
+/// read like stdin); false for a member of a folder.
+void read_path(const std::string& path, const std::string& display, const std::string& host,
+               const std::string& origin, bool named, ReadContext& ctx) {
+  if (!ctx.can_read(display)) return;
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) {
+    report_stat_failure(path, display, errno, ctx, named ? core::DiagLevel::error : core::DiagLevel::warning);
+    return;
+  }
+  const bool stream = named && S_ISFIFO(st.st_mode);
+  if (!S_ISREG(st.st_mode) && !stream) {
+    ctx.warn(code::kNotFile, display, not_a_file_reason(st.st_mode));
+    return;
+  }
+  const int fd = open_read_only(path, !stream);
+  if (fd < 0) {
+    const int err = errno;
+    ctx.warn(code::kUnreadable, display,
+             err == EACCES ? "permission denied: cannot open it for reading; skipped"
+                           : fmt::format("cannot open: {}; skipped", errno_text(err)));
+    return;
+  }
+  // The path may have changed between stat() and open(): trust only what was opened.
+  if (::fstat(fd, &st) != 0 || (!S_ISREG(st.st_mode) && !(stream && S_ISFIFO(st.st_mode)))) {
+    ctx.warn(code::kNotFile, display, not_a_file_reason(st.st_mode));
+    ::close(fd);
+    return;
+  }
+  if (stream) {  // opened non-blocking only for regular files; a FIFO blocks until written
+    const int flags = ::fcntl(fd, F_GETFL);
+    if (flags >= 0) ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+  }
+  read_descriptor(fd, st, display, host, origin, false, ctx);
+  ::close(fd);
+}
+
+/// Lists a folder tree: every regular file once, in path order, without following a link
+/// back into a folder already listed.
+class FolderWalk {
+ public:
+  FolderWalk(const std::string& root, ReadContext& ctx) : root_(root), ctx_(ctx) {}
+
+  std::vector<std::pair<std::string, std::string>> files() {  // (path, relative name)
+    struct stat st {};
+    if (::stat(root_.c_str(), &st) == 0) dirs_.insert({st.st_dev, st.st_ino});
+    walk(root_, "", 0);
+    return std::move(files_);
+  }
+
+ private:
+  void walk(const std::string& dir, const std::string& rel, int depth) {
+    std::error_code ec;
+    std::vector<std::string> names;
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+      names.push_back(it->path().filename().string());
+    if (ec) {
+      ctx_.warn(code::kUnreadable, rel.empty() ? root_ : rel, fmt::format("cannot list the folder: {}", ec.message()));
+      return;
+    }
+    std::sort(names.begin(), names.end());
+    for (const auto& name : names) {
+      if (excluded(name, ctx_.options)) continue;
+      const std::string path = (fs::path(dir) / name).string();
+      const std::string child = rel.empty() ? name : rel + "/" + name;
+      struct stat st {};
+      if (::stat(path.c_str(), &st) != 0) {
+        report_stat_failure(path, child, errno, ctx_, core::DiagLevel::warning);
+        continue;
+      }
+      const FileKey key{st.st_dev, st.st_ino};
+      if (S_ISDIR(st.st_mode)) {
+        if (!dirs_.insert(key).second) {
+          ctx_.warn(code::kLink, child, "leads to a folder already read (a symbolic link loop or a second link); not followed");
+          continue;
+        }
+        if (depth + 1 > ctx_.options.max_depth) {
+          ctx_.warn(code::kTooDeep, child,
+                    fmt::format("more than {} folders deep; skipped", ctx_.options.max_depth));
+          continue;
+        }
+        walk(path, child, depth + 1);
+      } else if (S_ISREG(st.st_mode)) {
+        auto [it, fresh] = seen_files_.emplace(key, child);
+        if (!fresh) {
+          ctx_.warn(code::kLink, child, fmt::format("the same file as {} (a link); read once", it->second),
+                    core::DiagLevel::note);
+          continue;
+        }
+        files_.emplace_back(path, child);
+      } else {
+        ctx_.warn(code::kNotFile, child, not_a_file_reason(st.st_mode));
+      }
+    }
+  }
+
+  std::string root_;
+  ReadContext& ctx_;
+  std::set<FileKey> dirs_;
+  std::map<FileKey, std::string> seen_files_;
+  std::vector<std::pair<std::string, std::string>> files_;
+};
 
 }  // namespace
 
@@ -231,30 +260,38 @@ std::string host_from_relative_path(const std::string& relative) {
   return {};
 }
 
+void read_inputs(const std::vector<std::string>& inputs, const ReadOptions& options, core::Diagnostics& problems,
+                 const SourceHandler& on_source) {
+  ReadContext ctx{options, problems, on_source};
+  for (const auto& input : inputs) {
+    if (input == "-") {
+      struct stat st {};
+      ::fstat(STDIN_FILENO, &st);
+      if (S_ISREG(st.st_mode)) st.st_mode = S_IFIFO;  // read from where it is, not from offset 0
+      read_descriptor(STDIN_FILENO, st, "<stdin>", options.default_host, "-", true, ctx);
+      continue;
+    }
+    struct stat st {};
+    if (::stat(input.c_str(), &st) != 0) {
+      report_stat_failure(input, input, errno, ctx, core::DiagLevel::error);
+      continue;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+      read_path(input, input, options.default_host, input, true, ctx);
+      continue;
+    }
+    for (const auto& [path, rel] : FolderWalk(input, ctx).files()) {
+      std::string host = host_from_relative_path(rel);
+      if (host.empty()) host = options.default_host;
+      read_path(path, rel, host, input, false, ctx);
+    }
+  }
+}
+
 std::vector<Source> read_inputs(const std::vector<std::string>& inputs, const ReadOptions& options,
                                 core::Diagnostics& problems) {
   std::vector<Source> out;
-  for (const auto& input : inputs) {
-    if (input == "-") {
-      Source src;
-      src.name = "<stdin>";
-      src.host = options.default_host;
-      src.origin = "-";
-      src.from_stdin = true;
-      src.text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
-      out.push_back(std::move(src));
-      continue;
-    }
-    std::error_code ec;
-    fs::path path(input);
-    auto status = fs::status(path, ec);
-    if (ec || !fs::exists(status)) {
-      problems.push_back(problem("input-missing", input, "no such file or folder", core::DiagLevel::error));
-      continue;
-    }
-    if (fs::is_directory(status)) read_folder(path, input, options.default_host, options, out, problems);
-    else read_file(path, input, options.default_host, input, options, out, problems);
-  }
+  read_inputs(inputs, options, problems, [&](Source& s) { out.push_back(std::move(s)); });
   return out;
 }
 

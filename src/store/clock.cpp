@@ -9,7 +9,8 @@
 //     as UTC. Stamps with a zone (or epoch numbers) are left alone;
 //  4. boot stamps: per host, wall = boot_wall + seconds since boot, with boot_wall from (best
 //     first) --boot-time, journald's paired stamps, syslog lines quoting the kernel stamp, the
-//     kernel's RTC line, or dmesg -T lines paired with raw ones. The parsers record the pairs
+//     kernel's RTC line, dmesg -T lines paired with raw ones, or (roughly) a launcher's dated
+//     report of a pid's death paired with the kernel's kill of it. The parsers record the pairs
 //     as `kernel_clock_anchor` events (one per run of equal offsets); when the offset moves
 //     (a suspend, a clock step) each run places the stamps after it;
 //  5. the record: hosts.clock_method (what each part rested on) and clock_confidence (the
@@ -168,6 +169,26 @@ std::vector<Anchor> paired_dmesg_anchors(Database& db, const std::string& host) 
   return out;
 }
 
+/// A launcher's dated report of a pid's death (torchrun's `failed (exitcode: -9) … (pid: P)`,
+/// a Slurm or shell exit) paired with the kernel's undated kill of the same pid on the host:
+/// the kill came first, so the earliest report bounds the boot time from above. Rough (the
+/// launcher notices the death later, and some stamps are cut to the second).
+std::vector<Anchor> launcher_anchors(Database& db, const std::string& host) {
+  std::vector<Anchor> out;
+  auto r = db.query(fmt::format(
+      "SELECT k.ts_value AS boot, min(x.ts) AS ts FROM events k JOIN events x"
+      " ON x.pid = k.pid AND x.host = k.host AND x.kind = 'signal_exit' AND x.ts IS NOT NULL AND x.ts_kind <> 'boot'"
+      " WHERE k.host = {} AND k.kind IN ('kernel_oom', 'oom_kill') AND k.ts_kind = 'boot' AND k.ts IS NULL"
+      " AND k.ts_value IS NOT NULL AND k.pid IS NOT NULL GROUP BY k.id ORDER BY boot",
+      q(host)));
+  for (const auto& row : r.rows) {
+    auto boot = row["boot"].as_double();
+    auto wall = row["ts"].as_double();
+    if (boot && wall) out.push_back({*boot, *wall, 1});
+  }
+  return out;
+}
+
 /// Merges anchors into runs of (nearly) equal offset; each run keeps its smallest offset.
 std::vector<Anchor> runs_of(std::vector<Anchor> anchors) {
   std::vector<Anchor> runs;
@@ -261,12 +282,12 @@ class Aligner {
   /// The host's reference instant and how good it is as a source of years and dates.
   std::optional<double> reference(const std::string& h, std::string& why, int& level) {
     if (auto r = scalar(db_, fmt::format("SELECT max(ts) FROM events WHERE host = {} AND ts_kind = 'wall' AND ts IS NOT NULL", q(h)))) {
-      why = "the host's own dated stamps";
+      why = "the host's dated stamps";
       level = kHigh;
       return r;
     }
     if (any_ref_) {
-      why = "the other inputs' dated stamps";
+      why = "other inputs' dated stamps";
       level = kMedium;
       return any_ref_;
     }
@@ -280,14 +301,14 @@ class Aligner {
         "host = {} AND ts IS NULL AND ts_kind = 'wall_no_year' AND ts_value IS NOT NULL", q(h));
     if (count(db_, "SELECT count(*) FROM events WHERE " + where) == 0) {
       if (count(db_, fmt::format("SELECT count(*) FROM events WHERE host = {} AND ts_kind = 'wall_no_year'", q(h))) > 0)
-        parts_[h].push_back({"stamps without a year dated with --year", kMedium});
+        parts_[h].push_back({"years from --year", kMedium});
       return {};
     }
     std::string why;
     int level = kNone;
     auto ref = reference(h, why, level);
     if (!ref) {
-      parts_[h].push_back({"stamps without a year left undated (no input gives a year; give --year)", kNone});
+      parts_[h].push_back({"stamps without a year undated (give --year)", kNone});
       return {};
     }
     const int y = year_of(*ref);
@@ -295,7 +316,7 @@ class Aligner {
                                         nearest_sql(in_year_sql(y - 1), in_year_sql(y), in_year_sql(y + 1), *ref), where));
         !err.empty())
       return err;
-    parts_[h].push_back({fmt::format("years of syslog-style stamps from {}", why), std::min(level, int(kMedium))});
+    parts_[h].push_back({fmt::format("years from {}", why), std::min(level, int(kMedium))});
     return {};
   }
 
@@ -307,7 +328,7 @@ class Aligner {
     int level = kNone;
     auto ref = reference(h, why, level);
     if (!ref) {
-      parts_[h].push_back({"time-of-day stamps left undated (no input gives a date)", kNone});
+      parts_[h].push_back({"time-only stamps undated (no input gives a date)", kNone});
       return {};
     }
     const double day = std::floor(*ref / 86400) * 86400;
@@ -328,20 +349,18 @@ class Aligner {
     const std::int64_t n_zoneless = count(db_, "SELECT count(*) FROM events WHERE " + zoneless);
     const std::int64_t n_zoned = count(db_, fmt::format(
         "SELECT count(*) FROM events WHERE host = {} AND ts_kind = 'wall' AND ts IS NOT NULL AND {}", q(h), kZoned));
-    if (n_zoned > 0) parts_[h].push_back({"wall-clock stamps with their zone", kHigh});
+    if (n_zoned > 0) parts_[h].push_back({"zoned stamps", kHigh});
     if (n_zoneless == 0) return {};
     const double at = scalar(db_, fmt::format("SELECT max(ts) FROM events WHERE host = {} AND ts IS NOT NULL", q(h))).value_or(now_);
     double off = 0;
     if (!o_.tz.empty()) {
       off = zone_offset(o_.tz, at).value_or(0);
-      parts_[h].push_back({fmt::format("stamps without a zone read in {} (--tz, {})", o_.tz, offset_text(off)), kHigh});
+      parts_[h].push_back({fmt::format("zoneless stamps in {} (--tz)", offset_text(off)), kHigh});
     } else if (auto inferred = inferred_offset(h)) {
       off = *inferred;
-      parts_[h].push_back(
-          {fmt::format("stamps without a zone read as {} (the offset of the host's own zoned stamps)", offset_text(off)),
-           kMedium});
+      parts_[h].push_back({fmt::format("zoneless stamps in {} (the host's zoned stamps)", offset_text(off)), kMedium});
     } else {
-      parts_[h].push_back({"stamps without a zone read as UTC (give --tz if the host ran in another zone)", kMedium});
+      parts_[h].push_back({"zoneless stamps read as UTC (else give --tz)", kMedium});
     }
     if (off != 0) {
       if (auto err = db_.exec(fmt::format("UPDATE events SET ts = ts - {} WHERE {}", num(off), zoneless)); !err.empty())
@@ -381,7 +400,7 @@ class Aligner {
       auto bt = parse_boot_time(b, o_.tz);
       if (bt && bt->host == h) {
         anchors = {{0, bt->boot_wall, 1}};
-        why = "the boot time given with --boot-time";
+        why = "--boot-time";
         level = kHigh;
       }
     }
@@ -391,9 +410,9 @@ class Aligner {
       int level;
     };
     static constexpr Source kSources[] = {
-        {"journald", "journald's paired stamps (_SOURCE_MONOTONIC_TIMESTAMP with __REALTIME_TIMESTAMP)", kHigh},
-        {"syslog", "syslog lines that quote the kernel's boot stamp", kMedium},
-        {"rtc", "the kernel's `setting system clock` line (the RTC at boot; NTP may have stepped it later)", kMedium},
+        {"journald", "journald's paired clocks", kHigh},
+        {"syslog", "syslog lines quoting them", kMedium},
+        {"rtc", "the kernel's RTC line (`setting system clock`)", kMedium},
     };
     for (const auto& s : kSources) {
       if (!anchors.empty()) break;
@@ -401,21 +420,26 @@ class Aligner {
       if (!anchors.empty()) {
         std::int64_t n = 0;
         for (const auto& a : anchors) n += a.records;
-        why = fmt::format("{} ({} record{})", s.what, n, n == 1 ? "" : "s");
+        why = n > 1 ? fmt::format("{} ({} records)", s.what, n) : std::string(s.what);
         level = s.level;
       }
     }
     if (anchors.empty()) {
       anchors = runs_of(paired_dmesg_anchors(db_, h));
       if (!anchors.empty()) {
-        why = "dmesg -T lines paired with the same raw dmesg lines (dmesg -T drifts after a suspend)";
+        why = "dmesg -T lines paired with raw ones (drifts after suspend)";
         level = kLow;
       }
     }
     if (anchors.empty()) {
-      parts_[h].push_back({"kernel boot stamps not placed: nothing pairs them with a wall clock (add `dmesg -T`, "
-                           "kern.log or `journalctl -k -o json` output, or give --boot-time HOST=TIME)",
-                           kLow});
+      anchors = runs_of(launcher_anchors(db_, h));
+      if (!anchors.empty()) {
+        why = "a launcher's report of the killed pid's death (rough: it reports late)";
+        level = kLow;
+      }
+    }
+    if (anchors.empty()) {
+      parts_[h].push_back({"boot stamps unplaced (no anchor: add kern.log or journalctl -o json, or --boot-time)", kLow});
       return {};
     }
     // Runs: the stamps from each anchor's boot second on use its offset (a suspend shifts what
@@ -429,9 +453,8 @@ class Aligner {
         return err;
     }
     if (anchors.size() > 1)
-      why += fmt::format("; the offset moves {} times (a suspend or a clock step), each run placed by its own anchor",
-                         anchors.size() - 1);
-    parts_[h].push_back({"kernel boot stamps placed by " + why, level});
+      why += fmt::format(", {} offset jumps (suspend or clock step)", anchors.size() - 1);
+    parts_[h].push_back({"boot stamps via " + why, level});
     if (!h.empty())
       return db_.exec(fmt::format("UPDATE hosts SET boot_wall_ts = {} WHERE name = {}",
                                   num(anchors.back().wall - anchors.back().boot), q(h)));

@@ -1,6 +1,8 @@
-// Ingest of one input's text: segment (pastes), sniff each segment, parse it into the sink.
+// Ingest of one input's text: normalise (encodings, NULs, invalid UTF-8, overlong lines),
+// segment (pastes), sniff each segment, parse it into the sink, within an event budget.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -10,15 +12,47 @@
 
 namespace culprit::ingest {
 
+/// Stable diagnostic codes of the pipeline (tests match them). `input-` codes are listed in
+/// the report as skipped or altered input.
+namespace code {
+inline constexpr std::string_view kBinary = "input-binary";          ///< not text; skipped
+inline constexpr std::string_view kEmpty = "input-empty";            ///< nothing to read
+inline constexpr std::string_view kEncoding = "input-encoding";      ///< decoded from UTF-16
+inline constexpr std::string_view kNul = "input-nul";                ///< NUL bytes removed
+inline constexpr std::string_view kInvalidUtf8 = "input-invalid-utf8";  ///< bytes read as U+FFFD
+inline constexpr std::string_view kLongLine = "input-long-line";     ///< lines cut at max_line_bytes
+inline constexpr std::string_view kTooManyLines = "input-too-many-lines";  ///< only the last max_lines read
+inline constexpr std::string_view kMaxEvents = "input-max-events";   ///< --max-events reached
+}  // namespace code
+
+/// The events one run may record (`--max-events`), shared by every input of the run. Once it
+/// is spent, later events are dropped (with one note naming the first source and line that
+/// lost one); sources are still listed. Not thread-safe: one budget per incident.
+struct EventBudget {
+  std::int64_t max = 0;      ///< 0: no limit
+  std::int64_t used = 0;
+  std::int64_t dropped = 0;
+};
+
 struct IngestInput {
   std::string name;    ///< display name used in evidence (`spark-b/worker.log`, `<stdin>`)
   std::string host;    ///< host from the input layout or --host ('' unknown)
   std::string origin;  ///< the input path
   std::string_view text;
+  std::int64_t first_line = 1;  ///< the line number of text's first line (a file read from its tail)
 };
+
+/// Default per-line limit: longer lines are cut to this for matching.
+inline constexpr std::size_t kDefaultMaxLineBytes = 1 << 20;
+/// Default per-input line limit: past it only the last lines are read. It bounds the memory
+/// of the line tables parsers build (16 bytes a line, a copy or two at once).
+inline constexpr std::int64_t kDefaultMaxLines = 1 << 24;
 
 struct IngestOptions {
   int year_hint = 0;   ///< year for stamps without one (0: leave to clock alignment)
+  std::size_t max_line_bytes = kDefaultMaxLineBytes;  ///< 0: no per-line limit
+  std::int64_t max_lines = kDefaultMaxLines;          ///< 0: no line limit
+  EventBudget* budget = nullptr;  ///< null: no event limit
 };
 
 /// What ingest did with one input, for the report's sources list and skip notes.
@@ -28,8 +62,10 @@ struct IngestStats {
   bool skipped = false;
 };
 
-/// Segments `input.text`, gives every segment its own source row (format, host, first line)
-/// and parses it. Binary or empty inputs are skipped with a diagnostic naming the input.
+/// Normalises `input.text`, segments it, gives every segment its own source row (format,
+/// host, first line) and parses it. Binary or empty inputs are skipped, and every change to
+/// the text (decoding, NULs, invalid UTF-8, cut lines) is noted once per input, naming it and
+/// the first line concerned. Never throws for bad input.
 IngestStats ingest(const IngestInput& input, const text::SignalSet& signals, core::EventSink& sink,
                    core::Diagnostics& diagnostics, const IngestOptions& options = {});
 

@@ -1,9 +1,12 @@
 // Turns what the user named (files, folders, archives, `-` for stdin) into sources: named
-// streams of text with a host. Inputs are opened read-only and never written.
+// streams of text with a host. Inputs are opened read-only and never written; every limit
+// below stops reading with a diagnostic naming the input, and the run goes on.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "culprit/core/diagnostic.hpp"
@@ -15,20 +18,65 @@ struct Source {
   std::string host;    ///< from the folder layout (`spark-b/…`) or --host; may be empty
   std::string origin;  ///< the input path as given
   std::string text;    ///< the bytes (not validated as UTF-8)
+  /// Line number of the text's first line in the file: 1, or more when a file over
+  /// max_file_bytes was read from its tail (the end of a log is where a failure is).
+  std::int64_t first_line = 1;
   bool from_stdin = false;
 };
+
+/// Stable diagnostic codes (tests match them). All start with `input-`, so the report lists
+/// them as skipped input.
+namespace code {
+inline constexpr std::string_view kMissing = "input-missing";          ///< error: no such path
+inline constexpr std::string_view kUnreadable = "input-unreadable";    ///< open/read failed (errno text)
+inline constexpr std::string_view kNotFile = "input-not-file";         ///< FIFO, device, socket in a folder
+inline constexpr std::string_view kLink = "input-link";                ///< broken link, link loop, duplicate
+inline constexpr std::string_view kTooDeep = "input-too-deep";         ///< folder nesting over max_depth
+inline constexpr std::string_view kTooLarge = "input-too-large";       ///< file cut at max_file_bytes
+inline constexpr std::string_view kTotalLimit = "input-total-limit";   ///< max_total_bytes reached
+inline constexpr std::string_view kArchive = "input-archive";          ///< damaged / unrecognised archive
+inline constexpr std::string_view kArchiveData = "input-archive-data"; ///< a member's data is damaged
+inline constexpr std::string_view kArchiveBomb = "input-archive-bomb"; ///< expansion ratio limit
+}  // namespace code
 
 struct ReadOptions {
   std::string default_host;                 ///< --host: for inputs that name none
   std::vector<std::string> excludes;        ///< file-name globs to skip (`expected.json`, `*.md`)
-  std::int64_t max_file_bytes = 1LL << 30;  ///< larger files are cut here, with a note
-  std::int64_t max_total_bytes = 8LL << 30; ///< archive bombs stop here, with a note
+  /// A larger file is read from its last max_file_bytes (at a line start; line numbers stay
+  /// true); a larger stream or archive member keeps its first max_file_bytes. Both with a note.
+  std::int64_t max_file_bytes = 1LL << 30;
+  std::int64_t max_total_bytes = 8LL << 30; ///< all inputs together, after decompression
+  /// An archive that has expanded past `archive_ratio_floor` bytes and more than
+  /// `max_archive_ratio` times the compressed bytes read so far is a bomb: reading it stops.
+  std::int64_t max_archive_ratio = 200;
+  std::int64_t archive_ratio_floor = 128LL << 20;
+  int max_depth = 16;          ///< folder levels below an input (deeper ones are skipped)
+  int max_archive_nesting = 3; ///< archives inside archives (a .gz inside a .tar is 2)
 };
 
-/// Reads every input. Unreadable paths, loops and oversize files become diagnostics; the rest
-/// is still read. Folder members are sorted by path so runs are reproducible.
+/// Receives each source as soon as it is read. The text may be moved out; it is freed when
+/// the call returns, so memory holds one source at a time.
+using SourceHandler = std::function<void(Source&)>;
+
+/// Reads every input in order and hands each source to `on_source`. Unreadable paths, loops,
+/// oversize files and damaged archives become diagnostics; the rest is still read. Folder
+/// members are read in path order so runs are reproducible. A FIFO or pipe named on the
+/// command line (`culprit <(journalctl -k)`) is read like stdin; inside a folder it is skipped.
+void read_inputs(const std::vector<std::string>& inputs, const ReadOptions& options,
+                 core::Diagnostics& problems, const SourceHandler& on_source);
+
+/// The same, collecting every source (tests; small inputs).
 std::vector<Source> read_inputs(const std::vector<std::string>& inputs, const ReadOptions& options,
                                 core::Diagnostics& problems);
+
+/// Reads an archive or compressed file held in memory (`display` names it in sources and
+/// messages). Same limits as files on disk; used for nested archives, tests and fuzzing.
+void read_archive_memory(std::string_view bytes, const std::string& display, const ReadOptions& options,
+                         core::Diagnostics& problems, const SourceHandler& on_source);
+
+/// True when `head` (the first bytes of a file) starts like a compressed file or an archive
+/// (gzip, zstd, xz, lz4, bzip2, zip, tar).
+bool looks_like_archive(std::string_view head);
 
 /// The host a path names by convention: the first folder under the input root when the root
 /// holds one folder per node (`spark-b/sglang.log` -> `spark-b`), `host=NAME` components.

@@ -37,8 +37,9 @@ struct BootTime {
 };
 std::optional<BootTime> parse_boot_time(std::string_view text, std::string_view tz);
 
-/// Runs the alignment passes (clock.cpp explains them). Returns an error message or empty.
-/// Events that cannot be placed keep ts NULL and still count (ordered by source and line).
+/// Runs the alignment passes (clock.cpp explains them) once per timeline (a second run would
+/// shift zoneless stamps again). Returns an error message or empty. Events that cannot be
+/// placed keep ts NULL and still count (ordered by source and line).
 std::string align_clocks(Database& db, const ClockOptions& options = {});
 
 }  // namespace culprit::store

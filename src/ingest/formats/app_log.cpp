@@ -71,7 +71,7 @@ std::optional<std::int64_t> pid_after(Sv s, Sv anchor, std::size_t* where = null
 
 class AppLogParser {
  public:
-  explicit AppLogParser(ParseContext& ctx) : ctx_(ctx) {}
+  AppLogParser(ParseContext& ctx, PeelOptions options) : ctx_(ctx), options_(options) {}
 
   void line(std::int64_t seg, Sv raw);
   void finish();
@@ -95,6 +95,7 @@ class AppLogParser {
   std::string evidence_for(const core::Event& e, const PeeledLine& p, Sv message) const;
 
   ParseContext& ctx_;
+  PeelOptions options_;
   std::map<std::string, Open> open_;
   std::string last_key_;
   std::optional<TorchrunFailureBlock> block_;
@@ -122,7 +123,7 @@ bool AppLogParser::skippable(Sv raw) const {
   // Keep in step with sight_message_pids() and the torchrun block: their anchors are markers.
   static constexpr Sv kMarkers[] = {"Traceback", "rror", "RROR", "CRITICAL", "FATAL", "atal", "xception", "FAILED", "Root Cause", "\xe2\x95\xad",
                                     "exitcode", "Killed", "ignal", "NCCL", "│", "Failures:", "process ",
-                                    "(pid", "spawned"};
+                                    "(pid", "spawned", "out of memory", "[E", "[F"};
   for (Sv m : kMarkers)
     if (raw.find(m) != Sv::npos) return false;
   // A colour code inside the text could split a literal the prefilter looks for; only the
@@ -133,7 +134,7 @@ bool AppLogParser::skippable(Sv raw) const {
     esc = m == Sv::npos ? esc : raw.find('\x1b', m + 1);
   }
   if (esc != Sv::npos || raw.find("^[[") != Sv::npos) return false;
-  const bool glog = raw.size() > 5 && std::string_view("IWEDC").find(raw[0]) != Sv::npos && raw[1] >= '0' &&
+  const bool glog = raw.size() > 5 && std::string_view("IWEDCF").find(raw[0]) != Sv::npos && raw[1] >= '0' &&
                     raw[1] <= '9';
   if (raw.find("pid") != Sv::npos || raw.find("PID") != Sv::npos || glog)
     return !sighted_prefix_.empty() && raw.substr(0, sighted_prefix_.size()) == sighted_prefix_;
@@ -156,13 +157,13 @@ void AppLogParser::line(std::int64_t seg, Sv raw) {
   }
   if (skipped_seg_ > prev_time_line_ && skipped_seg_ == seg - 1) {
     // The skipped previous line's stamp, for a bare traceback opening on this line.
-    const PeeledLine prev = peel_line(skipped_raw_);
+    const PeeledLine prev = peel_line(skipped_raw_, options_);
     if (prev.time.kind != core::TsKind::none) {
       prev_time_ = prev.time;
       prev_time_line_ = skipped_seg_;
     }
   }
-  PeeledLine p = peel_line(raw);
+  PeeledLine p = peel_line(raw, options_);
   const Sv msg = p.message;
   if (p.pid && sighted_prefix_.empty()) {
     // Remember a `(Name … pid=N)` prefix (with its colour codes) so repeats can skip peeling.
@@ -182,8 +183,9 @@ void AppLogParser::line(std::int64_t seg, Sv raw) {
 
 void AppLogParser::route(std::int64_t seg, PeeledLine& p, Sv msg) {
   if (p.pid) {
-    sight(p.host.empty() ? ctx_.host : p.host, *p.pid, stamp_epoch(p.time, ctx_.year_hint),
-          p.pid_evidence);
+    // The same host choice as apply_peeled: the line's own host unless it names the source's.
+    const std::string& host = !p.host.empty() && !same_host(p.host, ctx_.host) ? p.host : ctx_.host;
+    sight(host, *p.pid, stamp_epoch(p.time, ctx_.year_hint), p.pid_evidence);
   }
 
   // A writer's open traceback. A bare line (no prefix at all) continues the most recent one:
@@ -372,7 +374,11 @@ void AppLogParser::emit_traceback(const Traceback& tb, const PeeledLine& exc_pee
   }
   e.set_int("frames", tb.frames);
   if (tb.chained) e.set_int("chained", 1);
-  if (tb.truncated) e.set_int("truncated", 1);
+  if (tb.truncated) {
+    e.set_int("truncated", 1);
+    ctx_.note("traceback_truncated", tb.first_line,
+              "Python traceback without its exception line (cut?); kept as a truncated traceback");
+  }
   if (tb.rich) e.set_int("rich", 1);
   if (tb.ipython) e.set_int("ipython", 1);
   if (!tb.preamble.empty()) e.set("preamble", tb.preamble);
@@ -468,7 +474,10 @@ std::string torchrun_summary_host(Sv text) {
 void parse_app_log(std::string_view text, ParseContext& ctx) {
   ParseContext local = ctx;
   if (local.host.empty()) local.host = torchrun_summary_host(text);
-  AppLogParser parser(local);
+  const auto hosts = pdsh_hosts(text);
+  PeelOptions options;
+  options.pdsh_hosts = &hosts;
+  AppLogParser parser(local, options);
   std::int64_t seg = 0;
   for (Sv raw : text::split_lines(text)) parser.line(++seg, raw);
   parser.finish();

@@ -232,12 +232,21 @@ class InspectParser {
     for (const char* list : {"initContainerStatuses", "containerStatuses"}) {
       element cs;
       if (status[list].get(cs) || !cs.is_array()) continue;
-      const std::size_t list_at = text.find(fmt::format("\"{}\"", list));
+      // Each status element's own text, for the line of its `reason` / `exitCode`.
+      std::vector<json::Span> spans;
+      std::int64_t spans_line = line;
+      if (auto at = text.find(fmt::format("\"{}\"", list)); at != std::string_view::npos) {
+        if (auto open = text.find('[', at); open != std::string_view::npos) {
+          spans = json::split_values(text.substr(open + 1), false);
+          spans_line = line + json::line_of(text, "[", open) - 1;
+        }
+      }
+      std::size_t index = 0;
       for (element c : cs.get_array()) {
+        const json::Span* own = index < spans.size() ? &spans[index] : nullptr;
+        ++index;
         const std::string name = str(c, "name");
         const std::string id = bare_container_id(str(c, "containerID"));
-        std::size_t name_at = list_at == std::string_view::npos ? 0 : text.find("\"" + name + "\"", list_at);
-        if (name_at == std::string_view::npos) name_at = 0;
         for (const char* which : {"lastState", "state"}) {
           element term;
           if (c[which].get(term) || term["terminated"].get(term) || !term.is_object()) continue;
@@ -246,8 +255,14 @@ class InspectParser {
           const bool oom = reason == "OOMKilled";
           if (!oom && !(exitcode && *exitcode > 128)) continue;
           const auto limit = limits.count(name) ? std::optional<std::int64_t>(limits[name]) : std::nullopt;
-          core::Event e = event(abs_line(line, text, oom ? "\"OOMKilled\"" : "\"exitCode\"", name_at),
-                                str(term, "finishedAt"), false);
+          std::int64_t at_line = own ? spans_line + own->line - 1 : line;
+          if (own) {
+            const std::size_t key = own->text.find(fmt::format("\"{}\"", which));
+            const std::int64_t l = json::line_of(own->text, oom ? "\"reason\"" : "\"exitCode\"",
+                                                 key == std::string_view::npos ? 0 : key);
+            if (l > 0) at_line += l - 1;
+          }
+          core::Event e = event(at_line, str(term, "finishedAt"), false);
           e.host = host;
           e.kind = std::string(oom ? core::kind::kContainerOom : core::kind::kSignalExit);
           e.rule = oom ? "k8s_pod_oomkilled" : "k8s_pod_exit_signal";
@@ -257,7 +272,7 @@ class InspectParser {
           e.message = fmt::format("pod {}{}: container {} terminated with reason {} and exit code {}{}",
                                   ns.empty() ? "" : ns + "/", pod_name, name, reason.empty() ? "(none)" : reason,
                                   exitcode.value_or(0), limit_text);
-          fill(e, name, id, "", exitcode, limit, std::nullopt, false);
+          fill(e, name, id, str(c, "image"), exitcode, limit, std::nullopt, false);
           e.set_int("oom_killed", oom ? 1 : 0);
           if (!pod_name.empty()) e.set("pod", pod_name);
           if (!ns.empty()) e.set("namespace", ns);

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "culprit/ingest/parser.hpp"
+#include "culprit/text/lines.hpp"
 #include "json_spans.hpp"
 #include "kernel_log_parser.hpp"
 
@@ -117,6 +118,11 @@ void parse_journal_json(std::string_view text, ParseContext& ctx) {
       std::size_t nl = rest.find('\n');
       std::string_view part = rest.substr(0, nl);
       if (!part.empty() && part.back() == '\r') part.remove_suffix(1);
+      std::string clean;
+      if (text::has_ansi(part)) {  // colour codes are why journald wrote MESSAGE as bytes
+        clean = text::strip_ansi(part);
+        part = clean;
+      }
       kl.message = part;
       if (n++ == 0 || !part.empty()) driver.record(span.line, part, kl);
       rest = nl == std::string_view::npos ? std::string_view{} : rest.substr(nl + 1);

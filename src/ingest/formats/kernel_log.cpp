@@ -1,7 +1,8 @@
 // The kernel-log parser (dmesg in every style, kern.log / syslog, journalctl short*, /dev/kmsg,
 // console captures): peels transport prefixes (kernel_stamp), groups the lines of each kernel
 // OOM report per host into one structured event (kernel_oom_report), and runs the line signals
-// (Xid, segfault, systemd-oomd, earlyoom, …) on every other line (signal_events).
+// (Xid, segfault, systemd-oomd, earlyoom, …) on every other line (signal_events); the driver's
+// "fallen off the bus" reports become one Xid 79 per fall (kernel_nvrm).
 #include <fmt/format.h>
 
 #include <cmath>
@@ -18,7 +19,7 @@ namespace culprit::ingest {
 namespace kernel {
 namespace {
 
-constexpr std::int64_t kMaxBlockLines = 250000;  // an OOM report never gets near this
+constexpr std::int64_t kMaxBlockLines = 1 << 22;  // 4M: past 10^6 task rows; memory stays bounded by kMaxTasks
 constexpr double kAnchorJump = 3.0;    // seconds: a larger change of (wall - boot) starts a new run
 constexpr std::size_t kMaxAnchorRuns = 256;
 
@@ -149,6 +150,7 @@ void KernelLogParser::record(std::int64_t seg_line, std::string_view raw, const 
 void KernelLogParser::finish() {
   for (auto& [host, block] : blocks_) block.finish(ctx_);
   blocks_.clear();
+  falls_.finish(ctx_);
   emit_anchors();
 }
 
@@ -161,7 +163,9 @@ void KernelLogParser::signals(std::int64_t seg_line, const KernelLine& kl, bool 
   core::Event base = ctx_.make_event(seg_line);
   apply_stamp(kl, base);
   base.message = std::string(msg);
-  for (auto& ev : events_from_signals(base, msg, ctx_)) {
+  std::vector<core::Event> events = events_from_signals(base, msg, ctx_);
+  falls_.line(seg_line, msg, base, events, ctx_);  // one Xid 79 per GPU fall
+  for (auto& ev : events) {
     if (inside_block && (ev.kind == core::kind::kKernelOom || ev.kind == core::kind::kOomKill)) continue;
     ctx_.sink->add_event(ev);
   }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "culprit/ingest/parser.hpp"
+#include "kernel_nvrm.hpp"
 #include "kernel_oom_report.hpp"
 #include "kernel_stamp.hpp"
 
@@ -50,6 +51,7 @@ class KernelLogParser {
   std::string last_key_;
   bool prev_kmsg_ = false;
   std::map<std::string, std::vector<AnchorRun>> anchors_;  // per host
+  FallOffTracker falls_;
 };
 
 /// Rule id of a clock anchor event. Its kind is `log`: a fact about clocks, not a failure, so

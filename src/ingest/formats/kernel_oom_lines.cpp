@@ -3,6 +3,7 @@
 // transport prefixes peeled and never throws; `std::nullopt` means "not this line".
 //
 // Field table (what each parser reads; sizes leave here in bytes):
+//   cpu       pid | uid (6.11+) | comm | kernel version
 //   invoked   comm | gfp_mask (incl. `(FLAGS)`) | nodemask | order | oom_score_adj (oom_adj,
 //             oomkilladj of 2.6 accepted as oom_score_adj fallback)
 //   counter   name | usage kB | limit kB | failcnt
@@ -11,6 +12,7 @@
 //             pgtables | oom_score_adj
 //   summary   constraint | nodemask | cpuset | mems_allowed | oom_memcg / global_oom |
 //             task_memcg | task | pid | uid
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <string>
@@ -114,6 +116,42 @@ std::optional<InvokedLine> parse_invoked(std::string_view t) {
   return out;
 }
 
+std::optional<CpuLine> parse_cpu_line(std::string_view t) {
+  t = trim(t);
+  if (!starts_with(t, "CPU: ")) return std::nullopt;
+  std::size_t p = t.find(" PID: "), c = t.find(" Comm: ");
+  if (p == std::string_view::npos || c == std::string_view::npos || c < p) return std::nullopt;
+  CpuLine out;
+  auto pid = parse_number(t.substr(p + 6, c - p - 6));
+  if (!pid) return std::nullopt;
+  out.pid = *pid;
+  if (std::size_t u = t.substr(0, p).find(" UID: "); u != std::string_view::npos) out.uid = parse_number(t.substr(u + 6, p - u - 6));
+  std::string_view rest = t.substr(c + 7);
+  std::size_t nt = rest.find(" Not tainted"), tt = rest.find(" Tainted: ");
+  std::size_t end = std::min(nt, tt);
+  out.comm = std::string(trim(rest.substr(0, end)));
+  if (end == std::string_view::npos) return out;
+  std::string_view after = rest.substr(end == nt ? nt + 12 : tt + 10);
+  // Skip taint flag words (capitals only), then the version is the next word.
+  std::size_t i = 0;
+  while (i < after.size()) {
+    while (i < after.size() && after[i] == ' ') ++i;
+    std::size_t j = i;
+    while (j < after.size() && after[j] != ' ') ++j;
+    std::string_view word = after.substr(i, j - i);
+    if (word.empty()) break;
+    if (std::isdigit(static_cast<unsigned char>(word[0]))) {
+      out.kernel_version = std::string(word);
+      break;
+    }
+    bool flags = true;
+    for (char ch : word) flags = flags && (std::isupper(static_cast<unsigned char>(ch)) || ch == '-');
+    if (!flags) break;
+    i = j;
+  }
+  return out;
+}
+
 std::optional<CounterLine> parse_counter(std::string_view t) {
   t = trim(t);
   for (std::string_view name : {"memory", "memory+swap", "kmem", "swap"}) {
@@ -177,7 +215,20 @@ std::optional<KillLine> parse_kill_line(std::string_view t) {
   if (pos == std::string_view::npos) return std::nullopt;
   if (pos != 0 && (pos < 2 || t.substr(pos - 2, 2) != ": ")) return std::nullopt;
   KillLine out;
-  if (pos >= 2) out.reason = std::string(t.substr(0, pos - 2));
+  if (pos >= 2) {
+    // The reason is the kernel's own prefix; a line quoted inside other text (an NPD
+    // `OOMKilling` event row, `kubectl get events`) keeps only the known reason at its end.
+    std::string_view reason = t.substr(0, pos - 2);
+    for (std::string_view known : {"Memory cgroup out of memory", "Out of memory (oom_kill_allocating_task)",
+                                   "Out of memory"}) {
+      if (reason.size() > known.size() && reason.substr(reason.size() - known.size()) == known &&
+          (reason[reason.size() - known.size() - 1] == ' ' || reason[reason.size() - known.size() - 1] == ':')) {
+        reason = reason.substr(reason.size() - known.size());
+        break;
+      }
+    }
+    out.reason = std::string(reason);
+  }
   std::string_view rest = t.substr(pos + kAnchor.size());
   // RHEL 6: `Killed process N, UID u, (comm) total-vm:…`
   std::size_t digits = 0;

@@ -123,16 +123,12 @@ Feed OomBlock::feed(std::int64_t seg_line, const KernelLine& line) {
   } else if (starts_with(t, "Pid: ") && contains(t, ", comm: ")) {  // 2.6.32 stack header
     if (!report_.trigger_pid) report_.trigger_pid = parse_number(t.substr(5, t.find(',') - 5));
     result = Feed::taken;
-  } else if (starts_with(t, "CPU: ") && contains(t, " PID: ") && contains(t, " Comm: ")) {
+  } else if (auto cpu = parse_cpu_line(t)) {
     if (!report_.trigger_pid) {
-      std::string_view r = t.substr(t.find(" PID: ") + 6);
-      report_.trigger_pid = parse_number(r.substr(0, r.find(' ')));
-      if (report_.trigger_comm.empty()) {
-        std::string_view c = t.substr(t.find(" Comm: ") + 7);
-        std::size_t e = std::min(c.find(" Not tainted"), c.find(" Tainted:"));
-        report_.trigger_comm = std::string(trim(c.substr(0, e)));
-      }
+      report_.trigger_pid = cpu->pid;
+      if (report_.trigger_comm.empty()) report_.trigger_comm = cpu->comm;
     }
+    if (kernel_version_.empty()) kernel_version_ = cpu->kernel_version;
     result = Feed::taken;
   } else if (!starts_with(t, "oom-kill:") && contains(t, " cpuset=") && contains(t, " mems_allowed=")) {
     std::size_t p = t.rfind(" cpuset=") + 8;
@@ -171,6 +167,8 @@ Feed OomBlock::feed(std::int64_t seg_line, const KernelLine& line) {
   } else if (t == "Mem-Info:") {
     has_mem_info_ = report_content_ = true;
     result = Feed::taken;
+  } else if (has_mem_info_ && mem_info_.feed(t)) {
+    result = Feed::taken;
   } else if (starts_with(t, "Free swap") && contains(t, "=")) {
     report_.swap_free_kb = parse_number(trim(t.substr(t.find('=') + 1)));
     result = Feed::taken;
@@ -179,6 +177,12 @@ Feed OomBlock::feed(std::int64_t seg_line, const KernelLine& line) {
     result = Feed::taken;
   } else if (ends_with(t, " pages RAM")) {
     pages_ram_ = parse_number(t.substr(0, t.find(' ')));
+    result = Feed::taken;
+  } else if (ends_with(t, " pages reserved")) {
+    pages_reserved_ = parse_number(t.substr(0, t.find(' ')));
+    result = Feed::taken;
+  } else if (ends_with(t, " pages in swap cache")) {
+    swap_cache_pages_ = parse_number(t.substr(0, t.find(' ')));
     result = Feed::taken;
   } else if (starts_with(t, "Tasks state (memory values in pages)")) {
     report_content_ = true;
@@ -193,7 +197,7 @@ Feed OomBlock::feed(std::int64_t seg_line, const KernelLine& line) {
     core::OomTask task;
     RowParse rp = parse_row(t, task);
     if (rp == RowParse::ok) {
-      if (report_.tasks.size() < kMaxTasks) report_.tasks.push_back(std::move(task));
+      keep_task(std::move(task));
       report_content_ = true;
       result = Feed::taken;
     } else if (rp == RowParse::incomplete) {
@@ -215,6 +219,7 @@ Feed OomBlock::feed(std::int64_t seg_line, const KernelLine& line) {
       if (selected_pid_ && *selected_pid_ != sel->pid) return Feed::rejected;
       selected_pid_ = sel->pid;
       selected_comm_ = sel->comm;
+      selected_score_ = sel->score;
       if (report_.reason.empty()) report_.reason = sel->reason;
     }
     result = Feed::taken;
@@ -451,16 +456,16 @@ bool OomBlock::continue_row(std::int64_t seg_line, std::string_view raw, const K
       core::OomTask head;
       bool had_numbers = parse_row(pr.text + " x", head) == RowParse::ok;
       if (!pr.stamped && had_numbers && cand.size() > 15) break;
-      if (report_.tasks.size() < kMaxTasks) report_.tasks.push_back(std::move(task));
+      keep_task(std::move(task));
       last_line_ = std::max(last_line_, seg_line);
       return true;
     }
   }
   // Not a continuation: keep what the row had (name unknown) when its numbers are complete.
   core::OomTask task;
-  if (parse_row(pr.text + " ?", task) == RowParse::ok && report_.tasks.size() < kMaxTasks) {
+  if (parse_row(pr.text + " ?", task) == RowParse::ok) {
     task.name.clear();
-    report_.tasks.push_back(std::move(task));
+    keep_task(std::move(task));
   }
   return false;
 }
@@ -558,6 +563,23 @@ void OomBlock::emit_kill_only(ParseContext& ctx) {
   ctx.sink->add_process(ps);
 }
 
+void OomBlock::keep_task(core::OomTask&& task) {
+  auto& tasks = report_.tasks;
+  if (tasks.size() < kMaxTasks) {
+    tasks.push_back(std::move(task));
+    return;
+  }
+  // A min-heap by resident set over the kept rows: a bigger row replaces the smallest.
+  auto bigger = [](const core::OomTask& a, const core::OomTask& b) {
+    return a.rss_pages.value_or(0) > b.rss_pages.value_or(0);
+  };
+  if (dropped_tasks_++ == 0) std::make_heap(tasks.begin(), tasks.end(), bigger);
+  if (task.rss_pages.value_or(0) <= tasks.front().rss_pages.value_or(0)) return;
+  std::pop_heap(tasks.begin(), tasks.end(), bigger);
+  tasks.back() = std::move(task);
+  std::push_heap(tasks.begin(), tasks.end(), bigger);
+}
+
 void OomBlock::emit_report(ParseContext& ctx) {
   core::Event ev = base_event(ctx);
   ev.kind = std::string(core::kind::kKernelOom);
@@ -600,7 +622,7 @@ void OomBlock::emit_report(ParseContext& ctx) {
     else if (has_mem_info_ || starts_with(r.reason, "Out of memory")) r.constraint = "CONSTRAINT_NONE";
     else inferred = false;
   }
-  if (!r.memcg) r.oom_memcg.clear();  // a global kill names no limiting cgroup
+  if (!r.memcg && !summary_) r.oom_memcg.clear();  // a global kill names no limiting cgroup
   infer_page_size();
 
   const core::OomTask* hog = nullptr;
@@ -655,6 +677,12 @@ void OomBlock::emit_report(ParseContext& ctx) {
   if (r.swap_total_kb) ev.set_int("swap_total_bytes", *r.swap_total_kb * 1024);
   if (r.swap_free_kb) ev.set_int("swap_free_bytes", *r.swap_free_kb * 1024);
   if (pages_ram_) ev.set_int("ram_bytes", *pages_ram_ * r.page_size);
+  if (pages_reserved_) ev.set_int("ram_reserved_bytes", *pages_reserved_ * r.page_size);
+  if (swap_cache_pages_) ev.set_int("swap_cache_bytes", *swap_cache_pages_ * r.page_size);
+  mem_info_.emit(ev, r.page_size);
+  if (!kernel_version_.empty()) ev.set("kernel_version", kernel_version_);
+  if (selected_score_ && selected_pid_ && (!r.victim_pid || *selected_pid_ == *r.victim_pid))
+    ev.set_int("victim_score", *selected_score_);
   ev.set_int("page_size", r.page_size);
   if (page_size_inferred_) ev.set_int("page_size_inferred", 1);
   ev.set_int("task_count", static_cast<std::int64_t>(r.tasks.size()));
@@ -692,6 +720,10 @@ void OomBlock::emit_report(ParseContext& ctx) {
   if (r.trigger_pid) sight(*r.trigger_pid, r.trigger_comm, "kernel OOM invoker", "");
   for (const auto& t : r.tasks) sight(t.pid, t.name, "kernel OOM task table", "");
 
+  if (dropped_tasks_ > 0)
+    ctx.note("kernel_oom_tasks_dropped", first_line_,
+             "kernel OOM task table has " + std::to_string(report_.tasks.size() + static_cast<std::size_t>(dropped_tasks_)) +
+                 " rows; kept the " + std::to_string(report_.tasks.size()) + " with the largest resident sets");
   if (!victim_) {
     std::string what = no_killable_ ? "the kernel found no killable process"
                        : exiting_pid_ ? "the victim was already exiting"

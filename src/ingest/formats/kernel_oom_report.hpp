@@ -65,6 +65,16 @@ struct InvokedLine {
 };
 std::optional<InvokedLine> parse_invoked(std::string_view message);
 
+/// Stack-dump header `CPU: <n> [UID: <u>] PID: <pid> Comm: <comm> {Not tainted|Tainted: <flags>}
+/// <kernel version> #<build>` (§1.3; `UID:` since 6.11). The comm may hold spaces; the version is
+/// the first word after the taint flags (which are capitals and spaces).
+struct CpuLine {
+  std::int64_t pid = 0;
+  std::optional<std::int64_t> uid;
+  std::string comm, kernel_version;
+};
+std::optional<CpuLine> parse_cpu_line(std::string_view message);
+
 /// memcg counter line `memory: usage NkB, limit NkB, failcnt N` (also `memory+swap:`, `kmem:`,
 /// `swap:`), sizes in bytes.
 struct CounterLine {
@@ -86,6 +96,28 @@ std::optional<SelectLine> parse_kill_select(std::string_view message);
 
 /// Integer with optional sign, `,` thousands separators and a `kB`/`KB` suffix removed.
 std::optional<std::int64_t> parse_number(std::string_view text);
+
+/// The figures of a report's `Mem-Info:` dump (§1.5) that say where memory went: the global
+/// page counters (slab, shmem), each zone's free pages against its watermarks, the zones with
+/// buddy free lists, and hugepages reserved per size. Fed the lines after `Mem-Info:`.
+class MemInfo {
+ public:
+  /// Takes one line of the dump; false when the line is not one of these figures.
+  bool feed(std::string_view message);
+  /// Adds the fields (`slab_unreclaimable_bytes`, `shmem_bytes`, `zones`, `zones_below_min`,
+  /// `zones_below_low`, `buddy_zones`, `hugepages_<size>kB_total`) to `event`.
+  void emit(core::Event& event, std::int64_t page_size) const;
+
+ private:
+  struct Zone {
+    std::string name;  ///< `Node 0 Normal`
+    std::optional<std::int64_t> free_kb, min_kb, low_kb;
+  };
+  std::optional<std::int64_t> slab_unreclaimable_pages_, shmem_pages_;
+  std::vector<Zone> zones_;
+  std::vector<std::string> buddy_zones_;
+  std::vector<std::pair<std::int64_t, std::int64_t>> hugepages_;  ///< (size kB, total) summed per size
+};
 
 /// One OOM report (or a run of kill lines) from one host, assembled line by line.
 class OomBlock {
@@ -148,6 +180,10 @@ class OomBlock {
   bool has_kill_stamp_ = false;
 
   core::OomReport report_;
+  /// Adds a task-table row. Past kMaxTasks rows memory stays bounded by keeping the largest
+  /// resident sets (what the table is read for: the hog); the rest are counted.
+  void keep_task(core::OomTask&& task);
+  std::int64_t dropped_tasks_ = 0;  // rows over kMaxTasks not kept (the smallest)
   bool report_content_ = false;  // anything beyond kill/reaper lines
   bool has_invoked_ = false, has_mem_info_ = false, has_memcg_block_ = false;
   bool killed_ = false, oom_group_ = false, reaped_ = false, no_killable_ = false;
@@ -158,7 +194,10 @@ class OomBlock {
   std::string kill_message_, summary_message_, invoked_message_;
   std::string task_in_task_memcg_, task_in_oom_memcg_;
   std::optional<std::int64_t> memsw_usage_, memsw_limit_, kmem_usage_, swap_usage_, swap_limit_;
-  std::optional<std::int64_t> pages_ram_;
+  std::optional<std::int64_t> pages_ram_, pages_reserved_, swap_cache_pages_;
+  std::optional<std::int64_t> selected_score_;
+  std::string kernel_version_;
+  MemInfo mem_info_;
   std::vector<Col> cols_;
   bool cols_guessed_ = false;
   std::optional<PendingRow> pending_row_;

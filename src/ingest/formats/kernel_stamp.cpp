@@ -6,6 +6,7 @@
 #include <array>
 #include <cctype>
 #include <charconv>
+#include <optional>
 #include <string>
 
 #include "culprit/core/time.hpp"
@@ -121,14 +122,43 @@ std::size_t read_iso(std::string_view s, std::size_t i, char date_time_sep, IsoS
   return j - i;
 }
 
-/// `Mmm dD HH:MM:SS[.frac]` (syslog `%b %e`, journal `%b %d`). Returns chars consumed.
+/// A month name as `%b` prints it in English or, for the locales GPU hosts commonly run
+/// (de, fr, es, it, pt, nl), the local abbreviation (`Mär`, `avr.`, `dic`, `mag`, `out`,
+/// `mrt`), case-insensitive; the token is the whole word, dot included. nullopt otherwise.
+std::optional<int> month_of(std::string_view token) {
+  if (token.size() == 3)
+    if (auto m = core::parse_month(token)) return m;
+  std::string t;
+  for (char c : token) t += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (!t.empty() && t.back() == '.') t.pop_back();
+  static const std::array<std::pair<const char*, int>, 40> kLocal = {{
+      {"m\xc3\xa4r", 3}, {"mai", 5}, {"okt", 10}, {"dez", 12},                       // de
+      {"janv", 1}, {"f\xc3\xa9vr", 2}, {"mars", 3}, {"avr", 4}, {"juin", 6}, {"juil", 7},
+      {"ao\xc3\xbbt", 8}, {"sept", 9}, {"d\xc3\xa9c", 12}, {"avril", 4}, {"janvier", 1},  // fr
+      {"ene", 1}, {"abr", 4}, {"ago", 8}, {"dic", 12},                              // es
+      {"gen", 1}, {"mag", 5}, {"giu", 6}, {"lug", 7}, {"set", 9}, {"ott", 10},       // it
+      {"fev", 2}, {"out", 10},                                                        // pt
+      {"mrt", 3}, {"mei", 5},                                                          // nl
+      {"march", 3}, {"april", 4}, {"june", 6}, {"july", 7}, {"august", 8},            // long English
+      {"september", 9}, {"october", 10}, {"november", 11}, {"december", 12}, {"january", 1},
+      {"february", 2},
+  }};
+  for (const auto& [name, month] : kLocal)
+    if (t == name) return month;
+  return std::nullopt;
+}
+
+/// `Mmm dD HH:MM:SS[.frac]` (syslog `%b %e`, journal `%b %d`), the month English or localised
+/// (`Mär 09 …`, `avr. 09 …`). Returns chars consumed.
 std::size_t read_month_stamp(std::string_view s, std::size_t i, int& month, int& day, int& h, int& m,
                              double& sec) {
-  if (i + 15 > s.size() || !is_alpha(s[i]) || !is_alpha(s[i + 1]) || !is_alpha(s[i + 2]) || s[i + 3] != ' ')
-    return 0;
-  auto mon = core::parse_month(s.substr(i, 3));
+  if (i + 15 > s.size() || !is_alpha(s[i])) return 0;
+  std::size_t w = i;
+  while (w < s.size() && w - i < 10 && s[w] != ' ' && !is_digit(s[w])) ++w;
+  if (w >= s.size() || s[w] != ' ' || w - i < 3) return 0;
+  auto mon = month_of(s.substr(i, w - i));
   if (!mon) return 0;
-  std::size_t j = skip_spaces(s, i + 4);
+  std::size_t j = skip_spaces(s, w + 1);
   std::int64_t d = 0;
   std::size_t n = read_uint(s, j, d);
   if (n == 0 || n > 2 || d < 1 || d > 31) return 0;
@@ -284,7 +314,33 @@ std::size_t read_bracket_stamp(std::string_view s, std::size_t i, int year_hint,
       return close - i + 1;
     }
   }
-  // Localised ctime (`[dim. 19 avril 18:03:30 2026]`): has a clock; keep raw, no time.
+  // Localised ctime with the day first (`[dim. 19 avril 18:03:30 2026]`, `[Do 9. Apr …]`):
+  // weekday, day, month, clock, year.
+  {
+    std::size_t t = k;
+    std::int64_t d = 0;
+    std::size_t dn = read_uint(body, t, d);
+    if (dn > 0 && dn <= 2 && d >= 1 && d <= 31) {
+      t += dn;
+      if (t < body.size() && body[t] == '.') ++t;
+      t = skip_spaces(body, t);
+      std::size_t w = t;
+      while (w < body.size() && w - t < 10 && body[w] != ' ') ++w;
+      auto mon = w < body.size() ? month_of(body.substr(t, w - t)) : std::nullopt;
+      int hh = 0, mm = 0;
+      double ss = 0;
+      std::size_t c = mon ? read_clock(body, skip_spaces(body, w), hh, mm, ss) : 0;
+      std::size_t y = skip_spaces(body, w) + c;
+      if (c > 0 && y < body.size() && body[y] == ' ' && y + 5 <= body.size() && is_digit(body[y + 1]) &&
+          is_digit(body[y + 2]) && is_digit(body[y + 3]) && is_digit(body[y + 4]) && delta_ok(y + 5)) {
+        out.ts_kind = core::TsKind::wall;
+        out.ts = core::civil_to_epoch(std::stoi(std::string(body.substr(y + 1, 4))), *mon, static_cast<int>(d), hh, mm, ss);
+        out.ts_raw = s.substr(i, close - i + 1);
+        return close - i + 1;
+      }
+    }
+  }
+  // Any other localised ctime: it has a clock; keep it raw, no time.
   for (std::size_t t = 0; t + 8 <= body.size(); ++t) {
     int hh = 0, mm = 0;
     double ss = 0;
@@ -353,6 +409,8 @@ KernelLine parse_kernel_line(std::string_view s, int year_hint) {
           std::string_view flags = s.substr(r + 1, semi - r - 1);
           if (auto cpos = flags.find("caller="); cpos != std::string_view::npos) out.caller = flags.substr(cpos + 7);
           out.kmsg = true;
+          out.kmsg_priority = prio;
+          out.kmsg_seq = seq;
           out.ts_kind = core::TsKind::boot;
           out.ts_value = static_cast<double>(usec) / 1e6;
           out.ts_raw = s.substr(q + 1, c);

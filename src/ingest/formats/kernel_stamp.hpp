@@ -39,6 +39,8 @@ struct KernelLine {
   std::string_view caller;         ///< printk caller id `T1234` / `C3`
   bool kernel = true;              ///< a kernel record: no identifier, or `kernel`/`vmunix`
   bool kmsg = false;               ///< a /dev/kmsg record (`prio,seq,usec,flag;`)
+  std::optional<std::int64_t> kmsg_priority;  ///< kmsg: facility * 8 + level (`6` = kern.info)
+  std::optional<std::int64_t> kmsg_seq;       ///< kmsg: the record's sequence number
   bool relative = false;           ///< dmesg reltime/delta stamp: no absolute time
 };
 

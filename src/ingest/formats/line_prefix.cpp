@@ -5,6 +5,7 @@
 #include "ingest/formats/line_prefix.hpp"
 
 #include <array>
+#include <map>
 
 #include "culprit/core/time.hpp"
 #include "culprit/text/lines.hpp"
@@ -127,17 +128,15 @@ bool rank_tag(Sv tag, PeeledLine& p) {
   return true;
 }
 
+std::size_t file_line_bracket(Sv s, std::size_t i);
+
 // ---- layers: each returns true and advances `rest` when it matched ---------------------------
 
-// Docker / kubectl / CI stamp, or a Python-logging asctime header.
-bool layer_iso(Sv& rest, PeeledLine& p) {
-  PeeledTime t;
-  const std::size_t n = read_iso_stamp(rest, t);
-  if (n == 0) return false;
-  Sv after = rest.substr(n);
-  if (!after.empty() && after[0] != ' ') return false;
+// What may follow a date-time stamp: Python logging's `- name - LEVEL - msg` / loguru's
+// `| LEVEL | where - msg`, `LEVEL msg`, TensorFlow/XLA's `: W path/file.cc:123] msg`, HF's
+// ` >> msg`, or just a space (docker / CI stamps). Sets `rest` after it; true for a header.
+bool stamp_tail(Sv after, PeeledLine& p, Sv& rest) {
   if (after.size() >= 3 && (after.substr(0, 3) == " - " || after.substr(0, 3) == " | ")) {
-    // `asctime - name - LEVEL - msg`, `asctime | LEVEL | where - msg` (loguru).
     const Sv sep = after.substr(0, 3);
     Sv r = after.substr(3);
     for (int k = 0; k < 3; ++k) {
@@ -147,8 +146,15 @@ bool layer_iso(Sv& rest, PeeledLine& p) {
       if (auto sev = level_word(seg)) {
         p.severity = sev;
         rest = pos == Sv::npos ? Sv() : r.substr(pos + 3);
-        p.header = true;
-        offer_time(p, t);
+        // `asctime - LEVEL - name - msg` (transformers' scripts): the logger name follows.
+        if (k == 0 && p.logger.empty()) {
+          const std::size_t next = rest.find(sep);
+          const Sv name = rest.substr(0, next);
+          if (next != Sv::npos && !name.empty() && name.size() <= 64 && name.find(' ') == Sv::npos) {
+            p.logger = std::string(name);
+            rest = rest.substr(next + 3);
+          }
+        }
         return true;
       }
       if (k == 0 && p.logger.empty()) p.logger = std::string(seg);
@@ -156,11 +162,20 @@ bool layer_iso(Sv& rest, PeeledLine& p) {
       r = r.substr(pos + 3);
     }
     rest = after.substr(3);
-    p.header = true;
-    offer_time(p, t);
     return true;
   }
-  // `asctime LEVEL msg` / `asctime LEVEL: msg`
+  if (after.size() > 5 && after.substr(0, 2) == ": " && glog_letter(after[2]) && after[3] == ' ') {
+    if (const std::size_t end = file_line_bracket(after, 4)) {  // TensorFlow / XLA C++ logging
+      p.severity = glog_letter(after[2]);
+      p.logger = std::string(after.substr(4, end - 5));
+      rest = eat_one_space(after.substr(end));
+      return true;
+    }
+  }
+  if (after.substr(0, 4) == " >> ") {  // transformers' `[INFO|trainer.py:2134] <stamp> >> msg`
+    rest = after.substr(4);
+    return true;
+  }
   const std::size_t w = upper_word(after, 1);
   if (w > 0) {
     if (auto sev = level_word(after.substr(1, w))) {
@@ -169,14 +184,109 @@ bool layer_iso(Sv& rest, PeeledLine& p) {
       if (j == after.size() || after[j] == ' ') {
         p.severity = sev;
         rest = eat_one_space(after.substr(j));
-        p.header = true;
-        offer_time(p, t);
         return true;
       }
     }
   }
   rest = eat_one_space(after);
+  return false;
+}
+
+// Docker / kubectl / CI stamp, or a logging header that starts with an ISO date-time.
+bool layer_iso(Sv& rest, PeeledLine& p) {
+  PeeledTime t;
+  const std::size_t n = read_iso_stamp(rest, t);
+  if (n == 0) return false;
+  const Sv after = rest.substr(n);
+  if (!after.empty() && after[0] != ' ' && after[0] != ':') return false;
+  if (!after.empty() && after[0] == ':' && after.substr(0, 2) != ": ") return false;
+  if (stamp_tail(after, p, rest)) p.header = true;
+  else if (!after.empty() && after[0] == ':') return false;
   offer_time(p, t);
+  return true;
+}
+
+// `01/30/2024 11:53:52 - INFO - __main__ - msg` (the HF example scripts' datefmt).
+bool layer_us_date(Sv& rest, PeeledLine& p) {
+  if (rest.size() < 22 || !digits_at(rest, 0, 2) || rest[2] != '/' || !digits_at(rest, 3, 2) ||
+      rest[5] != '/' || !digits_at(rest, 6, 4) || rest[10] != ' ')
+    return false;
+  PeeledTime t;
+  t.month = to_int(rest, 0, 2);
+  t.day = to_int(rest, 3, 2);
+  t.year = to_int(rest, 6, 4);
+  if (t.month < 1 || t.month > 12 || t.day < 1 || t.day > 31) return false;
+  const std::size_t h = read_hms(rest, 11, t.seconds_of_day);
+  if (h == 0) return false;
+  const Sv after = rest.substr(11 + h);
+  Sv r;
+  if (!stamp_tail(after, p, r)) return false;  // only as a logging header
+  t.kind = core::TsKind::wall;
+  t.raw = std::string(rest.substr(0, 11 + h));
+  offer_time(p, t);
+  p.header = true;
+  rest = r;
+  return true;
+}
+
+// transformers' logging: `[INFO|trainer.py:2134] 2024-01-30 11:53:52,123 >> msg`.
+bool layer_hf(Sv& rest, PeeledLine& p) {
+  if (rest.size() < 8 || rest[0] != '[') return false;
+  const std::size_t w = upper_word(rest, 1);
+  if (w == 0 || 1 + w >= rest.size() || rest[1 + w] != '|') return false;
+  auto sev = level_word(rest.substr(1, w));
+  if (!sev) return false;
+  const std::size_t end = file_line_bracket(rest, 2 + w);
+  if (end == 0) return false;
+  p.severity = sev;
+  p.logger = std::string(rest.substr(2 + w, end - 3 - w));
+  p.header = true;
+  Sv r = eat_one_space(rest.substr(end));
+  PeeledTime t;
+  if (const std::size_t n = read_iso_stamp(r, t)) {
+    offer_time(p, t);
+    Sv tail;
+    stamp_tail(r.substr(n), p, tail);
+    r = tail;
+  }
+  rest = r;
+  return true;
+}
+
+// The host-like token of a pdsh / DeepSpeed multi-node label `worker-1: ` at the start of `s`
+// (lower case, with a digit, hyphen or dot; not all digits, which is a srun label); empty if none.
+Sv pdsh_token(Sv s) {
+  std::size_t i = 0;
+  bool marked = false;
+  while (i < s.size() && i < 64) {
+    const char c = s[i];
+    if (!((c >= 'a' && c <= 'z') || is_digit(c) || c == '-' || c == '.')) break;
+    marked = marked || is_digit(c) || c == '-' || c == '.';
+    ++i;
+  }
+  if (i == 0 || !marked || s.substr(i, 2) != ": " || i + 2 >= s.size()) return {};
+  if (s[0] == '-' || s[0] == '.' || s[i - 1] == '.' || s[i - 1] == '-') return {};
+  if (s.substr(0, i).find_first_not_of("0123456789") == Sv::npos) return {};
+  return s.substr(0, i);
+}
+
+// pdsh label, outermost, and only for a host the whole text uses as one (PeelOptions).
+bool layer_pdsh(Sv& rest, PeeledLine& p, bool outermost, const PeelOptions& options) {
+  if (!outermost || !options.pdsh_hosts || options.pdsh_hosts->empty()) return false;
+  const Sv token = pdsh_token(rest);
+  if (token.empty() || !options.pdsh_hosts->count(token)) return false;
+  p.host = std::string(token);
+  rest = rest.substr(token.size() + 2);
+  return true;
+}
+
+// `kubectl logs --prefix`: `[pod/trainer-0/pytorch] ` names the writer (not the node).
+bool layer_kube(Sv& rest, PeeledLine& p) {
+  if (rest.substr(0, 5) != "[pod/") return false;
+  const std::size_t close = rest.find(']');
+  if (close == Sv::npos || close > 260 || rest.substr(5, close - 5).find(' ') != Sv::npos) return false;
+  p.pod = std::string(rest.substr(5, close - 5));
+  rest = eat_one_space(rest.substr(close + 1));
   return true;
 }
 
@@ -340,10 +450,14 @@ bool layer_glog(Sv& rest, PeeledLine& p) {
   t.raw = std::string(rest.substr(1, 5 + h));
   offer_time(p, t);
   p.severity = sev;
-  p.pid = pid;
   const Sv path = rest.substr(path_start, end - 1 - path_start);
   p.logger = std::string(path);
-  p.pid_evidence = path.find("torch/distributed") != Sv::npos ? "torchrun agent log" : "glog prefix";
+  // torch's glog-style formatter prints the process id there; glog / absl (JAX, TF) print a
+  // thread id, which names no process.
+  if (path.find("torch/") != Sv::npos) {
+    p.pid = pid;
+    p.pid_evidence = path.find("torch/distributed") != Sv::npos ? "torchrun agent log" : "torch log";
+  }
   p.header = true;
   rest = eat_one_space(rest.substr(end));
   return true;
@@ -684,7 +798,30 @@ std::optional<double> stamp_epoch(const PeeledTime& time, int year_hint) {
          time.utc_offset;
 }
 
-PeeledLine peel_line(std::string_view raw) {
+std::set<std::string, std::less<>> pdsh_hosts(std::string_view text) {
+  std::map<std::string, int, std::less<>> counts;
+  int lines = 0, labelled = 0;
+  std::size_t start = 0;
+  while (start < text.size() && lines < 20000) {
+    std::size_t end = text.find('\n', start);
+    if (end == Sv::npos) end = text.size();
+    const Sv line = text.substr(start, end - start);
+    start = end + 1;
+    if (line.empty() || line == "\r") continue;
+    ++lines;
+    const Sv token = pdsh_token(line);
+    if (token.empty()) continue;
+    ++labelled;
+    if (counts.size() < 4096) ++counts[std::string(token)];
+  }
+  std::set<std::string, std::less<>> hosts;
+  if (labelled * 10 < lines) return hosts;  // labels on a few lines are message text
+  for (const auto& [host, n] : counts)
+    if (n >= 3) hosts.insert(host);
+  return hosts;
+}
+
+PeeledLine peel_line(std::string_view raw, const PeelOptions& options) {
   PeeledLine p;
   const std::string clean = text::strip_ansi(raw);
   Sv rest = clean;
@@ -699,9 +836,11 @@ PeeledLine peel_line(std::string_view raw) {
         outermost = outermost && !p.header;
         continue;
       }
-      hit = layer_srun(rest, p, outermost) || layer_paren(rest, p) ||
-            layer_rank(rest, p) || layer_glog(rest, p) || layer_glog_bracket(rest, p) ||
-            layer_bracket_time(rest, p) || layer_vllm(rest, p) || layer_pylevel(rest, p);
+      hit = layer_srun(rest, p, outermost) || layer_pdsh(rest, p, outermost, options) ||
+            layer_kube(rest, p) || layer_paren(rest, p) || layer_rank(rest, p) ||
+            layer_glog(rest, p) || layer_glog_bracket(rest, p) || layer_hf(rest, p) ||
+            layer_bracket_time(rest, p) || layer_us_date(rest, p) || layer_vllm(rest, p) ||
+            layer_pylevel(rest, p);
     }
     if (!hit && !p.pid_evidence.starts_with("NCCL")) hit = layer_nccl(rest, p);
     if (!hit) break;
@@ -720,6 +859,7 @@ std::string PeeledLine::key() const {
     k += ';';
   };
   if (!host.empty()) k += "h" + host + ";";
+  if (!pod.empty()) k += "k" + pod + ";";
   if (pid) add('p', *pid);
   if (rank) add('r', *rank);
   if (local_rank) add('l', *local_rank);
@@ -776,6 +916,7 @@ void apply_peeled(const PeeledLine& p, core::Event& e, int year_hint) {
   if (p.repeated > 0) e.set_int("repeated", p.repeated);
   if (!p.proc_name.empty()) e.set("proc_name", p.proc_name);
   if (!p.ip.empty()) e.set("ip", p.ip);
+  if (!p.pod.empty()) e.set("pod", p.pod);
 }
 
 }  // namespace culprit::ingest

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 
@@ -26,7 +27,7 @@ struct PeeledTime {
 /// What the prefixes of one line said. Optional parts are absent when no layer named them.
 struct PeeledLine {
   std::string message;                  ///< the text after every prefix (one separator space eaten)
-  std::string host;                     ///< NCCL `host:pid:tid`, pdsh `host:`
+  std::string host;                     ///< NCCL `host:pid:tid`, pdsh `host: `
   std::optional<std::int64_t> pid;      ///< `(X pid=N)`, NCCL, torch elastic glog
   std::optional<int> rank;              ///< `[rankN]:`, `rank=N`, mpirun `[job,rank]`
   std::optional<int> local_rank;        ///< torchrun `[default0]:`
@@ -37,6 +38,7 @@ struct PeeledLine {
   PeeledTime time;
   std::string proc_name;                ///< `VllmWorker`, `EngineCore_DP0`, `RayWorkerWrapper`
   std::string ip;                       ///< Ray `ip=`
+  std::string pod;                      ///< kubectl --prefix `[pod/<pod>/<container>]`
   std::string logger;                   ///< logger name or `file:line` from the header
   std::string pid_evidence;             ///< why `pid` belongs to the job ("vLLM worker prefix", …)
   int repeated = 0;                     ///< Ray `[repeated 12x across cluster]`
@@ -53,8 +55,19 @@ struct PeeledLine {
 /// True when `a` and `b` name one host, one perhaps qualified (`node-17` / `node-17.cluster.local`).
 bool same_host(std::string_view a, std::string_view b);
 
+/// Knowledge about the whole text that a single line cannot give.
+struct PeelOptions {
+  /// Hosts that label lines pdsh-style (`worker-1: …`, DeepSpeed multi-node); see pdsh_hosts().
+  const std::set<std::string, std::less<>>* pdsh_hosts = nullptr;
+};
+
+/// The host-like labels that start many lines of `text` (pdsh / DeepSpeed multi-node output):
+/// each at least 3 times, labels on at least a tenth of the first 20000 lines. A label seen only
+/// here and there (`step-10: loss …`) is message text, not a host.
+std::set<std::string, std::less<>> pdsh_hosts(std::string_view text);
+
 /// Peels every recognised prefix of `raw` (ANSI colour first), outermost first.
-PeeledLine peel_line(std::string_view raw);
+PeeledLine peel_line(std::string_view raw, const PeelOptions& options = {});
 
 /// Copies host, pid, rank, time, severity and the rank-like fields (tp_rank, dp_rank, …) of
 /// `peeled` into `event`. Stamps without a year get a wall time only when `year_hint` != 0.

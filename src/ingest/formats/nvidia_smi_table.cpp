@@ -172,6 +172,7 @@ class SmiParser {
   Table table_;
   Section section_ = Section::none;
   bool gpu_open_ = false;  // the last GPU row block is still open (lines 2 and 3 attach to it)
+  bool noted_bad_row_ = false;  // one note per segment for process rows not understood
   std::set<std::pair<std::string, std::int64_t>> sighted_;
 };
 
@@ -350,8 +351,16 @@ void SmiParser::proc_row(std::int64_t seg, Sv t) {
   std::size_t type_at = 0;
   if (toks.size() >= 4 && is_type(toks[2].text)) type_at = 2;
   else if (toks.size() >= 6 && is_type(toks[4].text)) type_at = 4;
-  else return;
-  if (!is_uint(toks[0].text) || !is_uint(toks[type_at - 1].text)) return;
+  if (type_at == 0 || !is_uint(toks[0].text) || !is_uint(toks[type_at - 1].text)) {
+    // A row without its Type column (cut, or an edited table): say so once, keep going.
+    if (!toks.empty() && is_uint(toks[0].text) && !noted_bad_row_) {
+      noted_bad_row_ = true;
+      ctx_.note("nvidia_smi_row_skipped", seg,
+                "nvidia-smi process row not understood (columns missing: GPU, PID, Type, name, memory "
+                "expected); skipped");
+    }
+    return;
+  }
   Proc p;
   p.line = seg;
   p.gpu = static_cast<int>(to_int(toks[0].text));

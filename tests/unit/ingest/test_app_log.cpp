@@ -266,8 +266,9 @@ TEST_CASE("huge lines and binary junk do not crash", "[gpu][app_log]") {
   big += std::string(kJunk, sizeof kJunk - 1);
   big += "\nTraceback (most recent call last):";
   CHECK_NOTHROW(culprit::ingest::parse_app_log(big, ctx));
-  REQUIRE(diags.size() == 1);
+  REQUIRE(diags.size() == 2);
   CHECK(diags[0].code == "long-line");
+  CHECK(diags[1].code == "traceback_truncated");  // the traceback ends with the text
   CHECK(sink.of_kind("traceback").size() == 1);
 }
 

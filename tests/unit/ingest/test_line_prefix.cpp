@@ -258,3 +258,63 @@ TEST_CASE("peeling survives junk", "[gpu][line_prefix]") {
   CHECK_NOTHROW(peel_line("(VllmWorker rank=1 pid=3318"));
   CHECK(peel_line("").message.empty());
 }
+
+TEST_CASE("TensorFlow / XLA, transformers and absl headers", "[gpu][line_prefix]") {
+  auto p = peel_line("2024-01-30 11:53:52.123456: W external/xla/xla/tsl/framework/bfc_allocator.cc:485] "
+                     "Allocator (GPU_0_bfc) ran out of memory trying to allocate 16.00GiB (rounded to "
+                     "17179869184)requested by op");
+  CHECK(p.message.substr(0, 24) == "Allocator (GPU_0_bfc) ra");
+  CHECK(p.severity == Severity::warning);
+  CHECK(p.logger == "external/xla/xla/tsl/framework/bfc_allocator.cc:485");
+  CHECK(p.time.kind == TsKind::wall);
+
+  p = peel_line("[INFO|trainer.py:2134] 2024-01-30 11:53:52,123 >> ***** Running training *****");
+  CHECK(p.message == "***** Running training *****");
+  CHECK(p.severity == Severity::info);
+  CHECK(p.logger == "trainer.py:2134");
+  CHECK(p.time.raw == "2024-01-30 11:53:52,123");
+
+  p = peel_line("01/30/2024 11:53:52 - ERROR - __main__ - step failed");
+  CHECK(p.message == "step failed");
+  CHECK(p.severity == Severity::error);
+  CHECK(p.time.kind == TsKind::wall);
+  CHECK(p.time.year == 2024);
+  CHECK(peel_line("01/30/2024 was a Tuesday").layers == 0);
+
+  // absl / glog print a thread id: no pid from it (torch's formatter prints the pid).
+  p = peel_line("I0130 11:53:52.123456 140234567 xla_bridge.py:884] Unable to initialize backend 'tpu'");
+  CHECK(p.message == "Unable to initialize backend 'tpu'");
+  CHECK_FALSE(p.pid);
+  CHECK(p.severity == Severity::info);
+}
+
+TEST_CASE("pdsh labels only for hosts the text uses as labels", "[gpu][line_prefix]") {
+  const std::string text =
+      "worker-0: [2024-10-01 01:17:14,554] [INFO] [launch.py:319:sigkill_handler] Killing subprocess 198905\n"
+      "worker-1: [rank8]: Traceback (most recent call last):\n"
+      "worker-0: step 10\nworker-1: step 10\nworker-0: step 11\nworker-1: step 11\n"
+      "step-12: not a host\n";
+  const auto hosts = culprit::ingest::pdsh_hosts(text);
+  REQUIRE(hosts.size() == 2);
+  culprit::ingest::PeelOptions options;
+  options.pdsh_hosts = &hosts;
+  auto p = peel_line("worker-1: [rank8]: Traceback (most recent call last):", options);
+  CHECK(p.host == "worker-1");
+  CHECK(*p.rank == 8);
+  CHECK(p.message == "Traceback (most recent call last):");
+  CHECK(peel_line("step-12: not a host", options).layers == 0);
+  CHECK(peel_line("worker-1: [rank8]: x").host.empty());  // no options: no guess
+  CHECK(peel_line("error: x", options).layers == 0);
+  // A label on one line in a hundred is message text.
+  std::string sparse = "step-10: loss 1.0\nstep-10: loss 1.0\nstep-10: loss 1.0\n";
+  for (int i = 0; i < 100; ++i) sparse += "plain line\n";
+  CHECK(culprit::ingest::pdsh_hosts(sparse).empty());
+}
+
+TEST_CASE("kubectl --prefix names the pod", "[gpu][line_prefix]") {
+  auto p = peel_line("[pod/trainer-worker-0/pytorch] [rank0]: torch.OutOfMemoryError: CUDA out of memory.");
+  CHECK(p.pod == "trainer-worker-0/pytorch");
+  CHECK(*p.rank == 0);
+  CHECK(p.message == "torch.OutOfMemoryError: CUDA out of memory.");
+  CHECK(p.key() != peel_line("[pod/trainer-worker-1/pytorch] [rank0]: x").key());
+}

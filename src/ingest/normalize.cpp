@@ -1,0 +1,237 @@
+// Text normalisation (see normalize.hpp). The fast path only scans: NULs by memchr, UTF-8 by
+// simdjson's validator, line lengths by memchr; a copy is made only when something must change.
+#include "ingest/normalize.hpp"
+
+#include <simdjson.h>
+
+#include <algorithm>
+#include <cstring>
+
+namespace culprit::ingest::detail {
+namespace {
+
+constexpr std::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD
+
+void append_utf8(std::string& out, char32_t cp) {
+  if (cp < 0x80) {
+    out += static_cast<char>(cp);
+  } else if (cp < 0x800) {
+    out += static_cast<char>(0xC0 | (cp >> 6));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else if (cp < 0x10000) {
+    out += static_cast<char>(0xE0 | (cp >> 12));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (cp >> 18));
+    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  }
+}
+
+/// UTF-16 by its byte-order mark, or by its shape: ASCII text in UTF-16 has a NUL in every
+/// other byte. Returns "UTF-16LE", "UTF-16BE" or "".
+std::string_view detect_utf16(std::string_view in, bool& from_bom) {
+  from_bom = false;
+  if (in.size() >= 2) {
+    const auto b0 = static_cast<unsigned char>(in[0]), b1 = static_cast<unsigned char>(in[1]);
+    if (b0 == 0xFF && b1 == 0xFE) return from_bom = true, "UTF-16LE";
+    if (b0 == 0xFE && b1 == 0xFF) return from_bom = true, "UTF-16BE";
+  }
+  const size_t pairs = std::min<size_t>(in.size(), 4096) / 2;
+  if (pairs < 8) return {};
+  size_t zero_even = 0, zero_odd = 0;
+  for (size_t i = 0; i < pairs; ++i) {
+    zero_even += in[2 * i] == '\0';
+    zero_odd += in[2 * i + 1] == '\0';
+  }
+  if (zero_odd * 10 >= pairs * 9 && zero_even * 10 <= pairs) return "UTF-16LE";
+  if (zero_even * 10 >= pairs * 9 && zero_odd * 10 <= pairs) return "UTF-16BE";
+  return {};
+}
+
+std::string decode_utf16(std::string_view in, bool little_endian, bool skip_bom) {
+  std::string out;
+  out.reserve(in.size() / 2 + 16);
+  size_t i = skip_bom ? 2 : 0;
+  auto unit = [&](size_t at) -> char32_t {
+    const auto a = static_cast<unsigned char>(in[at]), b = static_cast<unsigned char>(in[at + 1]);
+    return little_endian ? static_cast<char32_t>(a | (b << 8)) : static_cast<char32_t>((a << 8) | b);
+  };
+  for (; i + 1 < in.size(); i += 2) {
+    const char32_t u = unit(i);
+    if (u >= 0xD800 && u <= 0xDBFF && i + 3 < in.size()) {
+      const char32_t low = unit(i + 2);
+      if (low >= 0xDC00 && low <= 0xDFFF) {
+        append_utf8(out, 0x10000 + ((u - 0xD800) << 10) + (low - 0xDC00));
+        i += 2;
+        continue;
+      }
+    }
+    if (u >= 0xD800 && u <= 0xDFFF) out += kReplacement;  // a lone surrogate
+    else append_utf8(out, u);
+  }
+  if (i < in.size()) out += kReplacement;  // an odd trailing byte
+  return out;
+}
+
+/// Length of the valid UTF-8 sequence at `s[i]`, or 0 when it is not one.
+size_t valid_sequence(std::string_view s, size_t i) {
+  const auto c = static_cast<unsigned char>(s[i]);
+  if (c < 0x80) return 1;
+  auto cont = [&](size_t k, unsigned char lo = 0x80, unsigned char hi = 0xBF) {
+    if (i + k >= s.size()) return false;
+    const auto b = static_cast<unsigned char>(s[i + k]);
+    return b >= lo && b <= hi;
+  };
+  if (c >= 0xC2 && c <= 0xDF) return cont(1) ? 2 : 0;
+  if (c == 0xE0) return cont(1, 0xA0) && cont(2) ? 3 : 0;
+  if (c == 0xED) return cont(1, 0x80, 0x9F) && cont(2) ? 3 : 0;
+  if (c >= 0xE1 && c <= 0xEF) return cont(1) && cont(2) ? 3 : 0;
+  if (c == 0xF0) return cont(1, 0x90) && cont(2) && cont(3) ? 4 : 0;
+  if (c >= 0xF1 && c <= 0xF3) return cont(1) && cont(2) && cont(3) ? 4 : 0;
+  if (c == 0xF4) return cont(1, 0x80, 0x8F) && cont(2) && cont(3) ? 4 : 0;
+  return 0;
+}
+
+/// Percentage of the probe's non-NUL bytes that are control bytes text does not have (other
+/// than tab, newline, CR, form feed, vertical tab, backspace and ESC). Random or compressed
+/// data has about 10%; text in any encoding (Latin-1, GBK, broken UTF-8) next to none. NULs
+/// are left out: crash fill and `cmdline`-style separators are removed later.
+int binary_percent(std::string_view s) {
+  s = s.substr(0, std::min<size_t>(s.size(), 65536));
+  size_t bad = 0, counted = 0;
+  for (const char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c == 0) continue;
+    ++counted;
+    if (c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != '\f' && c != '\v' && c != '\b' && c != 0x1b) ++bad;
+  }
+  return counted == 0 ? 0 : static_cast<int>(bad * 100 / counted);
+}
+
+/// True when some line (ended by \n, \r\n or a lone \r) is longer than `max`.
+bool has_long_line(std::string_view s, size_t max) {
+  if (max == 0 || s.size() <= max) return false;
+  size_t pos = 0;
+  while (pos < s.size()) {
+    const void* nl = std::memchr(s.data() + pos, '\n', s.size() - pos);
+    const size_t end = nl ? static_cast<size_t>(static_cast<const char*>(nl) - s.data()) : s.size();
+    if (end - pos > max) {
+      // A lone \r also ends a line: measure the pieces between them.
+      size_t piece = pos;
+      for (size_t k = pos; k <= end; ++k) {
+        if (k == end || s[k] == '\r') {
+          if (k - piece > max) return true;
+          piece = k + 1;
+        }
+      }
+    }
+    pos = end + 1;
+  }
+  return false;
+}
+
+/// The slow path: one pass, line by line, writing the cleaned text.
+std::string clean(std::string_view s, size_t max_line_bytes, NormalizeReport& r) {
+  std::string out;
+  out.reserve(s.size());
+  std::int64_t line = 1;
+  size_t pos = 0;
+  while (pos <= s.size()) {
+    size_t eol = pos;
+    while (eol < s.size() && s[eol] != '\n' && s[eol] != '\r') ++eol;
+    const size_t line_start = out.size();
+    const size_t limit = max_line_bytes ? max_line_bytes : SIZE_MAX;
+    bool invalid = false, nul = false, cut = false;
+    for (size_t i = pos; i < eol;) {
+      if (out.size() - line_start >= limit) {
+        cut = true;
+        break;
+      }
+      // A run of plain ASCII is copied at once (up to the room left on the line).
+      size_t j = i;
+      const size_t room = limit - (out.size() - line_start);
+      const size_t stop = room >= eol - i ? eol : i + room;
+      while (j < stop && static_cast<unsigned char>(s[j]) < 0x80 && s[j] != '\0') ++j;
+      if (j > i) {
+        out.append(s.data() + i, j - i);
+        i = j;
+        continue;
+      }
+      if (s[i] == '\0') {
+        const size_t run = std::find_if(s.begin() + static_cast<std::ptrdiff_t>(i),
+                                        s.begin() + static_cast<std::ptrdiff_t>(eol), [](char c) { return c != '\0'; }) -
+                           (s.begin() + static_cast<std::ptrdiff_t>(i));
+        r.nul_bytes += static_cast<std::int64_t>(run);
+        nul = true;
+        i += run;
+        continue;
+      }
+      const size_t n = valid_sequence(s, i);
+      if (n == 0) {
+        out += kReplacement;
+        invalid = true;
+        ++i;
+      } else {
+        out.append(s.data() + i, n);
+        i += n;
+      }
+    }
+    if (out.size() - line_start > limit) cut = true;
+    if (cut) {
+      // Never end inside a UTF-8 sequence: when the byte after the cut continues a character,
+      // back off to that character's start.
+      size_t len = std::min(out.size() - line_start, limit);
+      while (len > 0 && line_start + len < out.size() &&
+             (static_cast<unsigned char>(out[line_start + len]) & 0xC0) == 0x80)
+        --len;
+      out.resize(line_start + len);
+      if (r.cut_lines++ == 0) {
+        r.first_cut_line = line;
+        r.first_cut_bytes = static_cast<std::int64_t>(eol - pos);
+      }
+    }
+    if (nul && r.first_nul_line == 0) r.first_nul_line = line;
+    if (invalid && r.invalid_utf8_lines++ == 0) r.first_invalid_line = line;
+    if (eol >= s.size()) break;
+    if (s[eol] == '\r' && eol + 1 < s.size() && s[eol + 1] == '\n') {
+      out += "\r\n";
+      pos = eol + 2;
+    } else {
+      out += s[eol];
+      pos = eol + 1;
+    }
+    ++line;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string_view normalize_text(std::string_view in, std::size_t max_line_bytes, std::string& storage,
+                                NormalizeReport& report) {
+  report = {};
+  std::string_view text = in;
+  const std::string_view utf16 = detect_utf16(in, report.encoding_from_bom);
+  if (!utf16.empty()) {
+    report.encoding = std::string(utf16);
+    storage = decode_utf16(in, utf16 == "UTF-16LE", report.encoding_from_bom);
+    text = storage;
+  }
+  if (text.size() >= 3 && text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);  // UTF-8 BOM
+  report.binary_percent = binary_percent(text);
+  if (report.binary_percent >= 5) {
+    report.binary = true;
+    return text;
+  }
+  const bool nul = std::memchr(text.data(), '\0', text.size()) != nullptr;
+  const bool valid = simdjson::validate_utf8(text.data(), text.size());
+  if (!nul && valid && !has_long_line(text, max_line_bytes)) return text;
+  std::string cleaned = clean(text, max_line_bytes, report);
+  storage = std::move(cleaned);
+  return storage;
+}
+
+}  // namespace culprit::ingest::detail

@@ -1,0 +1,248 @@
+// Archives and compressed files through libarchive: streamed member by member into memory,
+// never extracted to disk. Guards: the per-file and per-run byte limits, an expansion-ratio
+// limit against archive bombs, and a nesting limit for archives inside archives.
+#include <archive.h>
+#include <archive_entry.h>
+#include <fnmatch.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <memory>
+
+#include "culprit/input/reader.hpp"
+#include "input/read_context.hpp"
+
+namespace culprit::input {
+namespace detail {
+namespace {
+
+struct ArchiveFree {
+  void operator()(archive* a) const { archive_read_free(a); }
+};
+using ArchivePtr = std::unique_ptr<archive, ArchiveFree>;
+
+/// Only the compressions and formats logs come in. Not `_all()`: some filters run external
+/// programs (lrzip, lzop, grzip), and text-based formats such as mtree take any text for an
+/// archive and keep every line in memory — on hostile input, an unbounded allocation.
+ArchivePtr new_reader() {
+  ArchivePtr a(archive_read_new());
+  archive* r = a.get();
+  archive_read_support_filter_gzip(r);
+  archive_read_support_filter_bzip2(r);
+  archive_read_support_filter_xz(r);
+  archive_read_support_filter_lzma(r);
+  archive_read_support_filter_zstd(r);
+  archive_read_support_filter_lz4(r);
+  archive_read_support_format_tar(r);  // ustar, pax, GNU
+  archive_read_support_format_gnutar(r);
+  archive_read_support_format_zip(r);
+  archive_read_support_format_raw(r);  // a bare .gz / .zst / .xz: one stream, no members
+  return a;
+}
+
+std::string error_text(archive* a) {
+  const char* s = archive_error_string(a);
+  return s && *s ? s : "unknown error";
+}
+
+bool excluded(const std::string& name, const ReadOptions& options) {
+  for (const auto& glob : options.excludes)
+    if (fnmatch(glob.c_str(), name.c_str(), 0) == 0) return true;
+  return false;
+}
+
+/// A member's path without a leading `./`.
+std::string member_path(archive_entry* entry) {
+  const char* raw = archive_entry_pathname(entry);
+  std::string path = raw && *raw ? raw : "data";
+  while (path.rfind("./", 0) == 0) path.erase(0, 2);
+  return path;
+}
+
+/// The one folder every file of the archive sits in (`incident-17` of `incident-17/node-03/
+/// dmesg`), or '' when files sit at the top or in several folders: archives usually wrap
+/// everything in a folder named after the job, and then hosts come from the level below it.
+/// A first pass over the headers, bounded like the reading pass (ratio and total limits).
+std::string single_root(archive* a, const ReadOptions& o) {
+  std::string root;
+  archive_entry* entry = nullptr;
+  std::string scratch(1 << 16, '\0');
+  while (archive_read_next_header(a, &entry) == ARCHIVE_OK) {
+    if (archive_format(a) == ARCHIVE_FORMAT_RAW) return {};
+    if (archive_entry_filetype(entry) != AE_IFREG) continue;
+    const std::string path = member_path(entry);
+    if (excluded(std::filesystem::path(path).filename().string(), o)) continue;
+    const auto slash = path.find('/');
+    if (slash == std::string::npos) return {};
+    const std::string top = path.substr(0, slash);
+    if (root.empty()) root = top;
+    else if (root != top) return {};
+    // Skip the data by reading it (archive_read_data_skip would decompress a huge member in
+    // one call, past the bomb check).
+    la_ssize_t n;
+    while ((n = archive_read_data(a, scratch.data(), scratch.size())) > 0) {
+      const std::int64_t out = archive_filter_bytes(a, 0), in = std::max<la_int64_t>(archive_filter_bytes(a, -1), 1);
+      if ((out > o.archive_ratio_floor && out > o.max_archive_ratio * in) || out > o.max_total_bytes) return root;
+    }
+    if (n < 0) break;
+  }
+  return root;
+}
+
+/// Reads every member of an opened archive. `root`: see single_root().
+void read_members(archive* a, const std::string& display, const std::string& host, const std::string& root,
+                  const std::string& origin, ReadContext& ctx, int nesting) {
+  const ReadOptions& o = ctx.options;
+  std::int64_t produced = 0;  // decompressed bytes this archive gave us (the bomb check)
+  bool bomb = false;
+  archive_entry* entry = nullptr;
+  int rc;
+  std::string buf(1 << 16, '\0');
+  int members = 0;
+  while (!bomb && (rc = archive_read_next_header(a, &entry)) != ARCHIVE_EOF) {
+    if (rc == ARCHIVE_FATAL || rc == ARCHIVE_RETRY) {
+      ctx.warn(code::kArchive, display,
+               fmt::format("archive is damaged ({}); kept the members read before it", error_text(a)));
+      return;
+    }
+    const bool raw = archive_format(a) == ARCHIVE_FORMAT_RAW;
+    if (raw && archive_filter_count(a) <= 1) {
+      // libarchive recognised neither a compression nor an archive format.
+      ctx.warn(code::kArchive, display, "not an archive or compressed file that can be read (damaged?); skipped");
+      return;
+    }
+    ++members;
+    if (!raw && archive_entry_filetype(entry) != AE_IFREG) continue;  // folders, links, devices
+    const char* raw_name = archive_entry_pathname(entry);
+    const std::string member = raw_name && *raw_name ? raw_name : "data";
+    const std::string path = member_path(entry);
+    const std::string base = std::filesystem::path(member).filename().string();
+    if (!raw && excluded(base, o)) continue;
+    Source src;
+    src.origin = origin;
+    src.name = raw ? display : display + "!/" + member;
+    if (!ctx.can_read(src.name)) return;
+    src.host = host;
+    if (!raw && src.host.empty())
+      src.host = host_from_relative_path(root.empty() || path.size() <= root.size() ? path : path.substr(root.size() + 1));
+    // Members that are archives themselves are read whole (bounded), then opened from memory.
+    const bool nested_name = !raw && nesting < o.max_archive_nesting && is_archive_name(member);
+    const std::int64_t room = ctx.room();
+    bool cut = false;
+    la_ssize_t n = 0;
+    while ((n = archive_read_data(a, buf.data(), buf.size())) > 0) {
+      const auto got = static_cast<std::int64_t>(n);
+      const std::int64_t keep = std::min<std::int64_t>(got, room - static_cast<std::int64_t>(src.text.size()));
+      if (keep > 0) src.text.append(buf.data(), static_cast<size_t>(keep));
+      produced += got;
+      const std::int64_t consumed = std::max<la_int64_t>(archive_filter_bytes(a, -1), 1);
+      if (produced > o.archive_ratio_floor && produced > o.max_archive_ratio * consumed) {
+        bomb = true;
+        ctx.warn(code::kArchiveBomb, src.name,
+                 fmt::format("expanded to {} from {} of compressed data (more than {}:1; an archive bomb?); "
+                             "stopped reading this archive, kept what was read",
+                             human_bytes(produced), human_bytes(consumed), o.max_archive_ratio));
+        break;
+      }
+      if (keep < got) {
+        cut = true;
+        break;
+      }
+    }
+    if (n < 0)
+      ctx.warn(code::kArchiveData, src.name,
+               fmt::format("data is damaged ({}); kept the {} read before it", error_text(a), human_bytes(src.text.size())));
+    if (cut)
+      ctx.warn(code::kTooLarge, src.name,
+               fmt::format("stopped reading after {} (size limit for one file)", human_bytes(src.text.size())));
+    const bool nested = nesting < o.max_archive_nesting && !raw &&
+                        (nested_name || looks_like_archive(std::string_view(src.text).substr(0, 512)));
+    if (nested) {
+      std::string bytes = std::move(src.text);
+      read_archive_bytes(bytes, src.name, src.host, origin, ctx, nesting + 1);
+    } else if (!src.text.empty() || n >= 0) {
+      ctx.emit(src);
+    }
+    if (n == ARCHIVE_FATAL) return;  // the reader cannot go on; the message above says so
+  }
+  if (members == 0) ctx.warn(code::kArchive, display, "an archive with no files in it; nothing to read");
+}
+
+}  // namespace
+
+bool is_archive_name(std::string_view name) {
+  static constexpr std::string_view kSuffixes[] = {".tar", ".tgz", ".tar.gz", ".tar.zst", ".tzst", ".tar.xz", ".txz",
+                                                   ".tar.bz2", ".tbz2", ".zip", ".gz", ".zst", ".xz", ".bz2", ".lz4"};
+  for (auto s : kSuffixes)
+    if (name.size() >= s.size() && name.substr(name.size() - s.size()) == s) return true;
+  return false;
+}
+
+void read_archive_fd(int fd, const std::string& display, const std::string& host, const std::string& origin,
+                     ReadContext& ctx, int nesting) {
+  std::string root;
+  if (host.empty()) {
+    auto scan = new_reader();
+    if (archive_read_open_fd(scan.get(), fd, 1 << 16) == ARCHIVE_OK) root = single_root(scan.get(), ctx.options);
+    scan.reset();
+    if (::lseek(fd, 0, SEEK_SET) < 0) {
+      ctx.warn(code::kArchive, display, fmt::format("cannot read the archive again: {}", std::strerror(errno)));
+      return;
+    }
+  }
+  auto a = new_reader();
+  if (archive_read_open_fd(a.get(), fd, 1 << 16) != ARCHIVE_OK) {
+    ctx.warn(code::kArchive, display, fmt::format("cannot open archive: {}", error_text(a.get())));
+    return;
+  }
+  read_members(a.get(), display, host, root, origin, ctx, nesting);
+}
+
+void read_archive_bytes(std::string_view bytes, const std::string& display, const std::string& host,
+                        const std::string& origin, ReadContext& ctx, int nesting) {
+  std::string root;
+  if (host.empty()) {
+    auto scan = new_reader();
+    if (archive_read_open_memory(scan.get(), bytes.data(), bytes.size()) == ARCHIVE_OK)
+      root = single_root(scan.get(), ctx.options);
+  }
+  auto a = new_reader();
+  if (archive_read_open_memory(a.get(), bytes.data(), bytes.size()) != ARCHIVE_OK) {
+    ctx.warn(code::kArchive, display, fmt::format("cannot open archive: {}", error_text(a.get())));
+    return;
+  }
+  read_members(a.get(), display, host, root, origin, ctx, nesting);
+}
+
+}  // namespace detail
+
+bool looks_like_archive(std::string_view head) {
+  auto at = [&](size_t offset, std::string_view magic) {
+    return head.size() >= offset + magic.size() && head.substr(offset, magic.size()) == magic;
+  };
+  using namespace std::string_view_literals;
+  if (at(0, "\x1f\x8b"sv)) return true;                      // gzip
+  if (at(0, "\x28\xb5\x2f\xfd"sv)) return true;              // zstd
+  if (at(0, "\xfd" "7zXZ\x00"sv)) return true;               // xz
+  if (at(0, "\x04\x22\x4d\x18"sv)) return true;              // lz4
+  if (at(0, "PK\x03\x04"sv) || at(0, "PK\x05\x06"sv)) return true;  // zip (an empty one too)
+  if (at(257, "ustar"sv)) return true;                       // tar (POSIX and GNU)
+  // bzip2: "BZh" + block size digit + the block magic (pi), so that a text line never matches.
+  if (at(0, "BZh"sv) && head.size() >= 10 && head[3] >= '1' && head[3] <= '9' &&
+      head.substr(4, 6) == "\x31\x41\x59\x26\x53\x59"sv)
+    return true;
+  return false;
+}
+
+void read_archive_memory(std::string_view bytes, const std::string& display, const ReadOptions& options,
+                         core::Diagnostics& problems, const SourceHandler& on_source) {
+  detail::ReadContext ctx{options, problems, on_source};
+  detail::read_archive_bytes(bytes, display, options.default_host, display, ctx, 1);
+}
+
+}  // namespace culprit::input

@@ -1,0 +1,56 @@
+// Shared state of one read_inputs() call: the options, the diagnostics, the handler and the
+// running byte count that enforces max_total_bytes. Private to the input module.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "culprit/input/reader.hpp"
+
+namespace culprit::input::detail {
+
+struct ReadContext {
+  const ReadOptions& options;
+  core::Diagnostics& problems;
+  const SourceHandler& on_source;
+  std::int64_t total = 0;     ///< text bytes handed to on_source so far
+  bool total_noted = false;   ///< the max_total_bytes note was given
+
+  void warn(std::string_view code, std::string where, std::string message,
+            core::DiagLevel level = core::DiagLevel::warning) const {
+    problems.push_back({level, std::string(code), std::move(where), std::move(message)});
+  }
+  /// Bytes one more source may hold: the per-file limit, or less when the total is nearly spent.
+  std::int64_t room() const;
+  /// False (after one note naming `where`) once max_total_bytes is spent: stop reading.
+  bool can_read(const std::string& where);
+  /// Counts the source's bytes and hands it on.
+  void emit(Source& source);
+};
+
+/// Reads `fd` to its end or to `limit` bytes. `size_hint` (-1: unknown) sizes the buffer.
+/// Returns the bytes; `error` is an errno (0: none), `cut` says the limit stopped it.
+std::string read_fd(int fd, std::int64_t limit, std::int64_t size_hint, int& error, bool& cut);
+
+/// Reads the last `limit` bytes of a regular file of `size` bytes, from the first line start
+/// inside them; `first_line` gets that line's number in the file (the skipped part is
+/// scanned for newlines in chunks, never held in memory).
+std::string read_tail(int fd, std::int64_t size, std::int64_t limit, int& error, std::int64_t& first_line);
+
+/// Human size for messages: `1.0 GiB`, `512 KiB`, `17 bytes`.
+std::string human_bytes(std::int64_t bytes);
+
+/// True when the name ends like a compressed file or an archive (`.tar.gz`, `.zip`, `.gz`, …).
+bool is_archive_name(std::string_view name);
+
+/// Reads an open archive (file descriptor) member by member into sources named
+/// `display!/member` (a bare compressed file: one source named `display`).
+void read_archive_fd(int fd, const std::string& display, const std::string& host, const std::string& origin,
+                     ReadContext& ctx, int nesting);
+
+/// The same for bytes in memory.
+void read_archive_bytes(std::string_view bytes, const std::string& display, const std::string& host,
+                        const std::string& origin, ReadContext& ctx, int nesting);
+
+}  // namespace culprit::input::detail

@@ -1,0 +1,124 @@
+// ingest::ingest end to end on strings: skip notes (binary, empty, only NULs), one note per
+// kind of normalisation naming the input and line, the per-input line limit (the last lines
+// are read, line numbers stay true), and the run's event budget (--max-events).
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "culprit/ingest/pipeline.hpp"
+#include "culprit/rules/loader.hpp"
+#include "unit/ingest/recording_sink.hpp"
+
+using culprit::core::Diagnostics;
+using culprit::ingest::IngestInput;
+using culprit::ingest::IngestOptions;
+using culprit::test::RecordingSink;
+
+namespace {
+
+const culprit::rules::RuleSet& builtin() {
+  static const auto loaded = culprit::rules::load_rules(culprit::rules::builtin_rules());
+  return loaded.rules;
+}
+
+const culprit::core::Diagnostic* find(const Diagnostics& d, std::string_view code) {
+  for (const auto& p : d)
+    if (p.code == code) return &p;
+  return nullptr;
+}
+
+constexpr std::string_view kOomLine =
+    "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 MiB. GPU 0 has a total capacity of "
+    "119.70 GiB of which 1.06 MiB is free.";
+
+}  // namespace
+
+TEST_CASE("binary, empty and NUL-only inputs are skipped with a note naming them", "[pipeline]") {
+  RecordingSink sink;
+  Diagnostics d;
+  std::string bin;
+  for (int i = 0; i < 4096; ++i) bin += static_cast<char>(i * 7 % 32);
+  culprit::ingest::ingest(IngestInput{"core.bin", "", "in", bin}, builtin().signals, sink, d);
+  culprit::ingest::ingest(IngestInput{"empty.log", "", "in", ""}, builtin().signals, sink, d);
+  const std::string zeros(5000, '\0');
+  culprit::ingest::ingest(IngestInput{"zeros.log", "", "in", zeros}, builtin().signals, sink, d);
+  REQUIRE(d.size() == 3);
+  CHECK(d[0].code == "input-binary");
+  CHECK(d[0].where == "core.bin");
+  CHECK(d[1].code == "input-empty");
+  CHECK(d[1].where == "empty.log");
+  CHECK(d[2].code == "input-empty");
+  CHECK(d[2].message.find("only NUL bytes") != std::string::npos);
+  REQUIRE(sink.sources.size() == 3);  // still listed as sources
+  CHECK(sink.sources[0].format == "binary");
+  CHECK(sink.events.empty());
+}
+
+TEST_CASE("normalisation notes name the input and the first line, once per kind", "[pipeline]") {
+  RecordingSink sink;
+  Diagnostics d;
+  using namespace std::string_literals;
+  std::string text = "INFO starting\nINFO caf\xe9\nINFO a\0b\nINFO \xff again\n"s;
+  text += std::string(kOomLine) + "\n";
+  IngestOptions o;
+  culprit::ingest::ingest(IngestInput{"worker.log", "node-1", "in", text, 10}, builtin().signals, sink, d, o);
+  const auto* utf8 = find(d, "input-invalid-utf8");
+  REQUIRE(utf8 != nullptr);
+  CHECK(utf8->where == "worker.log:11");  // line 2 of a text that starts at line 10
+  CHECK(utf8->message.find("2 lines") != std::string::npos);
+  const auto* nul = find(d, "input-nul");
+  REQUIRE(nul != nullptr);
+  CHECK(nul->where == "worker.log:12");
+  bool oom = false;
+  for (const auto& e : sink.events)
+    if (e.message.find("CUDA out of memory") != std::string::npos) {
+      oom = true;
+      CHECK(e.line == 14);
+    }
+  CHECK(oom);
+}
+
+TEST_CASE("past the line limit only the last lines are read, with true numbers", "[pipeline]") {
+  RecordingSink sink;
+  Diagnostics d;
+  std::string text;
+  for (int i = 1; i <= 99; ++i) text += "INFO filler line " + std::to_string(i) + "\n";
+  text += std::string(kOomLine) + "\n";  // line 100
+  IngestOptions o;
+  o.max_lines = 10;
+  culprit::ingest::ingest(IngestInput{"big.log", "", "in", text}, builtin().signals, sink, d, o);
+  const auto* note = find(d, "input-too-many-lines");
+  REQUIRE(note != nullptr);
+  CHECK(note->where == "big.log:91");
+  CHECK(note->message.find("100 lines; only the last 10") != std::string::npos);
+  REQUIRE_FALSE(sink.sources.empty());
+  CHECK(sink.sources.front().first_line == 91);
+  bool found = false;
+  for (const auto& e : sink.events)
+    if (e.message.find("CUDA out of memory") != std::string::npos) found = e.line == 100;
+  CHECK(found);
+}
+
+TEST_CASE("the event budget drops later events with one note naming where", "[pipeline]") {
+  RecordingSink sink;
+  Diagnostics d;
+  std::string text;
+  for (int i = 0; i < 5; ++i) text += std::string(kOomLine) + "\n";
+  culprit::ingest::EventBudget budget;
+  budget.max = 2;
+  IngestOptions o;
+  o.budget = &budget;
+  culprit::ingest::ingest(IngestInput{"a.log", "", "in", text}, builtin().signals, sink, d, o);
+  culprit::ingest::ingest(IngestInput{"b.log", "", "in", text}, builtin().signals, sink, d, o);
+  CHECK(sink.events.size() == 2);
+  CHECK(budget.used == 2);
+  CHECK(budget.dropped >= 8);
+  int notes = 0;
+  for (const auto& p : d)
+    if (p.code == "input-max-events") {
+      ++notes;
+      CHECK(p.where == "a.log:3");
+    }
+  CHECK(notes == 1);
+  CHECK(sink.sources.size() == 2);  // sources are still recorded
+}

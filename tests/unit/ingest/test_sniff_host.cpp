@@ -1,0 +1,84 @@
+// Sniffing and segmentation of the host-side sources: syslog files whatever their tags, JSON
+// that culprit reads (journald, docker inspect, pod JSON) vs JSON-lines application logs,
+// kubectl describe, multi-line kernel records, and a paste that mixes them between prompts.
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <string>
+
+#include "culprit/ingest/sniff.hpp"
+
+using culprit::ingest::segment_text;
+using culprit::ingest::sniff_format;
+
+TEST_CASE("sniff: syslog and journalctl short files are kernel logs whatever their tags", "[sniff_host]") {
+  CHECK(sniff_format("Apr  9 00:47:19 ws-3090 earlyoom[1187]: low memory! at or below SIGTERM limits: mem  3.00%, swap  0.00%\n"
+                     "Apr  9 00:47:20 ws-3090 systemd[1]: Started Session 14 of User mlops.\n") == "kernel_log");
+  CHECK(sniff_format("Apr 09 00:46:51 ws-4090 systemd-oomd[734]: Killed /user.slice/x.scope due to memory pressure for "
+                     "/user.slice being 63.45% > 50.00% for > 20s with reclaim activity\n") == "kernel_log");
+  CHECK(sniff_format("2026-04-09T00:47:22.123456+00:00 gpu-7 kubelet[2211]: I0409 00:47:22.1 2211 kubelet.go:2458] x\n") ==
+        "kernel_log");
+  // Application lines are not syslog: Python logging, vLLM, containerd's CRI log format.
+  CHECK(sniff_format("2026-04-09 00:41:12,004 - INFO - finetune - loading\n") == "app_log");
+  CHECK(sniff_format("INFO 04-09 00:47:13 [core.py:58] Initializing a V1 LLM engine\n") == "app_log");
+  CHECK(sniff_format("2026-04-09T00:47:22.123456789Z stdout F step 10 loss 1.2\n") == "app_log");
+}
+
+TEST_CASE("sniff: JSON that culprit reads, and JSON that is just a log", "[sniff_host]") {
+  CHECK(sniff_format("{\"__CURSOR\":\"s=1\",\"__REALTIME_TIMESTAMP\":\"1775695642123456\",\"MESSAGE\":\"x\"}\n") ==
+        "journal_json");
+  CHECK(sniff_format("[\n    {\n        \"Id\": \"3f2a\",\n        \"State\": {\n            \"OOMKilled\": true\n        }\n    }\n]\n") ==
+        "docker_inspect");
+  CHECK(sniff_format("{\n    \"apiVersion\": \"v1\",\n    \"kind\": \"Pod\",\n    \"status\": {}\n}\n") == "docker_inspect");
+  CHECK(sniff_format("{\"level\":\"info\",\"ts\":1775695642.1,\"msg\":\"step 10\"}\n"
+                     "{\"level\":\"info\",\"ts\":1775695643.1,\"msg\":\"step 11\"}\n") == "app_log");
+}
+
+TEST_CASE("sniff: a long JSON-lines application log is scanned once", "[sniff_host]") {
+  std::string text;
+  for (int i = 0; i < 40000; ++i) text += "{\"level\":\"info\",\"msg\":\"step " + std::to_string(i) + "\"}\n";
+  const auto t0 = std::chrono::steady_clock::now();
+  auto segs = segment_text(text);
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count();
+  REQUIRE(segs.size() == 1);
+  CHECK(segs[0].format == "app_log");
+  CHECK(ms < 5000);  // linear: a quadratic rescan would take minutes
+}
+
+TEST_CASE("sniff: kubectl describe pod and node", "[sniff_host]") {
+  CHECK(sniff_format("Name:             train-0\nNamespace:        ml\nPriority:         0\nContainers:\n  train:\n"
+                     "    Last State:     Terminated\n      Reason:       OOMKilled\n") == "kubectl_describe");
+  CHECK(sniff_format("Name:               gpu-node-17\nRoles:              <none>\nEvents:\n"
+                     "  Warning  SystemOOM   4m51s  kubelet  System OOM encountered, victim process: python, pid: 1\n") ==
+        "kubectl_describe");
+  CHECK(sniff_format("Name: Jane\nNot a pod\n") == "app_log");
+}
+
+TEST_CASE("sniff: a kernel record's indented continuation lines stay in its segment", "[sniff_host]") {
+  std::string text = "[Thu Apr  9 00:47:21 2026] Memory cgroup stats for /system.slice/slurmstepd.scope/job_4242/step_0:\n";
+  for (int i = 0; i < 30; ++i) text += "                           anon_" + std::to_string(i) + " 136742367232\n";
+  text += "[Thu Apr  9 00:47:21 2026] Tasks state (memory values in pages):\n";
+  auto segs = segment_text(text);
+  REQUIRE(segs.size() == 1);
+  CHECK(segs[0].format == "kernel_log");
+}
+
+TEST_CASE("sniff: a paste of docker inspect, kubectl describe and journalctl between prompts", "[sniff_host]") {
+  const std::string paste =
+      "aurora@gpu-03:~$ docker inspect llm-sft-train\n"
+      "[\n    {\n        \"Id\": \"9f3c\",\n        \"State\": {\n            \"OOMKilled\": true,\n"
+      "            \"ExitCode\": 137\n        }\n    }\n]\n"
+      "aurora@gpu-03:~$ kubectl describe pod train-0\n"
+      "Name:             train-0\nNamespace:        ml\nNode:             gpu-07/10.0.0.7\n"
+      "aurora@gpu-03:~$ journalctl -k -o json -n 1\n"
+      "{\"__REALTIME_TIMESTAMP\":\"1775695642123456\",\"_TRANSPORT\":\"kernel\",\"MESSAGE\":\"x\"}\n"
+      "aurora@gpu-03:~$ \n";
+  auto segs = segment_text(paste);
+  REQUIRE(segs.size() == 3);
+  CHECK(segs[0].format == "docker_inspect");
+  CHECK(segs[0].first_line == 2);
+  CHECK(segs[1].format == "kubectl_describe");
+  CHECK(segs[1].first_line == 12);
+  CHECK(segs[2].format == "journal_json");
+  CHECK(segs[2].first_line == 16);
+  for (const auto& s : segs) CHECK(s.host == "gpu-03");
+}

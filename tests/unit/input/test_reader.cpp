@@ -1,0 +1,247 @@
+// input::read_inputs and read_archive_memory: folder walk (order, hosts, links), tail reads of
+// oversize files with true line numbers, archives from memory (tar, gzip, nested, damaged),
+// and the archive-bomb ratio limit. Files are made in a fresh temporary folder per test.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+
+#include "culprit/input/reader.hpp"
+#include "unit/input/archive_bytes.hpp"
+
+namespace fs = std::filesystem;
+using culprit::core::Diagnostics;
+using culprit::input::ReadOptions;
+using culprit::input::Source;
+
+namespace {
+
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    std::string tmpl = (fs::temp_directory_path() / "culprit-reader-XXXXXX").string();
+    path = ::mkdtemp(tmpl.data());
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+  void write(const std::string& rel, std::string_view content) const {
+    fs::create_directories((path / rel).parent_path());
+    std::ofstream(path / rel, std::ios::binary) << content;
+  }
+};
+
+bool has_problem(const Diagnostics& d, std::string_view code, std::string_view where_part) {
+  for (const auto& p : d)
+    if (p.code == code && p.where.find(where_part) != std::string::npos) return true;
+  return false;
+}
+
+std::string all_problems(const Diagnostics& d) {
+  std::string s;
+  for (const auto& p : d) s += p.to_string() + "\n";
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("folders are read in path order with hosts from per-node folders", "[input]") {
+  TempDir t;
+  t.write("spark-b/worker.log", "b\n");
+  t.write("spark-a/head.log", "a\n");
+  t.write("logs/top.log", "top\n");
+  t.write("expected.json", "{}");
+  ReadOptions o;
+  o.excludes = {"*.json"};
+  Diagnostics d;
+  const auto sources = culprit::input::read_inputs({t.path.string()}, o, d);
+  REQUIRE(sources.size() == 3);
+  CHECK(sources[0].name == "logs/top.log");
+  CHECK(sources[0].host.empty());  // "logs" names content, not a node
+  CHECK(sources[1].name == "spark-a/head.log");
+  CHECK(sources[1].host == "spark-a");
+  CHECK(sources[2].name == "spark-b/worker.log");
+  CHECK(sources[2].text == "b\n");
+  CHECK(d.empty());
+}
+
+TEST_CASE("link loops, second links and broken links are named and skipped", "[input]") {
+  TempDir t;
+  t.write("a/x.log", "x\n");
+  fs::create_directory_symlink(".", t.path / "a" / "self");
+  fs::create_directory_symlink("../a", t.path / "again");
+  fs::create_symlink("loop2", t.path / "loop1");
+  fs::create_symlink("loop1", t.path / "loop2");
+  fs::create_symlink("a/x.log", t.path / "x-link.log");
+  ::mkfifo((t.path / "fifo").c_str(), 0600);
+  Diagnostics d;
+  const auto sources = culprit::input::read_inputs({t.path.string()}, {}, d);
+  REQUIRE(sources.size() == 1);
+  CHECK(sources[0].name == "a/x.log");
+  INFO(all_problems(d));
+  CHECK(has_problem(d, "input-link", "a/self"));
+  CHECK(has_problem(d, "input-link", "again"));
+  CHECK(has_problem(d, "input-link", "loop1"));
+  CHECK(has_problem(d, "input-link", "loop2"));
+  CHECK(has_problem(d, "input-link", "x-link.log"));
+  CHECK(has_problem(d, "input-not-file", "fifo"));
+}
+
+TEST_CASE("a file over max_file_bytes is read from its tail with true line numbers", "[input]") {
+  TempDir t;
+  SECTION("LF") {
+    t.write("big.log", "line 1\nline 2\nline 3\nline 4\nline 5\n");
+    ReadOptions o;
+    o.max_file_bytes = 16;  // "line 4\nline 5\n" is 14 bytes; the cut falls inside line 3
+    Diagnostics d;
+    const auto s = culprit::input::read_inputs({(t.path / "big.log").string()}, o, d);
+    REQUIRE(s.size() == 1);
+    CHECK(s[0].text == "line 4\nline 5\n");
+    CHECK(s[0].first_line == 4);
+    CHECK(has_problem(d, "input-too-large", "big.log"));
+  }
+  SECTION("CRLF split between its CR and LF") {
+    t.write("big.log", "aa\r\nbb\r\ncc\r\n");
+    ReadOptions o;
+    o.max_file_bytes = 5;  // starts at the \n of "bb\r\n"
+    Diagnostics d;
+    const auto s = culprit::input::read_inputs({(t.path / "big.log").string()}, o, d);
+    REQUIRE(s.size() == 1);
+    CHECK(s[0].text == "cc\r\n");
+    CHECK(s[0].first_line == 3);
+  }
+  SECTION("lone CR") {
+    t.write("big.log", "aa\rbb\rcc\r");
+    ReadOptions o;
+    o.max_file_bytes = 3;  // exactly "cc\r", after a CR
+    Diagnostics d;
+    const auto s = culprit::input::read_inputs({(t.path / "big.log").string()}, o, d);
+    REQUIRE(s.size() == 1);
+    CHECK(s[0].text == "cc\r");
+    CHECK(s[0].first_line == 3);
+  }
+}
+
+TEST_CASE("tar, gzip and a gzip inside a tar are read from memory", "[input]") {
+  const std::string inner = culprit::test::gzip_stored("rotated line\n");
+  const std::string tar = culprit::test::tar_of(
+      {{"node-1/kern.log", "kernel line\n"}, {"node-1/kern.log.1.gz", inner}, {"node-2/app.log", "app\n"}});
+  Diagnostics d;
+  std::vector<Source> out;
+  culprit::input::read_archive_memory(tar, "bundle.tar", {}, d, [&](Source& s) { out.push_back(std::move(s)); });
+  INFO(all_problems(d));
+  REQUIRE(out.size() == 3);
+  CHECK(out[0].name == "bundle.tar!/node-1/kern.log");
+  CHECK(out[0].host == "node-1");
+  CHECK(out[1].name == "bundle.tar!/node-1/kern.log.1.gz");
+  CHECK(out[1].text == "rotated line\n");
+  CHECK(out[1].host == "node-1");
+  CHECK(out[2].text == "app\n");
+  CHECK(d.empty());
+
+  // A bare gzip is one source named after the file.
+  out.clear();
+  culprit::input::read_archive_memory(culprit::test::gzip_stored("one\ntwo\n"), "dmesg.txt.gz", {}, d,
+                                      [&](Source& s) { out.push_back(std::move(s)); });
+  REQUIRE(out.size() == 1);
+  CHECK(out[0].name == "dmesg.txt.gz");
+  CHECK(out[0].text == "one\ntwo\n");
+}
+
+TEST_CASE("a truncated gzip keeps what was read and says so", "[input]") {
+  std::string text;
+  for (int i = 0; i < 20000; ++i) text += "[ 12.345678] a kernel line that fills the archive " + std::to_string(i) + "\n";
+  const std::string gz = culprit::test::gzip_stored(text);
+  const std::string cut = gz.substr(0, gz.size() / 2);
+  Diagnostics d;
+  std::vector<Source> out;
+  culprit::input::read_archive_memory(cut, "kern.log.gz", {}, d, [&](Source& s) { out.push_back(std::move(s)); });
+  INFO(all_problems(d));
+  REQUIRE(out.size() == 1);
+  CHECK(out[0].text.size() > text.size() / 4);
+  CHECK(text.compare(0, out[0].text.size(), out[0].text) == 0);  // a true prefix
+  CHECK(has_problem(d, "input-archive-data", "kern.log.gz"));
+}
+
+TEST_CASE("garbage and empty archives are reported, never read as members", "[input]") {
+  Diagnostics d;
+  int n = 0;
+  culprit::input::read_archive_memory(std::string(4096, '\0'), "zeros.tar", {}, d, [&](Source&) { ++n; });
+  CHECK(n == 0);
+  CHECK(has_problem(d, "input-archive", "zeros.tar"));
+  d.clear();
+  culprit::input::read_archive_memory("PK\x03\x04 not really a zip at all", "x.zip", {}, d, [&](Source&) { ++n; });
+  CHECK(has_problem(d, "input-archive", "x.zip"));
+}
+
+TEST_CASE("an archive bomb stops at the ratio limit with a note", "[input]") {
+  ReadOptions o;
+  o.archive_ratio_floor = 64 << 10;
+  o.max_archive_ratio = 100;
+  Diagnostics d;
+  std::vector<Source> out;
+  culprit::input::read_archive_memory(culprit::test::zstd_bomb_1mib(), "bomb.zst", o, d,
+                                      [&](Source& s) { out.push_back(std::move(s)); });
+  INFO(all_problems(d));
+  CHECK(has_problem(d, "input-archive-bomb", "bomb.zst"));
+  REQUIRE(out.size() == 1);
+  CHECK(out[0].text.size() < (256u << 10));  // stopped soon after the floor, not at 1 MiB
+
+  // Within the limits the same stream is read whole.
+  d.clear();
+  out.clear();
+  culprit::input::read_archive_memory(culprit::test::zstd_bomb_1mib(), "ok.zst", {}, d,
+                                      [&](Source& s) { out.push_back(std::move(s)); });
+  REQUIRE(out.size() == 1);
+  CHECK(out[0].text.size() == (1u << 20));
+  CHECK(d.empty());
+}
+
+TEST_CASE("max_total_bytes stops the run's reading with one note", "[input]") {
+  TempDir t;
+  t.write("a.log", std::string(100, 'a'));
+  t.write("b.log", std::string(100, 'b'));
+  t.write("c.log", std::string(100, 'c'));
+  ReadOptions o;
+  o.max_total_bytes = 150;
+  Diagnostics d;
+  const auto s = culprit::input::read_inputs({t.path.string()}, o, d);
+  REQUIRE(s.size() == 2);
+  CHECK(s[1].text.size() == 50);  // the tail of b.log fits the remaining room
+  CHECK(has_problem(d, "input-total-limit", "c.log"));
+}
+
+TEST_CASE("archive magic is recognised, text never is", "[input]") {
+  using culprit::input::looks_like_archive;
+  CHECK(looks_like_archive(culprit::test::gzip_stored("x")));
+  CHECK(looks_like_archive(culprit::test::zstd_bomb_1mib()));
+  CHECK(looks_like_archive(culprit::test::tar_of({{"a", "b"}})));
+  CHECK(looks_like_archive(std::string_view("PK\x03\x04", 4)));
+  CHECK_FALSE(looks_like_archive("BZh9 is how a bzip2 file starts; this line is text"));
+  CHECK_FALSE(looks_like_archive("[    0.000000] Linux version 6.8.0"));
+  CHECK_FALSE(looks_like_archive(""));
+}
+
+TEST_CASE("an archive wrapped in one job folder takes hosts from the level below", "[input]") {
+  const std::string tar = culprit::test::tar_of({{"./incident-17/node-03/dmesg.txt", "a\n"},
+                                                 {"./incident-17/node-04/train.log", "b\n"},
+                                                 {"./incident-17/logs/all.log", "c\n"}});
+  Diagnostics d;
+  std::vector<Source> out;
+  culprit::input::read_archive_memory(tar, "incident-17.tar", {}, d, [&](Source& s) { out.push_back(std::move(s)); });
+  REQUIRE(out.size() == 3);
+  CHECK(out[0].host == "node-03");
+  CHECK(out[1].host == "node-04");
+  CHECK(out[2].host.empty());
+  // Two top folders: each is a node.
+  out.clear();
+  culprit::input::read_archive_memory(culprit::test::tar_of({{"node-1/a.log", "a\n"}, {"node-2/b.log", "b\n"}}),
+                                      "nodes.tar", {}, d, [&](Source& s) { out.push_back(std::move(s)); });
+  REQUIRE(out.size() == 2);
+  CHECK(out[0].host == "node-1");
+  CHECK(out[1].host == "node-2");
+}

@@ -1,0 +1,349 @@
+// Clock alignment (store/clock.cpp) through a real in-memory timeline: years across New Year,
+// the fallback year, zones from --tz and from a host's own stamps, boot stamps placed by each
+// kind of anchor (and not placed without one), suspends, --boot-time, and what `hosts` records.
+#include <catch2/catch.hpp>
+
+#include "culprit/core/time.hpp"
+#include "culprit/store/clock.hpp"
+#include "culprit/store/database.hpp"
+#include "culprit/store/timeline.hpp"
+
+using culprit::core::Event;
+using culprit::core::TsKind;
+namespace store = culprit::store;
+
+namespace {
+
+double utc(int y, int mo, int d, int h, int mi, double s) { return culprit::core::civil_to_epoch(y, mo, d, h, mi, s); }
+
+/// Seconds since Jan 1 counted as in a leap year (what parsers store for stamps without a year).
+double no_year(int mo, int d, int h, int mi, double s) {
+  static const int kCum[] = {0, 31, 60, 91, 121, 152, 182, 213, 244, 274, 305, 335};
+  return (kCum[mo - 1] + d - 1) * 86400.0 + h * 3600.0 + mi * 60.0 + s;
+}
+
+struct Timeline {
+  std::unique_ptr<store::Database> db;
+  std::unique_ptr<store::TimelineWriter> writer;
+  std::int64_t source = 0;
+  std::int64_t line = 0;
+
+  explicit Timeline(const std::string& host = "", const std::string& format = "kernel_log") {
+    std::string err;
+    db = store::Database::open(":memory:", err);
+    REQUIRE(db);
+    REQUIRE(db->ensure_schema().empty());
+    writer = std::make_unique<store::TimelineWriter>(*db);
+    new_source(host, format);
+  }
+  void new_source(const std::string& host, const std::string& format) {
+    culprit::core::SourceInfo s;
+    s.name = "src" + std::to_string(source + 1);
+    s.host = host;
+    s.format = format;
+    source = writer->add_source(s);
+  }
+  /// Adds an event; returns its id.
+  std::int64_t add(const std::string& host, TsKind kind, std::optional<double> ts, std::optional<double> value,
+                   std::string raw, std::string what = "xid", std::vector<culprit::core::Field> fields = {}) {
+    Event e;
+    e.source_id = source;
+    e.line = e.line_end = ++line;
+    e.host = host;
+    e.ts_kind = kind;
+    e.ts = ts;
+    e.ts_value = value;
+    e.ts_raw = std::move(raw);
+    e.kind = what;
+    e.rule = what == "log" ? "kernel_clock_anchor" : "test";
+    e.message = "m" + std::to_string(line);
+    e.fields = std::move(fields);
+    return writer->add_event(e);
+  }
+  std::int64_t anchor(const std::string& host, const std::string& source_kind, TsKind kind, std::optional<double> ts,
+                      std::optional<double> value, std::string raw, double boot_ts, int records = 1) {
+    Event e;
+    e.set_number("boot_ts", boot_ts);
+    e.set("anchor", source_kind);
+    e.set_int("records", records);
+    return add(host, kind, ts, value, std::move(raw), "log", e.fields);
+  }
+  std::string align(const store::ClockOptions& o = {}) {
+    REQUIRE(writer->finish().empty());
+    writer.reset();
+    return store::align_clocks(*db, o);
+  }
+  std::optional<double> ts(std::int64_t id) {
+    auto r = db->query("SELECT ts FROM events WHERE id = " + std::to_string(id));
+    REQUIRE(r.rows.size() == 1);
+    return r.rows[0]["ts"].as_double();
+  }
+  std::string host_of(std::int64_t id) {
+    return db->query("SELECT host FROM events WHERE id = " + std::to_string(id)).rows.at(0)["host"].as_text();
+  }
+  std::string method(const std::string& host) {
+    return db->query("SELECT clock_method FROM hosts WHERE name = '" + host + "'").rows.at(0)["clock_method"].as_text();
+  }
+  std::string confidence(const std::string& host) {
+    return db->query("SELECT clock_confidence FROM hosts WHERE name = '" + host + "'").rows.at(0)["clock_confidence"].as_text();
+  }
+};
+
+bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+}  // namespace
+
+TEST_CASE("clock: syslog years come from the dated stamps, across New Year", "[clock]") {
+  Timeline t("gpu-1");
+  auto dec = t.add("gpu-1", TsKind::wall_no_year, std::nullopt, no_year(12, 31, 23, 59, 58), "Dec 31 23:59:58");
+  auto jan = t.add("gpu-1", TsKind::wall_no_year, std::nullopt, no_year(1, 1, 0, 0, 3), "Jan  1 00:00:03");
+  auto mar = t.add("gpu-1", TsKind::wall_no_year, std::nullopt, no_year(3, 1, 0, 0, 0), "Mar  1 00:00:00");
+  t.new_source("gpu-1", "app_log");
+  t.add("gpu-1", TsKind::wall, utc(2027, 1, 1, 0, 0, 5), std::nullopt, "2027-01-01T00:00:05Z", "cuda_oom");
+  REQUIRE(t.align().empty());
+  CHECK(*t.ts(dec) == Approx(utc(2026, 12, 31, 23, 59, 58)));
+  CHECK(*t.ts(jan) == Approx(utc(2027, 1, 1, 0, 0, 3)));
+  CHECK(*t.ts(mar) == Approx(utc(2027, 3, 1, 0, 0, 0)));  // 2027 is not a leap year: Mar 1 is day 59
+  CHECK(has(t.method("gpu-1"), "years from the host's dated stamps"));
+}
+
+TEST_CASE("clock: another host's dated stamps give the year", "[clock]") {
+  Timeline t("node-a");
+  auto a = t.add("node-a", TsKind::wall_no_year, std::nullopt, no_year(4, 9, 0, 47, 22), "Apr  9 00:47:22");
+  t.new_source("node-b", "app_log");
+  t.add("node-b", TsKind::wall, utc(2025, 4, 9, 0, 47, 30), std::nullopt, "2025-04-09 00:47:30", "cuda_oom");
+  REQUIRE(t.align().empty());
+  CHECK(*t.ts(a) == Approx(utc(2025, 4, 9, 0, 47, 22)));
+  CHECK(has(t.method("node-a"), "years from other inputs' dated stamps"));
+  CHECK(t.confidence("node-a") == "medium");
+}
+
+TEST_CASE("clock: without dated stamps, --year or the latest year not in the future", "[clock]") {
+  SECTION("--year, the last line in that year, earlier December lines in the year before") {
+    Timeline t("h");
+    auto dec = t.add("h", TsKind::wall_no_year, std::nullopt, no_year(12, 30, 10, 0, 0), "Dec 30 10:00:00");
+    auto jan = t.add("h", TsKind::wall_no_year, std::nullopt, no_year(1, 2, 10, 0, 0), "Jan  2 10:00:00");
+    store::ClockOptions o;
+    o.default_year = 2024;
+    REQUIRE(t.align(o).empty());
+    CHECK(*t.ts(jan) == Approx(utc(2024, 1, 2, 10, 0, 0)));
+    CHECK(*t.ts(dec) == Approx(utc(2023, 12, 30, 10, 0, 0)));
+    CHECK(has(t.method("h"), "year 2024 from --year"));
+  }
+  SECTION("no year at all: a date after today is last year's") {
+    Timeline t("h");
+    auto a = t.add("h", TsKind::wall_no_year, std::nullopt, no_year(4, 11, 8, 0, 0), "Apr 11 08:00:00");
+    store::ClockOptions o;
+    o.now = utc(2026, 4, 1, 12, 0, 0);
+    REQUIRE(t.align(o).empty());
+    CHECK(*t.ts(a) == Approx(utc(2025, 4, 11, 8, 0, 0)));
+    CHECK(t.confidence("h") == "low");
+    CHECK(has(t.method("h"), "year 2025 assumed"));
+  }
+}
+
+TEST_CASE("clock: time-of-day stamps take the nearest date", "[clock]") {
+  Timeline t("spark");
+  auto late = t.add("spark", TsKind::time_of_day, std::nullopt, 23 * 3600.0 + 59 * 60 + 50, "[23:59:50]", "log");
+  t.add("spark", TsKind::wall, utc(2026, 4, 9, 0, 0, 20), std::nullopt, "2026-04-09T00:00:20Z", "cuda_oom");
+  REQUIRE(t.align().empty());
+  CHECK(*t.ts(late) == Approx(utc(2026, 4, 8, 23, 59, 50)));  // yesterday, 30 s before the dated stamp
+}
+
+TEST_CASE("clock: --tz shifts stamps that carry no zone, and only those", "[clock]") {
+  Timeline t("gpu-2");
+  auto syslog = t.add("gpu-2", TsKind::wall_no_year, std::nullopt, no_year(4, 9, 2, 47, 22), "Apr  9 02:47:22");
+  auto local = t.add("gpu-2", TsKind::wall, utc(2026, 4, 9, 2, 47, 25), std::nullopt, "2026-04-09 02:47:25,123", "cuda_oom");
+  auto zoned = t.add("gpu-2", TsKind::wall, utc(2026, 4, 9, 0, 47, 26), std::nullopt, "2026-04-09T02:47:26+02:00", "xid");
+  auto zulu = t.add("gpu-2", TsKind::wall, utc(2026, 4, 9, 0, 47, 27), std::nullopt, "2026-04-09T00:47:27.5Z", "xid");
+  auto epoch = t.add("gpu-2", TsKind::wall, 1775695648.0, std::nullopt, "1775695648000000", "xid");
+  store::ClockOptions o;
+  o.tz = "+02:00";
+  REQUIRE(t.align(o).empty());
+  CHECK(*t.ts(syslog) == Approx(utc(2026, 4, 9, 0, 47, 22)));
+  CHECK(*t.ts(local) == Approx(utc(2026, 4, 9, 0, 47, 25)));
+  CHECK(*t.ts(zoned) == Approx(utc(2026, 4, 9, 0, 47, 26)));
+  CHECK(*t.ts(zulu) == Approx(utc(2026, 4, 9, 0, 47, 27)));
+  CHECK(*t.ts(epoch) == Approx(1775695648.0));
+  CHECK(has(t.method("gpu-2"), "zoneless stamps in UTC+02:00 (--tz)"));
+  auto off = t.db->query("SELECT clock_offset FROM hosts WHERE name = 'gpu-2'").rows.at(0)["clock_offset"].as_double();
+  CHECK(off == Approx(-7200));
+}
+
+TEST_CASE("clock: a host's own zoned stamps give the zone of its other stamps", "[clock]") {
+  Timeline t("berlin-1");
+  auto iso = t.add("berlin-1", TsKind::wall, utc(2026, 4, 9, 0, 47, 20), std::nullopt, "2026-04-09T02:47:20,331207+02:00", "xid");
+  auto glog = t.add("berlin-1", TsKind::wall_no_year, std::nullopt, no_year(4, 9, 2, 47, 21), "I0409 02:47:21.000000");
+  Timeline u("utc-1");  // no zoned stamp: read as UTC, and said so
+  auto plain = u.add("utc-1", TsKind::wall, utc(2026, 4, 9, 2, 47, 21), std::nullopt, "2026-04-09 02:47:21", "xid");
+  REQUIRE(t.align().empty());
+  REQUIRE(u.align().empty());
+  CHECK(*t.ts(iso) == Approx(utc(2026, 4, 9, 0, 47, 20)));
+  CHECK(*t.ts(glog) == Approx(utc(2026, 4, 9, 0, 47, 21)));
+  CHECK(has(t.method("berlin-1"), "zoneless stamps in UTC+02:00 (the host's zoned stamps)"));
+  CHECK(*u.ts(plain) == Approx(utc(2026, 4, 9, 2, 47, 21)));
+  CHECK(has(u.method("utc-1"), "zoneless stamps read as UTC"));
+  CHECK(u.confidence("utc-1") == "medium");
+}
+
+TEST_CASE("clock: an IANA zone follows daylight saving time", "[clock]") {
+  if (!store::zone_offset("Europe/Berlin", 0)) return;  // no zoneinfo on this machine
+  CHECK(*store::zone_offset("Europe/Berlin", utc(2026, 7, 1, 12, 0, 0)) == 7200);
+  CHECK(*store::zone_offset("Europe/Berlin", utc(2026, 1, 15, 12, 0, 0)) == 3600);
+  Timeline t("h");
+  auto a = t.add("h", TsKind::wall, utc(2026, 7, 1, 14, 0, 0), std::nullopt, "2026-07-01 14:00:00", "xid");
+  store::ClockOptions o;
+  o.tz = "Europe/Berlin";
+  REQUIRE(t.align(o).empty());
+  CHECK(*t.ts(a) == Approx(utc(2026, 7, 1, 12, 0, 0)));
+}
+
+TEST_CASE("clock: boot stamps placed by syslog anchors, per host", "[clock]") {
+  Timeline t("node-a");
+  // kern.log: `Apr  9 00:47:20 node-a kernel: [ 7001.1] …` (year from the worker log below).
+  t.anchor("node-a", "syslog", TsKind::wall_no_year, std::nullopt, no_year(4, 9, 0, 47, 20), "Apr  9 00:47:20", 7001.1, 9);
+  t.new_source("node-a", "kernel_log");
+  auto raw = t.add("node-a", TsKind::boot, std::nullopt, 7002.5, "[ 7002.500000]", "kernel_oom");
+  t.new_source("node-b", "kernel_log");
+  auto other = t.add("node-b", TsKind::boot, std::nullopt, 7002.5, "[ 7002.500000]", "kernel_oom");
+  t.new_source("node-a", "app_log");
+  t.add("node-a", TsKind::wall, utc(2026, 4, 9, 0, 47, 30), std::nullopt, "2026-04-09T00:47:30Z", "signal_exit");
+  REQUIRE(t.align().empty());
+  CHECK(*t.ts(raw) == Approx(utc(2026, 4, 9, 0, 47, 21.4)));
+  CHECK_FALSE(t.ts(other).has_value());  // node-b has no anchor: it still counts, undated
+  CHECK(has(t.method("node-a"), "boot stamps via syslog lines quoting them (9 records)"));
+  CHECK(t.confidence("node-a") == "medium");
+  CHECK(has(t.method("node-b"), "boot stamps unplaced"));
+  CHECK(t.confidence("node-b") == "low");
+  CHECK(t.db->query("SELECT count(*) AS n FROM events WHERE kind = 'kernel_oom'").rows[0]["n"].as_int() == 2);
+  auto boot = t.db->query("SELECT boot_wall_ts FROM hosts WHERE name = 'node-a'").rows.at(0)["boot_wall_ts"].as_double();
+  CHECK(*boot == Approx(utc(2026, 4, 9, 0, 47, 20) - 7001.1));
+}
+
+TEST_CASE("clock: journald's pairs win over syslog and RTC anchors; --boot-time over all", "[clock]") {
+  auto build = [](Timeline& t) {
+    t.anchor("h", "rtc", TsKind::wall, 1775693500.0, std::nullopt, "1775693500", 1.5);
+    t.anchor("h", "syslog", TsKind::wall, utc(2026, 4, 9, 0, 47, 20), std::nullopt, "2026-04-09T00:47:20+00:00", 2100.0);
+    t.anchor("h", "journald", TsKind::wall, 1775695621.551414, std::nullopt, "1775695621551414", 2101.551002, 34);
+    return t.add("h", TsKind::boot, std::nullopt, 2104.118204, "[ 2104.118204]", "kernel_oom");
+  };
+  SECTION("journald") {
+    Timeline t("h");
+    auto raw = build(t);
+    REQUIRE(t.align().empty());
+    CHECK(*t.ts(raw) == Approx(1775695621.551414 - 2101.551002 + 2104.118204).margin(1e-6));
+    CHECK(t.confidence("h") == "high");
+    CHECK(has(t.method("h"), "boot stamps via journald's paired clocks (34 records)"));
+  }
+  SECTION("--boot-time") {
+    Timeline t("h");
+    auto raw = build(t);
+    store::ClockOptions o;
+    o.boot_times = {"h=2026-04-09T02:12:00+02:00"};
+    REQUIRE(store::check_clock_options(o).empty());
+    REQUIRE(t.align(o).empty());
+    CHECK(*t.ts(raw) == Approx(utc(2026, 4, 9, 0, 12, 0) + 2104.118204));
+    CHECK(has(t.method("h"), "boot stamps via --boot-time"));
+  }
+  SECTION("the RTC line alone") {
+    Timeline t("h");
+    t.anchor("h", "rtc", TsKind::wall, 1775693500.0, std::nullopt, "1775693500", 1.5);
+    auto raw = t.add("h", TsKind::boot, std::nullopt, 2104.118204, "[ 2104.118204]", "kernel_oom");
+    REQUIRE(t.align().empty());
+    CHECK(*t.ts(raw) == Approx(1775693500.0 - 1.5 + 2104.118204));
+    CHECK(has(t.method("h"), "boot stamps via the kernel's RTC line"));
+  }
+}
+
+TEST_CASE("clock: after a suspend each run of anchors places the stamps that follow it", "[clock]") {
+  Timeline t("laptop");
+  const double boot = utc(2026, 4, 9, 0, 0, 0);
+  t.anchor("laptop", "syslog", TsKind::wall, boot + 100, std::nullopt, "2026-04-09T00:01:40Z", 100.0);
+  // A 600 s suspend at boot+500: the kernel clock stood still, the wall clock did not.
+  t.anchor("laptop", "syslog", TsKind::wall, boot + 1700, std::nullopt, "2026-04-09T00:28:20Z", 1100.0);
+  auto before = t.add("laptop", TsKind::boot, std::nullopt, 400.0, "[  400.000000]", "xid");
+  auto after = t.add("laptop", TsKind::boot, std::nullopt, 1200.0, "[ 1200.000000]", "xid");
+  auto early = t.add("laptop", TsKind::boot, std::nullopt, 5.0, "[    5.000000]", "xid");
+  REQUIRE(t.align().empty());
+  CHECK(*t.ts(before) == Approx(boot + 400));
+  CHECK(*t.ts(after) == Approx(boot + 1800));
+  CHECK(*t.ts(early) == Approx(boot + 5));
+  CHECK(has(t.method("laptop"), "1 offset jumps"));
+}
+
+TEST_CASE("clock: dmesg -T lines paired with raw dmesg lines anchor the raw ones (low confidence)", "[clock]") {
+  Timeline t("gpu-9");
+  // The same kill line, once from `dmesg -T`, once from `dmesg`.
+  auto wall = t.add("gpu-9", TsKind::wall, utc(2026, 3, 3, 4, 15, 9), std::nullopt, "[Tue Mar  3 04:15:09 2026]", "oom_kill");
+  t.new_source("gpu-9", "kernel_log");
+  auto raw = t.add("gpu-9", TsKind::boot, std::nullopt, 8823.118204, "[ 8823.118204]", "oom_kill");
+  auto later = t.add("gpu-9", TsKind::boot, std::nullopt, 8900.0, "[ 8900.000000]", "xid");
+  // Same message text: Timeline::add names messages by line, so align the two by hand.
+  REQUIRE(t.writer->finish().empty());
+  t.writer.reset();
+  REQUIRE(t.db->exec("UPDATE events SET message = 'Killed process 51822 (python3)' WHERE id IN (" + std::to_string(wall) +
+                     "," + std::to_string(raw) + ")").empty());
+  REQUIRE(store::align_clocks(*t.db, {}).empty());
+  CHECK(*t.ts(later) == Approx(utc(2026, 3, 3, 4, 15, 9) - 8823.118204 + 8900.0));
+  CHECK(t.confidence("gpu-9") == "low");
+  CHECK(has(t.method("gpu-9"), "boot stamps via dmesg -T lines paired with raw ones"));
+}
+
+TEST_CASE("clock: sources that name no host belong to the only host there is", "[clock]") {
+  Timeline t("");
+  auto unnamed = t.add("", TsKind::wall, utc(2026, 3, 3, 4, 15, 9), std::nullopt, "2026-03-03T04:15:09.774603289Z", "container_oom");
+  t.new_source("gpu-03", "kernel_log");
+  t.add("gpu-03", TsKind::wall_no_year, std::nullopt, no_year(3, 3, 4, 15, 9), "Mar  3 04:15:09", "kernel_oom");
+  REQUIRE(t.align().empty());
+  CHECK(t.host_of(unnamed) == "gpu-03");
+  CHECK(t.db->query("SELECT count(*) AS n FROM sources WHERE host = ''").rows[0]["n"].as_int() == 0);
+}
+
+TEST_CASE("clock: --tz and --boot-time values are checked", "[clock]") {
+  store::ClockOptions o;
+  o.tz = "Mars/Olympus";
+  CHECK_FALSE(store::check_clock_options(o).empty());
+  o.tz = "-0530";
+  CHECK(store::check_clock_options(o).empty());
+  CHECK(*store::zone_offset("-0530", 0) == -19800);
+  CHECK(*store::zone_offset("UTC", 0) == 0);
+  o.boot_times = {"gpu-1"};
+  CHECK_FALSE(store::check_clock_options(o).empty());
+  o.boot_times = {"gpu-1=yesterday"};
+  CHECK_FALSE(store::check_clock_options(o).empty());
+  auto b = store::parse_boot_time("gpu-1=2026-04-09 00:12:03", "");
+  REQUIRE(b);
+  CHECK(b->host == "gpu-1");
+  CHECK(b->boot_wall == Approx(utc(2026, 4, 9, 0, 12, 3)));
+  auto local = store::parse_boot_time("gpu-1=2026-04-09 02:12:03", "+02:00");  // `uptime -s` in local time
+  REQUIRE(local);
+  CHECK(local->boot_wall == Approx(utc(2026, 4, 9, 0, 12, 3)));
+  auto epoch = store::parse_boot_time("gpu-1=1775693523.5", "");
+  REQUIRE(epoch);
+  CHECK(epoch->boot_wall == Approx(1775693523.5));
+}
+
+TEST_CASE("clock: a launcher's report of a killed pid roughly places an unanchored dmesg", "[clock]") {
+  Timeline t("node-07");
+  // dmesg: the kernel killed pid 40287 at boot+190821.45; torchrun reported its -9 at 14:22:05.503.
+  auto kill = t.add("node-07", TsKind::boot, std::nullopt, 190821.45, "[190821.450000]", "kernel_oom");
+  t.new_source("node-07", "app_log");
+  Event e;
+  e.source_id = t.source;
+  e.line = e.line_end = 18;
+  e.host = "node-07";
+  e.pid = 40287;
+  e.ts = utc(2026, 3, 12, 14, 22, 5.503);
+  e.ts_kind = TsKind::wall;
+  e.ts_raw = "2026-03-12 14:22:05.503";
+  e.kind = "signal_exit";
+  e.rule = "torchrun_worker_killed";
+  t.writer->add_event(e);
+  REQUIRE(t.writer->finish().empty());
+  t.writer.reset();
+  REQUIRE(t.db->exec("UPDATE events SET pid = 40287 WHERE id = " + std::to_string(kill)).empty());
+  REQUIRE(store::align_clocks(*t.db, {}).empty());
+  CHECK(*t.ts(kill) == Approx(utc(2026, 3, 12, 14, 22, 5.503)));
+  CHECK(t.confidence("node-07") == "low");
+  CHECK(has(t.method("node-07"), "a launcher's report of the killed pid's death"));
+}
