@@ -12,6 +12,7 @@
 #include "culprit/core/time.hpp"
 #include "culprit/ingest/parser.hpp"
 #include "culprit/text/lines.hpp"
+#include "ingest/formats/smi_report.hpp"
 
 namespace culprit::ingest {
 
@@ -105,15 +106,56 @@ bool is_header(const std::vector<Sv>& cells) {
   return false;
 }
 
-/// Columns of a header-less row: `index, name, memory.total, memory.used, …` or
-/// `pid, process_name, used_gpu_memory`.
+bool is_memory_cell(Sv v, bool units) {
+  if (units) return v.size() > 4 && v.substr(v.size() - 4) == " MiB" && to_int(v.substr(0, v.size() - 4)).has_value();
+  return to_int(v).has_value();
+}
+
+bool looks_like_gpu_name(Sv v) {
+  for (Sv p : {"NVIDIA", "Tesla", "Quadro", "GeForce", "TITAN", "GRID", "Orin", "Jetson"})
+    if (v.substr(0, p.size()) == p) return true;
+  return false;
+}
+
+/// Columns of a header-less row (`--format=csv,noheader`). Compute apps: `pid, process_name,
+/// used_gpu_memory`, optionally after `gpu_uuid` / `gpu_bus_id`. GPUs: `index, name` then memory
+/// cells, read as total = the largest and used = the first other one (used <= total always;
+/// `memory.total, memory.used, memory.free` and `memory.used, memory.free, memory.total` both
+/// put used first among the rest). Empty when the row fits neither.
 std::vector<std::string> guess_columns(const std::vector<Sv>& cells) {
-  if (cells.size() >= 3 && to_int(cells[0]) && !to_int(cells[1]) && cells[2].find("MiB") != Sv::npos &&
-      cells[1].find('/') != Sv::npos)
-    return {"pid", "process_name", "used_gpu_memory"};
-  if (cells.size() >= 4 && to_int(cells[0]) && !to_int(cells[1]))
-    return {"index", "name", "memory.total", "memory.used"};
-  if (cells.size() == 3 && to_int(cells[0])) return {"pid", "process_name", "used_gpu_memory"};
+  if (cells.size() < 2) return {};
+  const bool units = cells.back().find(" MiB") != Sv::npos || (!cells.back().empty() && cells.back().front() == '[');
+  if (to_int(cells[0]) && looks_like_gpu_name(cells[1])) {
+    std::vector<std::string> cols = {"index", "name"};
+    std::vector<std::size_t> mem;
+    for (std::size_t i = 2; i < cells.size() && mem.size() < 3; ++i) {
+      if (is_memory_cell(cells[i], units || cells[i].find(" MiB") != Sv::npos) || cells[i] == "[N/A]" ||
+          cells[i] == "[Not Supported]")
+        mem.push_back(i);
+      else
+        break;
+    }
+    cols.resize(cells.size(), "");
+    if (mem.empty()) return cols;
+    std::size_t total = mem[0];
+    for (std::size_t i : mem)
+      if (mib(cells[i]).value_or(-1) > mib(cells[total]).value_or(-1)) total = i;
+    cols[total] = "memory.total";
+    for (std::size_t i : mem)
+      if (i != total) {
+        cols[i] = "memory.used";
+        break;
+      }
+    return cols;
+  }
+  std::vector<std::string> cols;
+  std::size_t at = 0;
+  if (cells[0].substr(0, 4) == "GPU-") cols.push_back("gpu_uuid"), at = 1;
+  else if (!bus_id(cells[0]).empty() && cells[0].find(':') != Sv::npos) cols.push_back("gpu_bus_id"), at = 1;
+  if (cells.size() >= at + 2 && to_int(cells[at])) {
+    cols.insert(cols.end(), {"pid", "process_name", "used_gpu_memory"});
+    return cols;
+  }
   return {};
 }
 
@@ -129,6 +171,7 @@ void parse_nvidia_smi_csv(std::string_view text, ParseContext& ctx) {
   std::int64_t first = 0, last = 0;
   std::optional<double> ts;
   std::string ts_raw;
+  bool noted_headerless = false;
   for (std::size_t i = 0; i < lines.size(); ++i) {
     const std::int64_t seg_line = static_cast<std::int64_t>(i) + 1;
     Sv line = text::trim(lines[i]);
@@ -145,7 +188,8 @@ void parse_nvidia_smi_csv(std::string_view text, ParseContext& ctx) {
     std::vector<std::string> cols = columns;
     if (cols.empty()) cols = guess_columns(cells);
     if (cols.empty()) {
-      ctx.note("nvidia_smi_csv.row", seg_line, "row without a header");
+      if (!noted_headerless) ctx.note("nvidia_smi_csv.row", seg_line, "row without a header, not understood; skipped");
+      noted_headerless = true;
       continue;
     }
     std::map<std::string, Sv> row;
@@ -183,7 +227,7 @@ void parse_nvidia_smi_csv(std::string_view text, ParseContext& ctx) {
     if (row.count("pci.bus_id")) s.bus_id = bus_id(row["pci.bus_id"]);
     if (row.count("memory.total")) {
       s.mem_total = mib(row["memory.total"]);
-      s.unified = !s.mem_total && is_special(row["memory.total"]) && row["memory.total"] != "[GPU is lost]";
+      s.unified = !s.mem_total && smi_memory_unsupported(row["memory.total"]);
     }
     if (row.count("memory.used")) s.mem_used = mib(row["memory.used"]);
     if (row.count("timestamp")) {
