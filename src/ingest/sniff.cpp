@@ -259,6 +259,16 @@ bool is_smi_csv_row(std::string_view line) {
   return strong && cells >= 2;
 }
 
+/// A line of `--format=csv` output: `, `-separated cells or one bare value, no column padding.
+bool looks_like_csv_output(std::string_view line) {
+  const std::string_view t = trim(line);
+  if (t.empty() || t.size() > 2000 || contains(t, "  ")) return false;
+  if (contains(t, ", ")) return true;
+  for (char c : t)
+    if (!((c >= '0' && c <= '9') || c == '.')) return false;
+  return true;
+}
+
 /// The format a typed command announces for its whole output, when anchors cannot tell
 /// (`nvidia-smi --query-gpu=… --format=csv,noheader,nounits` prints bare numbers); '' if none.
 std::string command_format(std::string_view cmd) {
@@ -435,7 +445,7 @@ std::vector<Block> structured_blocks(const std::vector<std::string_view>& lines,
       i = end;
       continue;
     }
-    if (line.size() > 1 && trim(line)[0] == '<' && opens_smi_xml(lines, i, e)) {
+    if (starts_with(trim(line), "<") && opens_smi_xml(lines, i, e)) {
       size_t end = i + 1;
       while (end < e) {
         const std::string_view l = lines[end];
@@ -632,24 +642,16 @@ std::vector<Segment> segment_text(std::string_view text) {
     if (b >= e) continue;
     // 2. Structured blocks, then kernel / app runs in the gaps.
     std::vector<Block> blocks;
-    if (const std::string hinted = prompt ? command_format(commands[s]) : std::string(); !hinted.empty()) {
-      blocks.push_back({b, e, hinted});  // the command says what its output is
-    }
-    auto structured = blocks.empty() ? structured_blocks(lines, b, e) : std::vector<Block>{};
-    if (!blocks.empty()) {
-      for (const auto& blk : blocks) {
-        Segment seg;
-        seg.text = slice(text, lines, blk.begin, blk.end);
-        if (trim(seg.text).empty()) continue;
-        seg.first_line = static_cast<std::int64_t>(blk.begin) + 1;
-        seg.format = blk.format;
-        seg.host = starts[s].second;
-        seg.command = commands[s];
-        segments.push_back(seg);
-      }
-      continue;
-    }
+    // The command says what its first lines are (`nvidia-smi --query-gpu=… --format=csv,noheader`
+    // prints bare values no anchor can tell); what follows them is sniffed as usual.
     size_t cursor = b;
+    if (const std::string hinted = prompt ? command_format(commands[s]) : std::string(); !hinted.empty()) {
+      size_t end = b;
+      while (end < e && (trim(lines[end]).empty() || looks_like_csv_output(lines[end]))) ++end;
+      if (end > b) blocks.push_back({b, end, hinted});
+      cursor = end;
+    }
+    auto structured = structured_blocks(lines, cursor, e);
     for (const auto& blk : structured) {
       if (blk.begin > cursor) split_kernel_runs(lines, cursor, blk.begin, blocks);
       blocks.push_back(blk);

@@ -1,5 +1,6 @@
 // `ps` listings (procps / procps-ng; busybox prints the same names): `ps aux`, `ps -ef`,
-// `ps -eo pid,user,stat,lstart,rss,cmd` and any other header-driven column set. Each row becomes
+// `ps -eo pid,user,stat,lstart,rss,cmd` and any other header-driven column set; also the task
+// list of `top -b` (same names, RES for RSS). Each row becomes
 // a ProcessSighting in the host's process registry — user, state, start time, elapsed time,
 // RSS, command — which roles.cpp uses to say why a GPU holder is foreign (another user, stopped,
 // started before the job). One `process_list` event per listing marks where it was.
@@ -78,6 +79,34 @@ std::optional<double> started_of(Sv s, int year_hint) {
   return std::nullopt;
 }
 
+/// RSS in bytes: ps prints KiB; top's RES is KiB too, or scaled with a suffix (`8.2g`, `512m`).
+std::optional<std::int64_t> rss_of(Sv v) {
+  if (auto kib = uint_of(v)) return *kib < (std::int64_t{1} << 40) ? std::optional(*kib * 1024) : std::nullopt;
+  if (v.size() < 2 || v.size() > 12) return std::nullopt;
+  double scale = 0;
+  switch (v.back()) {
+    case 'k': scale = 1024.0; break;
+    case 'm': scale = 1024.0 * 1024; break;
+    case 'g': scale = 1024.0 * 1024 * 1024; break;
+    case 't': scale = 1024.0 * 1024 * 1024 * 1024; break;
+    default: return std::nullopt;
+  }
+  double n = 0, place = 0;  // place: 0 before the decimal point, then 0.1, 0.01, …
+  for (char c : v.substr(0, v.size() - 1)) {
+    if (c == '.' && place == 0) {
+      place = 1;
+    } else if (c >= '0' && c <= '9' && place == 0) {
+      n = n * 10 + (c - '0');
+    } else if (c >= '0' && c <= '9') {
+      place /= 10;
+      n += (c - '0') * place;
+    } else {
+      return std::nullopt;
+    }
+  }
+  return static_cast<std::int64_t>(n * scale);
+}
+
 /// The command without `ps f` forest art (`  \_ python3 …`, `|   \_ …`).
 Sv deforest(Sv cmd) {
   while (true) {
@@ -148,9 +177,7 @@ void parse_ps(std::string_view text, ParseContext& ctx) {
         case ps::Col::stat: p.state = v == "-" ? std::string() : std::string(v); break;
         case ps::Col::start: p.started = started_of(v, ctx.year_hint); break;
         case ps::Col::elapsed: p.elapsed = elapsed_of(v); break;
-        case ps::Col::rss:
-          if (auto kib = uint_of(v); kib && *kib < (std::int64_t{1} << 40)) p.rss = *kib * 1024;
-          break;
+        case ps::Col::rss: p.rss = rss_of(v); break;
         case ps::Col::command:
           p.cmdline = std::string(deforest(v));
           p.name = name_of(p.cmdline);

@@ -39,7 +39,7 @@ Col column_of(Sv name) {
   if (name == "STAT" || name == "S") return Col::stat;
   if (name == "START" || name == "STIME" || name == "STARTED") return Col::start;
   if (name == "ELAPSED") return Col::elapsed;
-  if (name == "RSS" || name == "RSZ") return Col::rss;
+  if (name == "RSS" || name == "RSZ" || name == "RES") return Col::rss;  // RES: top -b
   if (name == "COMMAND" || name == "CMD" || name == "ARGS") return Col::command;
   return Col::other;
 }
@@ -84,7 +84,8 @@ std::optional<Header> parse_header(Sv line) {
     static constexpr Sv kOther[] = {"%CPU", "%MEM", "C", "VSZ", "VSIZE", "SZ", "TTY", "TT", "TIME", "F", "NI",
                                     "PRI", "PSR", "CLS", "WCHAN", "PGID", "SID", "TID", "LWP", "NLWP", "GROUP",
                                     "GID", "TPGID", "RTPRIO", "POL", "ADDR", "CP", "LABEL", "CGROUP", "SUSER",
-                                    "FUSER", "EGROUP", "RGROUP", "SUID", "FUID", "MAJFL", "MINFL", "TRS", "DRS"};
+                                    "FUSER", "EGROUP", "RGROUP", "SUID", "FUID", "MAJFL", "MINFL", "TRS", "DRS",
+                                    "PR", "VIRT", "SHR", "TIME+"};  // the last four: top -b
     if (c == Col::other) {
       bool known = false;
       for (Sv k : kOther) known = known || t.text == k;
