@@ -67,7 +67,7 @@ LedgerResult build_ledger(store::Database& db, std::int64_t event_id) {
   b.torch_allocated = e["allocated"].as_int();
   b.torch_reserved = e["reserved"].as_int();
   const auto self_bytes = e["self"].as_int();
-  const auto self_pid = e["pid"].as_int();
+  auto self_pid = e["pid"].as_int();
   const auto ts = e["ts"].as_double();
   const std::string host = b.host;
   const int gpu = b.gpu.value_or(0);
@@ -136,6 +136,21 @@ LedgerResult build_ledger(store::Database& db, std::int64_t event_id) {
       if (h.from_error && self_bytes && h.role.empty()) h.role = "unknown";
       if (h.role.empty()) h.role = "unknown";
     }
+  }
+  // A `[rank0]:` line names no pid: the job's holder on this GPU whose memory is what the error
+  // says "this process" has (within 2%) is the failing process, not a second job holder.
+  if (!self_pid && self_bytes && *self_bytes > 0) {
+    std::optional<std::int64_t> match;
+    int matches = 0;
+    for (const auto& [pid, h] : holders) {
+      if (h.role != "job" || h.from_error) continue;
+      const std::int64_t diff = h.bytes > *self_bytes ? h.bytes - *self_bytes : *self_bytes - h.bytes;
+      if (diff <= *self_bytes / 50) {
+        match = pid;
+        ++matches;
+      }
+    }
+    if (matches == 1) self_pid = match;
   }
   if (self_pid) holders.erase(*self_pid);  // counted as "this process" below
 

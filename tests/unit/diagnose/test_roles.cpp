@@ -7,11 +7,8 @@
 #include <map>
 #include <string>
 
-#include "culprit/ingest/pipeline.hpp"
-#include "culprit/rules/loader.hpp"
-#include "culprit/store/database.hpp"
-#include "culprit/store/timeline.hpp"
 #include "diagnose/roles.hpp"
+#include "unit/diagnose/paste_timeline.hpp"
 
 namespace {
 
@@ -21,18 +18,7 @@ struct Role {
 
 std::map<std::int64_t, Role> roles_of(const std::string& paste) {
   using namespace culprit;
-  static const rules::LoadResult loaded = rules::load_rules(rules::builtin_rules());
-  std::string err;
-  auto db = store::Database::open(":memory:", err);
-  REQUIRE(db);
-  REQUIRE(db->ensure_schema().empty());
-  core::Diagnostics problems;
-  {
-    store::TimelineWriter writer(*db);
-    ingest::IngestInput in{"paste.txt", "", "paste.txt", paste};
-    ingest::ingest(in, loaded.rules.signals, writer, problems);
-    REQUIRE(writer.finish().empty());
-  }
+  auto db = test::paste_timeline(paste);
   REQUIRE(diagnose::assign_roles(*db).empty());
   auto q = db->query("SELECT pid, role, role_why, user, state FROM processes");
   REQUIRE(q.error.empty());
