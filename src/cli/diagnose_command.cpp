@@ -5,11 +5,13 @@
 #include <boost/program_options.hpp>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <optional>
+#include <thread>
 
 #include "cli/commands.hpp"
 #include "cli/rule_loading.hpp"
@@ -44,6 +46,7 @@ struct Options {
   std::size_t max_line_bytes = 1 << 20;
   std::string tz;
   std::vector<std::string> boot_times;
+  unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
 };
 
 bool use_color(const Options& o) {
@@ -80,6 +83,8 @@ int run_diagnose(const std::vector<std::string>& args) {
       ("max-line-bytes", po::value(&o.max_line_bytes)->default_value(1 << 20),
        "cut longer lines to this many bytes for matching, with a note (0: no limit)")
       ("no-prefilter", po::bool_switch(&o.no_prefilter), "run every rule's regex on every line (slower; for checks)")
+      ("jobs,j", po::value(&o.jobs), "big inputs (1 MiB+) parsed at once (default: the number of cores); "
+                                     "the report is the same for any number")
       ("quiet,q", po::bool_switch(&o.quiet), "do not print skipped-input notes on stderr");
   po::options_description hidden;
   hidden.add_options()("input", po::value(&o.inputs)->composing(), "inputs");
@@ -132,6 +137,7 @@ int run_diagnose(const std::vector<std::string>& args) {
   incident.max_line_bytes = o.max_line_bytes;
   incident.tz = o.tz;
   incident.boot_times = o.boot_times;
+  incident.threads = std::max(1u, o.jobs);
   {
     store::ClockOptions check;
     check.tz = o.tz;

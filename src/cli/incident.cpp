@@ -3,10 +3,11 @@
 
 #include <fmt/format.h>
 
+#include "cli/parallel_ingest.hpp"
+
 #include "culprit/diagnose/engine.hpp"
 #include "culprit/diagnose/report_data.hpp"
 #include "culprit/ingest/pipeline.hpp"
-#include "culprit/input/reader.hpp"
 #include "culprit/store/clock.hpp"
 #include "culprit/store/timeline.hpp"
 
@@ -90,7 +91,7 @@ IncidentResult run_incident(const std::vector<std::string>& inputs, const rules:
   read_options.excludes = options.excludes;
   {
     // Sources stream: each is ingested as soon as it is read and its text freed, so memory
-    // holds one source at a time (plus the timeline).
+    // holds one source at a time, or `threads` + 1 big ones (plus the timeline).
     store::TimelineWriter writer(*db);
     ingest::EventBudget budget;
     budget.max = options.max_events;
@@ -98,11 +99,9 @@ IncidentResult run_incident(const std::vector<std::string>& inputs, const rules:
     ingest_options.year_hint = options.year;
     ingest_options.max_line_bytes = options.max_line_bytes;
     ingest_options.budget = &budget;
-    input::read_inputs(inputs, read_options, result.problems, [&](input::Source& src) {
-      ++result.sources;
-      ingest::IngestInput in{src.name, src.host, src.origin, src.text, src.first_line};
-      ingest::ingest(in, rules.signals, writer, result.problems, ingest_options);
-    });
+    const unsigned threads = options.max_events > 0 ? 1u : options.threads;
+    result.sources =
+        ingest_inputs(inputs, read_options, rules.signals, ingest_options, threads, writer, result.problems);
     if (auto err = writer.finish(); !err.empty())
       result.problems.push_back({core::DiagLevel::error, "store", "", err});
   }

@@ -22,6 +22,9 @@ struct IncidentOptions {
   std::size_t max_line_bytes = 1 << 20;   ///< --max-line-bytes (0: no limit)
   std::string tz;                        ///< --tz: zone of stamps that carry none ('' infer / UTC)
   std::vector<std::string> boot_times;   ///< --boot-time HOST=TIME entries
+  /// Big sources parsed at once (1: one after the other). The result is the same for any
+  /// count; with max_events set, sources are parsed in order, one at a time.
+  unsigned threads = 1;
 };
 
 struct IncidentResult {

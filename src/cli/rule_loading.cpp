@@ -1,11 +1,13 @@
 // Rule loading for the CLI: queries are prepared against a scratch in-memory timeline.
 #include "cli/rule_loading.hpp"
 
+#include <memory>
+
 #include "culprit/store/database.hpp"
 
 namespace culprit::cli {
 
-rules::LoadResult load_rule_set(const std::vector<std::string>& dirs, bool builtin) {
+rules::LoadResult load_rule_set(const std::vector<std::string>& dirs, bool builtin, RuleChecks checks) {
   std::vector<rules::RuleText> texts;
   if (builtin) texts = rules::builtin_rules();
   core::Diagnostics read_problems;
@@ -13,13 +15,19 @@ rules::LoadResult load_rule_set(const std::vector<std::string>& dirs, bool built
     auto more = rules::read_rule_dir(dir, read_problems);
     texts.insert(texts.end(), more.begin(), more.end());
   }
-  std::string error;
-  auto scratch = store::Database::open(":memory:", error);
-  if (scratch) scratch->ensure_schema();
-  rules::QueryChecker checker = [&](const std::string& sql) -> std::string {
-    return scratch ? scratch->check(sql) : std::string();
-  };
-  auto result = rules::load_rules(texts, checker);
+  // The built-in rules' samples and queries are checked by `culprit rules check` and the test
+  // suite, so a run on them alone skips both (most of the start-up time); a user's rule directory
+  // is checked on every run, so a broken rule of theirs is named and left out.
+  const bool user_rules = !dirs.empty() || checks == RuleChecks::all;
+  std::unique_ptr<store::Database> scratch;
+  if (user_rules) {
+    std::string error;
+    scratch = store::Database::open(":memory:", error);
+    if (scratch) scratch->ensure_schema();
+  }
+  rules::QueryChecker checker;
+  if (scratch) checker = [&](const std::string& sql) -> std::string { return scratch->check(sql); };
+  auto result = rules::load_rules(texts, checker, user_rules ? rules::SampleCheck::run : rules::SampleCheck::skip);
   result.problems.insert(result.problems.begin(), read_problems.begin(), read_problems.end());
   return result;
 }

@@ -9,7 +9,14 @@
 
 namespace culprit::cli {
 
+/// What load_rule_set validates beyond syntax, patterns and templates.
+enum class RuleChecks {
+  user_rules,  ///< samples and queries only when `dirs` adds rules (a diagnosing run)
+  all,         ///< always (`culprit rules check`)
+};
+
 /// Loads built-in rules and the rule files under `dirs`. Problems are returned in the result.
-rules::LoadResult load_rule_set(const std::vector<std::string>& dirs, bool builtin = true);
+rules::LoadResult load_rule_set(const std::vector<std::string>& dirs, bool builtin = true,
+                                RuleChecks checks = RuleChecks::user_rules);
 
 }  // namespace culprit::cli

@@ -27,7 +27,7 @@ int run_rules(const std::vector<std::string>& args) {
     return args.empty() || args[0] != "--help" ? kExitError : 0;
   }
   std::vector<std::string> dirs(args.begin() + 1, args.end());
-  auto result = load_rule_set(dirs);
+  auto result = load_rule_set(dirs, true, RuleChecks::all);
   for (const auto& p : result.problems) fmt::print(stderr, "{}\n", p.to_string());
   std::size_t samples = 0;
   for (const auto& s : result.rules.signal_rules) samples += s.samples.size();

@@ -109,6 +109,9 @@ int run_scan(const std::vector<std::string>& args) {
       IncidentOptions options;
       options.excludes = excludes;
       options.year = year;
+      // Cores the other incidents leave free go to this one's big inputs.
+      options.threads = std::max(1u, jobs / std::max<unsigned>(1u, static_cast<unsigned>(
+                                                std::min<std::size_t>(jobs, mine.size() - i))));
       if (!db_path.empty()) options.db_path = fmt::format("{}.part-{}-{}", db_path, ::getpid(), i);
       auto result = run_incident(mine[i].inputs, loaded.rules, options);
       rows[i] = make_row(mine[i], result);

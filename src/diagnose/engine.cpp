@@ -12,6 +12,7 @@
 #include <set>
 
 #include "ledger.hpp"
+#include "message_tidy.hpp"
 #include "roles.hpp"
 
 namespace culprit::diagnose {
@@ -187,8 +188,8 @@ Verdict diagnose(store::Database& db, const rules::RuleSet& rules, core::Diagnos
         for (const auto& [k, val] : extra) overridden |= (k == c);
         if (!overridden) cols.push_back(c);
       }
-      f.summary = render_template(rule.message, row, cols, extra);
-      f.advice = render_template(rule.advice, row, cols, extra);
+      f.summary = tidy_message(render_template(rule.message, row, cols, extra));
+      f.advice = tidy_message(render_template(rule.advice, row, cols, extra));
       findings.push_back(std::move(f));
     }
   }

@@ -318,7 +318,7 @@ std::string template_names(std::string_view message, std::vector<std::string>& n
   return {};
 }
 
-void compile_drafts(Drafts& drafts, const QueryChecker& check_query, RuleSet& out,
+void compile_drafts(Drafts& drafts, const QueryChecker& check_query, bool check_samples, RuleSet& out,
                     core::Diagnostics& problems) {
   check_signal_ids(drafts, problems);
   check_diagnosis_ids(drafts, problems);
@@ -368,18 +368,20 @@ void compile_drafts(Drafts& drafts, const QueryChecker& check_query, RuleSet& ou
 
   // Samples run through a set holding every signal that compiled, as the scanner would.
   text::SignalSet trial;
-  for (std::size_t i = 0; i < drafts.signals.size(); ++i)
-    if (!drafts.signals[i].broken && patterns[i]) trial.add(to_signal(i));
-  trial.build();
-  for (std::size_t i = 0; i < drafts.signals.size(); ++i) {
-    auto& d = drafts.signals[i];
-    if (d.broken || !patterns[i]) continue;
-    for (const auto& s : d.samples) {
-      if (s.broken) {
-        d.broken = true;
-        continue;
+  if (check_samples) {
+    for (std::size_t i = 0; i < drafts.signals.size(); ++i)
+      if (!drafts.signals[i].broken && patterns[i]) trial.add(to_signal(i));
+    trial.build();
+    for (std::size_t i = 0; i < drafts.signals.size(); ++i) {
+      auto& d = drafts.signals[i];
+      if (d.broken || !patterns[i]) continue;
+      for (const auto& s : d.samples) {
+        if (s.broken) {
+          d.broken = true;
+          continue;
+        }
+        if (!check_sample(d, s, *patterns[i], trial, problems)) d.broken = true;
       }
-      if (!check_sample(d, s, *patterns[i], trial, problems)) d.broken = true;
     }
   }
 

@@ -72,8 +72,9 @@ using QueryChecker = std::function<std::string(const std::string& sql)>;
 namespace culprit::rules::detail {
 
 /// Validate and compile stage: ids, kinds, regexes, samples (with the prefilter on), message
-/// templates, queries. Fills `out` with the rules that have no error.
-void compile_drafts(Drafts& drafts, const QueryChecker& check_query, RuleSet& out,
+/// templates, queries. Fills `out` with the rules that have no error. Samples only when
+/// `check_samples`.
+void compile_drafts(Drafts& drafts, const QueryChecker& check_query, bool check_samples, RuleSet& out,
                     core::Diagnostics& problems);
 
 /// Names of the `{name}` / `{name:spec}` arguments of a fmt template; an error text when the

@@ -76,11 +76,12 @@ std::vector<RuleText> read_rule_dir(const std::string& dir, core::Diagnostics& p
   return out;
 }
 
-LoadResult load_rules(const std::vector<RuleText>& texts, const QueryChecker& check_query) {
+LoadResult load_rules(const std::vector<RuleText>& texts, const QueryChecker& check_query,
+                      SampleCheck samples) {
   LoadResult result;
   detail::Drafts drafts;
   for (const auto& t : texts) detail::read_rule_text(t.path, t.text, drafts, result.problems);
-  detail::compile_drafts(drafts, check_query, result.rules, result.problems);
+  detail::compile_drafts(drafts, check_query, samples == SampleCheck::run, result.rules, result.problems);
   return result;
 }
 

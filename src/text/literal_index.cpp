@@ -3,7 +3,6 @@
 #include "literal_index.hpp"
 
 #include <algorithm>
-#include <deque>
 
 namespace culprit::text {
 
@@ -67,68 +66,82 @@ LiteralIndex::LiteralIndex(const std::vector<std::vector<std::string>>& input_se
       start_pairs_[pair >> 6] |= std::uint64_t{1} << (pair & 63);
     }
 
-  // Trie.
-  std::vector<std::vector<std::int32_t>> go(1, std::vector<std::int32_t>(classes_, -1));
+  // Trie, as one flat table (state * classes_ + class): start-up time matters for a paste, and
+  // one vector per state cost thousands of allocations.
+  // It becomes delta_ in place at the end (one table, not two: page faults dominate here).
+  const std::uint32_t k_classes = classes_;
+  constexpr std::uint32_t kNone = 0xffffffffu;
+  std::size_t max_states = 1;  // one per literal byte at most
+  for (const auto& set : sets)
+    for (const auto& lit : set) max_states += lit.size();
+  std::vector<std::uint32_t> go;
+  go.reserve(max_states * k_classes);
+  go.assign(k_classes, kNone);
   std::vector<std::vector<std::uint32_t>> out(1);
+  out.reserve(max_states);
+  auto add_state = [&] {
+    go.resize(go.size() + k_classes, kNone);
+    out.emplace_back();
+    return static_cast<std::uint32_t>(out.size() - 1);
+  };
   for (std::uint32_t owner = 0; owner < sets.size(); ++owner) {
     for (const auto& lit : sets[owner]) {
       if (lit.empty()) continue;
-      std::int32_t s = 0;
+      std::uint32_t s = 0;
       for (unsigned char c : lit) {
         const std::uint8_t k = byte_class_[fold(c)];
-        if (go[s][k] < 0) {
-          go[s][k] = static_cast<std::int32_t>(go.size());
-          go.emplace_back(classes_, -1);
-          out.emplace_back();
+        if (go[s * k_classes + k] == kNone) {
+          const std::uint32_t t = add_state();
+          go[s * k_classes + k] = t;
         }
-        s = go[s][k];
+        s = go[s * k_classes + k];
       }
       out[s].push_back(owner);
     }
   }
+  const std::size_t states = out.size();
 
   // Failure links by BFS, completing the transition function (a DFA) and merging outputs.
-  std::vector<std::int32_t> fail(go.size(), 0);
-  std::deque<std::int32_t> queue;
-  for (std::uint32_t k = 0; k < classes_; ++k) {
-    if (go[0][k] < 0) {
-      go[0][k] = 0;
+  std::vector<std::uint32_t> fail(states, 0);
+  std::vector<std::uint32_t> queue;
+  queue.reserve(states);
+  for (std::uint32_t k = 0; k < k_classes; ++k) {
+    if (go[k] == kNone) {
+      go[k] = 0;
     } else {
-      fail[go[0][k]] = 0;
-      queue.push_back(go[0][k]);
+      fail[go[k]] = 0;
+      queue.push_back(go[k]);
     }
   }
   // Class 0 (bytes in no literal) always returns to the root.
-  while (!queue.empty()) {
-    const std::int32_t s = queue.front();
-    queue.pop_front();
+  for (std::size_t head = 0; head < queue.size(); ++head) {
+    const std::uint32_t s = queue[head];
     auto& merged = out[s];
     const auto& inherited = out[fail[s]];
-    merged.insert(merged.end(), inherited.begin(), inherited.end());
-    std::sort(merged.begin(), merged.end());
-    merged.erase(std::unique(merged.begin(), merged.end()), merged.end());
-    for (std::uint32_t k = 0; k < classes_; ++k) {
-      const std::int32_t t = go[s][k];
-      if (t < 0) {
-        go[s][k] = go[fail[s]][k];
+    if (!inherited.empty()) {
+      merged.insert(merged.end(), inherited.begin(), inherited.end());
+      std::sort(merged.begin(), merged.end());
+      merged.erase(std::unique(merged.begin(), merged.end()), merged.end());
+    }
+    for (std::uint32_t k = 0; k < k_classes; ++k) {
+      const std::uint32_t t = go[s * k_classes + k];
+      if (t == kNone) {
+        go[s * k_classes + k] = go[fail[s] * k_classes + k];
       } else {
-        fail[t] = go[fail[s]][k];
+        fail[t] = go[fail[s] * k_classes + k];
         queue.push_back(t);
       }
     }
   }
 
-  state_count_ = go.size();
-  delta_.resize(state_count_ * classes_);
+  state_count_ = states;
   owner_begin_.assign(state_count_ + 1, 0);
   for (std::size_t s = 0; s < state_count_; ++s) {
     owner_begin_[s + 1] = owner_begin_[s] + static_cast<std::uint32_t>(out[s].size());
     owners_.insert(owners_.end(), out[s].begin(), out[s].end());
-    for (std::uint32_t k = 0; k < classes_; ++k) {
-      const auto t = static_cast<std::uint32_t>(go[s][k]);
-      delta_[s * classes_ + k] = t * classes_ | (out[t].empty() ? 0u : kOutput);
-    }
   }
+  for (auto& t : go) t = t * k_classes | (out[t].empty() ? 0u : kOutput);
+  delta_ = std::move(go);
 }
 
 std::size_t LiteralIndex::scan(std::string_view text, std::size_t pos,

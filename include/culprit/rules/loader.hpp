@@ -54,11 +54,17 @@ struct LoadResult {
 /// Checks a diagnosis query against the schema; returns an error message or empty.
 using QueryChecker = std::function<std::string(const std::string& sql)>;
 
-/// Reads every text, validates, compiles. Problems are collected, never thrown. Every sample of
-/// every signal is checked (match / no match / fields, with the prefilter on). A rule with an
-/// error-level problem is left out of the RuleSet; the others load.
+/// Whether load_rules runs every signal's samples. Running them costs most of the start-up time
+/// (each sample goes through its pattern and through a trial set with the prefilter), so a run on
+/// the built-in rules alone skips them: `culprit rules check` and the test suite check those.
+enum class SampleCheck { run, skip };
+
+/// Reads every text, validates, compiles. Problems are collected, never thrown. With
+/// SampleCheck::run every sample of every signal is checked (match / no match / fields, with the
+/// prefilter on). A rule with an error-level problem is left out of the RuleSet; the others load.
 /// Example: auto r = load_rules(builtin_rules()); for (auto& p : r.problems) log(p.to_string());
-LoadResult load_rules(const std::vector<RuleText>& texts, const QueryChecker& check_query = {});
+LoadResult load_rules(const std::vector<RuleText>& texts, const QueryChecker& check_query = {},
+                      SampleCheck samples = SampleCheck::run);
 
 /// What `culprit rules check [DIR]` prints: load_rules()'s problems plus lints that would be noise
 /// on every run (a signal without a must-match sample, a signal the prefilter cannot filter).

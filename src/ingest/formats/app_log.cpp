@@ -9,6 +9,7 @@
 #include <set>
 
 #include "culprit/ingest/parser.hpp"
+#include "culprit/text/literal_set.hpp"
 #include "culprit/text/lines.hpp"
 #include "ingest/formats/line_prefix.hpp"
 #include "ingest/formats/torch_oom.hpp"
@@ -121,11 +122,11 @@ bool AppLogParser::skippable(Sv raw) const {
   if (!open_.empty() || block_) return false;
   if (!ctx_.signals || !ctx_.signals->prefilter() || ctx_.signals->candidate(raw)) return false;
   // Keep in step with sight_message_pids() and the torchrun block: their anchors are markers.
-  static constexpr Sv kMarkers[] = {"Traceback", "rror", "RROR", "CRITICAL", "FATAL", "atal", "xception", "FAILED", "Root Cause", "\xe2\x95\xad",
-                                    "exitcode", "Killed", "ignal", "NCCL", "│", "Failures:", "process ",
-                                    "(pid", "spawned", "out of memory", "[E", "[F"};
-  for (Sv m : kMarkers)
-    if (raw.find(m) != Sv::npos) return false;
+  // One pass for all markers (case folded: a false yes only costs the slow path).
+  static const text::LiteralSet kMarkers({"Traceback", "rror", "CRITICAL", "atal", "xception", "FAILED", "Root Cause",
+                                          "\xe2\x95\xad", "exitcode", "Killed", "ignal", "NCCL", "│", "Failures:",
+                                          "process ", "(pid", "spawned", "out of memory", "[E", "[F"});
+  if (kMarkers.any(raw)) return false;
   // A colour code inside the text could split a literal the prefilter looks for; only the
   // sighted prefix's own reset code right after it is allowed.
   std::size_t esc = raw.find('\x1b', sighted_prefix_.size());

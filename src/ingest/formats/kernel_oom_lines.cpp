@@ -17,6 +17,7 @@
 #include <charconv>
 #include <string>
 
+#include "culprit/text/literal_set.hpp"
 #include "kernel_oom_report.hpp"
 
 namespace culprit::ingest::kernel {
@@ -179,13 +180,14 @@ std::optional<SelectLine> parse_kill_select(std::string_view t) {
   std::size_t anchor_len = 0;
   bool at_start = false;
   for (std::string_view a : {"Kill process ", "kill process "}) {
+    const std::string_view after_colon = a[0] == 'K' ? ": Kill process " : ": kill process ";
     if (starts_with(t, a)) {
       pos = 0;
       anchor_len = a.size();
       at_start = true;
       break;
     }
-    std::size_t p = t.find(std::string(": ") + std::string(a));
+    std::size_t p = t.find(after_colon);
     if (p == std::string_view::npos) continue;
     pos = p;
     anchor_len = a.size() + 2;
@@ -381,6 +383,10 @@ CgroupIds cgroup_ids(std::string_view path) {
 bool opens_block(std::string_view message) {
   std::string_view t = trim(message);
   if (t.empty()) return false;
+  // Every opener below holds one of these words: one pass rules out the common line before the
+  // parsers run (this is called for every kernel line).
+  static const text::LiteralSet kOpenerWords({"oom", "Task", "Memory", "failcnt", "ill process", "lled process"});
+  if (!kOpenerWords.any(t)) return false;
   if (contains(t, " invoked oom-killer: ")) return true;
   if (starts_with(t, "Task in ") && contains(t, " killed as a result of limit of ")) return true;
   if (starts_with(t, "Memory limit reached of cgroup ")) return true;

@@ -254,8 +254,11 @@ TracebackBuilder::Step TracebackBuilder::ipython_line(std::int64_t seg_line, std
     tb_.last_line = seg_line;
     return Step::taken;
   }
-  // Source lines: `      4 x = 1`, `----> 5 y = x * 2`, `--> 40     return f(*args)`.
-  if (rel_indent(m) > 0 || t.substr(0, 2) == "--") {
+  // Source lines: `      4 x = 1`, `----> 5 y = x * 2`, `--> 40     return f(*args)`, and
+  // `-> 1858     ret = …` (IPython 8 shortens the arrow as the line number grows).
+  const std::size_t dashes = t.find_first_not_of('-');
+  const bool arrow = dashes != Sv::npos && dashes >= 1 && t[dashes] == '>';
+  if (rel_indent(m) > 0 || t.substr(0, 2) == "--" || arrow) {
     tb_.last_line = seg_line;
     return Step::taken;
   }

@@ -283,6 +283,32 @@ OutOfMemoryError: CUDA out of memory. Tried to allocate 74.51 GiB. GPU 0 has a t
   CHECK(field(sink.of_kind("cuda_oom")[0], "reserved_unallocated_bytes") == "0");
 }
 
+TEST_CASE("IPython 8 shortens the arrow for four-digit line numbers", "[gpu][traceback]") {
+  const auto sink = parse_app(R"(---------------------------------------------------------------------------
+OutOfMemoryError                          Traceback (most recent call last)
+Cell In[7], line 12
+     10 model = AutoModelForCausalLM.from_pretrained(model_id, torch_dtype=torch.float16)
+     11 model.to("cuda")
+---> 12 outputs = model.generate(**inputs, max_new_tokens=512)
+
+File /opt/conda/lib/python3.10/site-packages/torch/nn/functional.py:1858, in softmax(input, dim, _stacklevel, dtype)
+   1856     dim = _get_softmax_dim("softmax", input.dim(), _stacklevel)
+   1857 if dtype is None:
+-> 1858     ret = input.softmax(dim)
+   1859 else:
+   1860     ret = input.softmax(dim, dtype=dtype)
+
+OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 14.75 GiB total capacity; 13.41 GiB already allocated; 16.81 MiB free; 13.73 GiB reserved in total by PyTorch) If reserved memory is >> allocated memory try setting max_split_size_mb to avoid fragmentation.  See documentation for Memory Management and PYTORCH_CUDA_ALLOC_CONF
+)");
+  const auto tbs = sink.of_kind("traceback");
+  REQUIRE(tbs.size() == 1);
+  CHECK(field(tbs[0], "truncated") != "1");
+  CHECK(tbs[0].line_end == 15);
+  CHECK(field(tbs[0], "frame_func") == "softmax");
+  CHECK(field(tbs[0], "frame_line") == "1858");
+  CHECK(field(tbs[0], "exc_type") == "OutOfMemoryError");
+}
+
 TEST_CASE("tracebacks never hang or crash on hostile input", "[gpu][traceback]") {
   std::string many = "Traceback (most recent call last):\n";
   for (int i = 0; i < 20000; ++i) many += "  File \"/r.py\", line 1, in f\n    f()\n";

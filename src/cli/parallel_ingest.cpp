@@ -1,0 +1,73 @@
+// ingest_inputs: the reader runs on the calling thread and hands each source over; a big one is
+// parsed by std::async into a RecordedSink while the reader goes on; results are replayed in
+// order (a small source first waits for the big ones before it, then is parsed inline).
+#include "cli/parallel_ingest.hpp"
+
+#include <deque>
+#include <future>
+#include <memory>
+
+#include "culprit/ingest/recorded_sink.hpp"
+
+namespace culprit::cli {
+namespace {
+
+struct Parsed {
+  ingest::RecordedSink records;
+  core::Diagnostics problems;
+};
+
+struct Pending {
+  core::Diagnostics before;  ///< the reader's problems that came before this source
+  std::future<Parsed> parsed;
+};
+
+void append(core::Diagnostics& to, core::Diagnostics& from) {
+  to.insert(to.end(), std::make_move_iterator(from.begin()), std::make_move_iterator(from.end()));
+  from.clear();
+}
+
+}  // namespace
+
+std::size_t ingest_inputs(const std::vector<std::string>& inputs, const input::ReadOptions& read_options,
+                          const text::SignalSet& signals, const ingest::IngestOptions& options, unsigned threads,
+                          core::EventSink& sink, core::Diagnostics& problems) {
+  std::size_t count = 0;
+  core::Diagnostics reader_problems;  // since the last source
+  std::deque<Pending> pending;
+  auto finish_oldest = [&] {
+    Pending p = std::move(pending.front());
+    pending.pop_front();
+    Parsed parsed = p.parsed.get();
+    append(problems, p.before);
+    parsed.records.replay(sink);
+    append(problems, parsed.problems);
+  };
+  input::read_inputs(inputs, read_options, reader_problems, [&](input::Source& src) {
+    ++count;
+    if (threads > 1 && src.text.size() >= kParallelSourceBytes) {
+      auto source = std::make_shared<input::Source>(std::move(src));
+      Pending p;
+      p.before = std::move(reader_problems);
+      reader_problems.clear();
+      p.parsed = std::async(std::launch::async, [source, &signals, options] {
+        Parsed out;
+        const ingest::IngestInput in{source->name, source->host, source->origin, source->text, source->first_line};
+        ingest::ingest(in, signals, out.records, out.problems, options);
+        return out;
+      });
+      pending.push_back(std::move(p));
+      while (pending.size() > threads) finish_oldest();
+      return;
+    }
+    while (!pending.empty()) finish_oldest();
+    append(problems, reader_problems);
+    const ingest::IngestInput in{src.name, src.host, src.origin, src.text, src.first_line};
+    ingest::ingest(in, signals, sink, problems, options);
+  });
+  while (!pending.empty()) finish_oldest();
+  append(problems, reader_problems);
+  return count;
+}
+
+}  // namespace culprit::cli

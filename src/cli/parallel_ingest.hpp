@@ -1,0 +1,29 @@
+// Reading and ingesting an incident's inputs, with big sources parsed on worker threads.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "culprit/core/diagnostic.hpp"
+#include "culprit/core/event_sink.hpp"
+#include "culprit/ingest/pipeline.hpp"
+#include "culprit/input/reader.hpp"
+#include "culprit/text/signal_set.hpp"
+
+namespace culprit::cli {
+
+/// Sources this big or bigger are parsed on a worker thread when `threads` > 1; smaller ones
+/// inline (a thread per small file would cost more than it saves: 10^5 tiny sources).
+inline constexpr std::size_t kParallelSourceBytes = 1 << 20;
+
+/// Reads `inputs` and ingests every source into `sink`. With `threads` > 1, up to that many big
+/// sources are parsed at once (while the calling thread reads the next) into recorded sinks and replayed into `sink` in input order, so
+/// the timeline and the problems (the reader's and ingest's, in input order) are the same for
+/// any thread count. `options.budget` needs input order: give threads = 1 with an event limit.
+/// Returns the number of sources read.
+std::size_t ingest_inputs(const std::vector<std::string>& inputs, const input::ReadOptions& read_options,
+                          const text::SignalSet& signals, const ingest::IngestOptions& options, unsigned threads,
+                          core::EventSink& sink, core::Diagnostics& problems);
+
+}  // namespace culprit::cli
