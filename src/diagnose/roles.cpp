@@ -86,7 +86,16 @@ void ps_reasons(store::Database& db, const store::Row& h, const std::string& hos
     if (auto s = j["started"].as_double(); s && (!job_start || *s < *job_start)) job_start = s;
     if (auto e = j["elapsed"].as_double(); e && (!job_elapsed || *e > *job_elapsed)) job_elapsed = e;
   }
-  if (!user.empty() && !job_users.empty() && !job_users.count(user))
+  // `ps aux` cuts long user names to 7 characters and a `+` (`svc-infe+`): compare the prefix.
+  auto same_user = [](const std::string& a, const std::string& b) {
+    if (a == b) return true;
+    const bool cut_a = !a.empty() && a.back() == '+', cut_b = !b.empty() && b.back() == '+';
+    if (cut_a && b.compare(0, a.size() - 1, a, 0, a.size() - 1) == 0) return true;
+    return cut_b && a.compare(0, b.size() - 1, b, 0, b.size() - 1) == 0;
+  };
+  bool known_user = false;
+  for (const auto& j : job_users) known_user = known_user || same_user(user, j);
+  if (!user.empty() && !job_users.empty() && !known_user)
     reasons.push_back(fmt::format("runs as user {}, the job's processes as {} (ps)", user, fmt::join(job_users, ", ")));
   if (!state.empty() && (state[0] == 'T' || state[0] == 't'))
     reasons.push_back(fmt::format("stopped (ps state {}) while holding GPU memory", state));

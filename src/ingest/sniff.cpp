@@ -274,7 +274,17 @@ bool looks_like_csv_output(std::string_view line) {
 std::string command_format(std::string_view cmd) {
   if (!contains(cmd, "nvidia-smi")) return {};
   if (contains(cmd, "--query-gpu") || contains(cmd, "--query-compute-apps")) return std::string(format::kNvidiaSmiCsv);
+  // `nvidia-smi -q | grep -A5 "FB Memory"` prints -q lines without the NVSMI LOG banner.
+  const bool xml = contains(cmd, " -x") || contains(cmd, "--xml-format") || contains(cmd, " -qx");
+  if (!xml && (contains(cmd, " -q") || contains(cmd, "--query"))) return std::string(format::kNvidiaSmiQ);
   return {};
+}
+
+/// Whether `line` continues the output a command hint announced (see command_format).
+bool continues_hinted(std::string_view format_id, std::string_view line) {
+  if (format_id == format::kNvidiaSmiQ)  // `--` separates grep -A groups
+    return trim(line) == "--" || (continues_nvsmi_log(line) && !starts_with(trim(line), "<"));
+  return trim(line).empty() || looks_like_csv_output(line);
 }
 
 struct Block {
@@ -647,7 +657,8 @@ std::vector<Segment> segment_text(std::string_view text) {
     size_t cursor = b;
     if (const std::string hinted = prompt ? command_format(commands[s]) : std::string(); !hinted.empty()) {
       size_t end = b;
-      while (end < e && (trim(lines[end]).empty() || looks_like_csv_output(lines[end]))) ++end;
+      while (end < e && continues_hinted(hinted, lines[end])) ++end;
+      while (end > b && trim(lines[end - 1]).empty()) --end;
       if (end > b) blocks.push_back({b, end, hinted});
       cursor = end;
     }

@@ -81,6 +81,14 @@ class QParser {
           return;
         }
       }
+      // Output cut by grep (`nvidia-smi -q | grep -A4 "FB Memory"`) has no GPU line: the
+      // sections it shows belong to one GPU, numbered 0.
+      if (!in_gpu_ && (q.key == "FB Memory Usage" || q.key == "Processes")) {
+        core::GpuSnapshot g;
+        g.line = seg;
+        report_.gpus.push_back(std::move(g));
+        in_gpu_ = true;
+      }
       sections_.emplace_back(q.indent, q.key);
       return;
     }

@@ -101,3 +101,27 @@ TEST_CASE("nvidia_smi_q: bad input never crashes", "[gpu][smi_q]") {
   culprit::ingest::parse_nvidia_smi_q("Processes : None\n", ctx2);
   CHECK(none.snapshots.empty());
 }
+
+TEST_CASE("nvidia_smi_q: grep-cut -q output after its command is still read", "[gpu][smi_q][sniff]") {
+  const std::string paste =
+      "alice@gpu-node-3:~$ nvidia-smi -q | grep -A4 \"FB Memory Usage\"\n"
+      "    FB Memory Usage\n"
+      "        Total                             : 81559 MiB\n"
+      "        Reserved                          : 551 MiB\n"
+      "        Used                              : 74012 MiB\n"
+      "        Free                              : 6995 MiB\n"
+      "alice@gpu-node-3:~$ python train.py\n"
+      "Traceback (most recent call last):\n";
+  std::vector<culprit::ingest::Segment> q;
+  for (const auto& s : culprit::ingest::segment_text(paste))
+    if (s.format == "nvidia_smi_q") q.push_back(s);
+  REQUIRE(q.size() == 1);
+  CHECK(q[0].first_line == 2);
+  GpuRecordingSink sink;
+  auto ctx = culprit::test::gpu_context(sink, "nvidia_smi_q", "gpu-node-3");
+  culprit::ingest::parse_nvidia_smi_q(q[0].text, ctx);
+  REQUIRE(sink.snapshots.size() == 1);
+  CHECK(sink.snapshots[0].gpu == 0);
+  CHECK(sink.snapshots[0].mem_total == std::int64_t{81559} * 1024 * 1024);
+  CHECK(sink.snapshots[0].mem_used == std::int64_t{74012} * 1024 * 1024);
+}
