@@ -11,7 +11,7 @@ bool ends_with(std::string_view s, std::string_view tail) {
   return s.size() >= tail.size() && s.substr(s.size() - tail.size()) == tail;
 }
 
-bool is_stop(char c) { return c == ':' || c == ',' || c == '.'; }
+bool is_stop(char c) { return c == ':' || c == ',' || c == '.' || c == ';'; }
 
 }  // namespace
 
@@ -44,6 +44,7 @@ std::string tidy_message(std::string text) {
   }
 
   // 3. A sentence after a full stop starts with a capital ("engine. no other" -> "No other").
+  //    Not the message's first word: it is often a name (`earlyoom`, `vllm`) kept as written.
   for (std::size_t i = 2; i < mended.size(); ++i) {
     if (mended[i - 1] != ' ' || mended[i - 2] != '.') continue;
     const std::string_view before(mended.data(), i - 1);

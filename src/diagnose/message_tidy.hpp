@@ -7,9 +7,10 @@
 
 namespace culprit::diagnose {
 
-/// Drops an `on` left before an empty host (`on` then two spaces, or `on` before `:` `,` `.`);
-/// collapses runs of spaces; drops a space before `.` `,` `:` and a doubled full stop (an ellipsis stays); starts a
-/// sentence that follows a full stop with a capital (not after `e.g.` / `i.e.`); trims.
+/// Drops an `on` left before an empty host (`on` then two spaces, or `on` before `:` `;` `,`
+/// `.`); collapses runs of spaces; drops a space before `.` `,` `:` `;` and a doubled full stop
+/// (an ellipsis stays); starts a sentence after a full stop with a capital (not after `e.g.` /
+/// `i.e.`, nor a word with `_`, digits or a path; the first word may be a name and stays); trims.
 std::string tidy_message(std::string text);
 
 }  // namespace culprit::diagnose

@@ -4,7 +4,9 @@
 // header ends the peeling except for an NCCL `host:pid:tid [dev]` tag that may follow it.
 #include "ingest/formats/line_prefix.hpp"
 
+#include <algorithm>
 #include <array>
+#include <cctype>
 #include <map>
 
 #include "culprit/core/time.hpp"
@@ -203,6 +205,39 @@ bool layer_iso(Sv& rest, PeeledLine& p) {
   if (stamp_tail(after, p, rest)) p.header = true;
   else if (!after.empty() && after[0] == ':') return false;
   offer_time(p, t);
+  return true;
+}
+
+// logfmt, as Go's slog / logrus text handlers print it (Ollama, containerd, Docker's daemon):
+// `time=2024-05-01T10:00:09.789Z level=ERROR source=sched.go:443 msg="…" error="…"`, also with
+// `ts=` or a quoted stamp. Stamp and level are peeled; the key=value rest is the message.
+bool layer_logfmt(Sv& rest, PeeledLine& p) {
+  std::size_t i = rest.substr(0, 5) == "time=" ? 5 : rest.substr(0, 3) == "ts=" ? 3 : 0;
+  if (i == 0) return false;
+  const bool quoted = i < rest.size() && rest[i] == '"';
+  if (quoted) ++i;
+  PeeledTime t;
+  const std::size_t n = read_iso_stamp(rest.substr(i), t);
+  if (n == 0) return false;
+  i += n;
+  if (quoted) {
+    if (i >= rest.size() || rest[i] != '"') return false;
+    ++i;
+  }
+  if (i < rest.size() && rest[i] != ' ') return false;
+  Sv after = eat_one_space(rest.substr(i));
+  if (after.substr(0, 6) == "level=") {
+    const std::size_t end = std::min(after.find(' '), after.size());
+    Sv word = after.substr(6, end - 6);
+    if (word.size() >= 2 && word.front() == '"' && word.back() == '"') word = word.substr(1, word.size() - 2);
+    std::string upper(word);
+    for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    if (auto sev = level_word(upper)) p.severity = *sev;
+    after = eat_one_space(after.substr(end));
+  }
+  offer_time(p, t);
+  p.header = true;
+  rest = after;
   return true;
 }
 
@@ -840,7 +875,7 @@ PeeledLine peel_line(std::string_view raw, const PeelOptions& options) {
             layer_kube(rest, p) || layer_paren(rest, p) || layer_rank(rest, p) ||
             layer_glog(rest, p) || layer_glog_bracket(rest, p) || layer_hf(rest, p) ||
             layer_bracket_time(rest, p) || layer_us_date(rest, p) || layer_vllm(rest, p) ||
-            layer_pylevel(rest, p);
+            layer_pylevel(rest, p) || layer_logfmt(rest, p);
     }
     if (!hit && !p.pid_evidence.starts_with("NCCL")) hit = layer_nccl(rest, p);
     if (!hit) break;

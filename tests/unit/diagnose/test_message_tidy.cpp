@@ -10,7 +10,8 @@ TEST_CASE("tidy_message mends empty hosts and doubled stops", "[diagnose][tidy]"
                      "process holds enough memory.") ==
         "The engine's start-up memory check failed: ValueError: No available memory. No other process holds enough "
         "memory.");
-  CHECK(tidy_message("A CUDA allocation failed on  GPU 0. .") == "A CUDA allocation failed on GPU 0.");
+  CHECK(tidy_message("A CUDA allocation failed on . .") == "A CUDA allocation failed.");
+  CHECK(tidy_message("Killed x on ; the report is missing.") == "Killed x; the report is missing.");
   CHECK(tidy_message("A CUDA allocation failed on GPU 0. no other process") ==
         "A CUDA allocation failed on GPU 0. No other process");
   CHECK(tidy_message("Killed on spark-b: pid 4.") == "Killed on spark-b: pid 4.");
@@ -24,4 +25,5 @@ TEST_CASE("tidy_message keeps code, numbers and abbreviations as written", "[dia
   CHECK(tidy_message("Set it. gpu_memory_utilization=0.8 helps.") == "Set it. gpu_memory_utilization=0.8 helps.");
   CHECK(tidy_message("Holds 1.5 GiB. more than needed") == "Holds 1.5 GiB. More than needed");
   CHECK(tidy_message("") == "");
+  CHECK(tidy_message("python3 was killed.") == "python3 was killed.");
 }

@@ -318,3 +318,22 @@ TEST_CASE("kubectl --prefix names the pod", "[gpu][line_prefix]") {
   CHECK(p.message == "torch.OutOfMemoryError: CUDA out of memory.");
   CHECK(p.key() != peel_line("[pod/trainer-worker-1/pytorch] [rank0]: x").key());
 }
+
+TEST_CASE("logfmt stamp and level (Go slog: Ollama, containerd)", "[gpu][line_prefix]") {
+  const auto p = peel_line(
+      "time=2024-05-01T10:00:09.789Z level=ERROR source=sched.go:443 msg=\"error loading llama server\" "
+      "error=\"llama runner process has terminated: signal: killed\"");
+  CHECK(p.time.kind == TsKind::wall);
+  CHECK(p.time.raw == "2024-05-01T10:00:09.789Z");
+  CHECK(p.severity == Severity::error);
+  CHECK(p.message.rfind("source=sched.go:443 msg=", 0) == 0);
+
+  const auto q = peel_line("time=\"2024-05-01T10:00:09+02:00\" level=warning msg=\"cleaning up\"");
+  CHECK(q.time.kind == TsKind::wall);
+  CHECK(q.severity == Severity::warning);
+  CHECK(q.message == "msg=\"cleaning up\"");
+
+  // Not logfmt: a key that merely starts like one, or no stamp after it.
+  CHECK(peel_line("timeout=30 level=ERROR x").time.kind == TsKind::none);
+  CHECK(peel_line("time=soon level=ERROR x").message == "time=soon level=ERROR x");
+}
