@@ -210,7 +210,7 @@ bool layer_iso(Sv& rest, PeeledLine& p) {
 
 // logfmt, as Go's slog / logrus text handlers print it (Ollama, containerd, Docker's daemon):
 // `time=2024-05-01T10:00:09.789Z level=ERROR source=sched.go:443 msg="…" error="…"`, also with
-// `ts=` or a quoted stamp. Stamp and level are peeled; the key=value rest is the message.
+// `ts=` or a quoted stamp. Stamp and level are peeled; logfmt_message() rebuilds the message.
 bool layer_logfmt(Sv& rest, PeeledLine& p) {
   std::size_t i = rest.substr(0, 5) == "time=" ? 5 : rest.substr(0, 3) == "ts=" ? 3 : 0;
   if (i == 0) return false;
@@ -237,8 +237,47 @@ bool layer_logfmt(Sv& rest, PeeledLine& p) {
   }
   offer_time(p, t);
   p.header = true;
+  p.logfmt = true;
   rest = after;
   return true;
+}
+
+/// The message of a logfmt line's remaining keys: `msg`'s value unquoted, then the other keys as
+/// written (`error="…"` holds the failure as often as `msg` does); `source`/`caller` become the
+/// logger. The text as it is when the keys do not parse.
+std::string logfmt_message(Sv rest, std::string& logger) {
+  std::string msg, others;
+  std::size_t i = 0;
+  while (i < rest.size()) {
+    while (i < rest.size() && rest[i] == ' ') ++i;
+    const std::size_t key_start = i;
+    while (i < rest.size() && rest[i] != '=' && rest[i] != ' ') ++i;
+    if (i >= rest.size() || rest[i] != '=' || i == key_start) return std::string(rest);
+    const Sv key = rest.substr(key_start, i - key_start);
+    ++i;
+    const std::size_t value_start = i;
+    Sv value;
+    if (i < rest.size() && rest[i] == '"') {
+      ++i;
+      while (i < rest.size() && rest[i] != '"') i += (rest[i] == '\\' && i + 1 < rest.size()) ? 2 : 1;
+      if (i >= rest.size()) return std::string(rest);  // an unclosed quote: not logfmt after all
+      value = rest.substr(value_start + 1, i - value_start - 1);
+      ++i;
+    } else {
+      while (i < rest.size() && rest[i] != ' ') ++i;
+      value = rest.substr(value_start, i - value_start);
+    }
+    if (key == "msg" || key == "message") {
+      msg.assign(value);
+    } else if (key == "source" || key == "caller") {
+      logger.assign(value);
+    } else {
+      if (!others.empty()) others += ' ';
+      others.append(rest.substr(key_start, i - key_start));
+    }
+  }
+  if (msg.empty()) return others;
+  return others.empty() ? msg : msg + " " + others;
 }
 
 // `01/30/2024 11:53:52 - INFO - __main__ - msg` (the HF example scripts' datefmt).
@@ -882,7 +921,7 @@ PeeledLine peel_line(std::string_view raw, const PeelOptions& options) {
     ++p.layers;
     outermost = false;
   }
-  p.message = std::string(rest);
+  p.message = p.logfmt ? logfmt_message(rest, p.logger) : std::string(rest);
   return p;
 }
 

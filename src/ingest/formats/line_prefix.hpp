@@ -44,6 +44,7 @@ struct PeeledLine {
   int repeated = 0;                     ///< Ray `[repeated 12x across cluster]`
   int layers = 0;                       ///< prefix layers peeled; 0 for a bare line
   bool header = false;                  ///< a logger header (not only transport tags) was peeled
+  bool logfmt = false;                  ///< a logfmt line: the message is rebuilt from its keys
 
   /// Groups the lines of one process / rank: lines with the same key come from one writer.
   /// Empty when no layer identified a writer.
