@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <limits>
 #include <set>
@@ -74,8 +75,53 @@ std::string render_template(const std::string& tmpl, const store::Row& row, cons
   }
 }
 
-/// What to do about a CUDA OOM's culprit, by role.
-std::string culprit_action(const std::optional<ProcessRef>& c) {
+std::string sql_text(std::string_view s) {
+  std::string out = "'";
+  for (char c : s) {
+    if (c == '\'') out += '\'';
+    out += c;
+  }
+  return out + "'";
+}
+
+/// What a GPU-memory setting does, for the advice (keys lower-case, `-` as `_`).
+std::string setting_hint(std::string key) {
+  for (auto& ch : key) ch = ch == '-' ? '_' : static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  if (key == "xla_python_client_mem_fraction")
+    return "XLA preallocates that share of every GPU (default 0.75) and NCCL, cuDNN and cuBLAS allocate outside "
+           "it: lower it, or set XLA_PYTHON_CLIENT_PREALLOCATE=false";
+  if (key == "xla_python_client_preallocate")
+    return "with preallocation on (the default) XLA takes XLA_PYTHON_CLIENT_MEM_FRACTION (0.75) of every GPU up front";
+  if (key == "xla_python_client_allocator") return "the XLA allocator in use";
+  if (key == "gpu_memory_utilization")
+    return "vLLM claims that share of the whole GPU: lower it, or free the GPU of other processes";
+  if (key == "mem_fraction_static")
+    return "SGLang's static share (weights + KV cache): lower it when activations or CUDA graphs run out";
+  if (key == "tf_force_gpu_allow_growth") return "when false, TensorFlow maps nearly all GPU memory at start";
+  return {};
+}
+
+/// The job's own GPU-memory settings its logs show on `host` (signals job_memory_setting_*), as
+/// advice: "XLA_PYTHON_CLIENT_MEM_FRACTION=0.95 (train.log:1): <what it does>". Empty if none.
+std::string job_settings_advice(store::Database& db, const std::string& host) {
+  auto rows = db.query(fmt::format(
+      "SELECT json_extract(e.fields, '$.setting') AS setting, json_extract(e.fields, '$.value') AS value,"
+      " min(s.name || ':' || e.line) AS place FROM events e JOIN sources s ON s.id = e.source_id"
+      " WHERE e.rule LIKE 'job_memory_setting%' AND e.host = {} AND json_extract(e.fields, '$.setting') IS NOT NULL"
+      " GROUP BY setting, value ORDER BY min(e.id) LIMIT 4",
+      sql_text(host)));
+  std::vector<std::string> parts;
+  for (const auto& r : rows.rows) {
+    std::string part = fmt::format("{}={} ({})", r["setting"].as_text(), r["value"].as_text(), r["place"].as_text());
+    if (auto hint = setting_hint(r["setting"].as_text()); !hint.empty()) part += ": " + hint;
+    parts.push_back(part);
+  }
+  if (parts.empty()) return {};
+  return fmt::format("The job's own memory settings in its logs: {}. ", fmt::join(parts, "; "));
+}
+
+/// What to do about a CUDA OOM's culprit, by role; `settings` is job_settings_advice() for a job culprit.
+std::string culprit_action(const std::optional<ProcessRef>& c, const std::string& settings = {}) {
   if (c && c->role == "foreign") {
     std::string where = c->container.empty() ? fmt::format("`kill {}` on {}", c->pid.value_or(0), c->host)
                                              : fmt::format("`docker stop {}` on {}", c->container, c->host);
@@ -86,7 +132,7 @@ std::string culprit_action(const std::optional<ProcessRef>& c) {
   if (c && c->role == "unknown")
     return fmt::format("Find out who owns pid {} on {} (ps -o user,lstart,cmd -p {}); if it is not part of the job, "
                        "stop it before relaunching.", c->pid.value_or(0), c->host, c->pid.value_or(0));
-  return "The job itself needs more memory than the GPU has: lower its footprint (batch size, sequence length, "
+  return settings + "The job itself needs more memory than the GPU has: lower its footprint (batch size, sequence length, "
          "--mem-fraction-static / gpu_memory_utilization, max_model_len), shard it over more GPUs, or try "
          "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True when reserved memory is much larger than allocated.";
 }
@@ -175,7 +221,12 @@ Verdict diagnose(store::Database& db, const rules::RuleSet& rules, core::Diagnos
           if (!v.budget) v.budget = ledger.budget;
         }
       }
-      if (f.verdict == verdict::kCudaOom) extra.push_back({"culprit_action", culprit_action(f.culprit)});
+      if (f.verdict == verdict::kCudaOom) {
+        const bool job = !f.culprit || f.culprit->role == "job";
+        extra.push_back({"culprit_action",
+                         culprit_action(f.culprit, job ? job_settings_advice(db, f.culprit ? f.culprit->host : f.host)
+                                                       : std::string())});
+      }
       if (f.culprit) {
         extra.push_back({"culprit_pid", f.culprit->pid ? std::to_string(*f.culprit->pid) : "?"});
         extra.push_back({"culprit_name", f.culprit->name.empty() ? "(unnamed)" : f.culprit->name});
@@ -205,7 +256,11 @@ Verdict diagnose(store::Database& db, const rules::RuleSet& rules, core::Diagnos
     for (auto& m : merged) {
       const bool same_proc = (!m.culprit && !f.culprit) ||
                              (m.culprit && f.culprit && m.culprit->pid == f.culprit->pid);
-      const bool near = (!m.ts || !f.ts) ? m.event_id == f.event_id || (m.verdict == f.verdict && m.host == f.host && !m.ts && !f.ts)
+      // Without a time on one side, the same error text is a reprint of it (a logged traceback
+      // and the stderr copy multiprocessing or a launcher prints without a stamp).
+      const bool same_text = !m.evidence.empty() && !f.evidence.empty() && m.evidence[0].text == f.evidence[0].text;
+      const bool near = (!m.ts || !f.ts) ? m.event_id == f.event_id || (m.verdict == f.verdict && m.host == f.host && !m.ts && !f.ts) ||
+                                               (m.verdict == f.verdict && same_text)
                                          : std::fabs(*m.ts - *f.ts) < 60;
       if (m.rule == f.rule && m.host == f.host && same_proc && near) {
         for (auto& e : f.evidence) {

@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
+#include <vector>
 
 #include "culprit/core/size.hpp"
 
@@ -44,6 +46,34 @@ std::string first_name(const std::string& names_json) {
   return out;
 }
 
+/// On unified memory the rest of the pool is host memory: the largest resident processes `ps`
+/// listed on the host (not GPU holders, not the failing process) take their share of it, each
+/// a `host` entry, capped so the rest never goes below zero. Returns the bytes so placed.
+std::int64_t unified_host_processes(store::Database& db, Budget& b, const std::string& host,
+                                    const std::vector<Holder>& holders, std::optional<std::int64_t> self_pid,
+                                    std::int64_t rest) {
+  if (!b.unified || rest <= 0) return 0;
+  std::set<std::int64_t> counted;
+  for (const auto& h : holders) counted.insert(h.pid);
+  if (self_pid) counted.insert(*self_pid);
+  auto rows = db.query(fmt::format(
+      "SELECT pid, names, rss FROM processes WHERE host = {} AND rss > 0 ORDER BY rss DESC LIMIT 16", q(host)));
+  std::int64_t placed = 0;
+  int listed = 0;
+  for (const auto& r : rows.rows) {
+    const auto pid = r["pid"].as_int().value_or(0);
+    if (counted.count(pid)) continue;
+    const std::int64_t bytes = std::min(r["rss"].as_int().value_or(0), rest - placed);
+    if (bytes <= 0 || listed >= 5) break;
+    const std::string name = first_name(r["names"].as_text());
+    b.entries.push_back({fmt::format("host: pid {}{} (resident memory, ps)", pid, name.empty() ? "" : " " + name),
+                         "host", pid, bytes});
+    placed += bytes;
+    ++listed;
+  }
+  return placed;
+}
+
 }  // namespace
 
 LedgerResult build_ledger(store::Database& db, std::int64_t event_id) {
@@ -53,7 +83,7 @@ LedgerResult build_ledger(store::Database& db, std::int64_t event_id) {
       " json_extract(e.fields,'$.requested_bytes') AS requested, json_extract(e.fields,'$.total_bytes') AS total,"
       " json_extract(e.fields,'$.free_bytes') AS free, json_extract(e.fields,'$.self_bytes') AS self,"
       " json_extract(e.fields,'$.allocated_bytes') AS allocated, json_extract(e.fields,'$.reserved_bytes') AS reserved,"
-      " json_extract(e.fields,'$.gpu') AS gpu"
+      " coalesce(json_extract(e.fields,'$.gpu'), json_extract(e.fields,'$.cuda_dev')) AS gpu, e.rank"
       " FROM events e JOIN sources s ON s.id = e.source_id WHERE e.id = {}",
       event_id));
   if (ev.rows.empty()) return out;
@@ -67,7 +97,16 @@ LedgerResult build_ledger(store::Database& db, std::int64_t event_id) {
   b.torch_allocated = e["allocated"].as_int();
   b.torch_reserved = e["reserved"].as_int();
   const auto self_bytes = e["self"].as_int();
-  const auto self_pid = e["pid"].as_int();
+  auto self_pid = e["pid"].as_int();
+  if (!self_pid && !e["rank"].is_null()) {
+    // A `[rankN]:` traceback names no pid; torchrun's failure summary on the same host pairs
+    // that global rank with the worker's pid. Only a single answer is taken.
+    auto by_rank = db.query(fmt::format(
+        "SELECT DISTINCT pid FROM events WHERE host = {} AND rule = 'torchrun_child_failed' AND rank = {}"
+        " AND pid IS NOT NULL LIMIT 2",
+        q(e["host"].as_text()), e["rank"].as_int().value_or(-1)));
+    if (by_rank.rows.size() == 1) self_pid = by_rank.rows[0]["pid"].as_int();
+  }
   const auto ts = e["ts"].as_double();
   const std::string host = b.host;
   const int gpu = b.gpu.value_or(0);
@@ -137,6 +176,22 @@ LedgerResult build_ledger(store::Database& db, std::int64_t event_id) {
       if (h.role.empty()) h.role = "unknown";
     }
   }
+  // A `[rank0]:` line names no pid: the one holder on this GPU (job or unknown, never foreign)
+  // whose memory is what the error says "this process" has (within 2%) is the failing process,
+  // not a second holder of the same bytes.
+  if (!self_pid && self_bytes && *self_bytes > 0) {
+    std::optional<std::int64_t> match;
+    int matches = 0;
+    for (const auto& [pid, h] : holders) {
+      if (h.role == "foreign" || h.from_error) continue;
+      const std::int64_t diff = h.bytes > *self_bytes ? h.bytes - *self_bytes : *self_bytes - h.bytes;
+      if (diff <= *self_bytes / 50) {
+        match = pid;
+        ++matches;
+      }
+    }
+    if (matches == 1) self_pid = match;
+  }
   if (self_pid) holders.erase(*self_pid);  // counted as "this process" below
 
   std::int64_t job = self_bytes.value_or(0), foreign = 0, unknown = 0;
@@ -161,14 +216,17 @@ LedgerResult build_ledger(store::Database& db, std::int64_t event_id) {
     std::int64_t rest = *b.total - *b.free - job - foreign - unknown;
     const bool negative = rest < 0;
     if (negative) rest = 0;
+    const std::int64_t host_procs = unified_host_processes(db, b, host, sorted, self_pid, rest);
+    rest -= host_procs;
     b.unexplained = rest;
     b.entries.push_back({b.unified ? "unexplained (unified memory: host OS, page cache, CPU processes)"
                                    : "unexplained (driver, other containers, not listed)",
                          "rest", std::nullopt, rest});
     auto fs = [](std::optional<std::int64_t> v) { return v ? core::format_size(*v) : std::string("?"); };
-    b.arithmetic.push_back(fmt::format("total {} = free {} + job {} + foreign {}{} + unexplained {}", fs(b.total),
+    b.arithmetic.push_back(fmt::format("total {} = free {} + job {} + foreign {}{}{} + unexplained {}", fs(b.total),
                                        fs(b.free), fs(job), fs(foreign),
                                        unknown ? " + unattributed " + core::format_size(unknown) : std::string(),
+                                       host_procs ? " + host processes " + core::format_size(host_procs) : std::string(),
                                        fs(rest)));
     if (negative)
       b.arithmetic.push_back("(the snapshots were taken at different instants: the listed holders exceed "

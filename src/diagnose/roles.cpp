@@ -1,7 +1,8 @@
 // Role assignment. A pid the job's own logs name is `job`. A GPU holder that is not is
 // `foreign` when there is a reason to say so — the job's pids on that host are known and it is
-// not one of them, it runs another framework than the job, or its container predates the job —
-// and `unknown` otherwise (confidence drops rather than guessing).
+// not one of them, it runs another framework than the job, its container predates the job, or
+// a `ps` listing shows it runs as another user, is stopped, or started before the job — and
+// `unknown` otherwise (confidence drops rather than guessing). role_why carries every reason.
 #include "roles.hpp"
 
 #include <fmt/format.h>
@@ -9,9 +10,12 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <optional>
 #include <set>
+#include <vector>
 
 #include "culprit/core/size.hpp"
+#include "culprit/core/time.hpp"
 
 namespace culprit::diagnose {
 namespace {
@@ -49,6 +53,61 @@ std::string sql_quote(std::string_view s) {
     out += c;
   }
   return out + "'";
+}
+
+/// The job's first sign of life (UTC seconds): the earliest stamped line of the job's own logs
+/// (app-log sources), else the earliest event of any kind but plain log lines.
+std::optional<double> job_first_ts(store::Database& db) {
+  auto own = db.query(
+      "SELECT min(e.ts) AS t0 FROM events e JOIN sources s ON s.id = e.source_id "
+      "WHERE e.ts IS NOT NULL AND s.format = 'app_log'");
+  if (!own.rows.empty() && !own.rows[0]["t0"].is_null()) return own.rows[0]["t0"].as_double();
+  auto any = db.query("SELECT min(ts) AS t0 FROM events WHERE ts IS NOT NULL AND kind <> 'log'");
+  if (any.rows.empty() || any.rows[0]["t0"].is_null()) return std::nullopt;
+  return any.rows[0]["t0"].as_double();
+}
+
+/// Reasons from `ps` for holder row `h`: another user than every job process on the host, a
+/// stopped state (`T`, `t`), or a start well before the job (its first event, or its processes'
+/// own start / elapsed times in ps). Appends human-readable reasons.
+void ps_reasons(store::Database& db, const store::Row& h, const std::string& host, std::optional<double> job_t0,
+                std::vector<std::string>& reasons) {
+  constexpr double kMargin = 300;  // a job's processes start up to minutes before they log
+  const std::string user = h["user"].as_text();
+  const std::string state = h["state"].as_text();
+  const auto started = h["started"].as_double();
+  const auto elapsed = h["elapsed"].as_double();
+  auto jobs = db.query(fmt::format(
+      "SELECT user, started, elapsed FROM processes WHERE host={} AND role='job'", sql_quote(host)));
+  std::set<std::string> job_users;
+  std::optional<double> job_start, job_elapsed;
+  for (const auto& j : jobs.rows) {
+    if (!j["user"].as_text().empty()) job_users.insert(j["user"].as_text());
+    if (auto s = j["started"].as_double(); s && (!job_start || *s < *job_start)) job_start = s;
+    if (auto e = j["elapsed"].as_double(); e && (!job_elapsed || *e > *job_elapsed)) job_elapsed = e;
+  }
+  // `ps aux` cuts long user names to 7 characters and a `+` (`svc-infe+`): compare the prefix.
+  auto same_user = [](const std::string& a, const std::string& b) {
+    if (a == b) return true;
+    const bool cut_a = !a.empty() && a.back() == '+', cut_b = !b.empty() && b.back() == '+';
+    if (cut_a && b.compare(0, a.size() - 1, a, 0, a.size() - 1) == 0) return true;
+    return cut_b && a.compare(0, b.size() - 1, b, 0, b.size() - 1) == 0;
+  };
+  bool known_user = false;
+  for (const auto& j : job_users) known_user = known_user || same_user(user, j);
+  if (!user.empty() && !job_users.empty() && !known_user)
+    reasons.push_back(fmt::format("runs as user {}, the job's processes as {} (ps)", user, fmt::join(job_users, ", ")));
+  if (!state.empty() && (state[0] == 'T' || state[0] == 't'))
+    reasons.push_back(fmt::format("stopped (ps state {}) while holding GPU memory", state));
+  std::optional<double> job_begin = job_t0;
+  if (job_start && (!job_begin || *job_start < *job_begin)) job_begin = job_start;
+  if (started && job_begin && *started < *job_begin - kMargin) {
+    reasons.push_back(fmt::format("started by {} (ps), {} before the job's first sign of life",
+                                  core::format_iso(*started).substr(0, 16), duration(*job_begin - *started)));
+  } else if (elapsed && job_elapsed && *elapsed > *job_elapsed + kMargin) {
+    reasons.push_back(fmt::format("had run {} when ps listed it, the job's processes {} — it predates the job",
+                                  duration(*elapsed), duration(*job_elapsed)));
+  }
 }
 
 }  // namespace
@@ -95,8 +154,10 @@ std::string assign_roles(store::Database& db) {
   if (!span.rows.empty() && !span.rows[0]["t0"].is_null())
     job_age = span.rows[0]["t1"].as_double().value_or(0) - span.rows[0]["t0"].as_double().value_or(0);
 
+  const std::optional<double> job_t0 = job_first_ts(db);
   auto holders = db.query(
-      "SELECT DISTINCT p.host, p.pid, p.names, p.role, p.container FROM processes p "
+      "SELECT DISTINCT p.host, p.pid, p.names, p.role, p.container, p.cmdline, p.user, p.state, p.started, p.elapsed "
+      "FROM processes p "
       "JOIN gpu_snapshots g ON g.host = p.host JOIN gpu_processes gp ON gp.snapshot_id = g.id AND gp.pid = p.pid "
       "WHERE p.role <> 'job'");
   if (!holders.error.empty()) return holders.error;
@@ -106,7 +167,7 @@ std::string assign_roles(store::Database& db) {
     const std::string names = h["names"].as_text();
     std::vector<std::string> reasons;
     std::string container;
-    const std::string fw = framework_of(names);
+    const std::string fw = framework_of(names + " " + h["cmdline"].as_text());
     const auto& jobs_here = job_frameworks.count(host) ? job_frameworks[host] : job_frameworks[""];
     if (!fw.empty() && !jobs_here.empty() && !jobs_here.count(fw)) {
       std::vector<std::string> job_names;
@@ -135,8 +196,13 @@ std::string assign_roles(store::Database& db) {
     }
     auto job_pids = db.query(fmt::format("SELECT count(*) AS n FROM processes WHERE host={} AND role='job'", sql_quote(host)));
     const bool job_known = !job_pids.rows.empty() && job_pids.rows[0]["n"].as_int().value_or(0) > 0;
+    // What a `ps` listing says (another user, stopped, started before the job): each is a
+    // reason on its own.
+    const std::size_t before_ps = reasons.size();
+    ps_reasons(db, h, host, job_t0, reasons);
+    const bool ps_foreign = reasons.size() > before_ps;
     if (job_known && reasons.empty()) reasons.push_back("not among the job's processes on this host");
-    const bool foreign = !reasons.empty() && (job_known || !fw.empty() || !container.empty());
+    const bool foreign = !reasons.empty() && (job_known || !fw.empty() || !container.empty() || ps_foreign);
     const std::string role = foreign ? "foreign" : "unknown";
     const std::string why = reasons.empty() ? std::string("holds GPU memory; no log says whose it is")
                                             : fmt::format("{}", fmt::join(reasons, "; "));

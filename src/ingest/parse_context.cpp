@@ -25,7 +25,11 @@ void parse_segment(std::string_view text, ParseContext& ctx) {
   const std::string_view f = ctx.format;
   if (f == format::kKernelLog) parse_kernel_log(text, ctx);
   else if (f == format::kNvidiaSmiTable) parse_nvidia_smi_table(text, ctx);
+  else if (f == format::kNvidiaSmiCsv) parse_nvidia_smi_csv(text, ctx);
+  else if (f == format::kNvidiaSmiQ) parse_nvidia_smi_q(text, ctx);
+  else if (f == format::kNvidiaSmiXml) parse_nvidia_smi_xml(text, ctx);
   else if (f == format::kFree) parse_free(text, ctx);
+  else if (f == format::kPs) parse_ps(text, ctx);
   else if (f == format::kDockerPs) parse_docker_ps(text, ctx);
   else if (f == format::kJournalJson) parse_journal_json(text, ctx);
   else if (f == format::kDockerInspect) parse_docker_inspect(text, ctx);

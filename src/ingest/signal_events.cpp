@@ -3,6 +3,7 @@
 #include "signal_events.hpp"
 
 #include <charconv>
+#include <cmath>
 #include <cstdint>
 #include <string>
 
@@ -23,6 +24,15 @@ std::optional<std::int64_t> to_int(std::string_view s) {
   auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
   if (ec != std::errc() || p != s.data() + s.size() || s.empty()) return std::nullopt;
   return v;
+}
+
+// A bare, possibly negative, GiB figure ("69.42", "-0.3") as bytes; nullopt when not a number.
+std::optional<std::int64_t> gib_to_bytes(std::string_view s) {
+  double v = 0;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);  // locale-independent
+  if (s.empty() || ec != std::errc() || p != s.data() + s.size() || !std::isfinite(v) || std::fabs(v) > 1e9)
+    return std::nullopt;
+  return static_cast<std::int64_t>(std::llround(v * 1073741824.0));
 }
 
 bool is_integer_capture(std::string_view name) {
@@ -64,6 +74,18 @@ std::vector<core::Event> events_from_signals(const core::Event& base, std::strin
         if (auto bytes = core::parse_size(c.value))
           e.set_int(c.name.substr(0, c.name.size() - kSize.size()) + "_bytes", *bytes);
       }
+    }
+    // `*_gib`: a bare number the line prints in GiB apart from its unit (vLLM's
+    // "(69.42/121.63 GiB)"); the ledger reads every size as `<base>_bytes`. A `*_size` of the
+    // same base, when a rule has both, wins.
+    for (const auto& c : m.captures) {
+      constexpr std::string_view kGib = "_gib";
+      if (c.value.empty() || c.name.size() <= kGib.size() ||
+          c.name.compare(c.name.size() - kGib.size(), kGib.size(), kGib) != 0)
+        continue;
+      const std::string key = c.name.substr(0, c.name.size() - kGib.size()) + "_bytes";
+      if (e.field(key)) continue;
+      if (auto bytes = gib_to_bytes(c.value)) e.set_int(key, *bytes);
     }
     if (e.kind == core::kind::kXid) enrich_xid_event(e);  // code meaning, PCI form, NVLink5 details
     out.push_back(std::move(e));

@@ -15,7 +15,8 @@ namespace culprit::ingest {
 /// signal's kind and severity, `rule` = signal id, `message` = `message`, and the named captures
 /// as fields: `pid`, `rank`, `gpu`, `xid`, `exitcode` are numeric when they parse as integers
 /// (and `pid`/`rank` also set event.pid / event.rank); a capture `<x>_size` also yields a numeric
-/// `<x>_bytes` (core::parse_size); a `comm` (or `name`) capture fills event.comm when `base` has none.
+/// `<x>_bytes` (core::parse_size), and so does a bare GiB figure `<x>_gib` when no `<x>_size` gave
+/// one; a `comm` (or `name`) capture fills event.comm when `base` has none.
 /// Empty captures are skipped. Events of kind `xid` also get enrich_xid_event()'s fields (the
 /// Xid catalogue, the normalised PCI address). No signals (null set) -> no events.
 std::vector<core::Event> events_from_signals(const core::Event& base, std::string_view message,

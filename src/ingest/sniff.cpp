@@ -10,6 +10,7 @@
 #include "culprit/text/lines.hpp"
 #include "culprit/text/pattern.hpp"
 #include "ingest/formats/kernel_stamp.hpp"
+#include "ingest/formats/ps_columns.hpp"
 
 namespace culprit::ingest {
 namespace {
@@ -204,6 +205,88 @@ bool is_ctime_line(std::string_view line) {
   return re.matches(line);
 }
 
+/// `==============NVSMI LOG==============` opens an `nvidia-smi -q` report.
+bool is_nvsmi_log(std::string_view line) { return starts_with(trim(line), "==") && contains(line, "NVSMI LOG"); }
+/// A line that keeps a `-q` report going: blank, indented, `GPU 0000…:…`, or a top-level
+/// `Key   : value` (`Timestamp`, `Driver Version`, `Attached GPUs`).
+bool continues_nvsmi_log(std::string_view line) {
+  if (trim(line).empty() || line[0] == ' ' || line[0] == '\t') return true;
+  if (starts_with(line, "GPU ") && line.size() > 8 && std::isxdigit(static_cast<unsigned char>(line[4]))) return true;
+  const size_t sep = line.find(" : ");
+  return sep != std::string_view::npos && sep < 60 && line[0] >= 'A' && line[0] <= 'Z';
+}
+/// `<?xml …?>` / `<!DOCTYPE nvidia_smi_log …>` / `<nvidia_smi_log>` open a `-q -x` document.
+bool opens_smi_xml(const std::vector<std::string_view>& lines, size_t i, size_t e) {
+  const std::string_view t = trim(lines[i]);
+  if (starts_with(t, "<nvidia_smi_log") || starts_with(t, "<!DOCTYPE nvidia_smi_log")) return true;
+  if (!starts_with(t, "<?xml")) return false;
+  for (size_t k = i; k < e && k < i + 4; ++k)
+    if (contains(lines[k], "nvidia_smi_log")) return true;
+  return false;
+}
+/// The query keys nvidia-smi prints in a CSV header (`--query-gpu`, `--query-compute-apps`).
+bool is_smi_csv_header(std::string_view line) {
+  if (line.size() > 2000 || !contains(line, ", ")) return false;
+  const std::string_view first = trim(line.substr(0, line.find(',')));
+  static constexpr std::string_view kFirst[] = {"index", "name", "timestamp", "pid", "gpu_uuid", "gpu_bus_id",
+                                                "uuid", "pci.bus_id", "gpu_name", "process_name", "driver_version"};
+  bool known = false;
+  for (auto k : kFirst) known = known || first == k;
+  if (!known) return false;
+  for (std::string_view k : {"memory.", "used_gpu_memory", "used_memory", "pci.bus_id", "process_name", "utilization.",
+                             "gpu_bus_id", "gpu_uuid"})
+    if (contains(line, k)) return true;
+  return false;
+}
+/// A header-less CSV row that can only be nvidia-smi's: `, `-separated cells, one of them a
+/// `<n> MiB` memory value, a bracketed `[N/A]` / `[Not Supported]`, or a PCI bus id.
+bool is_smi_csv_row(std::string_view line) {
+  if (line.size() > 2000 || !contains(line, ", ") || contains(line, "  ")) return false;
+  int cells = 0;
+  bool strong = false;
+  size_t start = 0;
+  while (start <= line.size()) {
+    size_t comma = line.find(", ", start);
+    std::string_view c = trim(line.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start));
+    if (c.empty()) return false;
+    ++cells;
+    if (c.size() > 4 && c.substr(c.size() - 4) == " MiB" && std::isdigit(static_cast<unsigned char>(c[0]))) strong = true;
+    if (c == "[N/A]" || c == "[Not Supported]" || c == "[Unknown Error]" || c == "[GPU is lost]") strong = true;
+    if (c.size() == 16 && c[8] == ':' && c[11] == ':' && c[14] == '.') strong = true;
+    if (comma == std::string_view::npos) break;
+    start = comma + 2;
+  }
+  return strong && cells >= 2;
+}
+
+/// A line of `--format=csv` output: `, `-separated cells or one bare value, no column padding.
+bool looks_like_csv_output(std::string_view line) {
+  const std::string_view t = trim(line);
+  if (t.empty() || t.size() > 2000 || contains(t, "  ")) return false;
+  if (contains(t, ", ")) return true;
+  for (char c : t)
+    if (!((c >= '0' && c <= '9') || c == '.')) return false;
+  return true;
+}
+
+/// The format a typed command announces for its whole output, when anchors cannot tell
+/// (`nvidia-smi --query-gpu=… --format=csv,noheader,nounits` prints bare numbers); '' if none.
+std::string command_format(std::string_view cmd) {
+  if (!contains(cmd, "nvidia-smi")) return {};
+  if (contains(cmd, "--query-gpu") || contains(cmd, "--query-compute-apps")) return std::string(format::kNvidiaSmiCsv);
+  // `nvidia-smi -q | grep -A5 "FB Memory"` prints -q lines without the NVSMI LOG banner.
+  const bool xml = contains(cmd, " -x") || contains(cmd, "--xml-format") || contains(cmd, " -qx");
+  if (!xml && (contains(cmd, " -q") || contains(cmd, "--query"))) return std::string(format::kNvidiaSmiQ);
+  return {};
+}
+
+/// Whether `line` continues the output a command hint announced (see command_format).
+bool continues_hinted(std::string_view format_id, std::string_view line) {
+  if (format_id == format::kNvidiaSmiQ)  // `--` separates grep -A groups
+    return trim(line) == "--" || (continues_nvsmi_log(line) && !starts_with(trim(line), "<"));
+  return trim(line).empty() || looks_like_csv_output(line);
+}
+
 struct Block {
   size_t begin, end;  // [begin, end) line indexes
   std::string format;
@@ -307,6 +390,13 @@ std::vector<Block> structured_blocks(const std::vector<std::string_view>& lines,
       while (start > b && is_table_line(lines[start - 1])) --start;
       if (start > b && is_ctime_line(lines[start - 1])) --start;
       if (start > b && is_ctime_line(lines[start - 1])) --start;  // watch header above a timestamp
+      // `watch` prints its header, then a blank line, then the command's output.
+      for (size_t up = start; up > b && up + 3 > start; --up) {
+        if (!trim(lines[up - 1]).empty()) {
+          if (up < start && starts_with(lines[up - 1], "Every ") && is_ctime_line(lines[up - 1])) start = up - 1;
+          break;
+        }
+      }
       size_t end = i + 1;
       while (end < e) {
         if (is_table_line(lines[end])) { ++end; continue; }
@@ -356,6 +446,48 @@ std::vector<Block> structured_blocks(const std::vector<std::string_view>& lines,
       blocks.push_back({i, end, std::string(format::kKubectlDescribe)});
       i = end;
       continue;
+    }
+    if (is_nvsmi_log(line)) {
+      size_t end = i + 1;
+      while (end < e && continues_nvsmi_log(lines[end])) ++end;
+      while (end > i + 1 && trim(lines[end - 1]).empty()) --end;
+      blocks.push_back({i, end, std::string(format::kNvidiaSmiQ)});
+      i = end;
+      continue;
+    }
+    if (starts_with(trim(line), "<") && opens_smi_xml(lines, i, e)) {
+      size_t end = i + 1;
+      while (end < e) {
+        const std::string_view l = lines[end];
+        if (contains(l, "</nvidia_smi_log>")) { ++end; break; }
+        if (!l.empty() && l[0] != ' ' && l[0] != '\t' && l[0] != '<') break;  // cut: other text follows
+        ++end;
+      }
+      while (end > i + 1 && trim(lines[end - 1]).empty()) --end;
+      blocks.push_back({i, end, std::string(format::kNvidiaSmiXml)});
+      i = end;
+      continue;
+    }
+    if (is_smi_csv_header(line) || is_smi_csv_row(line)) {
+      size_t end = i + 1;
+      while (end < e && (is_smi_csv_row(lines[end]) || is_smi_csv_header(lines[end]) ||
+                         (is_smi_csv_header(line) && contains(lines[end], ", ") && !contains(lines[end], "  "))))
+        ++end;
+      blocks.push_back({i, end, std::string(format::kNvidiaSmiCsv)});
+      i = end;
+      continue;
+    }
+    if (contains(line, "PID")) {
+      if (auto header = ps::parse_header(trim(line))) {
+        // A ps listing: its rows until a blank line or a line that does not fit the header.
+        size_t end = i + 1;
+        while (end < e && !trim(lines[end]).empty() && ps::split_row(trim(lines[end]), *header).ok) ++end;
+        if (end > i + 1) {
+          blocks.push_back({i, end, std::string(format::kPs)});
+          i = end;
+          continue;
+        }
+      }
     }
     if (is_docker_header(line)) {
       size_t end = i + 1;
@@ -520,8 +652,17 @@ std::vector<Segment> segment_text(std::string_view text) {
     if (b >= e) continue;
     // 2. Structured blocks, then kernel / app runs in the gaps.
     std::vector<Block> blocks;
-    auto structured = structured_blocks(lines, b, e);
+    // The command says what its first lines are (`nvidia-smi --query-gpu=… --format=csv,noheader`
+    // prints bare values no anchor can tell); what follows them is sniffed as usual.
     size_t cursor = b;
+    if (const std::string hinted = prompt ? command_format(commands[s]) : std::string(); !hinted.empty()) {
+      size_t end = b;
+      while (end < e && continues_hinted(hinted, lines[end])) ++end;
+      while (end > b && trim(lines[end - 1]).empty()) --end;
+      if (end > b) blocks.push_back({b, end, hinted});
+      cursor = end;
+    }
+    auto structured = structured_blocks(lines, cursor, e);
     for (const auto& blk : structured) {
       if (blk.begin > cursor) split_kernel_runs(lines, cursor, blk.begin, blocks);
       blocks.push_back(blk);
@@ -544,7 +685,8 @@ std::vector<Segment> segment_text(std::string_view text) {
   for (auto& seg : segments) {
     if (!merged.empty() && merged.back().format == seg.format && merged.back().host == seg.host &&
         merged.back().command == seg.command && seg.format != "nvidia_smi_table" &&
-        seg.format != "free" && seg.format != "docker_ps") {
+        seg.format != "free" && seg.format != "docker_ps" && seg.format != format::kPs &&
+        seg.format != format::kNvidiaSmiQ && seg.format != format::kNvidiaSmiXml && seg.format != format::kNvidiaSmiCsv) {
       const char* start = merged.back().text.data();
       const char* stop = seg.text.data() + seg.text.size();
       merged.back().text = std::string_view(start, static_cast<size_t>(stop - start));

@@ -310,7 +310,12 @@ std::string render_markdown(const diagnose::Verdict& v, bool with_title) {
   if (v.victim)
     process_section(doc, victim_differs(v) ? "Victim (killed, not the culprit)" : "Victim (the culprit itself)",
                     *v.victim, false);
-  if (v.budget) budget_section(doc, *v.budget);
+  if (v.budget) {
+    budget_section(doc, *v.budget);
+  } else if (v.verdict == diagnose::verdict::kCudaOom) {
+    doc.heading("Memory budget");
+    doc.para(md(std::string(kNoBudget)));
+  }
   timeline_section(doc, v);
   events_section(doc, v.data);
 

@@ -247,7 +247,12 @@ std::string render_text(const diagnose::Verdict& v, const RenderOptions& options
     write_process(out, victim_differs(v) ? "Victim (killed, not the culprit)" : "Victim (the culprit itself)",
                   *v.victim, false);
   }
-  if (v.budget) write_budget(out, *v.budget);
+  if (v.budget) {
+    write_budget(out, *v.budget);
+  } else if (v.verdict == diagnose::verdict::kCudaOom) {
+    out.heading("Memory budget");
+    out.wrapped(std::string(kNoBudget), 2);
+  }
 
   if (v.root) {
     out.heading("Root failure");

@@ -12,6 +12,13 @@
 
 namespace culprit::report {
 
+/// Said in place of the memory budget of a CUDA OOM whose inputs give no sizes (an NCCL or XLA
+/// failure names none, and no nvidia-smi snapshot of the GPU was given), and what would give one.
+inline constexpr std::string_view kNoBudget =
+    "Not known: the error names no sizes and the inputs hold no nvidia-smi snapshot of that GPU. Next time, save "
+    "`nvidia-smi` (or `nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv`) on the host "
+    "while the job runs or right after it fails.";
+
 /// `cuda_oom` -> `CUDA OOM`, `kernel_oom` -> `Host kernel OOM`, …; unknown ids pass through.
 std::string verdict_label(std::string_view verdict_id);
 

@@ -77,6 +77,10 @@ CREATE TABLE processes (
   cmdline   TEXT NOT NULL DEFAULT '',
   container TEXT NOT NULL DEFAULT '',
   user      TEXT NOT NULL DEFAULT '',
+  state     TEXT NOT NULL DEFAULT '',      -- ps STAT (`Sl`, `T` stopped, `Z`); '' unknown
+  started   REAL,                          -- start time from ps (lstart exact; `Apr08` as that day's end)
+  elapsed   REAL,                          -- seconds it had run when ps listed it (etime)
+  rss       INTEGER,                       -- resident bytes from ps
   role      TEXT NOT NULL DEFAULT 'unknown',  -- job | foreign | unknown (set by the diagnosis)
   role_why  TEXT NOT NULL DEFAULT '',
   job_evidence TEXT NOT NULL DEFAULT '',      -- which job source named this pid ('' none)

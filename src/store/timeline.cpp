@@ -30,8 +30,9 @@ void append_json_string(std::string& out, std::string_view s) {
 
 struct ProcessAgg {
   std::vector<std::string> names;
-  std::string cmdline, container, user, job_evidence;
-  std::optional<double> first_ts, last_ts;
+  std::string cmdline, container, user, job_evidence, state;
+  std::optional<double> first_ts, last_ts, started, elapsed;
+  std::optional<std::int64_t> rss;
 };
 
 }  // namespace
@@ -252,6 +253,11 @@ void TimelineWriter::add_process(const core::ProcessSighting& p) {
   if (agg.cmdline.empty()) agg.cmdline = p.cmdline;
   if (agg.container.empty()) agg.container = p.container;
   if (agg.user.empty()) agg.user = p.user;
+  // ps fields: the latest listing wins (a later `ps` shows the state the failure saw).
+  if (!p.state.empty()) agg.state = p.state;
+  if (p.started) agg.started = p.started;
+  if (p.elapsed) agg.elapsed = p.elapsed;
+  if (p.rss) agg.rss = p.rss;
   if (p.job && agg.job_evidence.empty()) agg.job_evidence = p.evidence.empty() ? "job log" : p.evidence;
   if (p.ts) {
     if (!agg.first_ts || *p.ts < *agg.first_ts) agg.first_ts = p.ts;
@@ -279,8 +285,8 @@ std::string TimelineWriter::finish() {
   auto& m = *impl_;
   std::string err;
   if (auto p = m.db.prepare(
-          "INSERT INTO processes(host,pid,names,cmdline,container,user,job_evidence,first_ts,last_ts) "
-          "VALUES(?,?,?,?,?,?,?,?,?)",
+          "INSERT INTO processes(host,pid,names,cmdline,container,user,job_evidence,first_ts,last_ts,"
+          "state,started,elapsed,rss) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)",
           err)) {
     for (const auto& [key, agg] : m.processes) {
       // Longest name first: it is the least truncated (kernel comm names stop at 15 chars).
@@ -303,6 +309,10 @@ std::string TimelineWriter::finish() {
       p->bind(7, agg.job_evidence);
       p->bind_opt(8, agg.first_ts);
       p->bind_opt(9, agg.last_ts);
+      p->bind(10, agg.state);
+      p->bind_opt(11, agg.started);
+      p->bind_opt(12, agg.elapsed);
+      p->bind_opt(13, agg.rss);
       p->step();
     }
   }

@@ -95,6 +95,10 @@ struct ProcessSighting {
   std::string container;
   std::string user;
   std::optional<double> ts;
+  std::string state;         ///< `ps` STAT / S (`R`, `Sl`, `T`, `Z`…); '' when not listed by ps
+  std::optional<double> started;   ///< when it started (UTC s; `ps` lstart, or a day's end for `Apr08`)
+  std::optional<double> elapsed;   ///< how long it had run when listed (`ps` etime / etimes)
+  std::optional<std::int64_t> rss; ///< resident memory in bytes (`ps` RSS)
   bool job = false;          ///< the job's own logs name this pid
   std::string evidence;      ///< why (`sglang worker log`, `nvidia-smi`, `torchrun`)
 };

@@ -44,5 +44,9 @@ void parse_docker_ps(std::string_view text, ParseContext& ctx);
 void parse_journal_json(std::string_view text, ParseContext& ctx);   ///< journalctl -o json / json-pretty / json-seq
 void parse_docker_inspect(std::string_view text, ParseContext& ctx); ///< docker inspect / kubectl get pod -o json
 void parse_kubectl_describe(std::string_view text, ParseContext& ctx);  ///< kubectl describe pod
+void parse_nvidia_smi_csv(std::string_view text, ParseContext& ctx);  ///< --query-gpu / --query-compute-apps CSV
+void parse_nvidia_smi_q(std::string_view text, ParseContext& ctx);    ///< nvidia-smi -q (NVSMI LOG) text
+void parse_nvidia_smi_xml(std::string_view text, ParseContext& ctx);  ///< nvidia-smi -q -x XML
+void parse_ps(std::string_view text, ParseContext& ctx);              ///< ps aux / -ef / -eo (header-driven)
 
 }  // namespace culprit::ingest

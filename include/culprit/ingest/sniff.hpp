@@ -14,7 +14,11 @@ namespace format {
 inline constexpr std::string_view kKernelLog = "kernel_log";
 inline constexpr std::string_view kAppLog = "app_log";
 inline constexpr std::string_view kNvidiaSmiTable = "nvidia_smi_table";
+inline constexpr std::string_view kNvidiaSmiCsv = "nvidia_smi_csv";
+inline constexpr std::string_view kNvidiaSmiQ = "nvidia_smi_q";      // nvidia-smi -q text
+inline constexpr std::string_view kNvidiaSmiXml = "nvidia_smi_xml";  // nvidia-smi -q -x
 inline constexpr std::string_view kFree = "free";
+inline constexpr std::string_view kPs = "ps";                            // ps aux / -ef / -eo …
 inline constexpr std::string_view kDockerPs = "docker_ps";
 inline constexpr std::string_view kJournalJson = "journal_json";        // journalctl -o json*
 inline constexpr std::string_view kDockerInspect = "docker_inspect";    // docker inspect, kubectl get pod -o json

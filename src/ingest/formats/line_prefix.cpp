@@ -504,12 +504,64 @@ bool read_mmdd(Sv s, std::size_t i, PeeledTime& t) {
   return t.month >= 1 && t.month <= 12 && t.day >= 1 && t.day <= 31;
 }
 
-// torch elastic / glog without brackets: `W0813 22:08:39.776000 2585 torch/…/api.py:898] `.
+// absl logging before absl::InitializeLog (XLA, JAX, TensorFlow since 2024) prints the date and
+// time fields as zeros and the seconds field as Unix time: `I0000 00:00:1775695621.447112`.
+// Reads `0000 00:00:<epoch>[.<frac>]` at s[i] into t (wall, UTC); the length read, 0 if not one.
+std::size_t read_absl_epoch(Sv s, std::size_t i, PeeledTime& t) {
+  if (s.substr(i, 11) != "0000 00:00:") return 0;
+  std::size_t j = i + 11;
+  const std::size_t start = j;
+  double v = 0;
+  while (j < s.size() && is_digit(s[j]) && j - start < 12) v = v * 10 + (s[j++] - '0');
+  if (j - start < 9 || j - start > 11) return 0;  // 2001-09-09 .. 5138: a real clock
+  if (j + 1 < s.size() && s[j] == '.' && is_digit(s[j + 1])) {
+    ++j;
+    double scale = 0.1;
+    while (j < s.size() && is_digit(s[j])) {
+      v += (s[j++] - '0') * scale;
+      scale /= 10;
+    }
+  }
+  // Civil date of the day (days since 1970-01-01; H. Hinnant's civil_from_days).
+  const auto days = static_cast<std::int64_t>(v / 86400);
+  t.seconds_of_day = v - static_cast<double>(days) * 86400;
+  const std::int64_t z = days + 719468;
+  const std::int64_t era = z / 146097;
+  const std::int64_t doe = z - era * 146097;
+  const std::int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+  const std::int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+  const std::int64_t mp = (5 * doy + 2) / 153;
+  t.day = static_cast<int>(doy - (153 * mp + 2) / 5 + 1);
+  t.month = static_cast<int>(mp < 10 ? mp + 3 : mp - 9);
+  t.year = static_cast<int>(yoe + era * 400 + (t.month <= 2 ? 1 : 0));
+  t.kind = core::TsKind::wall;
+  t.utc_offset = 0;
+  return j - i;
+}
+
+// torch elastic / glog without brackets: `W0813 22:08:39.776000 2585 torch/…/api.py:898] `, and
+// absl's epoch form `I0000 00:00:1775695621.447112    2211 service.cc:152] `.
 bool layer_glog(Sv& rest, PeeledLine& p) {
   if (rest.size() < 20) return false;
   auto sev = glog_letter(rest[0]);
   PeeledTime t;
-  if (!sev || !read_mmdd(rest, 1, t) || rest[5] != ' ') return false;
+  if (!sev) return false;
+  if (const std::size_t n = read_absl_epoch(rest, 1, t); n > 0) {
+    std::size_t i = 1 + n;
+    if (i >= rest.size() || rest[i] != ' ') return false;
+    while (i < rest.size() && rest[i] == ' ') ++i;
+    if (!read_uint(rest, i, 10) || i >= rest.size() || rest[i] != ' ') return false;
+    const std::size_t end = file_line_bracket(rest, i + 1);
+    if (end == 0) return false;
+    t.raw = std::string(rest.substr(1, n));
+    offer_time(p, t);
+    p.severity = sev;
+    p.logger = std::string(rest.substr(i + 1, end - 1 - (i + 1)));  // a thread id came first: no pid
+    p.header = true;
+    rest = eat_one_space(rest.substr(end));
+    return true;
+  }
+  if (!read_mmdd(rest, 1, t) || rest[5] != ' ') return false;
   const std::size_t h = read_hms(rest, 6, t.seconds_of_day);
   if (h == 0) return false;
   std::size_t i = 6 + h;
@@ -553,10 +605,20 @@ bool layer_glog_bracket(Sv& rest, PeeledLine& p) {
     return true;
   }
   PeeledTime t;
-  if (!read_mmdd(rest, 2, t) || rest.size() < 8 || rest[6] != ' ') return false;
-  const std::size_t h = read_hms(rest, 7, t.seconds_of_day);
+  // c10's own logger prints the date as the integer (month+1)*100+day, unpadded: `[W409 …]` in
+  // April, `[E1218 …]` in December; glog pads it (`[E0412 …]`).
+  std::size_t w = 4;
+  if (rest.size() > 6 && digits_at(rest, 2, 3) && rest[5] == ' ' && rest[2] != '0') {
+    w = 3;
+    t.month = to_int(rest, 2, 1);
+    t.day = to_int(rest, 3, 2);
+    if (t.day < 1 || t.day > 31) return false;
+  } else if (!read_mmdd(rest, 2, t) || rest.size() < 8 || rest[6] != ' ') {
+    return false;
+  }
+  const std::size_t h = read_hms(rest, 3 + w, t.seconds_of_day);
   if (h == 0) return false;
-  std::size_t i = 7 + h;
+  std::size_t i = 3 + w + h;
   if (i >= rest.size() || rest[i] != ' ') return false;
   while (i < rest.size() && rest[i] == ' ') ++i;
   {
@@ -566,7 +628,7 @@ bool layer_glog_bracket(Sv& rest, PeeledLine& p) {
   const std::size_t end = file_line_bracket(rest, i);
   if (end == 0) return false;
   t.kind = core::TsKind::wall_no_year;
-  t.raw = std::string(rest.substr(2, 5 + h));
+  t.raw = std::string(rest.substr(2, w + 1 + h));
   offer_time(p, t);
   p.severity = sev;
   p.logger = std::string(rest.substr(i, end - 1 - i));

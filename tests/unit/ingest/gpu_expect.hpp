@@ -7,7 +7,7 @@
 //                  message_contains, ts_kind, ts_raw, ts, ts_value, fields: {k: v}}]
 //   "snapshots": [{gpu, line, host, model, bus_id, mem_used, mem_total, unified, ts, ts_raw,
 //                  process_count, processes: [{pid, name, type, mem_used}]}]
-//   "processes": [{pid, job, host, name, evidence}]
+//   "processes": [{pid, job, host, name, evidence, user, cmdline, state, started, elapsed, rss}]
 // Each expected item must match a distinct recorded one on every key it lists; `null` means
 // "absent" (pid, rank, ts, mem_used, …). A number in `fields` must be a numeric field of equal
 // value; a string must equal the field's text.
@@ -178,6 +178,12 @@ inline bool match_sighting(const core::ProcessSighting& p, object want) {
     else if (key == "host") ok = match_str(p.host, v);
     else if (key == "name") ok = match_str(p.name, v);
     else if (key == "evidence") ok = match_str(p.evidence, v);
+    else if (key == "user") ok = match_str(p.user, v);
+    else if (key == "cmdline") ok = match_str(p.cmdline, v);
+    else if (key == "state") ok = match_str(p.state, v);
+    else if (key == "started") ok = match_opt(p.started, v);
+    else if (key == "elapsed") ok = match_opt(p.elapsed, v);
+    else if (key == "rss") ok = match_opt(p.rss, v);
     else ok = false;
     if (!ok) return false;
   }

@@ -24,7 +24,9 @@ inline std::vector<fs::path> fixtures_in(const std::string& folder) {
   return out;
 }
 
-inline void run_fixture_folder(const std::string& folder, bool smi) {
+/// Runs every fixture of `folder` through `parse` with context format `format`.
+inline void run_parser_fixtures(const std::string& folder, const std::string& format,
+                                void (*parse)(std::string_view, culprit::ingest::ParseContext&)) {
   const auto files = fixtures_in(folder);
   REQUIRE(!files.empty());
   for (const auto& txt : files) {
@@ -46,11 +48,10 @@ inline void run_fixture_folder(const std::string& folder, bool smi) {
         if (ctx_json["year_hint"].get(y) == simdjson::SUCCESS) year_hint = static_cast<int>(y);
       }
       culprit::test::GpuRecordingSink sink;
-      auto ctx = culprit::test::gpu_context(sink, smi ? "nvidia_smi_table" : "app_log", host, year_hint);
+      auto ctx = culprit::test::gpu_context(sink, format, host, year_hint);
       ctx.source_name = txt.filename().string();
       const std::string text = culprit::test::read_file(txt.string());
-      if (smi) culprit::ingest::parse_nvidia_smi_table(text, ctx);
-      else culprit::ingest::parse_app_log(text, ctx);
+      parse(text, ctx);
       const auto problems = culprit::test::check_expectations(sink, doc);
       for (const auto& p : problems) {
         INFO(p);
@@ -61,5 +62,9 @@ inline void run_fixture_folder(const std::string& folder, bool smi) {
   }
 }
 
+inline void run_fixture_folder(const std::string& folder, bool smi) {
+  if (smi) run_parser_fixtures(folder, "nvidia_smi_table", &culprit::ingest::parse_nvidia_smi_table);
+  else run_parser_fixtures(folder, "app_log", &culprit::ingest::parse_app_log);
+}
 
 }  // namespace culprit::test

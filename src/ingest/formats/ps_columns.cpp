@@ -1,0 +1,132 @@
+// ps header names -> columns, and rows split by them. Tokens, not offsets: procps right-aligns
+// numbers and left-aligns text, widens columns to fit, and never prints an empty cell (it
+// prints `-` or `?`), so the n-th token is the n-th column except for the multi-token start
+// forms and a trailing command with spaces.
+#include "ingest/formats/ps_columns.hpp"
+
+#include <cctype>
+
+#include "culprit/core/time.hpp"
+
+namespace culprit::ingest::ps {
+namespace {
+
+using Sv = std::string_view;
+
+struct Tok {
+  Sv text;
+  std::size_t pos = 0;
+};
+
+std::vector<Tok> tokens(Sv s, std::size_t from = 0) {
+  std::vector<Tok> out;
+  std::size_t i = from;
+  while (i < s.size()) {
+    while (i < s.size() && (s[i] == ' ' || s[i] == '\t')) ++i;
+    const std::size_t b = i;
+    while (i < s.size() && s[i] != ' ' && s[i] != '\t') ++i;
+    if (i > b) out.push_back({s.substr(b, i - b), b});
+  }
+  return out;
+}
+
+Col column_of(Sv name) {
+  if (name == "PID") return Col::pid;
+  if (name == "PPID") return Col::ppid;
+  // `ps -ef` prints user names under UID; a numeric uid is kept as the user text.
+  if (name == "USER" || name == "UID" || name == "EUSER" || name == "RUSER" || name == "EUID" || name == "RUID")
+    return Col::user;
+  if (name == "STAT" || name == "S") return Col::stat;
+  if (name == "START" || name == "STIME" || name == "STARTED") return Col::start;
+  if (name == "ELAPSED") return Col::elapsed;
+  if (name == "RSS" || name == "RSZ" || name == "RES") return Col::rss;  // RES: top -b
+  if (name == "COMMAND" || name == "CMD" || name == "ARGS") return Col::command;
+  return Col::other;
+}
+
+bool header_token(Sv t) {
+  if (t.empty() || t.size() > 12) return false;
+  for (char c : t)
+    if (!((c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '%' || c == '_' || c == '-' || c == '+'))
+      return false;
+  return t[0] == '%' || (t[0] >= 'A' && t[0] <= 'Z');
+}
+
+bool all_digits(Sv s) {
+  if (s.empty() || s.size() > 12) return false;
+  for (char c : s)
+    if (c < '0' || c > '9') return false;
+  return true;
+}
+
+bool is_weekday(Sv t) {
+  for (Sv d : {"Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"})
+    if (t == d) return true;
+  return false;
+}
+
+}  // namespace
+
+std::optional<Header> parse_header(Sv line) {
+  if (line.size() > 400) return std::nullopt;
+  const auto toks = tokens(line);
+  if (toks.size() < 3 || toks.size() > 40) return std::nullopt;
+  Header h;
+  bool pid = false, cmd = false, user = false, stat = false;
+  int unknown = 0;
+  for (const auto& t : toks) {
+    if (!header_token(t.text)) return std::nullopt;
+    const Col c = column_of(t.text);
+    pid = pid || c == Col::pid;
+    cmd = cmd || c == Col::command;
+    user = user || c == Col::user;
+    stat = stat || c == Col::stat;
+    static constexpr Sv kOther[] = {"%CPU", "%MEM", "C", "VSZ", "VSIZE", "SZ", "TTY", "TT", "TIME", "F", "NI",
+                                    "PRI", "PSR", "CLS", "WCHAN", "PGID", "SID", "TID", "LWP", "NLWP", "GROUP",
+                                    "GID", "TPGID", "RTPRIO", "POL", "ADDR", "CP", "LABEL", "CGROUP", "SUSER",
+                                    "FUSER", "EGROUP", "RGROUP", "SUID", "FUID", "MAJFL", "MINFL", "TRS", "DRS",
+                                    "PR", "VIRT", "SHR", "TIME+"};  // the last four: top -b
+    if (c == Col::other) {
+      bool known = false;
+      for (Sv k : kOther) known = known || t.text == k;
+      if (!known) ++unknown;
+    }
+    h.cols.push_back(c);
+    h.names.emplace_back(t.text);
+  }
+  if (!pid || unknown > 2 || !(cmd || (user && stat))) return std::nullopt;
+  return h;
+}
+
+Row split_row(Sv line, const Header& h) {
+  Row row;
+  row.cells.assign(h.cols.size(), Sv{});
+  const auto toks = tokens(line);
+  std::size_t k = 0;
+  for (std::size_t c = 0; c < h.cols.size() && k < toks.size(); ++c) {
+    const Tok& t = toks[k];
+    const bool last = c + 1 == h.cols.size();
+    std::size_t take = 1;
+    if (h.cols[c] == Col::start) {
+      // lstart: `Wed Apr  8 09:12:01 2026`; start: `Apr 08` (older than a day); else one token.
+      if (is_weekday(t.text) && k + 4 < toks.size()) take = 5;
+      else if (t.text.size() == 3 && core::parse_month(t.text) && k + 1 < toks.size() && all_digits(toks[k + 1].text) &&
+               toks[k + 1].text.size() <= 2 && h.cols.size() - c < toks.size() - k)
+        take = 2;
+    } else if (h.cols[c] == Col::command && last) {
+      Sv rest = line.substr(t.pos);
+      while (!rest.empty() && (rest.back() == ' ' || rest.back() == '\t' || rest.back() == '\r')) rest.remove_suffix(1);
+      row.cells[c] = rest;
+      k = toks.size();
+      break;
+    }
+    const Tok& end = toks[k + take - 1];
+    row.cells[c] = line.substr(t.pos, end.pos + end.text.size() - t.pos);
+    k += take;
+  }
+  for (std::size_t c = 0; c < h.cols.size(); ++c)
+    if (h.cols[c] == Col::pid) row.ok = all_digits(row.cells[c]);
+  return row;
+}
+
+}  // namespace culprit::ingest::ps

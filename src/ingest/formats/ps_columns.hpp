@@ -1,0 +1,37 @@
+// The column model of procps `ps` listings (`ps aux`, `ps -ef`, `ps -eo pid,user,stat,lstart,…`):
+// a header line names the columns, and each row is read token by token in that order. Shared by
+// the ps parser and the paste segmenter (which needs to know where a listing starts and ends).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace culprit::ingest::ps {
+
+/// What a header name means. Columns culprit does not use are `other` (one token each).
+enum class Col { pid, ppid, user, stat, start, elapsed, rss, command, other };
+
+struct Header {
+  std::vector<Col> cols;
+  std::vector<std::string> names;  ///< as printed (`PID`, `STARTED`, `%MEM`)
+};
+
+/// The columns of a ps header (`USER PID %CPU … COMMAND`, `UID PID PPID C STIME TTY TIME CMD`,
+/// `    PID USER     STAT                  STARTED   RSS CMD`); nullopt when `line` is not one:
+/// every token an upper-case column name, PID among them, and a command or user column.
+std::optional<Header> parse_header(std::string_view line);
+
+/// One row split by the header: the text of each column (empty when the row ran out of tokens).
+/// `ok` is false when the row does not fit (no tokens for the PID, or PID not a number).
+struct Row {
+  bool ok = false;
+  std::vector<std::string_view> cells;
+};
+
+/// Splits `line` by `header`. STARTED / START / STIME take the tokens their form needs (lstart's
+/// five, `Apr 08`'s two, `00:12`'s one); a command column that is last takes the rest of the line.
+Row split_row(std::string_view line, const Header& header);
+
+}  // namespace culprit::ingest::ps

@@ -1,0 +1,38 @@
+// One nvidia-smi report (a `-q` text block or a `-q -x` XML document) as parsed, and how it
+// goes into the sink: the same GpuSnapshot / GpuProcess / ProcessSighting records and
+// `gpu_snapshot` event the default table parser writes, so the ledger and roles use any form.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "culprit/core/records.hpp"
+#include "culprit/ingest/parser.hpp"
+
+namespace culprit::ingest {
+
+struct SmiReport {
+  std::int64_t first_line = 0, last_line = 0;  ///< segment lines
+  std::string ts_raw;                          ///< `Thu Apr  9 00:47:22 2026`
+  std::string driver, cuda;
+  std::vector<core::GpuSnapshot> gpus;         ///< line = segment line; host / ts filled by emit
+};
+
+/// Writes `report` into ctx.sink: one snapshot per GPU (processes attached), one sighting per
+/// (host, pid) with `evidence`, and a `gpu_snapshot` event with rule `rule`. Nothing when the
+/// report holds no GPU and no version.
+void emit_smi_report(SmiReport& report, ParseContext& ctx, std::string_view rule, std::string_view evidence);
+
+/// `81559 MiB` (also `81559MiB`, `1 GiB`) -> bytes; nullopt for `N/A`, `Not Supported`, `[N/A]`,
+/// `Not available in WDDM driver model` and anything else without a number.
+std::optional<std::int64_t> smi_memory(std::string_view value);
+
+/// True when a memory value says the part has no separate framebuffer (`N/A`, `Not Supported`).
+bool smi_memory_unsupported(std::string_view value);
+
+/// `00000000:18:00.0` -> `0000:18:00` (lower case); '' when it is not a PCI bus id.
+std::string smi_bus_id(std::string_view value);
+
+}  // namespace culprit::ingest

@@ -1,0 +1,113 @@
+// The ledger with snapshots from any nvidia-smi form and roles from ps: a `[rank0]:` PyTorch OOM
+// (no pid), a --query-compute-apps CSV and a ps listing. The failing process is the job holder
+// whose memory matches "this process has …" (counted once), and the culprit is the foreign
+// holder covering the shortfall, with the ps reasons in its why. On unified memory the rest of
+// the pool is split into the host processes ps lists.
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "diagnose/ledger.hpp"
+#include "diagnose/roles.hpp"
+#include "unit/diagnose/paste_timeline.hpp"
+
+namespace {
+
+const char* kPaste =
+    "alice@gpu-node-3:~/llm$ torchrun --nproc-per-node 2 train.py --config cfg/llama7b.yaml\n"
+    "[rank0]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 10.00 GiB. GPU 0 has a total capacity "
+    "of 79.65 GiB of which 1.20 GiB is free. Process 883120 has 18.46 GiB memory in use. Including non-PyTorch "
+    "memory, this process has 59.60 GiB memory in use. Of the allocated memory 57.10 GiB is allocated by PyTorch, "
+    "and 1.90 GiB is reserved by PyTorch but unallocated.\n"
+    "[2026-04-09 11:02:51,207] torch.distributed.elastic.multiprocessing.api: [ERROR] failed (exitcode: 1) "
+    "local_rank: 0 (pid: 2381044) of binary: /home/alice/venv/bin/python3\n"
+    "alice@gpu-node-3:~/llm$ nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv\n"
+    "pid, process_name, used_gpu_memory [MiB]\n"
+    "2381044, /home/alice/venv/bin/python3, 61034 MiB\n"
+    "883120, /home/bob/miniconda3/envs/exp/bin/python, 18900 MiB\n"
+    "alice@gpu-node-3:~/llm$ ps -eo pid,user,stat,lstart,rss,cmd | grep python\n"
+    "    PID USER     STAT                  STARTED   RSS CMD\n"
+    " 883120 bob      Sl   Wed Apr  8 18:40:55 2026 5120344 /home/bob/miniconda3/envs/exp/bin/python eval_sweep.py\n"
+    "2381044 alice    Rl+  Thu Apr  9 09:12:44 2026 8234156 /home/alice/venv/bin/python3 -u train.py\n";
+
+}  // namespace
+
+TEST_CASE("ledger: CSV holders, ps roles, and the failing process counted once", "[ledger][ps]") {
+  using namespace culprit;
+  auto db = test::paste_timeline(kPaste);
+  REQUIRE(diagnose::assign_roles(*db).empty());
+  auto oom = db->query("SELECT id FROM events WHERE kind = 'cuda_oom' ORDER BY id LIMIT 1");
+  REQUIRE(oom.rows.size() == 1);
+  const auto ledger = diagnose::build_ledger(*db, *oom.rows[0]["id"].as_int());
+  const auto& b = ledger.budget;
+  int job_entries = 0;
+  for (const auto& entry : b.entries)
+    if (entry.role == "job") {
+      ++job_entries;
+      CHECK(entry.pid == 2381044);
+    }
+  CHECK(job_entries == 1);
+  REQUIRE(b.job);
+  CHECK(*b.job == std::int64_t{59600} * 1024 * 1024 * 1024 / 1000);  // 59.60 GiB, once
+  REQUIRE(ledger.culprit);
+  CHECK(ledger.culprit->pid == 883120);
+  CHECK(ledger.culprit->role == "foreign");
+  CHECK_THAT(ledger.culprit->why, Catch::Contains("runs as user bob"));
+  CHECK_THAT(ledger.culprit->why, Catch::Contains("before the job"));
+}
+
+TEST_CASE("ledger: on unified memory the rest names the host processes ps lists", "[ledger][ps]") {
+  using namespace culprit;
+  const std::string paste =
+      "alice@spark-b:~$ python serve.py\n"
+      "[rank0]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 4.00 GiB. GPU 0 has a total capacity "
+      "of 119.70 GiB of which 1.02 GiB is free. Including non-PyTorch memory, this process has 60.00 GiB memory in "
+      "use. Of the allocated memory 58.00 GiB is allocated by PyTorch, and 1.00 GiB is reserved by PyTorch but "
+      "unallocated.\n"
+      "alice@spark-b:~$ nvidia-smi\n"
+      "+-----------------------------------------------------------------------------------------+\n"
+      "| NVIDIA-SMI 580.95.05              Driver Version: 580.95.05      CUDA Version: 13.0     |\n"
+      "+-----------------------------------------+------------------------+----------------------+\n"
+      "| GPU  Name                 Persistence-M | Bus-Id          Disp.A | Volatile Uncorr. ECC |\n"
+      "| Fan  Temp   Perf          Pwr:Usage/Cap |           Memory-Usage | GPU-Util  Compute M. |\n"
+      "|                                         |                        |               MIG M. |\n"
+      "|=========================================+========================+======================|\n"
+      "|   0  NVIDIA GB10                    On  |   0000000F:01:00.0 Off |                  N/A |\n"
+      "| N/A   39C    P8              3W /  N/A  | Not Supported          |      0%      Default |\n"
+      "|                                         |                        |                  N/A |\n"
+      "+-----------------------------------------+------------------------+----------------------+\n"
+      "\n"
+      "+-----------------------------------------------------------------------------------------+\n"
+      "| Processes:                                                                              |\n"
+      "|  GPU   GI   CI              PID   Type   Process name                        GPU Memory |\n"
+      "|        ID   ID                                                               Usage      |\n"
+      "|=========================================================================================|\n"
+      "|    0   N/A  N/A            3104      C   /usr/bin/python3                      61440MiB |\n"
+      "+-----------------------------------------------------------------------------------------+\n"
+      "alice@spark-b:~$ ps aux --sort=-rss | head -4\n"
+      "USER         PID %CPU %MEM    VSZ   RSS TTY      STAT START   TIME COMMAND\n"
+      "bob         7001 98.0 32.6 45123456 41943040 ?    Rl   10:02  55:10 python preprocess.py --workers 16\n"
+      "alice       3104 99.1  1.0 81234567 1048576 pts/0 Rl+  10:40   3:02 /usr/bin/python3 serve.py\n"
+      "root         911  0.1  0.1 2345678 262144 ?      Ssl  Apr08   1:11 /usr/bin/containerd\n";
+  auto db = test::paste_timeline(paste);
+  REQUIRE(diagnose::assign_roles(*db).empty());
+  auto oom = db->query("SELECT id FROM events WHERE kind = 'cuda_oom' ORDER BY id LIMIT 1");
+  REQUIRE(oom.rows.size() == 1);
+  const auto ledger = diagnose::build_ledger(*db, *oom.rows[0]["id"].as_int());
+  const auto& b = ledger.budget;
+  CHECK(b.unified);
+  std::int64_t host = 0;
+  int job_entries = 0;
+  for (const auto& e : b.entries) {
+    if (e.role == "host") host += e.bytes;
+    if (e.role == "job" || e.pid == 3104) ++job_entries;
+  }
+  CHECK(job_entries == 1);  // pid 3104 is the failing process, counted once
+  CHECK(host == std::int64_t{41943040} * 1024 + std::int64_t{262144} * 1024);
+  REQUIRE(b.unexplained);
+  REQUIRE(b.total);
+  REQUIRE(b.free);
+  CHECK(*b.total == *b.free + *b.job + host + *b.unexplained);
+  REQUIRE_FALSE(b.arithmetic.empty());
+  CHECK_THAT(b.arithmetic[0], Catch::Contains("+ host processes 40.25 GiB"));
+}

@@ -1,0 +1,94 @@
+// Roles from `ps`: a paste with the job's torchrun failure, an nvidia-smi Processes box and a
+// `ps` listing goes through ingest and the store like `culprit` does; assign_roles must call
+// the GPU holders foreign for the reasons ps shows (another user, stopped, started before the
+// job, run longer than the job) and write those reasons into role_why.
+#include <catch2/catch.hpp>
+
+#include <map>
+#include <string>
+
+#include "diagnose/roles.hpp"
+#include "unit/diagnose/paste_timeline.hpp"
+
+namespace {
+
+struct Role {
+  std::string role, why, user, state;
+};
+
+std::map<std::int64_t, Role> roles_of(const std::string& paste) {
+  using namespace culprit;
+  auto db = test::paste_timeline(paste);
+  REQUIRE(diagnose::assign_roles(*db).empty());
+  auto q = db->query("SELECT pid, role, role_why, user, state FROM processes");
+  REQUIRE(q.error.empty());
+  std::map<std::int64_t, Role> out;
+  for (const auto& r : q.rows)
+    out[*r["pid"].as_int()] = {r["role"].as_text(), r["role_why"].as_text(), r["user"].as_text(), r["state"].as_text()};
+  return out;
+}
+
+const char* kTorchrun =
+    "alice@gpu-node-3:~$ tail -n 2 train.log\n"
+    "[2026-04-09 11:02:51,207] torch.distributed.elastic.multiprocessing.api: [ERROR] failed (exitcode: 1) "
+    "local_rank: 0 (pid: 2381044) of binary: /home/alice/venv/bin/python3\n";
+
+const char* kProcesses =
+    "alice@gpu-node-3:~$ nvidia-smi\n"
+    "+---------------------------------------------------------------------------------------+\n"
+    "| Processes:                                                                            |\n"
+    "|  GPU   GI   CI        PID   Type   Process name                            GPU Memory |\n"
+    "|        ID   ID                                                             Usage      |\n"
+    "|=======================================================================================|\n"
+    "|    0   N/A  N/A   2381044      C   /home/alice/venv/bin/python3              61034MiB |\n"
+    "|    0   N/A  N/A    883120      C   ...niconda3/envs/exp/bin/python           18900MiB |\n"
+    "|    0   N/A  N/A   1022731      C   /opt/conda/bin/python                      1024MiB |\n"
+    "+---------------------------------------------------------------------------------------+\n";
+
+}  // namespace
+
+TEST_CASE("roles: ps shows another user, a stopped state and an early start", "[roles][ps]") {
+  const std::string paste = std::string(kTorchrun) + kProcesses +
+      "alice@gpu-node-3:~$ ps -eo pid,user,stat,lstart,rss,cmd\n"
+      "    PID USER     STAT                  STARTED   RSS CMD\n"
+      " 883120 bob      Sl   Wed Apr  8 18:40:55 2026 5120344 /home/bob/miniconda3/envs/exp/bin/python eval_sweep.py --gpu 0\n"
+      "1022731 alice    Tl   Thu Apr  9 10:01:13 2026 1048576 /opt/conda/bin/python -m ipykernel_launcher -f k.json\n"
+      "2381044 alice    Rl+  Thu Apr  9 09:12:44 2026 8234156 /home/alice/venv/bin/python3 -u train.py\n";
+  auto roles = roles_of(paste);
+  REQUIRE(roles.count(2381044));
+  CHECK(roles[2381044].role == "job");
+  CHECK(roles[2381044].user == "alice");
+  REQUIRE(roles.count(883120));
+  const Role& bob = roles[883120];
+  CHECK(bob.role == "foreign");
+  CHECK(bob.user == "bob");
+  CHECK_THAT(bob.why, Catch::Contains("runs as user bob, the job's processes as alice (ps)"));
+  CHECK_THAT(bob.why, Catch::Contains("started by 2026-04-08T18:40 (ps), 14 hours before the job"));
+  REQUIRE(roles.count(1022731));
+  const Role& stopped = roles[1022731];
+  CHECK(stopped.role == "foreign");
+  CHECK(stopped.state == "Tl");
+  CHECK_THAT(stopped.why, Catch::Contains("stopped (ps state Tl)"));
+  CHECK_THAT(stopped.why, !Catch::Contains("runs as user"));
+  CHECK_THAT(stopped.why, !Catch::Contains("started by"));
+}
+
+TEST_CASE("roles: ps elapsed times say a holder predates the job without any clock", "[roles][ps]") {
+  const std::string paste = std::string(kTorchrun) + kProcesses +
+      "alice@gpu-node-3:~$ ps -eo pid,user,stat,etime,args\n"
+      "    PID USER     STAT     ELAPSED COMMAND\n"
+      " 883120 alice    Sl    1-16:21:27 /home/alice/miniconda3/envs/exp/bin/python eval_sweep.py\n"
+      "2381044 alice    Rl+     01:50:07 /home/alice/venv/bin/python3 -u train.py\n";
+  auto roles = roles_of(paste);
+  REQUIRE(roles.count(883120));
+  CHECK(roles[883120].role == "foreign");
+  CHECK_THAT(roles[883120].why, Catch::Contains("had run 40 hours when ps listed it, the job's processes 110 minutes"));
+  CHECK_THAT(roles[883120].why, !Catch::Contains("runs as user"));
+}
+
+TEST_CASE("roles: without ps nothing new is claimed", "[roles][ps]") {
+  auto roles = roles_of(std::string(kTorchrun) + kProcesses);
+  REQUIRE(roles.count(883120));
+  CHECK(roles[883120].role == "foreign");
+  CHECK(roles[883120].why == "not among the job's processes on this host");
+}
