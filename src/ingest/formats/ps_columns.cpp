@@ -69,6 +69,9 @@ bool is_weekday(Sv t) {
 
 std::optional<Header> parse_header(Sv line) {
   if (line.size() > 400) return std::nullopt;
+  const std::size_t first = line.find_first_not_of(" \t");
+  if (first == Sv::npos || !header_token(line.substr(first, line.find_first_of(" \t", first) - first)))
+    return std::nullopt;  // cheap reject: most lines with `PID` in them are not headers
   const auto toks = tokens(line);
   if (toks.size() < 3 || toks.size() > 40) return std::nullopt;
   Header h;
