@@ -104,7 +104,7 @@ bool MemInfo::feed(std::string_view t) {
     return true;
   }
   std::string_view rest = t.substr(i);
-  if (rest.find(" free:") != 0 && rest.find("free:") != 0) return false;
+  if (!rest.starts_with(" free:") && !rest.starts_with("free:")) return false;
   Zone z;
   z.name = name;
   z.free_kb = kb_value(rest, "free:");
