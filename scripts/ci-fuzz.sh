@@ -1,12 +1,12 @@
 #!/bin/sh
 # CI: libFuzzer smoke. Builds the fuzz targets (fuzz/, CULPRIT_FUZZ=ON) with clang-14 in
 # build-fuzz, seeds their corpora from fixtures/ and rules/ (at build time), and runs each
-# target for FUZZ_SECONDS (default 25). A crash, leak, timeout or sanitizer report fails the
+# target for FUZZ_SECONDS (default 60). A crash, leak, timeout or sanitizer report fails the
 # step; the input that caused it is kept in build-fuzz/artifacts/ (reproduce: run the target
 # with that file as its argument), and becomes a regression test named after what it found.
 set -eu
 cd "$(dirname "$0")/.."
-SECONDS_EACH=${FUZZ_SECONDS:-25}
+SECONDS_EACH=${FUZZ_SECONDS:-60}
 JOBS=${JOBS:-2}
 if ! command -v clang++-14 >/dev/null 2>&1 || ! dpkg -s libclang-rt-14-dev >/dev/null 2>&1; then
   export DEBIAN_FRONTEND=noninteractive
