@@ -147,9 +147,9 @@ std::string format_table(const std::vector<ScanRow>& rows) {
                                 "WHERE", ww, "INCIDENT");
   for (const auto& r : rows) {
     std::string culprit = one_line(r.culprit.empty() ? "-" : r.culprit);
-    if (culprit.size() > 48) culprit = culprit.substr(0, 47) + "~";
+    if (culprit.size() > 48) culprit.replace(47, std::string::npos, "~");
     std::string where = one_line(r.where.empty() ? "-" : r.where);
-    if (where.size() > 24) where = where.substr(0, 23) + "~";
+    if (where.size() > 24) where.replace(23, std::string::npos, "~");
     out += fmt::format("{:<{}}  {:<{}}  {:<{}}  {:<{}}  {}\n", r.verdict, wv, r.confidence, wc, culprit, wk, where, ww,
                        one_line(r.incident));
   }

@@ -55,6 +55,12 @@ std::optional<std::int64_t> parse_size(std::string_view text, std::int64_t defau
   return static_cast<std::int64_t>(std::llround(bytes));
 }
 
+std::optional<std::int64_t> scale_bytes(std::int64_t count, std::int64_t unit) {
+  std::int64_t out = 0;
+  if (__builtin_mul_overflow(count, unit, &out)) return std::nullopt;
+  return out;
+}
+
 std::string format_size(std::int64_t bytes) {
   const double b = static_cast<double>(bytes);
   const double ab = std::fabs(b);

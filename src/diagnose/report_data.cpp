@@ -144,29 +144,48 @@ std::vector<OomTable> load_ooms(store::Database& db, std::int64_t root_event) {
     t.memcg_limit = r["memcg_limit"].as_int();
     const std::int64_t page = std::max<std::int64_t>(1, r["page_size"].as_int().value_or(4096));
     const auto victim = r["victim_pid"].as_int();
-    auto tasks = db.query(fmt::format(
+    // The full table (up to the parser's cap of 200000 rows) stays in SQL: its size and resident
+    // total are aggregated there, and only the largest rows and the victim come back, so memory
+    // here does not grow with the table.
+    const std::int64_t rss_cap = INT64_MAX / page;  // rows past this would overflow in bytes
+    auto totals = db.query(fmt::format(
+        "SELECT count(*) AS n, total(CASE WHEN rss_pages > 0 AND rss_pages < {} THEN rss_pages END) AS rss"
+        " FROM oom_tasks WHERE event_id = {}",
+        rss_cap, t.event_id));
+    if (!totals.rows.empty()) {
+      t.task_count = totals.rows[0]["n"].as_int().value_or(0);
+      const double rss = totals.rows[0]["rss"].as_double().value_or(0) * static_cast<double>(page);
+      t.total_rss = rss >= 9.2e18 ? INT64_MAX : static_cast<std::int64_t>(rss);
+    }
+    const std::string columns =
         "SELECT t.pid, t.uid, t.total_vm_pages, t.rss_pages, t.oom_score_adj, t.name, p.role"
-        " FROM oom_tasks t LEFT JOIN processes p ON p.host = {} AND p.pid = t.pid"
-        " WHERE t.event_id = {} ORDER BY coalesce(t.rss_pages, 0) DESC, t.pid",
-        q(t.host), t.event_id));
-    t.task_count = static_cast<std::int64_t>(tasks.rows.size());
-    for (std::size_t i = 0; i < tasks.rows.size(); ++i) {
-      const auto& row = tasks.rows[i];
+        " FROM oom_tasks t LEFT JOIN processes p ON p.incident = t.incident AND p.host = " + q(t.host) +
+        " AND p.pid = t.pid";
+    auto tasks = db.query(fmt::format("{} WHERE t.event_id = {} ORDER BY coalesce(t.rss_pages, 0) DESC, t.pid LIMIT {}",
+                                      columns, t.event_id, kReportOomTasks));
+    auto add_task = [&](const store::Row& row, bool first) {
       OomTaskRow task;
       task.pid = row["pid"].as_int().value_or(0);
       task.name = row["name"].as_text();
       task.uid = row["uid"].as_int();
       const std::int64_t rss_pages = row["rss_pages"].as_int().value_or(0);
-      task.rss = rss_pages > 0 && rss_pages < (INT64_MAX / page) ? rss_pages * page : 0;
-      if (auto vm = row["total_vm_pages"].as_int(); vm && *vm >= 0 && *vm < INT64_MAX / page) task.total_vm = *vm * page;
+      task.rss = rss_pages > 0 && rss_pages < rss_cap ? rss_pages * page : 0;
+      if (auto vm = row["total_vm_pages"].as_int(); vm && *vm >= 0 && *vm < rss_cap) task.total_vm = *vm * page;
       task.oom_score_adj = row["oom_score_adj"].as_int();
       task.role = role_or_unknown(row["role"]);
       task.victim = victim && task.pid == *victim;
-      task.hog = i == 0 && task.rss > 0;
-      t.total_rss += task.rss;
-      if (t.tasks.size() < kReportOomTasks || task.victim) t.tasks.push_back(std::move(task));
+      task.hog = first && task.rss > 0;
+      t.tasks.push_back(std::move(task));
+    };
+    for (std::size_t i = 0; i < tasks.rows.size(); ++i) add_task(tasks.rows[i], i == 0);
+    const bool victim_listed =
+        std::any_of(t.tasks.begin(), t.tasks.end(), [](const OomTaskRow& task) { return task.victim; });
+    if (victim && !victim_listed) {
+      // The victim is always shown, even when it is not among the largest rows.
+      auto v = db.query(fmt::format("{} WHERE t.event_id = {} AND t.pid = {} LIMIT 1", columns, t.event_id, *victim));
+      if (!v.rows.empty()) add_task(v.rows[0], false);
     }
-    if (tasks.rows.empty() && victim) {
+    if (t.task_count == 0 && victim) {
       // A kill line without a task table still names the victim.
       OomTaskRow task;
       task.pid = *victim;

@@ -163,8 +163,8 @@ void read_members(archive* a, const std::string& display, const std::string& hos
     const bool nested = nesting < o.max_archive_nesting && !raw &&
                         (nested_name || looks_like_archive(std::string_view(src.text).substr(0, 512)));
     if (nested) {
-      std::string bytes = std::move(src.text);
-      read_archive_bytes(bytes, src.name, src.host, origin, ctx, nesting + 1);
+      const std::string bytes = std::move(src.text);  // freed when the nested read returns
+      read_archive_bytes(std::string_view(bytes), src.name, src.host, origin, ctx, nesting + 1);
     } else if (!src.text.empty() || n >= 0) {
       ctx.emit(src);
     }

@@ -256,10 +256,20 @@ Bar failure_bar(const diagnose::Verdict& v, const diagnose::Budget& b, Shades& s
 }
 
 std::string series_caption(const diagnose::GpuSeries* s, const diagnose::Budget* b) {
+  // Host and GPU come from the series, else from the budget; a caption needs one of them.
+  std::string host;
+  std::optional<int> gpu;
+  if (s) {
+    host = s->host;
+    gpu = s->gpu;
+  } else if (b) {
+    host = b->host;
+    gpu = b->gpu;
+  } else {
+    return {};
+  }
   std::vector<std::string> parts;
-  const std::string host = s ? s->host : b->host;
   parts.push_back(host.empty() ? "(no host)" : host);
-  const std::optional<int> gpu = s ? std::optional<int>(s->gpu) : b->gpu;
   if (gpu) parts.push_back(fmt::format("GPU {}", *gpu));
   if (s && !s->model.empty()) parts.push_back(s->model);
   const bool unified = (s && s->unified) || (b && b->unified);

@@ -118,7 +118,7 @@ std::string timeline(const diagnose::Verdict& v) {
     const double x = x_of(t);
     svg.line(x, kTop, x, axis_y + 4, "grid");
     std::string label = clock_label(t);
-    if (step >= 60) label = label.substr(0, 5);
+    if (step >= 60 && label.size() > 5) label.resize(5);
     if (step >= 86400) label = core::format_iso(t).substr(5, 5);
     svg.text(x, axis_y + 18, label, "tick", "middle");
   }

@@ -47,12 +47,10 @@ std::string num(double value) {
   return s;
 }
 
-Svg::Svg(double width, double height, std::string_view label) {
-  out_ = fmt::format(
-      "<svg viewBox=\"0 0 {} {}\" width=\"{}\" height=\"{}\" role=\"img\" "
-      "aria-label=\"{}\">",
-      num(width), num(height), num(width), num(height), escape_line(label));
-}
+Svg::Svg(double width, double height, std::string_view label)
+    : out_(fmt::format("<svg viewBox=\"0 0 {} {}\" width=\"{}\" height=\"{}\" role=\"img\" "
+                       "aria-label=\"{}\">",
+                       num(width), num(height), num(width), num(height), escape_line(label))) {}
 
 void Svg::close_with_tip(std::string_view tip) {
   if (tip.empty()) {

@@ -95,7 +95,7 @@ std::string fenced(const std::string& text, const char* info = "text") {
   return fence + info + "\n" + text + (text.empty() || text.back() == '\n' ? "" : "\n") + fence + "\n";
 }
 
-std::string or_dash(std::string s) { return s.empty() ? std::string("—") : s; }
+std::string or_dash(const std::string& s) { return s.empty() ? std::string("—") : s; }
 
 std::string process_md(const diagnose::ProcessRef& p, bool with_role) {
   std::string out;

@@ -221,8 +221,7 @@ std::vector<std::string> wrap(std::string_view text, int width) {
     }
     if (line_cols > 0) {
       lines.push_back(std::move(line));
-      line.clear();
-      line_cols = 0;
+      line.clear();  // line_cols is set again below, once the word is placed
     }
     while (word_cols > width) {  // a word longer than a line: split it at code points
       std::size_t n = prefix_fitting(word, width);

@@ -190,7 +190,7 @@ std::vector<Anchor> launcher_anchors(Database& db, const std::string& host) {
 }
 
 /// Merges anchors into runs of (nearly) equal offset; each run keeps its smallest offset.
-std::vector<Anchor> runs_of(std::vector<Anchor> anchors) {
+std::vector<Anchor> runs_of(const std::vector<Anchor>& anchors) {
   std::vector<Anchor> runs;
   for (const auto& a : anchors) {
     if (!runs.empty() && std::fabs((a.wall - a.boot) - (runs.back().wall - runs.back().boot)) <= 3.0) {

@@ -88,6 +88,9 @@ CREATE TABLE processes (
   last_ts   REAL,
   PRIMARY KEY (incident, host, pid)
 );
+-- Lookups by (host, pid) without the incident (joins from oom_tasks, gpu_processes, events):
+-- the primary key cannot serve them, and a kernel task table of 10^5 rows made them quadratic.
+CREATE INDEX processes_host_pid ON processes(host, pid);
 
 -- Containers listed by `docker ps` / `docker inspect`.
 CREATE TABLE containers (

@@ -336,6 +336,10 @@ EOF
 
 million_tasks)
   # 10^6 rows in one kernel OOM task table; the real hog (redis-server, pid 1893) is after them.
+  # Bounds: the parser keeps the 200000 largest rows, the report reads back only the largest
+  # and the victim, and the (host, pid) index keeps the registry joins linear (they were
+  # quadratic: minutes for 10^5 rows). Memory: 1 GiB of address space for a 126 MB input.
+  MEM_KB=1048576
   mkdir -p "$T/in" && cp "$HOG/train.log" "$T/in/"
   {
     head -n 79 "$HOG/dmesg.txt"

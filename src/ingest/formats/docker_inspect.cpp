@@ -34,9 +34,7 @@
 namespace culprit::ingest {
 namespace {
 
-using simdjson::dom::array;
 using simdjson::dom::element;
-using simdjson::dom::object;
 
 std::string str(element parent, std::string_view key) {
   std::string_view v;

@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "culprit/core/size.hpp"
 #include "kernel_oom_report.hpp"
 
 namespace culprit::ingest::kernel {
@@ -104,7 +105,7 @@ bool MemInfo::feed(std::string_view t) {
     return true;
   }
   std::string_view rest = t.substr(i);
-  if (rest.find(" free:") != 0 && rest.find("free:") != 0) return false;
+  if (!rest.starts_with(" free:") && !rest.starts_with("free:")) return false;
   Zone z;
   z.name = name;
   z.free_kb = kb_value(rest, "free:");
@@ -116,8 +117,10 @@ bool MemInfo::feed(std::string_view t) {
 }
 
 void MemInfo::emit(core::Event& ev, std::int64_t page_size) const {
-  if (slab_unreclaimable_pages_) ev.set_int("slab_unreclaimable_bytes", *slab_unreclaimable_pages_ * page_size);
-  if (shmem_pages_) ev.set_int("shmem_bytes", *shmem_pages_ * page_size);
+  if (slab_unreclaimable_pages_)
+    if (auto b = core::scale_bytes(*slab_unreclaimable_pages_, page_size)) ev.set_int("slab_unreclaimable_bytes", *b);
+  if (shmem_pages_)
+    if (auto b = core::scale_bytes(*shmem_pages_, page_size)) ev.set_int("shmem_bytes", *b);
   std::vector<std::string> names, below_min, below_low;
   for (const auto& z : zones_) {
     names.push_back(z.name);

@@ -17,6 +17,7 @@
 #include <charconv>
 #include <string>
 
+#include "culprit/core/size.hpp"
 #include "culprit/text/literal_set.hpp"
 #include "kernel_oom_report.hpp"
 
@@ -34,7 +35,7 @@ bool contains(std::string_view s, std::string_view p) { return s.find(p) != std:
 
 std::optional<std::int64_t> kb_to_bytes(std::optional<std::int64_t> kb) {
   if (!kb) return std::nullopt;
-  return *kb * 1024;
+  return core::scale_bytes(*kb, 1024);  // nullopt past 2^63 bytes (found by fuzz_ingest)
 }
 
 /// `N (comm)` where comm ends at the last `)` before `end_marker` (or the last `)` at all).

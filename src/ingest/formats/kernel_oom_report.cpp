@@ -7,6 +7,7 @@
 #include <cmath>
 #include <string>
 
+#include "culprit/core/size.hpp"
 #include "kernel_oom_report.hpp"
 
 namespace culprit::ingest::kernel {
@@ -674,11 +675,16 @@ void OomBlock::emit_report(ParseContext& ctx) {
   if (kmem_usage_) ev.set_int("kmem_usage_bytes", *kmem_usage_);
   if (swap_usage_) ev.set_int("memcg_swap_usage_bytes", *swap_usage_);
   if (swap_limit_) ev.set_int("memcg_swap_limit_bytes", *swap_limit_);
-  if (r.swap_total_kb) ev.set_int("swap_total_bytes", *r.swap_total_kb * 1024);
-  if (r.swap_free_kb) ev.set_int("swap_free_bytes", *r.swap_free_kb * 1024);
-  if (pages_ram_) ev.set_int("ram_bytes", *pages_ram_ * r.page_size);
-  if (pages_reserved_) ev.set_int("ram_reserved_bytes", *pages_reserved_ * r.page_size);
-  if (swap_cache_pages_) ev.set_int("swap_cache_bytes", *swap_cache_pages_ * r.page_size);
+  if (r.swap_total_kb)
+    if (auto b = core::scale_bytes(*r.swap_total_kb, 1024)) ev.set_int("swap_total_bytes", *b);
+  if (r.swap_free_kb)
+    if (auto b = core::scale_bytes(*r.swap_free_kb, 1024)) ev.set_int("swap_free_bytes", *b);
+  if (pages_ram_)
+    if (auto b = core::scale_bytes(*pages_ram_, r.page_size)) ev.set_int("ram_bytes", *b);
+  if (pages_reserved_)
+    if (auto b = core::scale_bytes(*pages_reserved_, r.page_size)) ev.set_int("ram_reserved_bytes", *b);
+  if (swap_cache_pages_)
+    if (auto b = core::scale_bytes(*swap_cache_pages_, r.page_size)) ev.set_int("swap_cache_bytes", *b);
   mem_info_.emit(ev, r.page_size);
   if (!kernel_version_.empty()) ev.set("kernel_version", kernel_version_);
   if (selected_score_ && selected_pid_ && (!r.victim_pid || *selected_pid_ == *r.victim_pid))
@@ -689,7 +695,7 @@ void OomBlock::emit_report(ParseContext& ctx) {
   if (hog != nullptr) {
     ev.set_int("hog_pid", hog->pid);
     ev.set("hog_comm", hog->name);
-    ev.set_int("hog_rss_bytes", *hog->rss_pages * r.page_size);
+    if (auto b = core::scale_bytes(*hog->rss_pages, r.page_size)) ev.set_int("hog_rss_bytes", *b);
     if (hog->oom_score_adj) ev.set_int("hog_oom_score_adj", *hog->oom_score_adj);
   }
   if (selected_pid_ && (!r.victim_pid || *selected_pid_ != *r.victim_pid)) {

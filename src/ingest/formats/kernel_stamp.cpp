@@ -134,7 +134,7 @@ std::optional<int> month_of(std::string_view token) {
   static const std::array<std::pair<const char*, int>, 40> kLocal = {{
       {"m\xc3\xa4r", 3}, {"mai", 5}, {"okt", 10}, {"dez", 12},                       // de
       {"janv", 1}, {"f\xc3\xa9vr", 2}, {"mars", 3}, {"avr", 4}, {"juin", 6}, {"juil", 7},
-      {"ao\xc3\xbbt", 8}, {"sept", 9}, {"d\xc3\xa9c", 12}, {"avril", 4}, {"janvier", 1},  // fr
+      {"ao\xc3\xbbt", 8}, {"sept", 9}, {"d\xc3\xa9" "c", 12}, {"avril", 4}, {"janvier", 1},  // fr
       {"ene", 1}, {"abr", 4}, {"ago", 8}, {"dic", 12},                              // es
       {"gen", 1}, {"mag", 5}, {"giu", 6}, {"lug", 7}, {"set", 9}, {"ott", 10},       // it
       {"fev", 2}, {"out", 10},                                                        // pt

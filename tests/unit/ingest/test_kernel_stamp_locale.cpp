@@ -37,6 +37,28 @@ TEST_CASE("journalctl short with localised month names", "[kernel_stamp][locale]
   }
 }
 
+// clang-tidy found "d\xc3\xa9c" read as one out-of-range hex escape (\xa9c), so fr_FR December
+// never matched; the literal is now split ("d\xc3\xa9" "c").
+TEST_CASE("French December and February: d\u00e9c. and f\u00e9vr. (UTF-8)", "[kernel_stamp][locale]") {
+  struct Case {
+    const char* line;
+    int month;
+  } cases[] = {
+      {"d\xc3\xa9" "c. 09 00:47:22 gpu-node-17 kernel: Out of memory: Killed process 1 (x)", 12},
+      {"f\xc3\xa9vr. 09 00:47:22 gpu-node-17 kernel: Out of memory: Killed process 1 (x)", 2},
+  };
+  for (const auto& c : cases) {
+    INFO(c.line);
+    KernelLine k = parse_kernel_line(c.line, 2026);
+    REQUIRE(k.ts.has_value());
+    CHECK(*k.ts == Approx(civil_to_epoch(2026, c.month, 9, 0, 47, 22)));
+    CHECK(k.message == "Out of memory: Killed process 1 (x)");
+  }
+  KernelLine d = parse_kernel_line("[mer. 9 d\xc3\xa9" "c. 18:03:30 2026] Out of memory: Killed process 1 (x)", 0);
+  REQUIRE(d.ts.has_value());
+  CHECK(*d.ts == Approx(civil_to_epoch(2026, 12, 9, 18, 3, 30)));
+}
+
 TEST_CASE("dmesg -T in another locale: month first (strftime %a %b %e) and day first", "[kernel_stamp][locale]") {
   KernelLine a = parse_kernel_line("[dim. avr. 19 18:03:30 2026] Out of memory: Killed process 1 (x)", 0);
   CHECK(a.ts_kind == TsKind::wall);
