@@ -119,8 +119,7 @@ Row split_row(Sv line, const Header& h) {
     } else if (h.cols[c] == Col::command && last) {
       Sv rest = line.substr(t.pos);
       while (!rest.empty() && (rest.back() == ' ' || rest.back() == '\t' || rest.back() == '\r')) rest.remove_suffix(1);
-      row.cells[c] = rest;
-      k = toks.size();
+      row.cells[c] = rest;  // the command takes the rest of the line: nothing follows it
       break;
     }
     const Tok& end = toks[k + take - 1];
