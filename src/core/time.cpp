@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 
@@ -32,6 +33,9 @@ std::optional<int> parse_month(std::string_view name) {
 
 std::string format_iso(double epoch_seconds) {
   if (!std::isfinite(epoch_seconds)) return "";
+  // Absurd stamps are clamped to years 0000-9999: callers cut the text by position, and the
+  // arithmetic below would overflow far outside that range.
+  epoch_seconds = std::clamp(epoch_seconds, -62167219200.0, 253402300799.0);
   long long ms = std::llround(epoch_seconds * 1000.0);
   long long secs = ms >= 0 ? ms / 1000 : (ms - 999) / 1000;
   int millis = static_cast<int>(ms - secs * 1000);

@@ -499,7 +499,8 @@ TEST_CASE("bad input never crashes: huge lines, binary, invalid UTF-8, CRLF, cut
   Run r;
   std::string huge(1 << 20, 'A');
   run_kernel(huge + "\n" + "[" + huge + "]\n" + " invoked oom-killer: " + huge + "\n", r);
-  run_kernel(std::string("\0\x01\x02\xff\xfe[ 1.0]\x80\x81 Killed process \xff (\xfe", 40), r);
+  static constexpr char kBinary[] = "\0\x01\x02\xff\xfe[ 1.0]\x80\x81 Killed process \xff (\xfe";
+  run_kernel(std::string(kBinary, sizeof kBinary - 1), r);  // the whole literal, NULs included
   run_kernel("[ 1.0] a invoked oom-killer: gfp_mask=\r\n[ 1.0] [  pid  ]   uid  tgid\r\n[ 1.0] [   1]\r\n[ 1.0] Killed process 1 (\r\n", r);
   run_kernel("Killed process 99999999999999999999999 (x) total-vm:99999999999999999999999kB\n", r);
   run_kernel("oom-kill:constraint=,,,,,,pid=,uid=\noom-kill:\n[  pid  ]\n[ 12]\n", r);
