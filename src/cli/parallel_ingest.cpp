@@ -22,6 +22,10 @@ struct Pending {
   std::future<Parsed> parsed;
 };
 
+ingest::IngestInput input_of(const input::Source& src) {
+  return {src.name, src.host, src.origin, src.text, src.first_line};
+}
+
 void append(core::Diagnostics& to, core::Diagnostics& from) {
   to.insert(to.end(), std::make_move_iterator(from.begin()), std::make_move_iterator(from.end()));
   from.clear();
@@ -52,8 +56,7 @@ std::size_t ingest_inputs(const std::vector<std::string>& inputs, const input::R
       reader_problems.clear();
       p.parsed = std::async(std::launch::async, [source, &signals, options] {
         Parsed out;
-        const ingest::IngestInput in{source->name, source->host, source->origin, source->text, source->first_line};
-        ingest::ingest(in, signals, out.records, out.problems, options);
+        ingest::ingest(input_of(*source), signals, out.records, out.problems, options);
         return out;
       });
       pending.push_back(std::move(p));
@@ -62,8 +65,7 @@ std::size_t ingest_inputs(const std::vector<std::string>& inputs, const input::R
     }
     while (!pending.empty()) finish_oldest();
     append(problems, reader_problems);
-    const ingest::IngestInput in{src.name, src.host, src.origin, src.text, src.first_line};
-    ingest::ingest(in, signals, sink, problems, options);
+    ingest::ingest(input_of(src), signals, sink, problems, options);
   });
   while (!pending.empty()) finish_oldest();
   append(problems, reader_problems);
