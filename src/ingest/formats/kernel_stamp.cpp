@@ -97,7 +97,8 @@ std::size_t read_iso(std::string_view s, std::size_t i, char date_time_sep, IsoS
   double sec = 0;
   std::size_t n = read_clock(s, i + 11, h, m, sec, true);
   if (n == 0) return 0;
-  out.comma = s[i + 19] == ',' && n > 8;
+  // n > 8 means the clock went past `HH:MM:SS`, so s[i + 19] exists (a bare stamp may end the text).
+  out.comma = n > 8 && s[i + 19] == ',';
   std::size_t j = i + 11 + n;
   double offset = 0;
   if (j < s.size() && s[j] == 'Z') {

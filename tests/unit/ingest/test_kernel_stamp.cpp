@@ -2,6 +2,9 @@
 // kmsg style, plus lines that only look like stamps (task rows, stack frames, dmesg text).
 #include <catch2/catch.hpp>
 
+#include <string_view>
+#include <vector>
+
 #include "culprit/core/time.hpp"
 #include "ingest/formats/kernel_stamp.hpp"
 
@@ -220,4 +223,20 @@ TEST_CASE("dmesg -T in a locale whose month names match English still gives a ti
   CHECK(a.ts_kind == TsKind::wall);
   CHECK(*a.ts == Approx(civil_to_epoch(2025, 8, 12, 3, 54, 3)));
   CHECK(a.message.substr(0, 7) == "php-fpm");
+}
+
+// Found by fuzz_segment (CI): an ISO stamp of exactly 19 characters at the very end of the
+// text made the `,fraction` check read one byte past it. The stamps below sit in heap buffers
+// with nothing after them, so ASan sees any read past the end.
+TEST_CASE("an ISO stamp that ends the text is not read past", "[kernel_stamp]") {
+  for (std::string_view stamp : {"2026-04-09T11:02:51", "2026-04-09T11:02:51Z", "<3>2026-04-09T11:02:51",
+                                 "Apr 2026-04-09 11:02:51", "2026-04-09T11:02:51+02"}) {
+    const std::vector<char> exact(stamp.begin(), stamp.end());
+    KernelLine line = parse_kernel_line(std::string_view(exact.data(), exact.size()), 2026);
+    CHECK(line.message.size() <= stamp.size());
+  }
+  const std::vector<char> bare{'2', '0', '2', '6', '-', '0', '4', '-', '0', '9', 'T', '1', '1', ':', '0', '2', ':', '5', '1'};
+  KernelLine iso = parse_kernel_line(std::string_view(bare.data(), bare.size()), 0);
+  CHECK(iso.ts_kind == TsKind::wall);
+  CHECK(*iso.ts == Approx(civil_to_epoch(2026, 4, 9, 11, 2, 51)));
 }
