@@ -151,7 +151,8 @@ void add_ruled_out(Verdict& v) {
       {verdict::kCgroupOom, "cgroup / container OOM", "no memory cgroup OOM, no OOMKilled container or Slurm oom_kill"},
       {verdict::kUserspaceOomKill, "user-space OOM killer", "no systemd-oomd, earlyoom or Ray memory-monitor kill"},
       {verdict::kHostAllocFail, "host allocation failure", "no refused host allocation (ENOMEM, MemoryError, /dev/shm)"},
-      {verdict::kNotOom, "GPU / communication failure", "no Xid, illegal memory access or NCCL timeout"},
+      {verdict::kNotOom, "not an OOM (GPU fault, communication failure, crash)",
+       "no Xid, CUDA error, NCCL timeout, fatal signal or uncaught exception"},
   };
   for (const auto& k : kKinds) {
     if (v.verdict == k.verdict) continue;
@@ -171,6 +172,11 @@ void add_ruled_out(Verdict& v) {
 }
 
 double ts_or_max(const Finding& f) { return f.ts ? *f.ts : std::numeric_limits<double>::infinity(); }
+
+/// Both findings' first evidence (their own event) lies in the same source.
+bool same_source(const Finding& a, const Finding& b) {
+  return !a.evidence.empty() && !b.evidence.empty() && a.evidence[0].source == b.evidence[0].source;
+}
 
 }  // namespace
 
@@ -294,6 +300,9 @@ Verdict diagnose(store::Database& db, const rules::RuleSet& rules, core::Diagnos
     const auto& fa = findings[a];
     const auto& fb = findings[b];
     if (fa.ts && fb.ts && std::fabs(*fa.ts - *fb.ts) > 1.0) return *fa.ts < *fb.ts;
+    // Without a time on one side, lines of one source are in the order they were written.
+    if ((!fa.ts || !fb.ts) && same_source(fa, fb) && fa.evidence[0].line != fb.evidence[0].line)
+      return fa.evidence[0].line < fb.evidence[0].line;
     if (fa.priority != fb.priority) return fa.priority > fb.priority;
     return ts_or_max(fa) < ts_or_max(fb);
   });

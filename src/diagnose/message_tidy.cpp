@@ -22,9 +22,12 @@ std::string tidy_message(std::string text) {
   // 1. Spaces: one at a time, none before punctuation that closes a clause.
   std::string out;
   out.reserve(text.size());
-  for (char c : text) {
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
     if (c == ' ' && (out.empty() || out.back() == ' ')) continue;
-    if (is_stop(c) && !out.empty() && out.back() == ' ') out.pop_back();
+    // A stop that closes a clause ends a word or the text; `../path` and `.5` do not.
+    const bool closes = i + 1 == text.size() || text[i + 1] == ' ';
+    if (is_stop(c) && closes && !out.empty() && out.back() == ' ') out.pop_back();
     out += c;
   }
   while (!out.empty() && out.back() == ' ') out.pop_back();
@@ -35,9 +38,11 @@ std::string tidy_message(std::string text) {
   for (std::size_t i = 0; i < out.size(); ++i) {
     const char c = out[i];
     if (is_stop(c) && ends_with(mended, " on")) mended.resize(mended.size() - 3);
-    // A doubled full stop (". ." became ".." above) keeps one; an ellipsis stays.
-    if (c == '.' && !mended.empty() && mended.back() == '.' &&
-        !(i + 1 < out.size() && out[i + 1] == '.') && !(mended.size() >= 2 && mended[mended.size() - 2] == '.')) {
+    // A doubled full stop (". ." became ".." above) ending a sentence keeps one; an ellipsis
+    // and a path (`../aten/…`) stay.
+    const bool sentence_end = i + 1 == out.size() || out[i + 1] == ' ';
+    if (c == '.' && sentence_end && !mended.empty() && mended.back() == '.' &&
+        !(mended.size() >= 2 && mended[mended.size() - 2] == '.')) {
       continue;
     }
     mended += c;

@@ -134,7 +134,8 @@ int main(int argc, char** argv) {
   if (!contains(dom, "<h1 id=\"verdict\">")) failures.push_back("the DOM has no verdict headline");
   if (!culprit_name.empty() && !contains(dom, culprit_name))
     failures.push_back("the DOM does not name the culprit " + culprit_name);
-  if (!contains(dom, "<svg")) failures.push_back("the DOM has no chart");
+  // A report draws its timeline chart when the inputs had times; then the browser must show it.
+  if (contains(page, "<svg") && !contains(dom, "<svg")) failures.push_back("the DOM has no chart");
   for (const char* bad : {"chrome-error://", "ERR_FILE_NOT_FOUND", "ERR_ACCESS_DENIED"})
     if (contains(dom, bad)) failures.push_back(std::string("the browser showed an error page: ") + bad);
   for (const fs::path& l : {log, dom_log}) {

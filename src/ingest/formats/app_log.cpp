@@ -82,6 +82,7 @@ class AppLogParser {
   struct Open {
     std::unique_ptr<TracebackBuilder> builder;
     PeeledLine exc_peel;  // prefixes of the latest exception line
+    bool prefixed_body = false;  // its writer prefixes every line: a bare line is someone else's
   };
 
   void route(std::int64_t seg, PeeledLine& p, Sv msg);
@@ -190,9 +191,12 @@ void AppLogParser::route(std::int64_t seg, PeeledLine& p, Sv msg) {
   }
 
   // A writer's open traceback. A bare line (no prefix at all) continues the most recent one:
-  // SGLang prints the traceback text unprefixed after its `[… TP1] … Traceback` line.
+  // SGLang prints the traceback text unprefixed after its `[… TP1] … Traceback` line. Not when
+  // that traceback's body came prefixed (`[rank2]:` on every line): a bare line between them is
+  // another writer's (the launcher's, rank 0's progress) and must not cut it short.
   std::string key = p.key();
-  if (key.empty() && p.layers == 0 && !open_.count(key) && open_.count(last_key_)) key = last_key_;
+  if (key.empty() && p.layers == 0 && !open_.count(key))
+    if (auto last = open_.find(last_key_); last != open_.end() && !last->second.prefixed_body) key = last_key_;
   if (auto it = open_.find(key); it != open_.end()) {
     // A line with a logger header of its own (another log statement) is never traceback text;
     // lines repeating the traceback's own header (vLLM's NewLineFormatter) are.
@@ -203,6 +207,7 @@ void AppLogParser::route(std::int64_t seg, PeeledLine& p, Sv msg) {
                                      : it->second.builder->offer(seg, msg);
     if (step != TracebackBuilder::Step::rejected) {
       last_key_ = key;
+      if (p.layers > 0 && !key.empty()) it->second.prefixed_body = true;
       if (step == TracebackBuilder::Step::exception) {
         it->second.exc_peel = p;
         PeeledLine merged = p;
@@ -372,6 +377,11 @@ void AppLogParser::emit_traceback(const Traceback& tb, const PeeledLine& exc_pee
     e.set("frame_file", tb.innermost->file);
     if (tb.innermost->line > 0) e.set_int("frame_line", tb.innermost->line);
     if (!tb.innermost->func.empty()) e.set("frame_func", tb.innermost->func);
+  }
+  if (tb.innermost_own && tb.innermost && tb.innermost_own->file != tb.innermost->file) {
+    e.set("own_frame_file", tb.innermost_own->file);
+    if (tb.innermost_own->line > 0) e.set_int("own_frame_line", tb.innermost_own->line);
+    if (!tb.innermost_own->func.empty()) e.set("own_frame_func", tb.innermost_own->func);
   }
   e.set_int("frames", tb.frames);
   if (tb.chained) e.set_int("chained", 1);

@@ -199,6 +199,7 @@ std::size_t TracebackBuilder::rel_indent(std::string_view message) const {
 void TracebackBuilder::restart(std::int64_t seg_line, std::string_view message) {
   tb_.chained = true;
   tb_.innermost.reset();
+  tb_.innermost_own.reset();
   tb_.frames = 0;
   tb_.last_line = seg_line;
   std::size_t offset = 0;
@@ -208,6 +209,22 @@ void TracebackBuilder::restart(std::int64_t seg_line, std::string_view message) 
   tb_.rich = tb_.rich || rich;
   tb_.ipython = tb_.ipython || ipython;
   state_ = rich ? State::rich_box : ipython ? State::ipython_frames : State::frames;
+}
+
+namespace {
+/// A frame in installed or standard-library code, as paths print on Linux, macOS, Windows
+/// and conda: the program's own frames are the others.
+bool library_frame(std::string_view file) {
+  for (std::string_view marker : {"site-packages", "dist-packages", "/lib/python3", "\\Lib\\", "/lib/python2",
+                                  "<frozen ", "<string>", "/usr/lib64/python"})
+    if (file.find(marker) != std::string_view::npos) return true;
+  return false;
+}
+}  // namespace
+
+void TracebackBuilder::note_frame(TracebackFrame f) {
+  if (!library_frame(f.file)) tb_.innermost_own = f;
+  tb_.innermost = std::move(f);
 }
 
 TracebackBuilder::Step TracebackBuilder::exception_line(std::int64_t seg_line, std::string_view t) {
@@ -229,7 +246,7 @@ TracebackBuilder::Step TracebackBuilder::frame_line(std::int64_t seg_line, std::
   TracebackFrame f;
   if (parse_frame(t, f)) {
     ++tb_.frames;
-    tb_.innermost = std::move(f);
+    note_frame(std::move(f));
     tb_.last_line = seg_line;
     return Step::taken;
   }
@@ -251,7 +268,7 @@ TracebackBuilder::Step TracebackBuilder::ipython_line(std::int64_t seg_line, std
   TracebackFrame f;
   if (rel_indent(m) == 0 && parse_ipython_frame(t, f)) {
     ++tb_.frames;
-    tb_.innermost = std::move(f);
+    note_frame(std::move(f));
     tb_.last_line = seg_line;
     return Step::taken;
   }
@@ -285,7 +302,7 @@ TracebackBuilder::Step TracebackBuilder::offer(std::int64_t seg_line, std::strin
         TracebackFrame f;
         if (parse_rich_frame(trim(content), f)) {
           ++tb_.frames;
-          tb_.innermost = std::move(f);
+          note_frame(std::move(f));
         }
         tb_.last_line = seg_line;
         return Step::taken;

@@ -28,6 +28,10 @@ struct Traceback {
   std::string exc_text;            ///< the final exception line as printed
   std::string exc_type, exc_message;
   std::optional<TracebackFrame> innermost;
+  /// The innermost frame in the program's own code (not site-packages, dist-packages, the
+  /// standard library or `<frozen …>`): where a user fixes the error. Empty when every frame is
+  /// library code.
+  std::optional<TracebackFrame> innermost_own;
   int frames = 0;                  ///< frames of the last traceback in the chain
   int exceptions = 0;              ///< exception lines in the chain
   bool chained = false;            ///< `During handling…` / `The above exception…` joined it
@@ -65,6 +69,7 @@ class TracebackBuilder {
  private:
   enum class State { frames, ipython_frames, rich_box, after_box, after_exception, expect_traceback };
   Step frame_line(std::int64_t seg_line, std::string_view message);
+  void note_frame(TracebackFrame f);  ///< innermost, and innermost_own when it is the program's
   Step ipython_line(std::int64_t seg_line, std::string_view message);
   Step exception_line(std::int64_t seg_line, std::string_view message);
   void restart(std::int64_t seg_line, std::string_view message);

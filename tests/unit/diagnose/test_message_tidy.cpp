@@ -26,4 +26,8 @@ TEST_CASE("tidy_message keeps code, numbers and abbreviations as written", "[dia
   CHECK(tidy_message("Holds 1.5 GiB. more than needed") == "Holds 1.5 GiB. More than needed");
   CHECK(tidy_message("") == "");
   CHECK(tidy_message("python3 was killed.") == "python3 was killed.");
+  // Paths quoted from a log keep their dots: only a doubled stop ending a sentence is mended.
+  CHECK(tidy_message("stopped: ../aten/src/ATen/native/cuda/Loss.cu:250 failed.") ==
+        "stopped: ../aten/src/ATen/native/cuda/Loss.cu:250 failed.");
+  CHECK(tidy_message("It failed on: x.. Next") == "It failed: x. Next");
 }

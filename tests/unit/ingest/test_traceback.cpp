@@ -228,6 +228,45 @@ TEST_CASE("interleaved ranks give one traceback each", "[gpu][traceback]") {
   CHECK(ooms[0].line == 11);
 }
 
+TEST_CASE("a bare line from another writer does not cut a prefixed traceback short", "[gpu][traceback]") {
+  // Rank 0's unprefixed progress print lands inside rank 2's `[rank2]:` traceback.
+  const auto sink = parse_app(R"([rank2]: Traceback (most recent call last):
+[rank2]:   File "/home/ml/proj/train.py", line 187, in main
+[rank2]:     loss = criterion(logits, labels)
+epoch 0 | step   200/4200 | loss 2.1933
+[rank2]:   File "/home/ml/.venv/lib/python3.11/site-packages/torch/nn/functional.py", line 3479, in cross_entropy
+[rank2]:     return torch._C._nn.cross_entropy_loss(
+[rank2]: ValueError: Expected input batch_size (4096) to match target batch_size (3968).
+)");
+  const auto tbs = sink.of_kind("traceback");
+  REQUIRE(tbs.size() == 1);
+  CHECK(field(tbs[0], "exc_type") == "ValueError");
+  CHECK(tbs[0].line_end == 7);
+  CHECK(field(tbs[0], "frame_file") == "/home/ml/.venv/lib/python3.11/site-packages/torch/nn/functional.py");
+  // Where the user fixes it: the innermost frame outside installed packages.
+  CHECK(field(tbs[0], "own_frame_file") == "/home/ml/proj/train.py");
+  CHECK(field(tbs[0], "own_frame_line") == "187");
+  CHECK(field(tbs[0], "own_frame_func") == "main");
+}
+
+TEST_CASE("own frame: absent when the innermost frame is the program's or every frame is a library's", "[gpu][traceback]") {
+  const auto own = parse_app(R"(Traceback (most recent call last):
+  File "/usr/lib/python3.10/runpy.py", line 196, in _run_module_as_main
+  File "/x/train.py", line 3, in <module>
+KeyError: 'labels'
+)");
+  REQUIRE(own.of_kind("traceback").size() == 1);
+  CHECK(field(own.of_kind("traceback")[0], "frame_file") == "/x/train.py");
+  CHECK(field(own.of_kind("traceback")[0], "own_frame_file").empty());
+  const auto lib = parse_app(R"(Traceback (most recent call last):
+  File "<frozen runpy>", line 198, in _run_module_as_main
+  File "/opt/conda/lib/python3.11/site-packages/vllm/entrypoints/cli/main.py", line 54, in main
+ImportError: libcudart.so.12: cannot open shared object file: No such file or directory
+)");
+  REQUIRE(lib.of_kind("traceback").size() == 1);
+  CHECK(field(lib.of_kind("traceback")[0], "own_frame_file").empty());
+}
+
 TEST_CASE("Rich boxed traceback", "[gpu][traceback]") {
   const auto sink = parse_app(
       "╭─────────────────────────────── Traceback (most recent call last) ────────────────────────────────╮\n"
