@@ -1,12 +1,18 @@
 #!/bin/sh
 # CI: libFuzzer smoke. Builds the fuzz targets (fuzz/, CULPRIT_FUZZ=ON) with clang-14 in
 # build-fuzz, seeds their corpora from fixtures/ and rules/ (at build time), and runs each
-# target for FUZZ_SECONDS (default 60). A crash, leak, timeout or sanitizer report fails the
-# step; the input that caused it is kept in build-fuzz/artifacts/ (reproduce: run the target
-# with that file as its argument), and becomes a regression test named after what it found.
+# target for FUZZ_RUNS inputs (default 25000) from the fixed seed FUZZ_SEED (default 1), capped
+# at FUZZ_SECONDS (default 150). A fixed seed and run count make the step deterministic: the
+# same commit fuzzes the same inputs here and in CI, so a red step reproduces, and a green
+# local run of this script predicts CI. For exploration, run with FUZZ_SEED=0 (random) and a
+# larger FUZZ_RUNS / FUZZ_SECONDS. A crash, leak, timeout or sanitizer report fails the step;
+# the input that caused it is kept in build-fuzz/artifacts/ (reproduce: run the target with
+# that file as its argument), and becomes a regression test named after what it found.
 set -eu
 cd "$(dirname "$0")/.."
-SECONDS_EACH=${FUZZ_SECONDS:-60}
+SECONDS_EACH=${FUZZ_SECONDS:-150}
+RUNS=${FUZZ_RUNS:-25000}
+SEED=${FUZZ_SEED:-1}
 JOBS=${JOBS:-2}
 if ! command -v clang++-14 >/dev/null 2>&1 || ! dpkg -s libclang-rt-14-dev >/dev/null 2>&1; then
   export DEBIAN_FRONTEND=noninteractive
@@ -19,10 +25,12 @@ mkdir -p build-fuzz/artifacts
 status=0
 for target in segment parse ingest rules archive; do
   work=build-fuzz/findings/$target
+  rm -rf "$work"  # a fresh run: what an earlier run found would change the inputs tried
   mkdir -p "$work"
-  echo "== fuzz_$target for ${SECONDS_EACH}s"
+  echo "== fuzz_$target: $RUNS runs from seed $SEED (at most ${SECONDS_EACH}s)"
   # New inputs go to $work (first directory); the seeds are read from the corpus folder.
-  if ! ./build-fuzz/fuzz/fuzz_$target -max_total_time="$SECONDS_EACH" -timeout=20 -rss_limit_mb=2560 \
+  if ! ./build-fuzz/fuzz/fuzz_$target -seed="$SEED" -runs="$RUNS" -max_total_time="$SECONDS_EACH" \
+      -timeout=20 -rss_limit_mb=2560 \
       -max_len=65536 -print_final_stats=1 -artifact_prefix="build-fuzz/artifacts/$target-" \
       "$work" "build-fuzz/fuzz/corpus/$target" 2>"build-fuzz/fuzz_$target.log"; then
     status=1

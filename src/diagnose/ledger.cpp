@@ -209,8 +209,11 @@ LedgerResult build_ledger(store::Database& db, std::int64_t event_id) {
     else if (h.role == "foreign") foreign += h.bytes;
     else unknown += h.bytes;
   }
-  b.job = job;
-  b.foreign = foreign;
+  // Known only when something measured them: the error's own "this process has" or a holder
+  // list (nvidia-smi); with neither, the report says nothing rather than "0 bytes".
+  const bool job_seen = self_bytes || std::any_of(sorted.begin(), sorted.end(), [](const Holder& h) { return h.role == "job"; });
+  if (job_seen) b.job = job;
+  if (!sorted.empty() || b.total) b.foreign = foreign;
   if (b.requested && b.free) b.shortfall = *b.requested - *b.free;
   if (b.total && b.free) {
     std::int64_t rest = *b.total - *b.free - job - foreign - unknown;
@@ -277,7 +280,12 @@ LedgerResult build_ledger(store::Database& db, std::int64_t event_id) {
   }
   out.culprit = ProcessRef{host, self_pid, name, "job", "the job's own allocations exhausted the GPU", ""};
   out.confidence = (b.total && b.free) ? Confidence::high : Confidence::medium;
-  out.reason = "no other process holds enough memory to explain the failure: the job itself needs more than the GPU has";
+  // Without a holder list or a capacity nothing is known of other processes: say so, rather
+  // than claim none holds enough.
+  out.reason = (b.total || !sorted.empty())
+                   ? "no other process holds enough memory to explain the failure: the job itself needs more than the GPU has"
+                   : "no other holder of that GPU is known (the inputs hold no process list of it), so the likeliest "
+                     "culprit is the job itself, asking for more than the GPU had free";
   return out;
 }
 

@@ -180,6 +180,7 @@ void budget_section(Doc& doc, const diagnose::Budget& b) {
     for (const auto& a : b.arithmetic) text += utf8::one_line(a) + "\n";
     doc.para(fenced(text));
   }
+  if (!b.total) doc.para(md(std::string(kPartialBudget)));
 }
 
 void timeline_section(Doc& doc, const diagnose::Verdict& v) {

@@ -186,6 +186,10 @@ void write_budget(TextOut& out, const diagnose::Budget& b) {
     out.blank();
     for (const auto& a : b.arithmetic) out.wrapped(a, 2, "", "  ");
   }
+  if (!b.total) {
+    out.blank();
+    out.wrapped(std::string(kPartialBudget), 2);
+  }
 }
 
 void write_failure(TextOut& out, const diagnose::Finding& f) {

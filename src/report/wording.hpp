@@ -19,6 +19,13 @@ inline constexpr std::string_view kNoBudget =
     "`nvidia-smi` (or `nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv`) on the host "
     "while the job runs or right after it fails.";
 
+/// Said under a budget that has the request but not the GPU's capacity (llama.cpp, TF and raw
+/// CUDA errors name only what they asked for), and what would complete it.
+inline constexpr std::string_view kPartialBudget =
+    "The GPU's capacity and its other holders are not known: the error names only the request and the inputs hold "
+    "no nvidia-smi snapshot of that GPU. Next time, save `nvidia-smi` on the host while the job runs or right "
+    "after it fails.";
+
 /// `cuda_oom` -> `CUDA OOM`, `kernel_oom` -> `Host kernel OOM`, …; unknown ids pass through.
 std::string verdict_label(std::string_view verdict_id);
 
