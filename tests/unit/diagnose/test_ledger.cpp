@@ -111,3 +111,24 @@ TEST_CASE("ledger: on unified memory the rest names the host processes ps lists"
   REQUIRE_FALSE(b.arithmetic.empty());
   CHECK_THAT(b.arithmetic[0], Catch::Contains("+ host processes 40.25 GiB"));
 }
+
+TEST_CASE("ledger: an error naming only its request leaves the rest unknown, not zero", "[ledger]") {
+  using namespace culprit;
+  // llama.cpp's allocation failure: the request and the device, nothing about the GPU's holders.
+  auto db = test::paste_timeline(
+      "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 38912.00 MiB on device 0: cudaMalloc failed: out of memory\n"
+      "llama_model_load: error loading model: unable to allocate CUDA0 buffer\n");
+  REQUIRE(diagnose::assign_roles(*db).empty());
+  auto oom = db->query("SELECT id FROM events WHERE kind = 'cuda_oom' ORDER BY id LIMIT 1");
+  REQUIRE(oom.rows.size() == 1);
+  const auto ledger = diagnose::build_ledger(*db, *oom.rows[0]["id"].as_int());
+  const auto& b = ledger.budget;
+  REQUIRE(b.requested);
+  CHECK(*b.requested == std::int64_t{38912} * 1024 * 1024);
+  CHECK_FALSE(b.total);
+  CHECK_FALSE(b.job);      // nothing measured the job
+  CHECK_FALSE(b.foreign);  // nor any other holder
+  REQUIRE(ledger.culprit);
+  CHECK(ledger.culprit->role == "job");
+  CHECK_THAT(ledger.reason, Catch::Contains("no other holder of that GPU is known"));
+}
