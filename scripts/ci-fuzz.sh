@@ -2,7 +2,7 @@
 # CI: libFuzzer smoke. Builds the fuzz targets (fuzz/, CULPRIT_FUZZ=ON) with clang-14 in
 # build-fuzz, seeds their corpora from fixtures/ and rules/ (at build time), and runs each
 # target for FUZZ_RUNS inputs (default 25000) from the fixed seed FUZZ_SEED (default 1), capped
-# at FUZZ_SECONDS (default 150). A fixed seed and run count make the step deterministic: the
+# at FUZZ_SECONDS (default 300). A fixed seed and run count make the step deterministic: the
 # same commit fuzzes the same inputs here and in CI, so a red step reproduces, and a green
 # local run of this script predicts CI. For exploration, run with FUZZ_SEED=0 (random) and a
 # larger FUZZ_RUNS / FUZZ_SECONDS. A crash, leak, timeout or sanitizer report fails the step;
@@ -10,7 +10,7 @@
 # that file as its argument), and becomes a regression test named after what it found.
 set -eu
 cd "$(dirname "$0")/.."
-SECONDS_EACH=${FUZZ_SECONDS:-150}
+SECONDS_EACH=${FUZZ_SECONDS:-300}
 RUNS=${FUZZ_RUNS:-25000}
 SEED=${FUZZ_SEED:-1}
 JOBS=${JOBS:-2}
