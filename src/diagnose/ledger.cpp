@@ -30,6 +30,7 @@ struct Holder {
   std::int64_t pid = 0;
   std::int64_t bytes = 0;
   std::string name, role, why, container;
+  std::string type;         // nvidia-smi's C / G / C+G ('' when the error quoted it)
   bool from_error = false;  // quoted by the error message itself
 };
 
@@ -142,12 +143,13 @@ LedgerResult build_ledger(store::Database& db, std::int64_t event_id) {
     if (!b.free && b.total && s["mem_used"].as_int()) b.free = *b.total - *s["mem_used"].as_int();
     out.evidence.push_back({s["source"].as_text(), s["line"].as_int().value_or(0),
                             "nvidia-smi snapshot of GPU " + std::to_string(gpu), host, s["ts"].as_double(), 0});
-    auto procs = db.query(fmt::format("SELECT pid, name, mem_used FROM gpu_processes WHERE snapshot_id = {}",
+    auto procs = db.query(fmt::format("SELECT pid, name, type, mem_used FROM gpu_processes WHERE snapshot_id = {}",
                                       s["id"].as_int().value_or(0)));
     for (const auto& r : procs.rows) {
       const auto pid = r["pid"].as_int().value_or(0);
       auto& h = holders[pid];
       h.pid = pid;
+      h.type = r["type"].as_text();
       if (!h.from_error) h.bytes = r["mem_used"].as_int().value_or(0);
     }
   }
@@ -239,10 +241,16 @@ LedgerResult build_ledger(store::Database& db, std::int64_t event_id) {
     b.arithmetic.push_back(fmt::format("shortfall = requested {} - free {} = {}", core::format_size(*b.requested),
                                        core::format_size(*b.free), core::format_size(*b.shortfall)));
 
-  // The culprit: the foreign holder covering the shortfall (largest first).
+  // The culprit: the foreign holder covering the shortfall (largest first) — if it is more than
+  // a bystander: a display server (type G) never is, and a holder under both 1 GiB and a tenth
+  // of the GPU is not when the job itself fills the GPU (a 600 MiB notebook next to a 22 GiB
+  // server did not cause the OOM, even if freeing it would have made room).
   const std::int64_t need = b.shortfall.value_or(1);
+  const auto significant = [&](std::int64_t bytes) {
+    return bytes >= (std::int64_t{1} << 30) || (b.total && bytes * 10 >= *b.total);
+  };
   for (const auto& h : sorted) {
-    if (h.role != "foreign") continue;
+    if (h.role != "foreign" || h.type == "G" || !significant(h.bytes)) continue;
     ProcessRef ref{host, h.pid, h.name, "foreign", h.why, h.container};
     if (h.bytes >= need) {
       out.culprit = ref;
@@ -254,9 +262,12 @@ LedgerResult build_ledger(store::Database& db, std::int64_t event_id) {
       return out;
     }
   }
-  if (foreign > 0 && foreign >= need && !sorted.empty()) {
+  std::int64_t compute_foreign = 0;  // without display servers
+  for (const auto& h : sorted)
+    if (h.role == "foreign" && h.type != "G") compute_foreign += h.bytes;
+  if (compute_foreign > 0 && compute_foreign >= need && significant(compute_foreign)) {
     for (const auto& h : sorted)
-      if (h.role == "foreign") {
+      if (h.role == "foreign" && h.type != "G") {
         out.culprit = ProcessRef{host, h.pid, h.name, "foreign", h.why, h.container};
         break;
       }
@@ -280,6 +291,17 @@ LedgerResult build_ledger(store::Database& db, std::int64_t event_id) {
   }
   out.culprit = ProcessRef{host, self_pid, name, "job", "the job's own allocations exhausted the GPU", ""};
   out.confidence = (b.total && b.free) ? Confidence::high : Confidence::medium;
+  if (foreign > 0 && foreign >= need && b.shortfall) {
+    // Bystanders made the difference, but the job's own footprint is the cause.
+    out.confidence = Confidence::medium;
+    out.reason = fmt::format("the job holds {} of the GPU; other processes hold only {} — without them the request "
+                             "would have fit, but they are small next to the job's own footprint",
+                             core::format_size(job), core::format_size(foreign));
+    b.arithmetic.push_back(fmt::format("other processes hold {} >= shortfall {}, but they are display servers or each "
+                                       "under 1 GiB and a tenth of the GPU: bystanders, not the cause",
+                                       core::format_size(foreign), core::format_size(*b.shortfall)));
+    return out;
+  }
   // Without a holder list or a capacity nothing is known of other processes: say so, rather
   // than claim none holds enough.
   out.reason = (b.total || !sorted.empty())

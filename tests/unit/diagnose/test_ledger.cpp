@@ -132,3 +132,33 @@ TEST_CASE("ledger: an error naming only its request leaves the rest unknown, not
   CHECK(ledger.culprit->role == "job");
   CHECK_THAT(ledger.reason, Catch::Contains("no other holder of that GPU is known"));
 }
+
+TEST_CASE("ledger: small holders and display servers are bystanders, not the culprit", "[ledger]") {
+  using namespace culprit;
+  // The job fills a 24 GiB card; Xorg (type G) and a 598 MiB notebook together exceed the
+  // shortfall, but neither is why a 22.5 GiB server ran out.
+  auto db = test::paste_timeline(
+      "(VllmWorkerProcess pid=2841) INFO 05-01 10:00:09 multiproc_worker_utils.py:215] Worker ready; awaiting tasks\n"
+      "ERROR 05-01 10:00:31 engine.py:158] OutOfMemoryError('CUDA out of memory. Tried to allocate 1.95 GiB. GPU 0 has a "
+      "total capacity of 23.64 GiB of which 1.12 GiB is free. Including non-PyTorch memory, this process has 22.50 GiB "
+      "memory in use. Of the allocated memory 21.80 GiB is allocated by PyTorch, and 250.12 MiB is reserved by PyTorch "
+      "but unallocated.')\n"
+      "+-----------------------------------------------------------------------------------------+\n"
+      "| Processes:                                                                              |\n"
+      "|  GPU   GI   CI        PID   Type   Process name                              GPU Memory |\n"
+      "|        ID   ID                                                               Usage      |\n"
+      "|=========================================================================================|\n"
+      "|    0   N/A  N/A      1873      G   /usr/lib/xorg/Xorg                            412MiB |\n"
+      "|    0   N/A  N/A      2210      C   ...miniconda3/envs/sd/bin/python              598MiB |\n"
+      "+-----------------------------------------------------------------------------------------+\n");
+  REQUIRE(diagnose::assign_roles(*db).empty());
+  auto oom = db->query("SELECT id FROM events WHERE kind = 'cuda_oom' ORDER BY id LIMIT 1");
+  REQUIRE(oom.rows.size() == 1);
+  const auto ledger = diagnose::build_ledger(*db, *oom.rows[0]["id"].as_int());
+  REQUIRE(ledger.culprit);
+  CHECK(ledger.culprit->role == "job");
+  CHECK(ledger.confidence == diagnose::Confidence::medium);
+  CHECK_THAT(ledger.reason, Catch::Contains("small next to the job's own footprint"));
+  REQUIRE(ledger.budget.foreign);
+  CHECK(*ledger.budget.foreign == std::int64_t{1010} * 1024 * 1024);
+}
