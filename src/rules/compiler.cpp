@@ -11,6 +11,7 @@
 
 #include "culprit/rules/loader.hpp"
 #include "draft.hpp"
+#include "precomputed_literals.hpp"
 
 namespace culprit::rules::detail {
 
@@ -328,7 +329,14 @@ void compile_drafts(Drafts& drafts, const QueryChecker& check_query, bool check_
   for (std::size_t i = 0; i < drafts.signals.size(); ++i) {
     auto& d = drafts.signals[i];
     if (!d.where.keys.count("pattern")) continue;
-    auto pattern = std::make_shared<const text::Pattern>(d.rule.pattern);
+    // Without the sample checks (the built-in set, already checked) a regex is compiled the first
+    // time a line reaches it, and its validity is not re-checked here.
+    auto pattern = std::make_shared<const text::Pattern>(
+        d.rule.pattern, check_samples ? text::Compile::now : text::Compile::on_first_use);
+    if (!check_samples) {
+      patterns[i] = std::move(pattern);
+      continue;
+    }
     if (!pattern->ok()) {
       d.broken = true;
       problems.push_back(problem(code::kBadRegex, d.where.at("pattern"),
@@ -362,6 +370,12 @@ void compile_drafts(Drafts& drafts, const QueryChecker& check_query, bool check_
     s.severity = r.severity;
     s.formats = r.formats;
     s.literals = r.literals;
+    if (s.literals.empty()) {
+      if (const auto* pre = find_precomputed_literals(r.pattern)) {
+        s.literals = *pre;
+        s.literals_precomputed = true;
+      }
+    }
     s.pattern = patterns[i];
     return s;
   };

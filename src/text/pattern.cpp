@@ -5,6 +5,8 @@
 
 #include <re2/re2.h>
 
+#include <mutex>
+
 namespace culprit::text {
 
 namespace {
@@ -13,39 +15,59 @@ re2::StringPiece piece(std::string_view s) { return re2::StringPiece(s.data(), s
 
 }  // namespace
 
-Pattern::Pattern(std::string_view regex) : source_(regex) {
-  RE2::Options options;
-  options.set_log_errors(false);
-  // Logs are bytes, not always UTF-8: in Latin-1 mode every byte is a character, so `.` and `[^,]`
-  // step over invalid UTF-8 and a UTF-8 literal in a pattern still matches byte for byte.
-  options.set_encoding(RE2::Options::EncodingLatin1);
-  re_ = std::make_unique<re2::RE2>(piece(regex), options);
-  if (!re_->ok()) {
-    error_ = re_->error();
-    if (!re_->error_arg().empty()) error_ += ": " + re_->error_arg();
-    return;
+/// The RE2 and its group names, built once.
+struct Pattern::Compiled {
+  std::once_flag once;
+  std::unique_ptr<re2::RE2> re;
+  std::string error;
+  std::vector<std::string> names;  // by group index (1-based groups at [i-1]); empty if unnamed
+
+  void build(const std::string& regex) {
+    RE2::Options options;
+    options.set_log_errors(false);
+    // Logs are bytes, not always UTF-8: in Latin-1 mode every byte is a character, so `.` and
+    // `[^,]` step over invalid UTF-8 and a UTF-8 literal in a pattern still matches byte for byte.
+    options.set_encoding(RE2::Options::EncodingLatin1);
+    re = std::make_unique<re2::RE2>(piece(regex), options);
+    if (!re->ok()) {
+      error = re->error();
+      if (!re->error_arg().empty()) error += ": " + re->error_arg();
+      return;
+    }
+    names.assign(static_cast<std::size_t>(re->NumberOfCapturingGroups()), std::string());
+    for (const auto& [name, index] : re->NamedCapturingGroups()) {
+      if (index >= 1 && static_cast<std::size_t>(index) <= names.size()) names[index - 1] = name;
+    }
   }
-  names_.assign(static_cast<std::size_t>(re_->NumberOfCapturingGroups()), std::string());
-  for (const auto& [name, index] : re_->NamedCapturingGroups()) {
-    if (index >= 1 && static_cast<std::size_t>(index) <= names_.size()) names_[index - 1] = name;
-  }
+};
+
+Pattern::Pattern(std::string_view regex, Compile when) : source_(regex), state_(std::make_unique<Compiled>()) {
+  if (when == Compile::now) (void)compiled();
 }
 
 Pattern::~Pattern() = default;
 Pattern::Pattern(Pattern&&) noexcept = default;
 Pattern& Pattern::operator=(Pattern&&) noexcept = default;
 
-bool Pattern::ok() const { return re_ && re_->ok(); }
+const Pattern::Compiled& Pattern::compiled() const {
+  std::call_once(state_->once, [this] { state_->build(source_); });
+  return *state_;
+}
+
+bool Pattern::ok() const { return state_ && compiled().re && compiled().re->ok(); }
+const std::string& Pattern::error() const { return compiled().error; }
+const std::vector<std::string>& Pattern::group_names() const { return compiled().names; }
 
 bool Pattern::matches(std::string_view text) const {
   if (!ok()) return false;
-  return re_->Match(piece(text), 0, text.size(), RE2::UNANCHORED, nullptr, 0);
+  return compiled().re->Match(piece(text), 0, text.size(), RE2::UNANCHORED, nullptr, 0);
 }
 
 bool Pattern::match(std::string_view text, std::vector<Capture>& captures) const {
   captures.clear();
   if (!ok()) return false;
-  const int groups = static_cast<int>(names_.size());
+  const Compiled& c = compiled();
+  const int groups = static_cast<int>(c.names.size());
   // Small patterns dominate; a fixed buffer avoids an allocation per matching line.
   constexpr int kInline = 16;
   re2::StringPiece inline_buf[kInline + 1];
@@ -55,9 +77,9 @@ bool Pattern::match(std::string_view text, std::vector<Capture>& captures) const
     heap_buf.resize(static_cast<std::size_t>(groups) + 1);
     sub = heap_buf.data();
   }
-  if (!re_->Match(piece(text), 0, text.size(), RE2::UNANCHORED, sub, groups + 1)) return false;
+  if (!c.re->Match(piece(text), 0, text.size(), RE2::UNANCHORED, sub, groups + 1)) return false;
   for (int i = 1; i <= groups; ++i) {
-    const std::string& name = names_[static_cast<std::size_t>(i - 1)];
+    const std::string& name = c.names[static_cast<std::size_t>(i - 1)];
     if (name.empty() || sub[i].data() == nullptr) continue;  // unnamed, or did not take part
     captures.push_back(Capture{name, std::string(sub[i].data(), sub[i].size())});
   }

@@ -27,9 +27,9 @@ void SignalSet::build() {
   always_.clear();
   for (std::uint32_t i = 0; i < signals_.size(); ++i) {
     Signal& signal = signals_[i];
-    if (signal.literals.empty() || signal.literals_derived) {
+    if (!signal.literals_precomputed && (signal.literals.empty() || signal.literals_derived)) {
       signal.literals =
-          signal.pattern && signal.pattern->ok() ? derive_literals(signal.pattern->source())
+          signal.pattern ? derive_literals(signal.pattern->source())  // an invalid regex derives none
                                                  : std::vector<std::string>{};
       signal.literals_derived = true;
     }

@@ -15,20 +15,27 @@ struct Capture {
   std::string value;
 };
 
+/// When the RE2 is built: at construction, or at the first call that needs it (ok(), error(),
+/// group_names(), a match). Lazy patterns are for rules already known to be valid (the built-in
+/// set, checked by `culprit rules check` and the test suite): a short paste then compiles only the
+/// few whose literals occur in it, not all of them.
+enum class Compile { now, on_first_use };
+
 /// Owns one RE2. Construction never throws: check ok() and error(). Patterns and texts are bytes
 /// (RE2's Latin-1 mode): invalid UTF-8 in a log never stops `.` or `[^,]`, and a UTF-8 literal in
-/// a pattern matches byte for byte. Immutable after construction; thread-safe.
+/// a pattern matches byte for byte. Logically immutable; thread-safe (a lazy compile happens once,
+/// under std::call_once).
 class Pattern {
  public:
-  explicit Pattern(std::string_view regex);
+  explicit Pattern(std::string_view regex, Compile when = Compile::now);
   ~Pattern();
   Pattern(Pattern&&) noexcept;
   Pattern& operator=(Pattern&&) noexcept;
 
   bool ok() const;
-  const std::string& error() const { return error_; }
+  const std::string& error() const;
   const std::string& source() const { return source_; }
-  const std::vector<std::string>& group_names() const { return names_; }
+  const std::vector<std::string>& group_names() const;
 
   /// Unanchored search; no captures (fast path).
   bool matches(std::string_view text) const;
@@ -36,10 +43,11 @@ class Pattern {
   bool match(std::string_view text, std::vector<Capture>& captures) const;
 
  private:
-  std::unique_ptr<re2::RE2> re_;
+  struct Compiled;
+  const Compiled& compiled() const;  ///< builds it on first use
+
   std::string source_;
-  std::string error_;
-  std::vector<std::string> names_;  // by group index (1-based groups at [i-1]); empty if unnamed
+  std::unique_ptr<Compiled> state_;
 };
 
 }  // namespace culprit::text

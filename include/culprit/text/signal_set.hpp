@@ -25,6 +25,9 @@ struct Signal {
   /// after build(): no safe literal is known and the signal is tried on every line.
   std::vector<std::string> literals;
   bool literals_derived = false;  ///< set by build() when `literals` came from the regex
+  /// `literals` are what derive_literals gives for this regex, computed ahead (at build time for
+  /// the built-in rules): build() keeps them as they are, even empty.
+  bool literals_precomputed = false;
 };
 
 struct SignalMatch {

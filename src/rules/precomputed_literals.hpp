@@ -1,0 +1,23 @@
+// Prefilter literals of the built-in signals, derived at build time (src/tools/
+// rule_literals_gen.cpp) so start-up does not run RE2's FilteredRE2 on every regex.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace culprit::rules::detail {
+
+struct PrecomputedLiterals {
+  std::string regex;
+  std::vector<std::string> literals;  ///< empty: the regex has no safe literal (always tried)
+};
+
+/// The generated table, sorted by regex.
+const std::vector<PrecomputedLiterals>& precomputed_literals();
+
+/// The literals text::derive_literals gives for `regex`, when the build computed them; nullptr
+/// for any other regex (a user's rule, or one edited since the build).
+const std::vector<std::string>* find_precomputed_literals(std::string_view regex);
+
+}  // namespace culprit::rules::detail
