@@ -194,13 +194,24 @@ LedgerResult build_ledger(store::Database& db, std::int64_t event_id) {
     }
     if (matches == 1) self_pid = match;
   }
+  // The failing process's own memory: what the error says it has; else its row in the holder
+  // list; else (PyTorch 1.x wording) what PyTorch reserved — a lower bound, without the CUDA
+  // context — rather than nothing, which would leave it all "unexplained".
+  std::optional<std::int64_t> self_held = self_bytes;
+  std::string self_note;
+  if (!self_held && self_pid && holders.count(*self_pid)) {
+    self_held = holders[*self_pid].bytes;
+  } else if (!self_held && b.torch_reserved) {
+    self_held = b.torch_reserved;
+    self_note = ", PyTorch reserved; its CUDA context is not counted";
+  }
   if (self_pid) holders.erase(*self_pid);  // counted as "this process" below
 
-  std::int64_t job = self_bytes.value_or(0), foreign = 0, unknown = 0;
-  if (self_bytes)
-    b.entries.push_back({self_pid ? fmt::format("job: the failing process (pid {})", *self_pid)
-                                  : std::string("job: the failing process"),
-                         "job", self_pid, *self_bytes});
+  std::int64_t job = self_held.value_or(0), foreign = 0, unknown = 0;
+  if (self_held)
+    b.entries.push_back({self_pid ? fmt::format("job: the failing process (pid {}{})", *self_pid, self_note)
+                                  : fmt::format("job: the failing process{}", self_note.empty() ? "" : " (" + self_note.substr(2) + ")"),
+                         "job", self_pid, *self_held});
   std::vector<Holder> sorted;
   for (auto& [pid, h] : holders) sorted.push_back(h);
   std::sort(sorted.begin(), sorted.end(), [](const Holder& a, const Holder& c) { return a.bytes > c.bytes; });
@@ -213,9 +224,9 @@ LedgerResult build_ledger(store::Database& db, std::int64_t event_id) {
   }
   // Known only when something measured them: the error's own "this process has" or a holder
   // list (nvidia-smi); with neither, the report says nothing rather than "0 bytes".
-  const bool job_seen = self_bytes || std::any_of(sorted.begin(), sorted.end(), [](const Holder& h) { return h.role == "job"; });
+  const bool job_seen = self_held || std::any_of(sorted.begin(), sorted.end(), [](const Holder& h) { return h.role == "job"; });
   if (job_seen) b.job = job;
-  if (!sorted.empty() || b.total) b.foreign = foreign;
+  if (!sorted.empty()) b.foreign = foreign;
   if (b.requested && b.free) b.shortfall = *b.requested - *b.free;
   if (b.total && b.free) {
     std::int64_t rest = *b.total - *b.free - job - foreign - unknown;
@@ -304,10 +315,17 @@ LedgerResult build_ledger(store::Database& db, std::int64_t event_id) {
   }
   // Without a holder list or a capacity nothing is known of other processes: say so, rather
   // than claim none holds enough.
-  out.reason = (b.total || !sorted.empty())
-                   ? "no other process holds enough memory to explain the failure: the job itself needs more than the GPU has"
-                   : "no other holder of that GPU is known (the inputs hold no process list of it), so the likeliest "
-                     "culprit is the job itself, asking for more than the GPU had free";
+  if (!sorted.empty()) {
+    out.reason = "no other process holds enough memory to explain the failure: the job itself needs more than the GPU has";
+  } else if (b.total && self_held && *self_held > 0) {
+    out.reason = fmt::format("the job itself holds {} of the GPU's {}; the inputs hold no process list of that GPU, so "
+                             "another holder could only hide in the {} not accounted for",
+                             core::format_size(*self_held), core::format_size(*b.total),
+                             core::format_size(b.unexplained.value_or(0)));
+  } else {
+    out.reason = "no other holder of that GPU is known (the inputs hold no process list of it), so the likeliest "
+                 "culprit is the job itself, asking for more than the GPU had free";
+  }
   return out;
 }
 

@@ -162,3 +162,24 @@ TEST_CASE("ledger: small holders and display servers are bystanders, not the cul
   REQUIRE(ledger.budget.foreign);
   CHECK(*ledger.budget.foreign == std::int64_t{1010} * 1024 * 1024);
 }
+
+TEST_CASE("ledger: PyTorch 1.x wording counts what PyTorch reserved as the job's, not as unexplained", "[ledger]") {
+  using namespace culprit;
+  auto db = test::paste_timeline(
+      "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 4.00 GiB total capacity; "
+      "3.42 GiB already allocated; 0 bytes free; 3.47 GiB reserved in total by PyTorch) If reserved memory is >> "
+      "allocated memory try setting max_split_size_mb to avoid fragmentation.\n");
+  REQUIRE(diagnose::assign_roles(*db).empty());
+  auto oom = db->query("SELECT id FROM events WHERE kind = 'cuda_oom' ORDER BY id LIMIT 1");
+  REQUIRE(oom.rows.size() == 1);
+  const auto ledger = diagnose::build_ledger(*db, *oom.rows[0]["id"].as_int());
+  const auto& b = ledger.budget;
+  REQUIRE(b.job);
+  CHECK(*b.job == std::int64_t{347} * 1024 * 1024 * 1024 / 100);
+  REQUIRE(b.unexplained);
+  CHECK(*b.unexplained == std::int64_t{4} * 1024 * 1024 * 1024 - *b.job);  // 0 bytes free
+  CHECK_FALSE(b.foreign);  // no process list: other holders are not known, not zero
+  REQUIRE(ledger.culprit);
+  CHECK(ledger.culprit->role == "job");
+  CHECK_THAT(ledger.reason, Catch::Contains("no process list of that GPU"));
+}
