@@ -11,6 +11,7 @@
 #include "culprit/ingest/parser.hpp"
 #include "culprit/ingest/sniff.hpp"
 #include "ingest/normalize.hpp"
+#include "ingest/own_report.hpp"
 
 namespace culprit::ingest {
 namespace {
@@ -119,12 +120,17 @@ IngestStats ingest(const IngestInput& input, const text::SignalSet& signals, cor
   std::string storage;
   detail::NormalizeReport changes;
   const std::string_view text = detail::normalize_text(input.text, options.max_line_bytes, storage, changes);
-  const std::string kind = changes.binary ? std::string(format::kBinary)
-                                          : sniff_format(text.substr(0, std::min<size_t>(text.size(), 65536)));
-  if (kind == format::kBinary || kind == format::kEmpty) {
+  const std::string_view head = text.substr(0, std::min<size_t>(text.size(), 65536));
+  const std::string kind = changes.binary            ? std::string(format::kBinary)
+                           : is_culprit_report(head) ? std::string(format::kCulpritReport)
+                                                     : sniff_format(head);
+  if (kind == format::kBinary || kind == format::kEmpty || kind == format::kCulpritReport) {
     stats.skipped = true;
     const bool only_nul = kind == format::kEmpty && changes.nul_bytes > 0 && text.empty();
-    if (kind == format::kBinary)
+    if (kind == format::kCulpritReport)
+      note(diagnostics, code::kOwnReport, input.name,
+           "a report culprit wrote (an earlier run's output), not a log; skipped", core::DiagLevel::warning);
+    else if (kind == format::kBinary)
       note(diagnostics, code::kBinary, input.name,
            fmt::format("binary data ({}% of its first bytes are control bytes), "
                        "not a log; skipped",

@@ -17,6 +17,7 @@ namespace culprit::ingest {
 namespace code {
 inline constexpr std::string_view kBinary = "input-binary";          ///< not text; skipped
 inline constexpr std::string_view kEmpty = "input-empty";            ///< nothing to read
+inline constexpr std::string_view kOwnReport = "input-own-report";   ///< a report culprit wrote; skipped
 inline constexpr std::string_view kEncoding = "input-encoding";      ///< decoded from UTF-16
 inline constexpr std::string_view kNul = "input-nul";                ///< NUL bytes removed
 inline constexpr std::string_view kInvalidUtf8 = "input-invalid-utf8";  ///< bytes read as U+FFFD

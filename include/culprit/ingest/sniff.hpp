@@ -25,6 +25,7 @@ inline constexpr std::string_view kDockerInspect = "docker_inspect";    // docke
 inline constexpr std::string_view kKubectlDescribe = "kubectl_describe";
 inline constexpr std::string_view kBinary = "binary";
 inline constexpr std::string_view kEmpty = "empty";
+inline constexpr std::string_view kCulpritReport = "culprit_report";  // culprit's own output (skipped)
 }  // namespace format
 
 /// The most likely format of a block of text (kernel_log, nvidia_smi_table, …, app_log).

@@ -3,7 +3,11 @@
 // are read, line numbers stay true), and the run's event budget (--max-events).
 #include <catch2/catch.hpp>
 
+#include <fstream>
+#include <iterator>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "culprit/ingest/pipeline.hpp"
 #include "culprit/rules/loader.hpp"
@@ -121,4 +125,41 @@ TEST_CASE("the event budget drops later events with one note naming where", "[pi
     }
   CHECK(notes == 1);
   CHECK(sink.sources.size() == 2);  // sources are still recorded
+}
+
+TEST_CASE("culprit's own reports saved next to the logs are skipped, not read as logs", "[pipeline]") {
+  // The report fixtures are culprit's output; their "Ruled out" lines quote signal words
+  // (OOMKilled, oom_kill) that would otherwise become findings.
+  const auto read = [](const std::string& rel) {
+    std::ifstream in(std::string(CULPRIT_SOURCE_DIR) + "/" + rel, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  const std::string html = read("fixtures/incidents/device-side-assert/report.html");
+  const std::string md = read("fixtures/incidents/device-side-assert/report.md");
+  REQUIRE(!html.empty());
+  REQUIRE(!md.empty());
+  const std::string json = R"({"schema_version":1,"verdict":"not_oom","confidence":"high","summary":"x"})";
+  const std::string text =
+      "Not an OOM: CUDA error (not out of memory) [high confidence]\n\nA CUDA error…\n\nRuled out\n"
+      "  - cgroup / container OOM: no memory cgroup OOM, no OOMKilled container or Slurm oom_kill in the inputs\n\n"
+      "Sources (1)\n  train.log  (app_log, 21 lines)\n";
+  RecordingSink sink;
+  Diagnostics d;
+  for (const auto& [name, body] : std::vector<std::pair<std::string, std::string>>{
+           {"report.html", html}, {"report.md", md}, {"report.json", json}, {"report.txt", text}})
+    culprit::ingest::ingest(IngestInput{name, "", "in", body}, builtin().signals, sink, d);
+  REQUIRE(d.size() == 4);
+  for (const auto& p : d) CHECK(p.code == "input-own-report");
+  CHECK(d[0].where == "report.html");
+  CHECK(sink.events.empty());
+  REQUIRE(sink.sources.size() == 4);
+  CHECK(sink.sources[0].format == "culprit_report");
+
+  // A log that merely mentions culprit, or starts like a headline, is still a log.
+  RecordingSink logs;
+  Diagnostics none;
+  culprit::ingest::ingest(IngestInput{"notes.log", "", "in", "Unknown command 'culprit'\n" + std::string(kOomLine) + "\n"},
+                          builtin().signals, logs, none);
+  CHECK(none.empty());
+  CHECK(logs.events.size() >= 1);
 }
