@@ -120,8 +120,36 @@ std::string job_settings_advice(store::Database& db, const std::string& host) {
   return fmt::format("The job's own memory settings in its logs: {}. ", fmt::join(parts, "; "));
 }
 
-/// What to do about a CUDA OOM's culprit, by role; `settings` is job_settings_advice() for a job culprit.
-std::string culprit_action(const std::optional<ProcessRef>& c, const std::string& settings = {}) {
+/// The knobs that lower a job's own GPU footprint, in the words of the framework whose error it
+/// was (the OOM event's signal id says which): llama.cpp / Ollama, JAX / XLA, TensorFlow, Apple
+/// MPS; PyTorch and the serving engines otherwise.
+std::string footprint_advice(store::Database& db, std::int64_t event_id) {
+  auto r = db.query(fmt::format("SELECT rule, message FROM events WHERE id = {}", event_id));
+  const std::string rule = r.rows.empty() ? std::string() : r.rows[0]["rule"].as_text();
+  const auto starts = [&](std::string_view p) { return rule.compare(0, p.size(), p) == 0; };
+  if (starts("ggml"))
+    return "The job itself needs more memory than the GPU has: offload fewer layers to the GPU (llama.cpp "
+           "--n-gpu-layers, Ollama num_gpu), use a smaller context (--ctx-size / num_ctx) or fewer parallel "
+           "slots, or a smaller quantization of the model.";
+  if (starts("xla"))
+    return "The job itself needs more memory than the GPU has: XLA preallocates 75% of the GPU by default "
+           "(XLA_PYTHON_CLIENT_MEM_FRACTION, XLA_PYTHON_CLIENT_PREALLOCATE=false), so check that no two processes "
+           "share a GPU; otherwise lower the batch size or shard the model over more devices.";
+  if (starts("tf_") || starts("bfc_"))
+    return "The job itself needs more memory than the GPU has: lower the batch size or the model size; let "
+           "TensorFlow grow its memory (tf.config.experimental.set_memory_growth) when other processes share the GPU.";
+  if (starts("mps"))
+    return "The job itself needs more memory than the unified memory allows: lower the batch size or the "
+           "resolution, or raise PYTORCH_MPS_HIGH_WATERMARK_RATIO with care (it can make the whole machine swap).";
+  return "The job itself needs more memory than the GPU has: lower its footprint (batch size, sequence length, "
+         "--mem-fraction-static / gpu_memory_utilization, max_model_len), shard it over more GPUs, or try "
+         "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True when reserved memory is much larger than allocated.";
+}
+
+/// What to do about a CUDA OOM's culprit, by role; `settings` is job_settings_advice() and
+/// `footprint` footprint_advice() for a job culprit.
+std::string culprit_action(const std::optional<ProcessRef>& c, const std::string& settings = {},
+                           const std::string& footprint = {}) {
   if (c && c->role == "foreign") {
     std::string where = c->container.empty() ? fmt::format("`kill {}` on {}", c->pid.value_or(0), c->host)
                                              : fmt::format("`docker stop {}` on {}", c->container, c->host);
@@ -132,9 +160,7 @@ std::string culprit_action(const std::optional<ProcessRef>& c, const std::string
   if (c && c->role == "unknown")
     return fmt::format("Find out who owns pid {} on {} (ps -o user,lstart,cmd -p {}); if it is not part of the job, "
                        "stop it before relaunching.", c->pid.value_or(0), c->host, c->pid.value_or(0));
-  return settings + "The job itself needs more memory than the GPU has: lower its footprint (batch size, sequence length, "
-         "--mem-fraction-static / gpu_memory_utilization, max_model_len), shard it over more GPUs, or try "
-         "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True when reserved memory is much larger than allocated.";
+  return settings + footprint;
 }
 
 /// What was considered and why it is not the answer: each other verdict either had no evidence
@@ -231,7 +257,8 @@ Verdict diagnose(store::Database& db, const rules::RuleSet& rules, core::Diagnos
         const bool job = !f.culprit || f.culprit->role == "job";
         extra.push_back({"culprit_action",
                          culprit_action(f.culprit, job ? job_settings_advice(db, f.culprit ? f.culprit->host : f.host)
-                                                       : std::string())});
+                                                       : std::string(),
+                                        job ? footprint_advice(db, f.event_id) : std::string())});
       }
       if (f.culprit) {
         extra.push_back({"culprit_pid", f.culprit->pid ? std::to_string(*f.culprit->pid) : "?"});

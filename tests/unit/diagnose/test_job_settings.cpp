@@ -35,3 +35,21 @@ TEST_CASE("settings on another host are not this job's", "[diagnose][settings]")
   REQUIRE_FALSE(v.advice.empty());
   CHECK(v.advice.front().find("XLA_PYTHON_CLIENT_MEM_FRACTION") == std::string::npos);
 }
+
+TEST_CASE("a job-caused OOM's advice speaks the failing framework's knobs", "[diagnose][settings]") {
+  const auto llama = culprit::test::diagnose_texts(
+      {{"ollama.log", "",
+        "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 38912.00 MiB on device 0: cudaMalloc failed: out of memory\n"}});
+  REQUIRE(llama.verdict == "cuda_oom");
+  REQUIRE_FALSE(llama.advice.empty());
+  CHECK(llama.advice.front().find("--n-gpu-layers") != std::string::npos);
+  CHECK(llama.advice.front().find("PYTORCH_CUDA_ALLOC_CONF") == std::string::npos);
+
+  const auto torch = culprit::test::diagnose_texts(
+      {{"train.log", "",
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of "
+        "23.64 GiB of which 1.12 GiB is free. Including non-PyTorch memory, this process has 22.50 GiB memory in use.\n"}});
+  REQUIRE(torch.verdict == "cuda_oom");
+  REQUIRE_FALSE(torch.advice.empty());
+  CHECK(torch.advice.front().find("PYTORCH_CUDA_ALLOC_CONF") != std::string::npos);
+}
