@@ -44,7 +44,9 @@ std::vector<Evidence> load_evidence(store::Database& db, const std::vector<std::
   std::vector<Evidence> out;
   for (auto id : ids) {
     auto r = db.query(fmt::format(
-        "SELECT e.id, s.name, e.line, e.message, e.host, e.ts FROM events e JOIN sources s ON s.id = e.source_id"
+        // A traceback is cited at its exception line, the line its text is.
+        "SELECT e.id, s.name, CASE WHEN e.kind = 'traceback' THEN coalesce(json_extract(e.fields, '$.exc_line'), e.line)"
+        " ELSE e.line END AS line, e.message, e.host, e.ts FROM events e JOIN sources s ON s.id = e.source_id"
         " WHERE e.id = {}",
         id));
     if (r.rows.empty()) continue;
