@@ -5,6 +5,7 @@
 #include "ledger.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -198,19 +199,20 @@ LedgerResult build_ledger(store::Database& db, std::int64_t event_id) {
   // list; else (PyTorch 1.x wording) what PyTorch reserved — a lower bound, without the CUDA
   // context — rather than nothing, which would leave it all "unexplained".
   std::optional<std::int64_t> self_held = self_bytes;
-  std::string self_note;
+  std::vector<std::string> self_notes;  // shown in the ledger row: which process, on what basis
+  if (self_pid) self_notes.push_back(fmt::format("pid {}", *self_pid));
   if (!self_held && self_pid && holders.count(*self_pid)) {
     self_held = holders[*self_pid].bytes;
   } else if (!self_held && b.torch_reserved) {
     self_held = b.torch_reserved;
-    self_note = ", PyTorch reserved; its CUDA context is not counted";
+    self_notes.emplace_back("PyTorch reserved; its CUDA context is not counted");
   }
   if (self_pid) holders.erase(*self_pid);  // counted as "this process" below
 
   std::int64_t job = self_held.value_or(0), foreign = 0, unknown = 0;
   if (self_held)
-    b.entries.push_back({self_pid ? fmt::format("job: the failing process (pid {}{})", *self_pid, self_note)
-                                  : fmt::format("job: the failing process{}", self_note.empty() ? "" : " (" + self_note.substr(2) + ")"),
+    b.entries.push_back({self_notes.empty() ? std::string("job: the failing process")
+                                            : fmt::format("job: the failing process ({})", fmt::join(self_notes, ", ")),
                          "job", self_pid, *self_held});
   std::vector<Holder> sorted;
   for (auto& [pid, h] : holders) sorted.push_back(h);
