@@ -133,12 +133,18 @@ LedgerResult build_ledger(store::Database& db, std::int64_t event_id) {
   }
   const std::string order = ts ? fmt::format("CASE WHEN g.ts IS NULL THEN 1e12 ELSE abs(g.ts - ({})) END", *ts) : "g.id";
   auto snap = db.query(fmt::format(
-      "SELECT g.id, g.line, g.ts, g.mem_used, g.mem_total, g.unified, s.name AS source FROM gpu_snapshots g"
+      "SELECT g.id, g.line, g.ts, g.mem_used, g.mem_total, g.unified, g.source_id, s.name AS source FROM gpu_snapshots g"
       " JOIN sources s ON s.id = g.source_id WHERE g.host = {} AND g.gpu = {} AND s.format <> 'app_log'"
       " ORDER BY {} LIMIT 1",
       q(host), gpu, order));
+  bool mig = false;  // the GPU is split into MIG instances (the table's own GPU row or MIG box)
   if (!snap.rows.empty()) {
     const auto& s = snap.rows[0];
+    mig = !db.query(fmt::format("SELECT 1 FROM events WHERE kind = 'gpu_snapshot' AND source_id = {} AND {} BETWEEN line AND "
+                                "line_end AND (json_extract(fields, '$.gpu{}_mig_mode') = 'Enabled' OR "
+                                "json_extract(fields, '$.mig_devices') > 0) LIMIT 1",
+                                s["source_id"].as_int().value_or(0), s["line"].as_int().value_or(0), gpu))
+               .rows.empty();
     if (s["unified"].as_int().value_or(0)) b.unified = true;
     if (!b.total) b.total = s["mem_total"].as_int();
     if (!b.free && b.total && s["mem_used"].as_int()) b.free = *b.total - *s["mem_used"].as_int();
@@ -194,6 +200,25 @@ LedgerResult build_ledger(store::Database& db, std::int64_t event_id) {
       }
     }
     if (matches == 1) self_pid = match;
+  }
+  // On a MIG GPU the table lists every instance's processes under one GPU index, and a process in
+  // another instance does not use this one's memory: only the failing process is kept (found by
+  // pid or by its "this process has" size); the others are left out of the sums and the culprit.
+  if (mig) {
+    std::int64_t others = 0, other_bytes = 0;
+    for (auto it = holders.begin(); it != holders.end();) {
+      if (self_pid && it->first == *self_pid) {
+        ++it;
+        continue;
+      }
+      ++others;
+      other_bytes += it->second.bytes;
+      it = holders.erase(it);
+    }
+    if (others > 0)
+      b.arithmetic.push_back(fmt::format("GPU {} is split into MIG instances: {} process(es) holding {} in all are left out, "
+                                         "since the table does not say which of them share the failing process's instance",
+                                         gpu, others, core::format_size(other_bytes)));
   }
   // The failing process's own memory: what the error says it has; else its row in the holder
   // list; else (PyTorch 1.x wording) what PyTorch reserved — a lower bound, without the CUDA
@@ -319,6 +344,10 @@ LedgerResult build_ledger(store::Database& db, std::int64_t event_id) {
   // than claim none holds enough.
   if (!sorted.empty()) {
     out.reason = "no other process holds enough memory to explain the failure: the job itself needs more than the GPU has";
+  } else if (mig && b.total && self_held && *self_held > 0) {
+    out.reason = fmt::format("the job itself holds {} of its MIG instance's {}; the processes of the GPU's other "
+                             "MIG instances do not use that memory",
+                             core::format_size(*self_held), core::format_size(*b.total));
   } else if (b.total && self_held && *self_held > 0) {
     out.reason = fmt::format("the job itself holds {} of the GPU's {}; the inputs hold no process list of that GPU, so "
                              "another holder could only hide in the {} not accounted for",

@@ -183,3 +183,43 @@ TEST_CASE("ledger: PyTorch 1.x wording counts what PyTorch reserved as the job's
   CHECK(ledger.culprit->role == "job");
   CHECK_THAT(ledger.reason, Catch::Contains("no process list of that GPU"));
 }
+
+TEST_CASE("ledger: on a MIG GPU a process of another instance is not the culprit", "[ledger]") {
+  using namespace culprit;
+  // A100 in MIG mode, two 10 GB instances: pid 41022 (GI 3) is the failing process, pid 39876
+  // (GI 4) fills the other instance and does not touch this one's memory.
+  auto db = test::paste_timeline(
+      "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 9.50 GiB "
+      "of which 1.12 GiB is free. Including non-PyTorch memory, this process has 8.21 GiB memory in use. Of the "
+      "allocated memory 7.90 GiB is allocated by PyTorch, and 100.12 MiB is reserved by PyTorch but unallocated.\n"
+      "$ nvidia-smi\n"
+      "+-----------------------------------------------------------------------------------------+\n"
+      "| NVIDIA-SMI 550.54.15              Driver Version: 550.54.15      CUDA Version: 12.4     |\n"
+      "|-----------------------------------------+------------------------+----------------------+\n"
+      "| GPU  Name                 Persistence-M | Bus-Id          Disp.A | Volatile Uncorr. ECC |\n"
+      "| Fan  Temp   Perf          Pwr:Usage/Cap |           Memory-Usage | GPU-Util  Compute M. |\n"
+      "|                                         |                        |               MIG M. |\n"
+      "|=========================================+========================+======================|\n"
+      "|   0  NVIDIA A100-SXM4-40GB          On  |   00000000:07:00.0 Off |                   On |\n"
+      "| N/A   33C    P0             91W /  400W |                  N/A   |     N/A      Default |\n"
+      "|                                         |                        |              Enabled |\n"
+      "+-----------------------------------------+------------------------+----------------------+\n"
+      "\n"
+      "+-----------------------------------------------------------------------------------------+\n"
+      "| Processes:                                                                              |\n"
+      "|  GPU   GI   CI        PID   Type   Process name                              GPU Memory |\n"
+      "|        ID   ID                                                               Usage      |\n"
+      "|=========================================================================================|\n"
+      "|    0    3    0      41022      C   python                                       8404MiB |\n"
+      "|    0    4    0      39876      C   python                                       9326MiB |\n"
+      "+-----------------------------------------------------------------------------------------+\n");
+  REQUIRE(diagnose::assign_roles(*db).empty());
+  auto oom = db->query("SELECT id FROM events WHERE kind = 'cuda_oom' ORDER BY id LIMIT 1");
+  REQUIRE(oom.rows.size() == 1);
+  const auto ledger = diagnose::build_ledger(*db, *oom.rows[0]["id"].as_int());
+  REQUIRE(ledger.culprit);
+  CHECK(ledger.culprit->role == "job");
+  CHECK(ledger.culprit->pid == 41022);  // found by its "this process has" size
+  for (const auto& e : ledger.budget.entries) CHECK(e.pid != 39876);
+  CHECK_THAT(ledger.reason, Catch::Contains("MIG instance"));
+}
