@@ -118,8 +118,10 @@ ScanRow make_row(const Incident& incident, const IncidentResult& result) {
   row.readable = result.sources > 0;
   if (v.culprit) {
     const auto& c = *v.culprit;
-    row.culprit = fmt::format("{}{} ({})", c.pid ? fmt::format("pid {} ", *c.pid) : "", c.name.empty() ? "?" : c.name,
-                              c.role.empty() ? "unknown" : c.role);
+    row.culprit = !c.pid && c.name.empty() && c.role == "job"
+                      ? std::string("the job itself")
+                      : fmt::format("{}{} ({})", c.pid ? fmt::format("pid {} ", *c.pid) : "",
+                                    c.name.empty() ? "?" : c.name, c.role.empty() ? "unknown" : c.role);
     row.where = c.host;
   }
   if (row.where.empty() && v.root) row.where = v.root->host;

@@ -101,7 +101,10 @@ std::string process_md(const diagnose::ProcessRef& p, bool with_role) {
   std::string out;
   if (p.pid) out = fmt::format("pid {}", *p.pid);
   if (!p.name.empty()) out += (out.empty() ? "" : " ") + code(p.name);
-  if (out.empty()) out = "unknown process";
+  if (out.empty()) {
+    if (p.role == "job") return "the job itself" + (p.host.empty() ? std::string() : " on " + md(p.host));
+    out = "unknown process";
+  }
   if (!p.host.empty()) out += " on " + md(p.host);
   if (with_role) out += " (" + role_text(p.role) + ")";
   return out;

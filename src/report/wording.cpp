@@ -66,7 +66,11 @@ std::string process_phrase(const diagnose::ProcessRef& p, std::string_view here,
     if (!out.empty()) out += ' ';
     out += p.name;
   }
-  if (out.empty()) out = "unknown process";
+  // Nothing names the process: for the job that is "the job itself" (its own error, no pid).
+  if (out.empty()) {
+    if (p.role == "job") return "the job itself" + ((!here.empty() && !p.host.empty() && p.host != here) ? " on " + p.host : "");
+    out = "unknown process";
+  }
   if (!here.empty() && !p.host.empty() && p.host != here) out += " on " + p.host;
   if (with_role) out += " (" + role_text(p.role) + ")";
   return out;
