@@ -54,19 +54,23 @@ const Pattern::Compiled& Pattern::compiled() const {
   return *state_;
 }
 
-bool Pattern::ok() const { return state_ && compiled().re && compiled().re->ok(); }
+bool Pattern::ok() const {
+  if (!state_) return false;  // moved from
+  const Compiled& c = compiled();
+  return c.re && c.re->ok();
+}
 const std::string& Pattern::error() const { return compiled().error; }
 const std::vector<std::string>& Pattern::group_names() const { return compiled().names; }
 
 bool Pattern::matches(std::string_view text) const {
-  if (!ok()) return false;
-  return compiled().re->Match(piece(text), 0, text.size(), RE2::UNANCHORED, nullptr, 0);
+  if (!ok()) return false;  // builds it once; below, compiled() is a single atomic check
+  return state_->re->Match(piece(text), 0, text.size(), RE2::UNANCHORED, nullptr, 0);
 }
 
 bool Pattern::match(std::string_view text, std::vector<Capture>& captures) const {
   captures.clear();
   if (!ok()) return false;
-  const Compiled& c = compiled();
+  const Compiled& c = *state_;  // built by ok()
   const int groups = static_cast<int>(c.names.size());
   // Small patterns dominate; a fixed buffer avoids an allocation per matching line.
   constexpr int kInline = 16;
