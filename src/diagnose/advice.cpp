@@ -1,0 +1,106 @@
+// Advice for a CUDA OOM's culprit: a foreign holder to stop, an unknown one to identify, or the
+// job's own footprint, in its framework's words and with the memory settings its logs show.
+#include "advice.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cctype>
+#include <vector>
+
+namespace culprit::diagnose {
+namespace {
+
+std::string sql_text(std::string_view s) {
+  std::string out = "'";
+  for (char c : s) {
+    if (c == '\'') out += '\'';
+    out += c;
+  }
+  return out + "'";
+}
+
+/// What a GPU-memory setting does, for the advice (keys lower-case, `-` as `_`).
+std::string setting_hint(std::string key) {
+  for (auto& ch : key) ch = ch == '-' ? '_' : static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  if (key == "xla_python_client_mem_fraction")
+    return "XLA preallocates that share of every GPU (default 0.75) and NCCL, cuDNN and cuBLAS allocate outside "
+           "it: lower it, or set XLA_PYTHON_CLIENT_PREALLOCATE=false";
+  if (key == "xla_python_client_preallocate")
+    return "with preallocation on (the default) XLA takes XLA_PYTHON_CLIENT_MEM_FRACTION (0.75) of every GPU up front";
+  if (key == "xla_python_client_allocator") return "the XLA allocator in use";
+  if (key == "gpu_memory_utilization")
+    return "vLLM claims that share of the whole GPU: lower it, or free the GPU of other processes";
+  if (key == "mem_fraction_static")
+    return "SGLang's static share (weights + KV cache): lower it when activations or CUDA graphs run out";
+  if (key == "tf_force_gpu_allow_growth") return "when false, TensorFlow maps nearly all GPU memory at start";
+  return {};
+}
+
+
+}  // namespace
+
+/// The job's own GPU-memory settings its logs show on `host` (signals job_memory_setting_*), as
+/// advice: "XLA_PYTHON_CLIENT_MEM_FRACTION=0.95 (train.log:1): <what it does>". Empty if none.
+std::string job_settings_advice(store::Database& db, const std::string& host) {
+  auto rows = db.query(fmt::format(
+      "SELECT json_extract(e.fields, '$.setting') AS setting, json_extract(e.fields, '$.value') AS value,"
+      " min(s.name || ':' || e.line) AS place FROM events e JOIN sources s ON s.id = e.source_id"
+      " WHERE e.rule LIKE 'job_memory_setting%' AND e.host = {} AND json_extract(e.fields, '$.setting') IS NOT NULL"
+      " GROUP BY setting, value ORDER BY min(e.id) LIMIT 4",
+      sql_text(host)));
+  std::vector<std::string> parts;
+  for (const auto& r : rows.rows) {
+    std::string part = fmt::format("{}={} ({})", r["setting"].as_text(), r["value"].as_text(), r["place"].as_text());
+    if (auto hint = setting_hint(r["setting"].as_text()); !hint.empty()) part += ": " + hint;
+    parts.push_back(part);
+  }
+  if (parts.empty()) return {};
+  return fmt::format("The job's own memory settings in its logs: {}. ", fmt::join(parts, "; "));
+}
+
+/// The knobs that lower a job's own GPU footprint, in the words of the framework whose error it
+/// was (the OOM event's signal id says which): llama.cpp / Ollama, JAX / XLA, TensorFlow, Apple
+/// MPS; PyTorch and the serving engines otherwise.
+std::string footprint_advice(store::Database& db, std::int64_t event_id) {
+  auto r = db.query(fmt::format("SELECT rule, message FROM events WHERE id = {}", event_id));
+  const std::string rule = r.rows.empty() ? std::string() : r.rows[0]["rule"].as_text();
+  const auto starts = [&](std::string_view p) { return rule.compare(0, p.size(), p) == 0; };
+  if (starts("ggml"))
+    return "The job itself needs more memory than the GPU has: offload fewer layers to the GPU (llama.cpp "
+           "--n-gpu-layers, Ollama num_gpu), use a smaller context (--ctx-size / num_ctx) or fewer parallel "
+           "slots, or a smaller quantization of the model.";
+  if (starts("xla"))
+    return "The job itself needs more memory than the GPU has: XLA preallocates 75% of the GPU by default "
+           "(XLA_PYTHON_CLIENT_MEM_FRACTION, XLA_PYTHON_CLIENT_PREALLOCATE=false), so check that no two processes "
+           "share a GPU; otherwise lower the batch size or shard the model over more devices.";
+  if (starts("tf_") || starts("bfc_"))
+    return "The job itself needs more memory than the GPU has: lower the batch size or the model size; let "
+           "TensorFlow grow its memory (tf.config.experimental.set_memory_growth) when other processes share the GPU.";
+  if (starts("mps"))
+    return "The job itself needs more memory than the unified memory allows: lower the batch size or the "
+           "resolution, or raise PYTORCH_MPS_HIGH_WATERMARK_RATIO with care (it can make the whole machine swap).";
+  return "The job itself needs more memory than the GPU has: lower its footprint (batch size, sequence length, "
+         "--mem-fraction-static / gpu_memory_utilization, max_model_len), shard it over more GPUs, or try "
+         "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True when reserved memory is much larger than allocated.";
+}
+
+/// What to do about a CUDA OOM's culprit, by role; `settings` is job_settings_advice() and
+/// `footprint` footprint_advice() for a job culprit.
+std::string culprit_action(const std::optional<ProcessRef>& c, const std::string& settings,
+                           const std::string& footprint) {
+  if (c && c->role == "foreign") {
+    std::string where = c->container.empty() ? fmt::format("`kill {}` on {}", c->pid.value_or(0), c->host)
+                                             : fmt::format("`docker stop {}` on {}", c->container, c->host);
+    return fmt::format("Stop the foreign process {} (pid {}) that holds the GPU ({}), or run the job on GPUs it "
+                       "does not use; then relaunch. Check GPUs are empty before a launch (nvidia-smi).",
+                       c->name.empty() ? "(unnamed)" : c->name, c->pid.value_or(0), where);
+  }
+  if (c && c->role == "unknown")
+    return fmt::format("Find out who owns pid {} on {} (ps -o user,lstart,cmd -p {}); if it is not part of the job, "
+                       "stop it before relaunching.", c->pid.value_or(0), c->host, c->pid.value_or(0));
+  return settings + footprint;
+}
+
+}  // namespace culprit::diagnose
