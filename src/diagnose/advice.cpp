@@ -12,15 +12,6 @@
 namespace culprit::diagnose {
 namespace {
 
-std::string sql_text(std::string_view s) {
-  std::string out = "'";
-  for (char c : s) {
-    if (c == '\'') out += '\'';
-    out += c;
-  }
-  return out + "'";
-}
-
 /// What a GPU-memory setting does, for the advice (keys lower-case, `-` as `_`).
 std::string setting_hint(std::string key) {
   for (auto& ch : key) ch = ch == '-' ? '_' : static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
@@ -38,7 +29,6 @@ std::string setting_hint(std::string key) {
   return {};
 }
 
-
 }  // namespace
 
 /// The job's own GPU-memory settings its logs show on `host` (signals job_memory_setting_*), as
@@ -49,7 +39,7 @@ std::string job_settings_advice(store::Database& db, const std::string& host) {
       " min(s.name || ':' || e.line) AS place FROM events e JOIN sources s ON s.id = e.source_id"
       " WHERE e.rule LIKE 'job_memory_setting%' AND e.host = {} AND json_extract(e.fields, '$.setting') IS NOT NULL"
       " GROUP BY setting, value ORDER BY min(e.id) LIMIT 4",
-      sql_text(host)));
+      store::sql_literal(host)));
   std::vector<std::string> parts;
   for (const auto& r : rows.rows) {
     std::string part = fmt::format("{}={} ({})", r["setting"].as_text(), r["value"].as_text(), r["place"].as_text());

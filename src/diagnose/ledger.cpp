@@ -18,15 +18,6 @@
 namespace culprit::diagnose {
 namespace {
 
-std::string q(std::string_view s) {
-  std::string out = "'";
-  for (char c : s) {
-    if (c == '\'') out += '\'';
-    out += c;
-  }
-  return out + "'";
-}
-
 struct Holder {
   std::int64_t pid = 0;
   std::int64_t bytes = 0;
@@ -59,7 +50,7 @@ std::int64_t unified_host_processes(store::Database& db, Budget& b, const std::s
   for (const auto& h : holders) counted.insert(h.pid);
   if (self_pid) counted.insert(*self_pid);
   auto rows = db.query(fmt::format(
-      "SELECT pid, names, rss FROM processes WHERE host = {} AND rss > 0 ORDER BY rss DESC LIMIT 16", q(host)));
+      "SELECT pid, names, rss FROM processes WHERE host = {} AND rss > 0 ORDER BY rss DESC LIMIT 16", store::sql_literal(host)));
   std::int64_t placed = 0;
   int listed = 0;
   for (const auto& r : rows.rows) {
@@ -106,14 +97,14 @@ LedgerResult build_ledger(store::Database& db, std::int64_t event_id) {
     auto by_rank = db.query(fmt::format(
         "SELECT DISTINCT pid FROM events WHERE host = {} AND rule = 'torchrun_child_failed' AND rank = {}"
         " AND pid IS NOT NULL LIMIT 2",
-        q(e["host"].as_text()), e["rank"].as_int().value_or(-1)));
+        store::sql_literal(e["host"].as_text()), e["rank"].as_int().value_or(-1)));
     if (by_rank.rows.size() == 1) self_pid = by_rank.rows[0]["pid"].as_int();
   }
   const auto ts = e["ts"].as_double();
   const std::string host = b.host;
   const int gpu = b.gpu.value_or(0);
 
-  auto unified = db.query(fmt::format("SELECT unified_memory FROM hosts WHERE name={}", q(host)));
+  auto unified = db.query(fmt::format("SELECT unified_memory FROM hosts WHERE name={}", store::sql_literal(host)));
   b.unified = !unified.rows.empty() && unified.rows[0]["unified_memory"].as_int().value_or(0) == 1;
 
   // Holders quoted by the error (the snapshot the parser made from the message: same source
@@ -123,7 +114,7 @@ LedgerResult build_ledger(store::Database& db, std::int64_t event_id) {
   auto from_error = db.query(fmt::format(
       "SELECT gp.pid, gp.mem_used FROM gpu_snapshots g JOIN gpu_processes gp ON gp.snapshot_id = g.id"
       " WHERE g.source_id = {} AND g.line BETWEEN {} - 200 AND {} + 200 AND g.host = {}",
-      e["source_id"].as_int().value_or(0), e["line"].as_int().value_or(0), e["line"].as_int().value_or(0), q(host)));
+      e["source_id"].as_int().value_or(0), e["line"].as_int().value_or(0), e["line"].as_int().value_or(0), store::sql_literal(host)));
   for (const auto& r : from_error.rows) {
     Holder h;
     h.pid = r["pid"].as_int().value_or(0);
@@ -136,7 +127,7 @@ LedgerResult build_ledger(store::Database& db, std::int64_t event_id) {
       "SELECT g.id, g.line, g.ts, g.mem_used, g.mem_total, g.unified, g.source_id, s.name AS source FROM gpu_snapshots g"
       " JOIN sources s ON s.id = g.source_id WHERE g.host = {} AND g.gpu = {} AND s.format <> 'app_log'"
       " ORDER BY {} LIMIT 1",
-      q(host), gpu, order));
+      store::sql_literal(host), gpu, order));
   bool mig = false;  // the GPU is split into MIG instances (the table's own GPU row or MIG box)
   if (!snap.rows.empty()) {
     const auto& s = snap.rows[0];
@@ -162,7 +153,7 @@ LedgerResult build_ledger(store::Database& db, std::int64_t event_id) {
   }
   // Unified memory with no capacity from the GPU: the host's memory is the pool.
   if (!b.total && b.unified) {
-    auto mem = db.query(fmt::format("SELECT total, available FROM host_memory WHERE host = {} ORDER BY line LIMIT 1", q(host)));
+    auto mem = db.query(fmt::format("SELECT total, available FROM host_memory WHERE host = {} ORDER BY line LIMIT 1", store::sql_literal(host)));
     if (!mem.rows.empty()) {
       b.total = mem.rows[0]["total"].as_int();
       if (!b.free) b.free = mem.rows[0]["available"].as_int();
@@ -171,7 +162,7 @@ LedgerResult build_ledger(store::Database& db, std::int64_t event_id) {
   // Names and roles from the process registry.
   for (auto& [pid, h] : holders) {
     auto p = db.query(fmt::format("SELECT names, role, role_why, container FROM processes WHERE host = {} AND pid = {}",
-                                  q(host), pid));
+                                  store::sql_literal(host), pid));
     if (!p.rows.empty()) {
       h.name = first_name(p.rows[0]["names"].as_text());
       h.role = p.rows[0]["role"].as_text();
@@ -324,7 +315,7 @@ LedgerResult build_ledger(store::Database& db, std::int64_t event_id) {
   // Nothing foreign explains it: the job asked for more than the GPU had.
   std::string name;
   if (self_pid) {
-    auto p = db.query(fmt::format("SELECT names FROM processes WHERE host={} AND pid={}", q(host), *self_pid));
+    auto p = db.query(fmt::format("SELECT names FROM processes WHERE host={} AND pid={}", store::sql_literal(host), *self_pid));
     if (!p.rows.empty()) name = first_name(p.rows[0]["names"].as_text());
   }
   out.culprit = ProcessRef{host, self_pid, name, "job", "the job's own allocations exhausted the GPU", ""};

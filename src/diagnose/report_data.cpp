@@ -13,18 +13,9 @@
 namespace culprit::diagnose {
 namespace {
 
-std::string q(std::string_view s) {
-  std::string out = "'";
-  for (char c : s) {
-    if (c == '\'') out += '\'';
-    out += c;
-  }
-  return out + "'";
-}
-
 std::string in_list(const std::vector<std::string>& items) {
   std::string out;
-  for (const auto& i : items) out += (out.empty() ? "" : ",") + q(i);
+  for (const auto& i : items) out += (out.empty() ? "" : ",") + store::sql_literal(i);
   return out;
 }
 
@@ -159,7 +150,7 @@ std::vector<OomTable> load_ooms(store::Database& db, std::int64_t root_event) {
     }
     const std::string columns =
         "SELECT t.pid, t.uid, t.total_vm_pages, t.rss_pages, t.oom_score_adj, t.name, p.role"
-        " FROM oom_tasks t LEFT JOIN processes p ON p.incident = t.incident AND p.host = " + q(t.host) +
+        " FROM oom_tasks t LEFT JOIN processes p ON p.incident = t.incident AND p.host = " + store::sql_literal(t.host) +
         " AND p.pid = t.pid";
     auto tasks = db.query(fmt::format("{} WHERE t.event_id = {} ORDER BY coalesce(t.rss_pages, 0) DESC, t.pid LIMIT {}",
                                       columns, t.event_id, kReportOomTasks));

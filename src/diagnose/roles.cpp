@@ -46,15 +46,6 @@ std::string duration(double seconds) {
   return fmt::format("{} seconds", static_cast<long>(seconds));
 }
 
-std::string sql_quote(std::string_view s) {
-  std::string out = "'";
-  for (char c : s) {
-    if (c == '\'') out += '\'';
-    out += c;
-  }
-  return out + "'";
-}
-
 /// The job's first sign of life (UTC seconds): the earliest stamped line of the job's own logs
 /// (app-log sources), else the earliest event of any kind but plain log lines.
 std::optional<double> job_first_ts(store::Database& db) {
@@ -78,7 +69,7 @@ void ps_reasons(store::Database& db, const store::Row& h, const std::string& hos
   const auto started = h["started"].as_double();
   const auto elapsed = h["elapsed"].as_double();
   auto jobs = db.query(fmt::format(
-      "SELECT user, started, elapsed FROM processes WHERE host={} AND role='job'", sql_quote(host)));
+      "SELECT user, started, elapsed FROM processes WHERE host={} AND role='job'", store::sql_literal(host)));
   std::set<std::string> job_users;
   std::optional<double> job_start, job_elapsed;
   for (const auto& j : jobs.rows) {
@@ -194,7 +185,7 @@ std::string assign_roles(store::Database& db) {
       else why += fmt::format(" ({})", (*match)["status"].as_text());
       reasons.push_back(why);
     }
-    auto job_pids = db.query(fmt::format("SELECT count(*) AS n FROM processes WHERE host={} AND role='job'", sql_quote(host)));
+    auto job_pids = db.query(fmt::format("SELECT count(*) AS n FROM processes WHERE host={} AND role='job'", store::sql_literal(host)));
     const bool job_known = !job_pids.rows.empty() && job_pids.rows[0]["n"].as_int().value_or(0) > 0;
     // What a `ps` listing says (another user, stopped, started before the job): each is a
     // reason on its own.
@@ -208,7 +199,7 @@ std::string assign_roles(store::Database& db) {
                                             : fmt::format("{}", fmt::join(reasons, "; "));
     db.exec(fmt::format("UPDATE processes SET role={}, role_why={}, container=CASE WHEN container='' THEN {} ELSE container END"
                         " WHERE host={} AND pid={}",
-                        sql_quote(role), sql_quote(why), sql_quote(container), sql_quote(host), pid));
+                        store::sql_literal(role), store::sql_literal(why), store::sql_literal(container), store::sql_literal(host), pid));
   }
   return {};
 }

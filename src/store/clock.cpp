@@ -46,15 +46,6 @@ struct Part {
   int level = kNone;
 };
 
-std::string q(std::string_view s) {
-  std::string out = "'";
-  for (char c : s) {
-    if (c == '\'') out += '\'';
-    out += c;
-  }
-  return out + "'";
-}
-
 std::string num(double v) { return fmt::format("{:.6f}", v); }
 
 int year_of(double epoch) {
@@ -141,7 +132,7 @@ std::vector<Anchor> anchors_of(Database& db, const std::string& host, std::strin
       "SELECT json_extract(fields, '$.boot_ts') AS boot, ts, coalesce(json_extract(fields, '$.records'), 1) AS n"
       " FROM events WHERE host = {} AND rule = 'kernel_clock_anchor' AND ts IS NOT NULL"
       " AND json_extract(fields, '$.anchor') = {} AND json_extract(fields, '$.boot_ts') IS NOT NULL ORDER BY boot",
-      q(host), q(source)));
+      sql_literal(host), sql_literal(source)));
   for (const auto& row : r.rows) {
     auto boot = row["boot"].as_double();
     auto wall = row["ts"].as_double();
@@ -160,7 +151,7 @@ std::vector<Anchor> paired_dmesg_anchors(Database& db, const std::string& host) 
       " AND b.ts_kind = 'boot' AND b.ts IS NULL AND b.ts_value IS NOT NULL"
       " AND EXISTS (SELECT 1 FROM sources s WHERE s.id = w.source_id AND s.format = 'kernel_log')"
       " GROUP BY b.id ORDER BY boot LIMIT 10000",
-      q(host)));
+      sql_literal(host)));
   for (const auto& row : r.rows) {
     auto boot = row["boot"].as_double();
     auto wall = row["ts"].as_double();
@@ -180,7 +171,7 @@ std::vector<Anchor> launcher_anchors(Database& db, const std::string& host) {
       " ON x.pid = k.pid AND x.host = k.host AND x.kind = 'signal_exit' AND x.ts IS NOT NULL AND x.ts_kind <> 'boot'"
       " WHERE k.host = {} AND k.kind IN ('kernel_oom', 'oom_kill') AND k.ts_kind = 'boot' AND k.ts IS NULL"
       " AND k.ts_value IS NOT NULL AND k.pid IS NOT NULL GROUP BY k.id ORDER BY boot",
-      q(host)));
+      sql_literal(host)));
   for (const auto& row : r.rows) {
     auto boot = row["boot"].as_double();
     auto wall = row["ts"].as_double();
@@ -233,7 +224,7 @@ class Aligner {
         "SELECT DISTINCT host FROM events WHERE host <> '' UNION SELECT DISTINCT host FROM sources WHERE host <> ''");
     if (!named.error.empty()) return named.error;
     if (named.rows.size() == 1) {
-      const std::string h = q(named.rows[0]["host"].as_text());
+      const std::string h = sql_literal(named.rows[0]["host"].as_text());
       if (auto err = db_.exec(fmt::format(
               "UPDATE events SET host = {0} WHERE host = '';"
               "UPDATE sources SET host = {0} WHERE host = '';"
@@ -281,7 +272,7 @@ class Aligner {
 
   /// The host's reference instant and how good it is as a source of years and dates.
   std::optional<double> reference(const std::string& h, std::string& why, int& level) {
-    if (auto r = scalar(db_, fmt::format("SELECT max(ts) FROM events WHERE host = {} AND ts_kind = 'wall' AND ts IS NOT NULL", q(h)))) {
+    if (auto r = scalar(db_, fmt::format("SELECT max(ts) FROM events WHERE host = {} AND ts_kind = 'wall' AND ts IS NOT NULL", sql_literal(h)))) {
       why = "the host's dated stamps";
       level = kHigh;
       return r;
@@ -298,9 +289,9 @@ class Aligner {
 
   std::string years(const std::string& h) {
     const std::string where = fmt::format(
-        "host = {} AND ts IS NULL AND ts_kind = 'wall_no_year' AND ts_value IS NOT NULL", q(h));
+        "host = {} AND ts IS NULL AND ts_kind = 'wall_no_year' AND ts_value IS NOT NULL", sql_literal(h));
     if (count(db_, "SELECT count(*) FROM events WHERE " + where) == 0) {
-      if (count(db_, fmt::format("SELECT count(*) FROM events WHERE host = {} AND ts_kind = 'wall_no_year'", q(h))) > 0)
+      if (count(db_, fmt::format("SELECT count(*) FROM events WHERE host = {} AND ts_kind = 'wall_no_year'", sql_literal(h))) > 0)
         parts_[h].push_back({"years from --year", kMedium});
       return {};
     }
@@ -322,7 +313,7 @@ class Aligner {
 
   std::string dates(const std::string& h) {
     const std::string where = fmt::format(
-        "host = {} AND ts IS NULL AND ts_kind = 'time_of_day' AND ts_value IS NOT NULL", q(h));
+        "host = {} AND ts IS NULL AND ts_kind = 'time_of_day' AND ts_value IS NOT NULL", sql_literal(h));
     if (count(db_, "SELECT count(*) FROM events WHERE " + where) == 0) return {};
     std::string why;
     int level = kNone;
@@ -345,13 +336,13 @@ class Aligner {
   std::string zone(const std::string& h) {
     const std::string zoneless = fmt::format(
         "host = {} AND ts IS NOT NULL AND (ts_kind IN ('wall_no_year', 'time_of_day') OR (ts_kind = 'wall' AND NOT {}))",
-        q(h), kZoned);
+        sql_literal(h), kZoned);
     const std::int64_t n_zoneless = count(db_, "SELECT count(*) FROM events WHERE " + zoneless);
     const std::int64_t n_zoned = count(db_, fmt::format(
-        "SELECT count(*) FROM events WHERE host = {} AND ts_kind = 'wall' AND ts IS NOT NULL AND {}", q(h), kZoned));
+        "SELECT count(*) FROM events WHERE host = {} AND ts_kind = 'wall' AND ts IS NOT NULL AND {}", sql_literal(h), kZoned));
     if (n_zoned > 0) parts_[h].push_back({"zoned stamps", kHigh});
     if (n_zoneless == 0) return {};
-    const double at = scalar(db_, fmt::format("SELECT max(ts) FROM events WHERE host = {} AND ts IS NOT NULL", q(h))).value_or(now_);
+    const double at = scalar(db_, fmt::format("SELECT max(ts) FROM events WHERE host = {} AND ts IS NOT NULL", sql_literal(h))).value_or(now_);
     double off = 0;
     if (!o_.tz.empty()) {
       off = zone_offset(o_.tz, at).value_or(0);
@@ -367,7 +358,7 @@ class Aligner {
         return err;
     }
     if (!h.empty())
-      return db_.exec(fmt::format("UPDATE hosts SET clock_offset = {} WHERE name = {}", num(-off), q(h)));
+      return db_.exec(fmt::format("UPDATE hosts SET clock_offset = {} WHERE name = {}", num(-off), sql_literal(h)));
     return {};
   }
 
@@ -375,7 +366,7 @@ class Aligner {
   /// `+02:00` in one log writes local time in its other logs too).
   std::optional<double> inferred_offset(const std::string& h) {
     auto r = db_.query(fmt::format(
-        "SELECT ts_raw FROM events WHERE host = {} AND ts_kind = 'wall' AND ts IS NOT NULL AND {} LIMIT 5000", q(h), kZoned));
+        "SELECT ts_raw FROM events WHERE host = {} AND ts_kind = 'wall' AND ts IS NOT NULL AND {} LIMIT 5000", sql_literal(h), kZoned));
     std::map<double, int> votes;
     for (const auto& row : r.rows)
       if (auto off = stamp_offset(row["ts_raw"].as_text()); off && *off != 0) ++votes[*off];
@@ -391,7 +382,7 @@ class Aligner {
 
   std::string boot(const std::string& h) {
     const std::string where = fmt::format(
-        "host = {} AND ts IS NULL AND ts_kind = 'boot' AND ts_value IS NOT NULL", q(h));
+        "host = {} AND ts IS NULL AND ts_kind = 'boot' AND ts_value IS NOT NULL", sql_literal(h));
     if (count(db_, "SELECT count(*) FROM events WHERE " + where) == 0) return {};
     std::vector<Anchor> anchors;
     std::string why;
@@ -457,7 +448,7 @@ class Aligner {
     parts_[h].push_back({"boot stamps via " + why, level});
     if (!h.empty())
       return db_.exec(fmt::format("UPDATE hosts SET boot_wall_ts = {} WHERE name = {}",
-                                  num(anchors.back().wall - anchors.back().boot), q(h)));
+                                  num(anchors.back().wall - anchors.back().boot), sql_literal(h)));
     return {};
   }
 
@@ -473,12 +464,12 @@ class Aligner {
         level = std::min(level, p.level);
       }
       if (parts.empty()) {
-        const bool placed = count(db_, fmt::format("SELECT count(*) FROM events WHERE host = {} AND ts IS NOT NULL", q(h))) > 0;
+        const bool placed = count(db_, fmt::format("SELECT count(*) FROM events WHERE host = {} AND ts IS NOT NULL", sql_literal(h))) > 0;
         method = placed ? "wall-clock stamps" : "no wall clock: ordered by line only";
         level = placed ? kHigh : kNone;
       }
       if (auto err = db_.exec(fmt::format("UPDATE hosts SET clock_method = {}, clock_confidence = {} WHERE name = {}",
-                                          q(method), q(level_name(level)), q(h)));
+                                          sql_literal(method), sql_literal(level_name(level)), sql_literal(h)));
           !err.empty())
         return err;
     }

@@ -139,6 +139,15 @@ std::string_view Database::schema() {
   return {};
 }
 
+std::string sql_literal(std::string_view s) {
+  std::string out = "'";
+  for (char c : s) {
+    if (c == '\'') out += '\'';
+    out += c;
+  }
+  return out + "'";
+}
+
 int Database::schema_version() { return 1; }
 
 std::string Database::ensure_schema() {

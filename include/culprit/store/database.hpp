@@ -40,6 +40,9 @@ struct QueryResult {
 
 class Statement;
 
+/// `s` as an SQL string literal ('it''s'), for the queries that are built as text.
+std::string sql_literal(std::string_view s);
+
 /// Owns one connection. Not thread-safe (one per thread).
 class Database {
  public:
