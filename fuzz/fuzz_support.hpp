@@ -21,11 +21,6 @@ inline const rules::RuleSet& builtin_rules() {
   return loaded.rules;
 }
 
-/// Every format id parse_segment() dispatches on (an unknown id falls back to app_log).
-inline constexpr std::string_view kFormats[] = {"kernel_log",     "app_log",      "nvidia_smi_table",
-                                                "free",           "docker_ps",    "journal_json",
-                                                "docker_inspect", "kubectl_describe", "no_such_format"};
-
 /// Checks and counts; keeps nothing, so memory stays flat over millions of runs.
 class CheckingSink final : public core::EventSink {
  public:

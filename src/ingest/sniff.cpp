@@ -1,16 +1,14 @@
-// Format sniffing and paste segmentation. Lines are classified by strong anchors (the nvidia-smi
-// banner, free's header, docker's header, kernel stamps); runs of one class become segments;
-// shell prompts always start a new segment and name its host.
+// Paste segmentation. Shell prompts (and a bug report's section rules) cut the text into
+// sections and name their host; in each, the format table's block detectors find structured
+// blocks, and its line classes split the gaps into kernel-log and app-log runs (format_table.hpp).
 #include "culprit/ingest/sniff.hpp"
 
 #include <algorithm>
 #include <cctype>
-#include <optional>
 
 #include "culprit/text/lines.hpp"
 #include "culprit/text/pattern.hpp"
-#include "ingest/formats/kernel_stamp.hpp"
-#include "ingest/formats/ps_columns.hpp"
+#include "ingest/format_table.hpp"
 
 namespace culprit::ingest {
 namespace {
@@ -44,500 +42,75 @@ bool match_prompt(std::string_view line, std::string& host, std::string& cmd) {
   return true;
 }
 
-bool is_kernel_line(std::string_view line) {
-  // Every kernel stamp form starts with `[`, `<`, a digit or a letter (month, facility).
-  if (line.size() < 8) return false;
-  const char c = line[0];
-  if (!(c == '[' || c == '<' || (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'))) return false;
-  // A capital letter starts a month stamp (`Apr  9 00:47:19 host tag:`, localised `Mär 09 …`)
-  // or nothing of ours: look for the clock's `dd:dd:dd` near the start before any regex.
-  if (c >= 'A' && c <= 'Z' && line.find(" kernel: ") == std::string_view::npos) {
-    bool clock = false;
-    for (size_t k = 6; k + 8 <= line.size() && k < 16 && !clock; ++k)
-      clock = line[k + 2] == ':' && line[k + 5] == ':' && std::isdigit(static_cast<unsigned char>(line[k])) &&
-              std::isdigit(static_cast<unsigned char>(line[k + 7]));
-    if (!clock) return false;
-  }
-  // One alternation: raw dmesg, dmesg -T, syslog / journal with a `kernel:` tag, dmesg iso
-  // (optionally -x decoded), kmsg records, -x decoded raw stamps.
-  static const text::Pattern re(
-      R"(^(?:(?:<\d+>)?\[\s*\d+\.\d+\])"
-      R"(|\[(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4}\])"
-      R"(|\[[^\]\d]{2,12}[^\]]{2,14} \d\d:\d\d:\d\d \d{4}\])"  // dmesg -T in another locale
-      R"(|(?:[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d(?:\.\d+)?|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\S*) \S+ kernel: )"
-      R"(|(?:kern\s*:\s*\w+\s*: )?\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d,\d{6}[+-]\d\d:\d\d )"
-      R"(|\d+,\d+,\d+,[-c+][^;]*;)"
-      R"(|\w+\s*:\s*\w+\s*: \[))");
-  // Any syslog / journalctl short header (`Apr 09 00:46:51 ws-4090 systemd-oomd[734]: `): the
-  // kernel-log parser reads every tag of such files (earlyoom, systemd, kubelet, slurmd), with
-  // the line's own host, stamp and pid.
-  static const text::Pattern syslog(
-      R"(^(?:[A-Z][^\s\d]{2,7} [ \d]\d \d\d:\d\d:\d\d(?:\.\d+)?|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)))"
-      R"( [A-Za-z0-9_.-]+ [^\s:\[]+(?:\[\d+\])?: )");
-  return re.matches(line) || syslog.matches(line);
-}
-
-/// The lines of a kernel OOM report other than its anchors (formats.md §1.0: stack-dump header
-/// and frames, Mem-Info figures, memcg block, select / reaper lines), so that an unstamped report
-/// (console capture, `dmesg -t`, /dev/kmsg bodies) stays one kernel run. Literal checks only.
-bool is_oom_report_line(std::string_view line) {
-  std::string_view t = trim(line);
-  if (starts_with(t, "? ")) t.remove_prefix(2);  // an unreliable stack frame
-  if (t.empty()) return false;
-  // Register dump `RAX: 0000000000015fd1 RBX: …`, `RIP: 0033:0x7f…`, `FS:  0000…`, `R10: …`:
-  // an x86 register name, then at least four hex digits.
-  if (std::size_t colon = t.find(':'); colon >= 2 && colon <= 3 && colon + 5 < t.size()) {
-    static constexpr std::string_view kRegs[] = {"RIP", "RSP", "RAX", "RBX", "RCX", "RDX", "RSI", "RDI", "RBP",
-                                                  "R08", "R09", "R10", "R11", "R12", "R13", "R14", "R15", "FS",
-                                                  "GS", "CS", "CR2", "EIP", "ESP", "EAX", "EBX", "ECX", "EDX"};
-    const std::string_view name = t.substr(0, colon);
-    const std::size_t v = t.find_first_not_of(' ', colon + 1);
-    bool hex = v != std::string_view::npos && v + 4 <= t.size();
-    for (std::size_t k = v; hex && k < v + 4; ++k) hex = std::isxdigit(static_cast<unsigned char>(t[k])) != 0;
-    if (hex)
-      for (auto r : kRegs)
-        if (name == r) return true;
-  }
-  for (std::string_view p : {"<TASK>", "</TASK>", "<IRQ>", "</IRQ>", "Workqueue: ", "Modules linked in:",
-                             "Code: Unable to access opcode", "Code: Bad RIP value"})
-    if (starts_with(t, p)) return true;
-  // `Code: 0f 84 a5 00 …` (instruction bytes).
-  if (starts_with(t, "Code: ") && t.size() > 9 && std::isxdigit(static_cast<unsigned char>(t[6])) &&
-      std::isxdigit(static_cast<unsigned char>(t[7])) && t[8] == ' ')
-    return true;
-  // Mem-Info counter record lines: `unevictable:2047 dirty:56`, `free:34629 free_pcp:0` (pages).
-  for (std::string_view p : {"unevictable:", "mapped:", "free:", "sec_pagetables:", "kernel_misc_reclaimable:"})
-    if (starts_with(t, p) && t.size() > p.size() && t[p.size()] >= '0' && t[p.size()] <= '9') return true;
-  switch (t[0]) {
-    case 'C':
-      return (starts_with(t, "CPU: ") && contains(t, " PID: ") && contains(t, " Comm: ")) || starts_with(t, "Call Trace:");
-    case 'H': return starts_with(t, "Hardware name: ");
-    case '[': return starts_with(t, "[<");
-    case 'N':
-      return starts_with(t, "Node ") && (contains(t, " free:") || contains(t, "hugepages_total=") ||
-                                         contains(t, "*4kB") || contains(t, " active_anon:"));
-    case 'l': return starts_with(t, "lowmem_reserve[]:");
-    case 'F': return starts_with(t, "Free swap  = ");
-    case 'T':
-      return starts_with(t, "Total swap = ") || (starts_with(t, "Task in ") && contains(t, " killed as a result of limit of ")) ||
-             (starts_with(t, "Tasks in ") && contains(t, "memory.oom.group"));
-    case 'm': return (starts_with(t, "memory: usage ") || starts_with(t, "memory+swap: usage ")) && contains(t, "kB, limit ");
-    case 'k': return starts_with(t, "kmem: usage ") && contains(t, "kB, limit ");
-    case 's': return (starts_with(t, "swap: usage ") && contains(t, "kB, limit ")) || starts_with(t, "slab_reclaimable:");
-    case 'M': return starts_with(t, "Memory cgroup stats for ") || starts_with(t, "Memory cgroup out of memory: ");
-    case 'O':
-      return starts_with(t, "Out of memory: Kill") || starts_with(t, "Out of memory (oom_kill_allocating_task)") ||
-             starts_with(t, "Out of memory and no killable processes");
-    case 'o': return starts_with(t, "oom_reaper: reaped process ");
-    case 'a': return starts_with(t, "active_anon:");
-    default: break;
-  }
-  if (t[0] >= '0' && t[0] <= '9')
-    return contains(t, " pages RAM") || contains(t, " pages reserved") || contains(t, " pages in swap cache") ||
-           contains(t, " total pagecache pages");
-  // `dump_stack+0x6d/0x8b` (5.x frames), `sed cpuset=/ mems_allowed=0-1` (3.x-4.19).
-  return (contains(t, "+0x") && contains(t, "/0x") && t.find(' ') == std::string_view::npos) ||
-         (contains(t, " cpuset=") && contains(t, " mems_allowed="));
-}
-
-/// Kernel text without a stamp (console captures, `dmesg -t`): OOM report anchors and task rows,
-/// NVIDIA driver (NVRM) and NVSwitch lines.
-bool is_kernel_content(std::string_view line) {
-  static const text::Pattern task_row(R"(^\[\s*\d+\]\s+\d+\s+\d+\s+\d+)");
-  return contains(line, " invoked oom-killer: ") || (starts_with(line, "[") && task_row.matches(line)) || starts_with(line, "oom-kill:constraint=") ||
-         contains(line, "Killed process ") || starts_with(line, "Mem-Info:") ||
-         starts_with(line, "Tasks state (memory values in pages)") || contains(line, "NVRM: ") ||
-         contains(line, ": SXid (") || is_oom_report_line(line);
-}
-
-/// Kernel content behind a transport prefix the stamp regex does not take (`Apr 01 14:13:32 host: `,
-/// `host <kern.warning> kernel:`, a bare `kernel:`): the kernel parser's own prefix peeling decides.
-bool is_prefixed_kernel_content(std::string_view line) {
-  if (line.empty() || line.size() > 4096) return false;
-  const kernel::KernelLine kl = kernel::parse_kernel_line(line, 0);
-  return kl.kernel && kl.message.size() < line.size() && is_kernel_content(kl.message);
-}
-
-/// `Memory cgroup stats for <path>:` that opens a 5.3+ memory.stat record (formats.md §1.4.3).
-bool opens_memcg_stats(std::string_view line) {
-  if (!contains(line, "Memory cgroup stats for ")) return false;
-  const std::string_view m = trim(kernel::parse_kernel_line(line, 0).message);
-  return starts_with(m, "Memory cgroup stats for ") && !m.empty() && m.back() == ':';
-}
-
-/// One `<key> <integer>` line of that record (`anon 42897408`, `pgfault 61533557290`), with or
-/// without a prefix: continuation lines of the record often have none.
-bool is_memcg_stat_line(std::string_view line) {
-  const std::string_view m = trim(kernel::parse_kernel_line(line, 0).message);
-  const size_t sp = m.find(' ');
-  if (sp == std::string_view::npos || sp == 0 || sp + 1 >= m.size()) return false;
-  for (char c : m.substr(0, sp))
-    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_')) return false;
-  for (char c : m.substr(sp + 1))
-    if (c < '0' || c > '9') return false;
-  return true;
-}
-
-bool is_smi_banner(std::string_view line) { return contains(line, "NVIDIA-SMI ") && contains(line, "Driver Version"); }
-bool is_smi_processes(std::string_view line) {
-  return starts_with(line, "| Processes:") || starts_with(line, "|  Processes:");
-}
-bool is_table_line(std::string_view line) {
-  return starts_with(line, "|") || starts_with(line, "+-") || starts_with(line, "+=");
-}
-bool is_free_header(std::string_view line) {
-  if (line.empty() || line[0] != ' ' || line.find("total") == std::string_view::npos) return false;
-  static const text::Pattern re(R"(^\s+total\s+used\s+free\s+shared\s)");
-  return re.matches(line);
-}
-bool is_free_row(std::string_view line) {
-  auto t = trim(line);
-  return starts_with(t, "Mem:") || starts_with(t, "Swap:") || starts_with(t, "Total:") ||
-         starts_with(t, "-/+ buffers/cache:") || starts_with(t, "Low:") || starts_with(t, "High:");
-}
-bool is_docker_header(std::string_view line) {
-  return starts_with(line, "CONTAINER ID") && contains(line, "IMAGE");
-}
-bool is_ctime_line(std::string_view line) {
-  if (line.size() < 10 || line.size() > 120) return false;
-  static const text::Pattern re(
-      R"(^(?:\s*(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4}\s*$|Every [\d.]+s: ))");
-  return re.matches(line);
-}
-
-/// `==============NVSMI LOG==============` opens an `nvidia-smi -q` report.
-bool is_nvsmi_log(std::string_view line) { return starts_with(trim(line), "==") && contains(line, "NVSMI LOG"); }
-/// A line that keeps a `-q` report going: blank, indented, `GPU 0000…:…`, or a top-level
-/// `Key   : value` (`Timestamp`, `Driver Version`, `Attached GPUs`).
-bool continues_nvsmi_log(std::string_view line) {
-  if (trim(line).empty() || line[0] == ' ' || line[0] == '\t') return true;
-  if (starts_with(line, "GPU ") && line.size() > 8 && std::isxdigit(static_cast<unsigned char>(line[4]))) return true;
-  const size_t sep = line.find(" : ");
-  return sep != std::string_view::npos && sep < 60 && line[0] >= 'A' && line[0] <= 'Z';
-}
-/// `<?xml …?>` / `<!DOCTYPE nvidia_smi_log …>` / `<nvidia_smi_log>` open a `-q -x` document.
-bool opens_smi_xml(const std::vector<std::string_view>& lines, size_t i, size_t e) {
-  const std::string_view t = trim(lines[i]);
-  if (starts_with(t, "<nvidia_smi_log") || starts_with(t, "<!DOCTYPE nvidia_smi_log")) return true;
-  if (!starts_with(t, "<?xml")) return false;
-  for (size_t k = i; k < e && k < i + 4; ++k)
-    if (contains(lines[k], "nvidia_smi_log")) return true;
-  return false;
-}
-/// The query keys nvidia-smi prints in a CSV header (`--query-gpu`, `--query-compute-apps`).
-bool is_smi_csv_header(std::string_view line) {
-  if (line.size() > 2000 || !contains(line, ", ")) return false;
-  const std::string_view first = trim(line.substr(0, line.find(',')));
-  static constexpr std::string_view kFirst[] = {"index", "name", "timestamp", "pid", "gpu_uuid", "gpu_bus_id",
-                                                "uuid", "pci.bus_id", "gpu_name", "process_name", "driver_version"};
-  bool known = false;
-  for (auto k : kFirst) known = known || first == k;
-  if (!known) return false;
-  for (std::string_view k : {"memory.", "used_gpu_memory", "used_memory", "pci.bus_id", "process_name", "utilization.",
-                             "gpu_bus_id", "gpu_uuid"})
-    if (contains(line, k)) return true;
-  return false;
-}
-/// A header-less CSV row that can only be nvidia-smi's: `, `-separated cells, one of them a
-/// `<n> MiB` memory value, a bracketed `[N/A]` / `[Not Supported]`, or a PCI bus id.
-bool is_smi_csv_row(std::string_view line) {
-  if (line.size() > 2000 || !contains(line, ", ") || contains(line, "  ")) return false;
-  if (!contains(line, " MiB") && !contains(line, "[") && !contains(line, ":")) return false;  // cheap reject
-  int cells = 0;
-  bool strong = false;
-  size_t start = 0;
-  while (start <= line.size()) {
-    size_t comma = line.find(", ", start);
-    std::string_view c = trim(line.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start));
-    if (c.empty()) return false;
-    ++cells;
-    if (c.size() > 4 && c.substr(c.size() - 4) == " MiB" && std::isdigit(static_cast<unsigned char>(c[0]))) strong = true;
-    if (c == "[N/A]" || c == "[Not Supported]" || c == "[Unknown Error]" || c == "[GPU is lost]") strong = true;
-    if (c.size() == 16 && c[8] == ':' && c[11] == ':' && c[14] == '.') strong = true;
-    if (comma == std::string_view::npos) break;
-    start = comma + 2;
-  }
-  return strong && cells >= 2;
-}
-
-/// A line of `--format=csv` output: `, `-separated cells or one bare value, no column padding.
-bool looks_like_csv_output(std::string_view line) {
-  const std::string_view t = trim(line);
-  if (t.empty() || t.size() > 2000 || contains(t, "  ")) return false;
-  if (contains(t, ", ")) return true;
-  for (char c : t)
-    if (!((c >= '0' && c <= '9') || c == '.')) return false;
-  return true;
-}
-
-/// The format a typed command announces for its whole output, when anchors cannot tell
-/// (`nvidia-smi --query-gpu=… --format=csv,noheader,nounits` prints bare numbers); '' if none.
-std::string command_format(std::string_view cmd) {
-  if (!contains(cmd, "nvidia-smi")) return {};
-  if (contains(cmd, "--query-gpu") || contains(cmd, "--query-compute-apps")) return std::string(format::kNvidiaSmiCsv);
-  // `nvidia-smi -q | grep -A5 "FB Memory"` prints -q lines without the NVSMI LOG banner.
-  const bool xml = contains(cmd, " -x") || contains(cmd, "--xml-format") || contains(cmd, " -qx");
-  if (!xml && (contains(cmd, " -q") || contains(cmd, "--query"))) return std::string(format::kNvidiaSmiQ);
-  return {};
-}
-
-/// Whether `line` continues the output a command hint announced (see command_format).
-bool continues_hinted(std::string_view format_id, std::string_view line) {
-  if (format_id == format::kNvidiaSmiQ)  // `--` separates grep -A groups
-    return trim(line) == "--" || (continues_nvsmi_log(line) && !starts_with(trim(line), "<"));
-  return trim(line).empty() || looks_like_csv_output(line);
-}
-
 struct Block {
   size_t begin, end;  // [begin, end) line indexes
-  std::string format;
+  const FormatSpec* format;
 };
 
-/// Brace/bracket depth change of one line of JSON, ignoring brackets inside strings.
-int json_depth_change(std::string_view line) {
-  int d = 0;
-  bool in_string = false;
-  for (size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (in_string) {
-      if (c == '\\') ++i;
-      else if (c == '"') in_string = false;
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '{' || c == '[') {
-      ++d;
-    } else if (c == '}' || c == ']') {
-      --d;
-    }
-  }
-  return d;
-}
-
-/// A line that starts a JSON value: `{…`, a json-seq record (RS then `{`), `[` alone, `[{…`.
-bool starts_json_value(std::string_view line) {
-  if (!line.empty() && line[0] == '\x1e') line.remove_prefix(1);
-  auto t = trim(line);
-  if (t.empty()) return false;
-  if (t[0] == '{') return true;
-  if (t[0] != '[') return false;
-  auto rest = trim(t.substr(1));
-  return rest.empty() || rest[0] == '{';
-}
-
-/// The JSON formats culprit reads, told apart by their keys (journald's `__REALTIME_TIMESTAMP`,
-/// docker's `OOMKilled` / `"State"`, a Pod's `containerStatuses`); '' for any other JSON (a
-/// JSON-lines application log stays an app log).
-std::string json_format(std::string_view head) {
-  if (contains(head, "\"__REALTIME_TIMESTAMP\"") || contains(head, "\"__CURSOR\"") ||
-      contains(head, "\"_SOURCE_MONOTONIC_TIMESTAMP\""))
-    return std::string(format::kJournalJson);
-  if (contains(head, "\"OOMKilled\"") || (contains(head, "\"Id\"") && contains(head, "\"State\"")) ||
-      contains(head, "\"containerStatuses\"") ||
-      ((contains(head, "\"kind\": \"Pod") || contains(head, "\"kind\":\"Pod")) && contains(head, "\"apiVersion\"")))
-    return std::string(format::kDockerInspect);
-  return {};
-}
-
-constexpr size_t kMaxJsonValueLines = 20000;  // one docker inspect is ~250 lines
-
-/// End (exclusive) of the run of JSON values starting at line `i`. Values may follow each
-/// other (json lines, json-seq, two pretty objects); blank lines between them are kept. A value
-/// still open at `e` (a paste cut short) or after kMaxJsonValueLines runs to there and sets `cut`.
-size_t json_run_end(const std::vector<std::string_view>& lines, size_t i, size_t e, bool& cut) {
-  size_t end = i;
-  size_t k = i;
-  cut = false;
-  while (k < e && starts_json_value(lines[k])) {
-    int depth = 0;
-    size_t j = k;
-    const size_t limit = std::min(e, k + kMaxJsonValueLines);
-    for (; j < limit; ++j) {
-      depth += json_depth_change(lines[j]);
-      if (depth <= 0) break;
-    }
-    if (j >= limit) {
-      cut = true;
-      return limit;
-    }
-    end = j + 1;
-    k = end;
-    while (k < e && trim(lines[k]).empty()) ++k;
-  }
-  return end;
-}
-
-bool is_describe_key(std::string_view line) {
-  static const text::Pattern re(R"(^[A-Z][A-Za-z /-]{0,40}:(?:\s|$))");
-  return re.matches(line);
-}
-
-/// `kubectl describe pod|node`: `Name:  x` then `Namespace:` (pod) or `Roles:` (node).
-bool starts_kubectl_describe(const std::vector<std::string_view>& lines, size_t i, size_t e) {
-  if (!starts_with(lines[i], "Name:") || lines[i].size() < 7 || (lines[i][5] != ' ' && lines[i][5] != '\t'))
-    return false;
-  for (size_t k = i + 1; k < e && k < i + 4; ++k)
-    if (starts_with(lines[k], "Namespace:") || starts_with(lines[k], "Roles:")) return true;
-  return false;
-}
-
-/// Structured blocks (nvidia-smi tables, free, docker ps) found by their anchors in [b, e).
+/// The blocks the table's block detectors find in [b, e): at each line the best-ranked detector
+/// that finds something wins; a block may start above its anchor, never inside the previous one.
 std::vector<Block> structured_blocks(const std::vector<std::string_view>& lines, size_t b, size_t e) {
   std::vector<Block> blocks;
+  Scan scan{lines, b, e};
+  const auto rank = formats_by_rank(Scope::block);
   size_t i = b;
   while (i < e) {
-    const std::string_view line = lines[i];
-    if (is_smi_banner(line) || (is_smi_processes(line) && i + 1 < e)) {
-      size_t start = i;
-      while (start > b && is_table_line(lines[start - 1])) --start;
-      if (start > b && is_ctime_line(lines[start - 1])) --start;
-      if (start > b && is_ctime_line(lines[start - 1])) --start;  // watch header above a timestamp
-      // `watch` prints its header, then a blank line, then the command's output.
-      for (size_t up = start; up > b && up + 3 > start; --up) {
-        if (!trim(lines[up - 1]).empty()) {
-          if (up < start && starts_with(lines[up - 1], "Every ") && is_ctime_line(lines[up - 1])) start = up - 1;
-          break;
-        }
-      }
-      size_t end = i + 1;
-      while (end < e) {
-        if (is_table_line(lines[end])) { ++end; continue; }
-        // A blank line separates the GPU box from the Processes box.
-        if (trim(lines[end]).empty() && end + 1 < e && is_table_line(lines[end + 1])) { ++end; continue; }
+    Detection d;
+    const FormatSpec* format = nullptr;
+    for (const FormatSpec* f : rank) {
+      d = f->detect(scan, i);
+      if (d.found()) {
+        format = f;
         break;
       }
-      if (!blocks.empty() && blocks.back().end > start) start = blocks.back().end;
-      blocks.push_back({start, end, "nvidia_smi_table"});
-      i = end;
+    }
+    if (!format) {
+      ++i;
       continue;
     }
-    if (is_free_header(line)) {
-      size_t end = i + 1;
-      while (end < e && (is_free_row(lines[end]) || (trim(lines[end]).empty() && end + 1 < e &&
-                                                      (is_free_header(lines[end + 1]) || is_free_row(lines[end + 1])))))
-        ++end;
-      while (end < e && is_free_header(lines[end])) {  // free -s repeats
-        ++end;
-        while (end < e && (is_free_row(lines[end]) || trim(lines[end]).empty())) ++end;
-      }
-      blocks.push_back({i, end, "free"});
-      i = end;
-      continue;
-    }
-    if (starts_json_value(line)) {
-      bool cut = false;
-      const size_t end = json_run_end(lines, i, e, cut);
-      const char* a = lines[i].data();
-      const char* z = lines[end - 1].data() + lines[end - 1].size();
-      std::string fmt_id = json_format(std::string_view(a, std::min<size_t>(static_cast<size_t>(z - a), 65536)));
-      if (!fmt_id.empty()) {
-        blocks.push_back({i, end, fmt_id});
-        i = end;
-        continue;
-      }
-      // Other JSON (a JSON-lines app log): skip the whole closed run, so it is scanned once.
-      i = cut ? i + 1 : end;
-      continue;
-    }
-    if (starts_kubectl_describe(lines, i, e)) {
-      size_t end = i + 1;
-      while (end < e && (trim(lines[end]).empty() || lines[end][0] == ' ' || lines[end][0] == '\t' ||
-                         is_describe_key(lines[end])))
-        ++end;
-      while (end > i + 1 && trim(lines[end - 1]).empty()) --end;
-      blocks.push_back({i, end, std::string(format::kKubectlDescribe)});
-      i = end;
-      continue;
-    }
-    if (is_nvsmi_log(line)) {
-      size_t end = i + 1;
-      while (end < e && continues_nvsmi_log(lines[end])) ++end;
-      while (end > i + 1 && trim(lines[end - 1]).empty()) --end;
-      blocks.push_back({i, end, std::string(format::kNvidiaSmiQ)});
-      i = end;
-      continue;
-    }
-    if (starts_with(trim(line), "<") && opens_smi_xml(lines, i, e)) {
-      size_t end = i + 1;
-      while (end < e) {
-        const std::string_view l = lines[end];
-        if (contains(l, "</nvidia_smi_log>")) { ++end; break; }
-        if (!l.empty() && l[0] != ' ' && l[0] != '\t' && l[0] != '<') break;  // cut: other text follows
-        ++end;
-      }
-      while (end > i + 1 && trim(lines[end - 1]).empty()) --end;
-      blocks.push_back({i, end, std::string(format::kNvidiaSmiXml)});
-      i = end;
-      continue;
-    }
-    if (is_smi_csv_header(line) || is_smi_csv_row(line)) {
-      size_t end = i + 1;
-      while (end < e && (is_smi_csv_row(lines[end]) || is_smi_csv_header(lines[end]) ||
-                         (is_smi_csv_header(line) && contains(lines[end], ", ") && !contains(lines[end], "  "))))
-        ++end;
-      blocks.push_back({i, end, std::string(format::kNvidiaSmiCsv)});
-      i = end;
-      continue;
-    }
-    if (contains(line, "PID")) {
-      if (auto header = ps::parse_header(trim(line))) {
-        // A ps listing: its rows until a blank line or a line that does not fit the header.
-        size_t end = i + 1;
-        while (end < e && !trim(lines[end]).empty() && ps::split_row(trim(lines[end]), *header).ok) ++end;
-        if (end > i + 1) {
-          blocks.push_back({i, end, std::string(format::kPs)});
-          i = end;
-          continue;
-        }
-      }
-    }
-    if (is_docker_header(line)) {
-      size_t end = i + 1;
-      std::string h, c;
-      while (end < e && !trim(lines[end]).empty() && !match_prompt(lines[end], h, c)) ++end;
-      blocks.push_back({i, end, "docker_ps"});
-      i = end;
-      continue;
-    }
-    ++i;
+    if (!d.opaque) blocks.push_back({blocks.empty() ? d.begin : std::max(d.begin, blocks.back().end), d.end, format});
+    i = d.end;
   }
   return blocks;
 }
 
-/// Splits [b, e) (no structured blocks inside) into kernel-log runs and app-log runs.
-void split_kernel_runs(const std::vector<std::string_view>& lines, size_t b, size_t e, std::vector<Block>& out) {
+/// Splits [b, e) (no blocks inside) into runs of the line classes (kernel text) and fallback
+/// (app-log) runs between them.
+void split_line_runs(const std::vector<std::string_view>& lines, size_t b, size_t e, std::vector<Block>& out) {
+  Scan scan{lines, b, e};
+  const auto rank = formats_by_rank(Scope::line);
+  const FormatSpec* fallback = &fallback_format();
+  auto claimed = [&](std::string_view line) {
+    for (const FormatSpec* f : rank)
+      if (f->claims_line(line)) return true;
+    return false;
+  };
   size_t i = b;
   while (i < e) {
-    auto kernelish = [&](size_t k) { return is_kernel_line(lines[k]) || is_kernel_content(lines[k]) || is_prefixed_kernel_content(lines[k]); };
-    const bool kernel = kernelish(i);
-    bool in_stats = kernel && opens_memcg_stats(lines[i]);  // a memory.stat record's key/value lines
-    size_t j = i + 1;
-    while (j < e) {
-      if (in_stats && is_memcg_stat_line(lines[j])) { ++j; continue; }
-      in_stats = false;
-      const bool k = kernelish(j);
-      if (k == kernel) {
-        in_stats = kernel && opens_memcg_stats(lines[j]);
-        ++j;
-        continue;
+    const FormatSpec* format = nullptr;
+    Detection d;
+    for (const FormatSpec* f : rank) {
+      d = f->detect(scan, i);
+      if (d.found()) {
+        format = f;
+        break;
       }
-      // Unstamped lines inside a kernel run stay in it: lines indented under the message are
-      // the continuation of a multi-line record (dmesg prints memory.stat, Mem-Info and the
-      // NVRM crash-dump notice so), and others (wrapped rows) when the run resumes within a
-      // few lines.
-      if (kernel && lines[j].size() > 2 && lines[j][0] == ' ' && lines[j][1] == ' ') {
-        ++j;
-        continue;
-      }
-      if (kernel) {
-        size_t look = j;
-        while (look < e && look < j + 8 && !kernelish(look)) ++look;
-        if (look < e && look < j + 8) { j = look; continue; }
-      }
-      break;
     }
-    out.push_back({i, j, kernel ? "kernel_log" : "app_log"});
-    i = j;
+    if (!format) {
+      d = {i, i + 1};
+      while (d.end < e && !claimed(lines[d.end])) ++d.end;
+      format = fallback;
+    }
+    out.push_back({i, d.end, format});
+    i = d.end;
   }
+}
+
+/// The format a typed command announces for the first lines of its output; nullptr if none.
+const FormatSpec* announced_format(std::string_view cmd) {
+  for (const FormatSpec& f : format_table())
+    if (f.announced_by && f.announced_by(cmd)) return &f;
+  return nullptr;
 }
 
 std::string_view slice(std::string_view text, const std::vector<std::string_view>& lines, size_t b, size_t e) {
@@ -656,38 +229,37 @@ std::vector<Segment> segment_text(std::string_view text) {
     // The command says what its first lines are (`nvidia-smi --query-gpu=… --format=csv,noheader`
     // prints bare values no anchor can tell); what follows them is sniffed as usual.
     size_t cursor = b;
-    if (const std::string hinted = prompt ? command_format(commands[s]) : std::string(); !hinted.empty()) {
+    if (const FormatSpec* hinted = prompt ? announced_format(commands[s]) : nullptr) {
       size_t end = b;
-      while (end < e && continues_hinted(hinted, lines[end])) ++end;
+      while (end < e && hinted->continues(lines[end])) ++end;
       while (end > b && trim(lines[end - 1]).empty()) --end;
       if (end > b) blocks.push_back({b, end, hinted});
       cursor = end;
     }
     auto structured = structured_blocks(lines, cursor, e);
     for (const auto& blk : structured) {
-      if (blk.begin > cursor) split_kernel_runs(lines, cursor, blk.begin, blocks);
+      if (blk.begin > cursor) split_line_runs(lines, cursor, blk.begin, blocks);
       blocks.push_back(blk);
       cursor = blk.end;
     }
-    if (cursor < e) split_kernel_runs(lines, cursor, e, blocks);
+    if (cursor < e) split_line_runs(lines, cursor, e, blocks);
     for (const auto& blk : blocks) {
       Segment seg;
       seg.text = slice(text, lines, blk.begin, blk.end);
       if (trim(seg.text).empty()) continue;
       seg.first_line = static_cast<std::int64_t>(blk.begin) + 1;
-      seg.format = blk.format;
+      seg.format = std::string(blk.format->id);
       seg.host = starts[s].second;
       seg.command = commands[s];
       segments.push_back(seg);
     }
   }
-  // Merge neighbouring app-log runs (a short run between two of them is usually noise).
+  // Merge neighbouring runs of a format that merges (a short run between two app-log runs is
+  // usually noise); snapshots (tables, listings) stay one segment each.
   std::vector<Segment> merged;
   for (auto& seg : segments) {
     if (!merged.empty() && merged.back().format == seg.format && merged.back().host == seg.host &&
-        merged.back().command == seg.command && seg.format != "nvidia_smi_table" &&
-        seg.format != "free" && seg.format != "docker_ps" && seg.format != format::kPs &&
-        seg.format != format::kNvidiaSmiQ && seg.format != format::kNvidiaSmiXml && seg.format != format::kNvidiaSmiCsv) {
+        merged.back().command == seg.command && find_format(seg.format)->merges) {
       const char* start = merged.back().text.data();
       const char* stop = seg.text.data() + seg.text.size();
       merged.back().text = std::string_view(start, static_cast<size_t>(stop - start));

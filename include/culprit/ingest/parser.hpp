@@ -32,10 +32,12 @@ struct ParseContext {
   void note(std::string code, std::int64_t seg_line, std::string message) const;
 };
 
-/// Parses `text` as format `ctx.format`. Unknown formats fall back to the app-log parser.
+/// Parses `text` as format `ctx.format` with the parser its row of the format table names
+/// (src/ingest/format_table.cpp). Unknown formats fall back to the app-log parser.
 void parse_segment(std::string_view text, ParseContext& ctx);
 
-// One entry point per format (src/ingest/formats/<name>.cpp).
+// One entry point per format (src/ingest/formats/<name>.cpp), bound to its id by the format
+// table; declared here so that tests can call a parser directly.
 void parse_kernel_log(std::string_view text, ParseContext& ctx);     ///< dmesg, kern.log, journal short
 void parse_app_log(std::string_view text, ParseContext& ctx);        ///< worker logs, tracebacks
 void parse_nvidia_smi_table(std::string_view text, ParseContext& ctx);

@@ -9,7 +9,8 @@
 
 namespace culprit::ingest {
 
-/// Format ids (stable; stored in sources.format).
+/// Format ids (stable; stored in sources.format). Each format read has a row in the format table
+/// (src/ingest/format_table.cpp); binary, empty and culprit_report are skipped sources.
 namespace format {
 inline constexpr std::string_view kKernelLog = "kernel_log";
 inline constexpr std::string_view kAppLog = "app_log";

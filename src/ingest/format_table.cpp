@@ -1,0 +1,77 @@
+// The format table (see format_table.hpp): every format culprit reads, as data. Scores rank the
+// anchors: a tool's own banner or header over generic shapes (CSV cells, a PID column), blocks
+// over kernel lines, kernel lines over the app-log fallback. Equal scores go to the earlier row.
+#include "ingest/format_table.hpp"
+
+#include <algorithm>
+#include <vector>
+
+#include "culprit/ingest/parser.hpp"
+#include "culprit/ingest/sniff.hpp"
+#include "ingest/format_detect.hpp"
+
+namespace culprit::ingest {
+namespace {
+
+constexpr FormatSpec kTable[] = {
+    {.id = format::kNvidiaSmiTable, .scope = Scope::block, .score = 90, .detect = detect::smi_table,
+     .parse = parse_nvidia_smi_table, .merges = false, .samples = {"nvidia_smi"}},
+    {.id = format::kFree, .scope = Scope::block, .score = 90, .detect = detect::free_block,
+     .parse = parse_free, .merges = false, .samples = {"free"}},
+    {.id = format::kJournalJson, .scope = Scope::block, .score = 80, .detect = detect::journal_json,
+     .parse = parse_journal_json, .merges = true, .samples = {"journal_json"}},
+    {.id = format::kDockerInspect, .scope = Scope::block, .score = 80, .detect = detect::docker_inspect,
+     .parse = parse_docker_inspect, .merges = true, .samples = {"docker_inspect"}},
+    {.id = format::kKubectlDescribe, .scope = Scope::block, .score = 70, .detect = detect::kubectl_describe,
+     .parse = parse_kubectl_describe, .merges = true, .samples = {"kubectl_describe"}},
+    {.id = format::kNvidiaSmiQ, .scope = Scope::block, .score = 70, .detect = detect::smi_q,
+     .announced_by = detect::announces_smi_q, .continues = detect::continues_smi_q,
+     .parse = parse_nvidia_smi_q, .merges = false, .samples = {"nvidia_smi_q"}},
+    {.id = format::kNvidiaSmiXml, .scope = Scope::block, .score = 70, .detect = detect::smi_xml,
+     .parse = parse_nvidia_smi_xml, .merges = false, .samples = {"nvidia_smi_xml"}},
+    {.id = format::kNvidiaSmiCsv, .scope = Scope::block, .score = 60, .detect = detect::smi_csv,
+     .announced_by = detect::announces_smi_csv, .continues = detect::continues_smi_csv,
+     .parse = parse_nvidia_smi_csv, .merges = false, .samples = {"nvidia_smi_csv"}},
+    {.id = format::kPs, .scope = Scope::block, .score = 50, .detect = detect::ps_block,
+     .parse = parse_ps, .merges = false, .samples = {"ps"}},
+    {.id = format::kDockerPs, .scope = Scope::block, .score = 50, .detect = detect::docker_ps,
+     .parse = parse_docker_ps, .merges = false, .samples = {"docker"}},
+    {.id = format::kKernelLog, .scope = Scope::line, .score = 20, .detect = detect::kernel_run,
+     .claims_line = detect::kernel_line, .parse = parse_kernel_log, .merges = true, .samples = {"kernel"}},
+    {.id = format::kAppLog, .scope = Scope::fallback, .score = 0, .parse = parse_app_log, .merges = true,
+     .samples = {"app_log", "torch_oom", "traceback"}},
+};
+
+struct Ranks {
+  std::vector<const FormatSpec*> block, line, fallback;
+  Ranks() {
+    for (const FormatSpec& f : kTable)
+      (f.scope == Scope::block ? block : f.scope == Scope::line ? line : fallback).push_back(&f);
+    for (auto* v : {&block, &line, &fallback})
+      std::stable_sort(v->begin(), v->end(), [](const FormatSpec* a, const FormatSpec* b) { return a->score > b->score; });
+  }
+};
+
+const Ranks& ranks() {
+  static const Ranks r;
+  return r;
+}
+
+}  // namespace
+
+std::span<const FormatSpec> format_table() { return kTable; }
+
+const FormatSpec* find_format(std::string_view id) {
+  for (const FormatSpec& f : kTable)
+    if (f.id == id) return &f;
+  return nullptr;
+}
+
+const FormatSpec& fallback_format() { return *ranks().fallback.front(); }
+
+std::span<const FormatSpec* const> formats_by_rank(Scope scope) {
+  const Ranks& r = ranks();
+  return scope == Scope::block ? r.block : scope == Scope::line ? r.line : r.fallback;
+}
+
+}  // namespace culprit::ingest

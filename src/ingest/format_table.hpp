@@ -1,0 +1,87 @@
+// The format table: one row per format culprit reads — its id, how the sniffer finds it (a
+// detector and its score), its parser, whether neighbouring segments merge, and where its
+// samples live. The sniffer, parse_segment(), the fuzzers and the tests all iterate it, so a new
+// format is one row here (and its parser in src/ingest/formats/).
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <span>
+#include <string_view>
+#include <vector>
+
+namespace culprit::ingest {
+
+struct ParseContext;
+
+/// The lines of one section of a paste (between two prompts, or a gap between blocks) as the
+/// detectors see them: `lines[begin, end)` may be read, nothing outside.
+struct Scan {
+  Scan(const std::vector<std::string_view>& all, std::size_t b, std::size_t e) : lines(all), begin(b), end(e) {}
+
+  const std::vector<std::string_view>& lines;
+  std::size_t begin, end;
+
+  /// Memo of the JSON value run at line `at` (formats.md's JSON formats share its framing, and
+  /// each detector asks for it at the same line).
+  struct JsonRun {
+    std::size_t at = static_cast<std::size_t>(-1);
+    std::size_t end = 0;        ///< exclusive end of the run of JSON values starting at `at`
+    bool cut = false;           ///< a value still open at the section's end (a paste cut short)
+    std::string_view format;    ///< the JSON format its keys name, '' for other JSON
+  };
+  JsonRun json;
+};
+
+/// What a detector claims: lines [begin, end). `opaque` claims them for no format: they stay
+/// plain text for the line classes, but no anchor inside them counts (a JSON value no JSON
+/// format reads, so that it is scanned once). Nothing found: begin == end.
+struct Detection {
+  std::size_t begin = 0, end = 0;
+  bool opaque = false;
+  bool found() const { return end > begin; }
+};
+
+/// How a format's text is found.
+enum class Scope {
+  block,     ///< an anchor line opens a block (banner, header, JSON keys); tried at every line first
+  line,      ///< a class of lines (kernel stamps): its runs fill the gaps between blocks
+  fallback,  ///< what nothing else claims (app_log); exactly one row
+};
+
+struct FormatSpec {
+  std::string_view id;  ///< stable; stored in sources.format (see format:: in sniff.hpp)
+  Scope scope = Scope::block;
+  /// How specific the anchor is. Where several detectors claim a line, the highest score wins,
+  /// ties going to the earlier row (lnav orders its formats so; the cross-sample test checks
+  /// that no detector outscores a format on that format's own samples). Blocks > lines > fallback.
+  int score = 0;
+  /// block: the block an anchor at `lines[i]` opens (it may start above i, at table lines or a
+  /// `watch` header; never before scan.begin). line: the run of this class starting at i.
+  /// nullptr for the fallback.
+  Detection (*detect)(Scan& scan, std::size_t i) = nullptr;
+  /// line scope: whether one line is of this class (ends a fallback run). nullptr otherwise.
+  bool (*claims_line)(std::string_view line) = nullptr;
+  /// A command typed at a prompt that announces this format for its output, where no anchor can
+  /// tell (`nvidia-smi --query-gpu=… --format=csv,noheader`), and the lines of that output.
+  bool (*announced_by)(std::string_view command) = nullptr;
+  bool (*continues)(std::string_view line) = nullptr;
+  void (*parse)(std::string_view text, ParseContext& ctx) = nullptr;
+  /// Whether neighbouring segments of this format (same host and command) become one. Snapshots
+  /// (one table, one listing each) stay apart; logs merge.
+  bool merges = false;
+  /// Sample folders under fixtures/formats/ (lnav's `sample`s): the tests run every detector on them.
+  std::array<std::string_view, 3> samples{};
+};
+
+/// Every format, in table order.
+std::span<const FormatSpec> format_table();
+/// The row of a format id; nullptr when none (binary, empty, culprit_report, unknown ids).
+const FormatSpec* find_format(std::string_view id);
+/// The fallback row (app_log).
+const FormatSpec& fallback_format();
+/// The rows of one scope by score, highest first, table order on ties: the order detectors are
+/// tried in (the first that finds something wins, which is the best-scoring one).
+std::span<const FormatSpec* const> formats_by_rank(Scope scope);
+
+}  // namespace culprit::ingest
