@@ -10,7 +10,7 @@ core::Event ParseContext::make_event(std::int64_t seg_line) const {
   core::Event e;
   e.source_id = source_id;
   e.line = absolute_line(seg_line);
-  e.line_end = e.line;
+  e.line_end = absolute_line_end(seg_line);
   e.host = host;
   return e;
 }

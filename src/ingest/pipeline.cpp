@@ -12,6 +12,7 @@
 #include "culprit/ingest/sniff.hpp"
 #include "ingest/normalize.hpp"
 #include "ingest/own_report.hpp"
+#include "ingest/repair.hpp"
 
 namespace culprit::ingest {
 namespace {
@@ -91,6 +92,24 @@ void report_changes(const IngestInput& input, const detail::NormalizeReport& r, 
          core::DiagLevel::warning);
 }
 
+/// One note per kind of repair, naming the input and the first line repaired (input numbering).
+void report_repairs(const IngestInput& input, const detail::RepairReport& r, std::int64_t line_offset,
+                    core::Diagnostics& d) {
+  auto one = [&](const detail::RepairReport::Kind& k, std::string_view what) {
+    if (k.lines == 0) return;
+    note(d, code::kRepaired, fmt::format("{}:{}", input.name, k.first_line + line_offset),
+         fmt::format("{} {} (first here)", k.lines, what));
+  };
+  one(r.fence, "Markdown fence line(s) dropped");
+  one(r.quote, "line(s) read without their `> ` quote marker");
+  one(r.ci_chrome, "line(s) of CI viewer chrome dropped or peeled (Buildkite `Actions for L<n>`, GitHub `##[group]`)");
+  one(r.terminal, "tmux / screen status line(s) dropped");
+  one(r.gutter, "line(s) read without their line-number gutter");
+  one(r.ansi_text, "line(s) with colour codes written as text (`#033[`, `\\033[`, `\\x1b[`) read as escapes");
+  one(r.unescape, "line(s) with escaped newlines (`\\n`) in a quoted value read as the lines they hold");
+  one(r.join, "wrapped line(s) joined where a message was cut (terminal width or by hand)");
+}
+
 /// Lines in `text` as text::split_lines counts them (\n, \r\n, lone \r; a last line without
 /// a terminator counts), and the offset where line `from` (1-based) starts.
 std::int64_t count_lines(std::string_view text, std::int64_t from, size_t& from_offset) {
@@ -168,6 +187,15 @@ IngestStats ingest(const IngestInput& input, const text::SignalSet& signals, cor
            core::DiagLevel::warning);
     }
   }
+  // Repair (gutters, chrome, escapes, wraps); `map` takes repaired lines back to the input's.
+  std::string repaired_storage;
+  LineMap map;
+  detail::RepairReport repairs;
+  detail::RepairOptions repair_options;
+  repair_options.structured =
+      kind == format::kJournalJson || kind == format::kDockerInspect || kind == format::kNvidiaSmiXml;
+  body = detail::repair_text(body, &signals, repaired_storage, map, repairs, repair_options);
+  if (repairs.any()) report_repairs(input, repairs, line_offset, diagnostics);
   const auto segments = segment_text(body);
   for (const auto& seg : segments) {
     core::SourceInfo info;
@@ -175,10 +203,18 @@ IngestStats ingest(const IngestInput& input, const text::SignalSet& signals, cor
     info.host = seg.host.empty() ? input.host : seg.host;
     info.format = seg.format;
     info.bytes = static_cast<std::int64_t>(seg.text.size());
-    info.lines = static_cast<std::int64_t>(std::count(seg.text.begin(), seg.text.end(), '\n')) + 1;
-    info.first_line = seg.first_line + line_offset;
+    const auto seg_lines = static_cast<std::int64_t>(std::count(seg.text.begin(), seg.text.end(), '\n')) + 1;
     info.origin = input.origin;
     ParseContext ctx;
+    ctx.first_line = seg.first_line + line_offset;
+    ctx.line_map = &map;
+    ctx.map_offset = line_offset;
+    info.first_line = ctx.absolute_line(1);
+    info.lines = seg_lines;
+    if (!map.empty()) {  // the input lines the segment's repaired lines came from
+      const std::int64_t real = seg_lines - (!seg.text.empty() && seg.text.back() == '\n' ? 1 : 0);
+      info.lines = ctx.absolute_line_end(real) - info.first_line + 1 + (seg_lines - real);
+    }
     ctx.sink = &sink;
     ctx.signals = &signals;
     ctx.diagnostics = &diagnostics;
@@ -186,7 +222,6 @@ IngestStats ingest(const IngestInput& input, const text::SignalSet& signals, cor
     ctx.source_name = input.name;
     ctx.host = info.host;
     ctx.format = seg.format;
-    ctx.first_line = seg.first_line + line_offset;
     ctx.year_hint = options.year_hint;
     parse_segment(seg.text, ctx);
     stats.lines += info.lines;

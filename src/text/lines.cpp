@@ -58,6 +58,15 @@ std::size_t esc_length(std::string_view s, std::size_t pos) {
     }
     return n - pos;
   }
+  if (next == '_' || next == 'P' || next == '^' || next == 'X') {
+    // APC / DCS / PM / SOS strings, ended like OSC. Buildkite stamps every line of its raw log
+    // with an APC, `ESC _bk;t=1714557600123 BEL`. Unterminated: only ESC and its letter go.
+    for (std::size_t i = pos + 2; i < n; ++i) {
+      if (s[i] == '\a') return i + 1 - pos;
+      if (s[i] == '\x1b' && i + 1 < n && s[i + 1] == '\\') return i + 2 - pos;
+    }
+    return 2;
+  }
   if (next == '(' || next == ')') return pos + 2 < n ? 3 : 2;  // charset selection ESC(B
   if (static_cast<unsigned char>(next) >= 0x40 && static_cast<unsigned char>(next) <= 0x5f)
     return 2;  // two-byte Fe sequences (ESC M, ESC 7 ...)

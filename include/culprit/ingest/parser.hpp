@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "culprit/core/diagnostic.hpp"
 #include "culprit/core/event.hpp"
@@ -13,8 +14,23 @@
 
 namespace culprit::ingest {
 
+/// Where each line of a repaired text came from (ingest's text repair: gutters dropped, wrapped
+/// lines joined, escaped newlines split). Repaired line k (1-based) is the input's lines
+/// [first[k-1], last[k-1]], counted from the repaired text's own first line. Empty: line k is line k.
+struct LineMap {
+  std::vector<std::int64_t> first, last;
+  bool empty() const { return first.empty(); }
+  std::int64_t first_of(std::int64_t k) const { return in_range(k) ? first[static_cast<std::size_t>(k - 1)] : k; }
+  std::int64_t last_of(std::int64_t k) const { return in_range(k) ? last[static_cast<std::size_t>(k - 1)] : k; }
+
+ private:
+  bool in_range(std::int64_t k) const { return k >= 1 && k <= static_cast<std::int64_t>(first.size()); }
+};
+
 /// Where a parser is and what it writes to. `first_line` maps segment line 1 to the source's
-/// numbering (a paste segment starting at line 40 has first_line 40).
+/// numbering (a paste segment starting at line 40 has first_line 40). When the text was
+/// repaired, `line_map` (with `map_offset`, the source line before the repaired text's line 1)
+/// turns that numbering back into the input's own lines, so evidence cites the file as it is.
 struct ParseContext {
   core::EventSink* sink = nullptr;
   const text::SignalSet* signals = nullptr;
@@ -25,10 +41,22 @@ struct ParseContext {
   std::string format;
   std::int64_t first_line = 1;
   int year_hint = 0;     ///< a year for stamps without one (0: unknown)
+  const LineMap* line_map = nullptr;  ///< null or empty: the segment's lines are the input's
+  std::int64_t map_offset = 0;
 
-  /// An event with source, host and absolute line filled in. `seg_line` is 1-based in the segment.
+  /// An event with source, host and absolute line (and line_end: the last input line of a
+  /// joined line) filled in. `seg_line` is 1-based in the segment.
   core::Event make_event(std::int64_t seg_line) const;
-  std::int64_t absolute_line(std::int64_t seg_line) const { return first_line + seg_line - 1; }
+  /// The input's own line number of segment line `seg_line` (the first, for a joined line).
+  std::int64_t absolute_line(std::int64_t seg_line) const {
+    const std::int64_t k = first_line + seg_line - 1;
+    return line_map && !line_map->empty() ? line_map->first_of(k - map_offset) + map_offset : k;
+  }
+  /// The last input line that segment line `seg_line` was made of (absolute_line unless joined).
+  std::int64_t absolute_line_end(std::int64_t seg_line) const {
+    const std::int64_t k = first_line + seg_line - 1;
+    return line_map && !line_map->empty() ? line_map->last_of(k - map_offset) + map_offset : k;
+  }
   void note(std::string code, std::int64_t seg_line, std::string message) const;
 };
 

@@ -24,6 +24,7 @@ inline constexpr std::string_view kInvalidUtf8 = "input-invalid-utf8";  ///< byt
 inline constexpr std::string_view kLongLine = "input-long-line";     ///< lines cut at max_line_bytes
 inline constexpr std::string_view kTooManyLines = "input-too-many-lines";  ///< only the last max_lines read
 inline constexpr std::string_view kMaxEvents = "input-max-events";   ///< --max-events reached
+inline constexpr std::string_view kRepaired = "input-repaired";     ///< text repaired before matching (one per kind)
 }  // namespace code
 
 /// The events one run may record (`--max-events`), shared by every input of the run. Once it

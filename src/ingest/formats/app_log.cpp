@@ -358,7 +358,7 @@ void AppLogParser::emit_traceback(const Traceback& tb, const PeeledLine& exc_pee
   PeeledLine peel = tb.start;
   merge_missing(peel, exc_peel);
   core::Event e = ctx_.make_event(tb.first_line);
-  e.line_end = ctx_.absolute_line(tb.last_line);
+  e.line_end = ctx_.absolute_line_end(tb.last_line);
   apply_peeled(peel, e, ctx_.year_hint);
   e.kind = core::kind::kTraceback;
   e.severity = core::Severity::error;
@@ -404,7 +404,7 @@ void AppLogParser::end_block() {
 
 void AppLogParser::emit_failure(const TorchrunFailure& f) {
   core::Event e = ctx_.make_event(f.first_line);
-  e.line_end = ctx_.absolute_line(f.last_line);
+  e.line_end = ctx_.absolute_line_end(f.last_line);
   if (!f.host.empty() && !same_host(f.host, e.host)) e.host = f.host;
   PeeledTime t;
   if (!f.time.empty() && read_iso_stamp(f.time, t) == f.time.size()) {

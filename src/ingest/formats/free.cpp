@@ -191,7 +191,7 @@ class FreeParser {
     mem.source_id = ctx_.source_id;
     mem.host = ctx_.host;
     core::Event ev = ctx_.make_event(s.header_line);
-    ev.line_end = ctx_.absolute_line(s.last_line);
+    ev.line_end = ctx_.absolute_line_end(s.last_line);
     ev.rule = "free";
     ev.kind = std::string(core::kind::kLog);
 

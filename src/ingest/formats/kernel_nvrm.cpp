@@ -94,7 +94,7 @@ void FallOffTracker::line(std::int64_t seg_line, std::string_view message, const
   open_.reset();
   if (o.suppressed || xid79_.count(o.bdf)) return;
   core::Event e = o.base;
-  e.line_end = ctx.absolute_line(seg_line);
+  e.line_end = ctx.absolute_line_end(seg_line);
   e.kind = std::string(core::kind::kXid);
   e.rule = "nvrm_fallen_off_bus_report";
   e.message = o.text;

@@ -497,7 +497,7 @@ void OomBlock::infer_page_size() {
 
 core::Event OomBlock::base_event(ParseContext& ctx) const {
   core::Event ev = ctx.make_event(first_line_);
-  ev.line_end = ctx.absolute_line(last_line_);
+  ev.line_end = ctx.absolute_line_end(last_line_);
   const Stamp& st = has_kill_stamp_ && kill_stamp_.kind != core::TsKind::none ? kill_stamp_ : first_stamp_;
   ev.ts = st.ts;
   ev.ts_raw = st.ts_raw;

@@ -300,7 +300,7 @@ void parse_nvidia_smi_csv(std::string_view text, ParseContext& ctx) {
     ctx.sink->add_process(s);
   }
   core::Event ev = ctx.make_event(first);
-  ev.line_end = ctx.absolute_line(last);
+  ev.line_end = ctx.absolute_line_end(last);
   ev.kind = "gpu_snapshot";
   ev.severity = core::Severity::info;
   ev.rule = "nvidia_smi_csv";

@@ -451,7 +451,7 @@ void SmiParser::flush() {
     ctx_.sink->add_process(s);
   }
 
-  ev.line_end = ctx_.absolute_line(t.last_line);
+  ev.line_end = ctx_.absolute_line_end(t.last_line);
   ev.host = host;
   ev.kind = "gpu_snapshot";
   ev.severity = core::Severity::info;

@@ -134,7 +134,7 @@ void parse_ps(std::string_view text, ParseContext& ctx) {
   auto flush = [&]() {
     if (first == 0 || !ctx.sink) return;
     core::Event ev = ctx.make_event(first);
-    ev.line_end = ctx.absolute_line(last);
+    ev.line_end = ctx.absolute_line_end(last);
     ev.kind = "process_list";
     ev.severity = core::Severity::info;
     ev.rule = "ps";

@@ -76,7 +76,7 @@ void emit_smi_report(SmiReport& r, ParseContext& ctx, std::string_view rule, std
     }
   }
   core::Event ev = ctx.make_event(r.first_line);
-  ev.line_end = ctx.absolute_line(r.last_line > r.first_line ? r.last_line : r.first_line);
+  ev.line_end = ctx.absolute_line_end(r.last_line > r.first_line ? r.last_line : r.first_line);
   ev.kind = "gpu_snapshot";
   ev.severity = core::Severity::info;
   ev.rule = std::string(rule);

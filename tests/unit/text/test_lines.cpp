@@ -68,3 +68,11 @@ TEST_CASE("trim and friends", "[text]") {
   CHECK(contains("NCCL WARN Cuda failure 'out of memory'", "out of memory"));
   CHECK_FALSE(contains("abc", "abd"));
 }
+
+TEST_CASE("strip_ansi removes APC strings such as Buildkite's per-line stamp", "[text]") {
+  // Buildkite's raw job log: `ESC _bk;t=<epoch ms> BEL` before each line's text.
+  CHECK(culprit::text::strip_ansi("\x1b_bk;t=1714557600123\x07step 1 done") == "step 1 done");
+  CHECK(culprit::text::strip_ansi("\x1bPq#0;2;0;0;0\x1b\\after") == "after");  // a DCS (sixel) string
+  // Unterminated: the text after it is kept.
+  CHECK(culprit::text::strip_ansi("\x1b_bk;t=1 no end") == "bk;t=1 no end");
+}
