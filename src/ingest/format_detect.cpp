@@ -170,8 +170,11 @@ bool is_free_row(std::string_view line) {
   return starts_with(t, "Mem:") || starts_with(t, "Swap:") || starts_with(t, "Total:") ||
          starts_with(t, "-/+ buffers/cache:") || starts_with(t, "Low:") || starts_with(t, "High:");
 }
+/// `CONTAINER ID` and a column the parser needs besides it (docker_ps.cpp's header rule): the
+/// default table has IMAGE, a `--format "table {{.ID}}\t{{.Names}}\t{{.Status}}"` one may not.
 bool is_docker_header(std::string_view line) {
-  return starts_with(line, "CONTAINER ID") && contains(line, "IMAGE");
+  return starts_with(line, "CONTAINER ID") &&
+         (contains(line, "IMAGE") || contains(line, "STATUS") || contains(line, "STATE"));
 }
 bool is_ctime_line(std::string_view line) {
   if (line.size() < 10 || line.size() > 120) return false;

@@ -20,7 +20,7 @@ Detection smi_q(Scan& scan, std::size_t i);             ///< `==NVSMI LOG==`
 Detection smi_xml(Scan& scan, std::size_t i);           ///< `<nvidia_smi_log>` document
 Detection smi_csv(Scan& scan, std::size_t i);           ///< `--query-*` CSV header or row
 Detection ps_block(Scan& scan, std::size_t i);          ///< a `ps` header with its rows
-Detection docker_ps(Scan& scan, std::size_t i);         ///< `CONTAINER ID … IMAGE` header
+Detection docker_ps(Scan& scan, std::size_t i);         ///< `CONTAINER ID … IMAGE|STATUS` header
 
 // Kernel text: stamped lines (dmesg, syslog / journal, kmsg) and unstamped OOM-report, NVRM and
 // memory.stat lines; a run keeps indented continuations and short unstamped interruptions.

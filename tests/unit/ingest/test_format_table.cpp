@@ -1,0 +1,176 @@
+// The format table (src/ingest/format_table.hpp): its rows are well formed, and, lnav-style,
+// every format's detector recognises its own samples (fixtures/formats/<sample dir>/), no
+// detector that would win over it (a higher score, or an equal one in an earlier row) claims any
+// line where it fires, and the segmenter puts those lines in a segment of that format.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "culprit/ingest/parser.hpp"
+#include "culprit/ingest/sniff.hpp"
+#include "culprit/text/lines.hpp"
+#include "ingest/format_table.hpp"
+#include "unit/ingest/fixture_files.hpp"
+#include "unit/ingest/host_test_signals.hpp"
+
+using culprit::ingest::Detection;
+using culprit::ingest::FormatSpec;
+using culprit::ingest::Scan;
+using culprit::ingest::Scope;
+using culprit::ingest::format_table;
+using culprit::ingest::formats_by_rank;
+
+namespace {
+
+/// Whether `a` wins over `b` where both claim a line: scope first (blocks are found before
+/// line classes), then score, then table order.
+bool outranks(const FormatSpec& a, const FormatSpec& b) {
+  if (a.scope != b.scope) return a.scope < b.scope;
+  if (a.score != b.score) return a.score > b.score;
+  return &a < &b;  // rows of one table: the earlier row
+}
+
+/// What `f`'s detector claims at line i of the whole text (a sample is one section).
+Detection detect_at(const FormatSpec& f, Scan& scan, std::size_t i) {
+  if (f.scope == Scope::fallback) return {};
+  return f.detect(scan, i);
+}
+
+std::vector<std::filesystem::path> samples_of(const FormatSpec& f) {
+  std::vector<std::filesystem::path> out;
+  for (std::string_view dir : f.samples)
+    if (!dir.empty())
+      for (auto& p : culprit::test::format_fixtures(std::string(dir))) out.push_back(p);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("format table: one row per id, each complete for its scope", "[format_table]") {
+  std::set<std::string_view> ids;
+  int fallbacks = 0;
+  for (const FormatSpec& f : format_table()) {
+    INFO(f.id);
+    CHECK(ids.insert(f.id).second);
+    CHECK(f.parse != nullptr);
+    CHECK((f.announced_by == nullptr) == (f.continues == nullptr));
+    CHECK(!f.samples[0].empty());
+    switch (f.scope) {
+      case Scope::block: CHECK((f.detect && !f.claims_line)); break;
+      case Scope::line: CHECK((f.detect && f.claims_line)); break;
+      case Scope::fallback:
+        ++fallbacks;
+        CHECK((!f.detect && !f.claims_line));
+        break;
+    }
+    CHECK(culprit::ingest::find_format(f.id) == &f);
+  }
+  CHECK(fallbacks == 1);
+  CHECK(culprit::ingest::fallback_format().id == culprit::ingest::format::kAppLog);
+  CHECK(culprit::ingest::find_format("binary") == nullptr);
+  CHECK(culprit::ingest::find_format("no_such_format") == nullptr);
+  // Blocks outscore line classes, which outscore the fallback.
+  for (const FormatSpec& a : format_table())
+    for (const FormatSpec& b : format_table())
+      if (a.scope < b.scope) CHECK(a.score > b.score);
+  // The rank lists hold every row of their scope, best first.
+  std::size_t ranked = 0;
+  for (Scope s : {Scope::block, Scope::line, Scope::fallback}) {
+    const auto rank = formats_by_rank(s);
+    ranked += rank.size();
+    for (std::size_t k = 1; k < rank.size(); ++k) CHECK(outranks(*rank[k - 1], *rank[k]));
+  }
+  CHECK(ranked == format_table().size());
+}
+
+TEST_CASE("format table: each detector wins on its own samples (lnav's cross-sample check)", "[format_table][fixtures]") {
+  for (const FormatSpec& f : format_table()) {
+    const auto files = samples_of(f);
+    INFO("format " << f.id);
+    REQUIRE(!files.empty());
+    for (const auto& path : files) {
+      INFO("sample " << path.parent_path().filename().string() << "/" << path.filename().string());
+      const std::string text = culprit::test::read_fixture(path);
+      const auto lines = culprit::text::split_lines(text);
+      Scan scan{lines, 0, lines.size()};
+      // The whole sniffer, iterating the table: the segment holding each line `f` claims.
+      const auto segments = culprit::ingest::segment_text(text);
+      auto segment_format = [&](std::size_t i) -> std::string {
+        const auto line = static_cast<std::int64_t>(i) + 1;
+        for (const auto& seg : segments) {
+          const auto n = static_cast<std::int64_t>(std::count(seg.text.begin(), seg.text.end(), '\n')) + 1;
+          if (line >= seg.first_line && line < seg.first_line + n) return seg.format;
+        }
+        return "(none)";
+      };
+      std::size_t fired = 0;
+      for (std::size_t i = 0; i < lines.size(); ++i) {
+        // The lines `f` claims: its anchors (blocks), its class (lines), what nothing else
+        // claims (the fallback).
+        bool mine = false;
+        if (f.scope == Scope::block) {
+          const Detection d = f.detect(scan, i);
+          mine = d.found() && !d.opaque;
+        } else if (f.scope == Scope::line) {
+          mine = f.claims_line(lines[i]);
+        } else {
+          mine = !culprit::text::trim(lines[i]).empty();
+          for (const FormatSpec& g : format_table()) {
+            if (g.scope == Scope::line) mine = mine && !g.claims_line(lines[i]);
+            if (g.scope == Scope::block) mine = mine && !detect_at(g, scan, i).found();
+          }
+        }
+        if (!mine) continue;
+        ++fired;
+        INFO("line " << i + 1 << ": " << lines[i]);
+        for (const FormatSpec& g : format_table()) {
+          if (&g == &f || !outranks(g, f) || g.scope == Scope::fallback) continue;
+          INFO("also claimed by " << g.id << " (score " << g.score << " over " << f.score << ")");
+          CHECK_FALSE(detect_at(g, scan, i).found());
+        }
+        // Anchors and kernel lines land in a segment of their format (a line nothing claims
+        // may be another format's continuation: a `watch` header, an indented record line).
+        if (f.scope != Scope::fallback) CHECK(segment_format(i) == f.id);
+      }
+      CHECK(fired > 0);
+      // A sample of the fallback is mostly text nothing else claims.
+      if (f.scope == Scope::fallback) CHECK(culprit::ingest::sniff_format(text) == f.id);
+    }
+  }
+}
+
+TEST_CASE("format table: parse_segment reads every id, and an unknown one as an app log", "[format_table]") {
+  // Each row's parser runs on a line of kernel text without crashing; an unknown id falls back
+  // to the app-log parser, which reads the kill line below as an event.
+  struct Sink final : culprit::core::EventSink {
+    int events = 0;
+    std::int64_t add_source(const culprit::core::SourceInfo&) override { return 1; }
+    std::int64_t add_event(const culprit::core::Event&) override { return ++events; }
+    void add_gpu_snapshot(const culprit::core::GpuSnapshot&) override {}
+    void add_host_memory(const culprit::core::HostMemory&) override {}
+    void add_oom_report(const culprit::core::OomReport&) override {}
+    void add_process(const culprit::core::ProcessSighting&) override {}
+    void add_container(const culprit::core::ContainerInfo&) override {}
+  };
+  const auto signals = culprit::test::host_test_signals();
+  auto run = [&](std::string_view id, std::string_view text) {
+    Sink sink;
+    culprit::core::Diagnostics diags;
+    culprit::ingest::ParseContext ctx;
+    ctx.sink = &sink;
+    ctx.signals = &signals;
+    ctx.diagnostics = &diags;
+    ctx.source_name = "t.log";
+    ctx.format = std::string(id);
+    culprit::ingest::parse_segment(text, ctx);
+    return sink.events;
+  };
+  const std::string_view line = "[ 12.345678] Out of memory: Killed process 4242 (python3) total-vm:1kB, anon-rss:1kB\n";
+  for (const FormatSpec& f : format_table()) (void)run(f.id, line);
+  CHECK(run(culprit::ingest::format::kAppLog, line) > 0);
+  CHECK(run("no_such_format", line) == run(culprit::ingest::format::kAppLog, line));
+}
