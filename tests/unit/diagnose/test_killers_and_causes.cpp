@@ -137,3 +137,40 @@ TEST_CASE("zsh's background-job crash notice is a crash with its pid", "[diagnos
   REQUIRE(v.victim);
   CHECK(v.victim->pid == 51234);
 }
+
+// NVML's "Failed to initialize NVML: %s" with nvmlErrorString(NVML_ERROR_LIB_RM_VERSION_MISMATCH).
+TEST_CASE("NVML driver/library version mismatch is a named not-OOM cause", "[diagnose][driver]") {
+  const auto v = diagnose_texts({{"smi.txt", "gpu-7",
+                                  "Failed to initialize NVML: Driver/library version mismatch\n"
+                                  "NVML library version: 550.127\n"}});
+  CHECK(v.verdict == "not_oom");
+  REQUIRE(v.root);
+  CHECK(v.root->advice.find("reboot") != std::string::npos);
+}
+
+// aer.c: "%s%s error received: %04x:%02x:%02x.%d"; corrected errors are routine.
+TEST_CASE("A fatal PCIe AER error is a hardware failure; a corrected one is nothing", "[diagnose][driver]") {
+  const auto fatal = diagnose_texts(
+      {{"dmesg.txt", "gpu-7",
+        "[ 1234.567890] pcieport 0000:00:03.1: AER: Uncorrected (Fatal) error received: 0000:03:00.0\n"}});
+  CHECK(fatal.verdict == "not_oom");
+  REQUIRE(fatal.root);
+  CHECK(fatal.root->rule == "pcie-fatal-error");
+  const auto corrected = diagnose_texts(
+      {{"dmesg.txt", "gpu-7",
+        "[ 1234.567890] pcieport 0000:00:03.1: AER: Corrected error received: 0000:03:00.0\n"
+        "[ 1234.567900] pcieport 0000:00:03.1: PCIe Bus Error: severity=Corrected, type=Physical Layer, (Receiver "
+        "ID)\n"}});
+  CHECK(corrected.verdict == "unknown");
+}
+
+// kubelet: fmt.Sprintf("Container %s failed %s probe, will be restarted", ...), then exit 137.
+TEST_CASE("A liveness-probe restart explains exit 137 without memory", "[diagnose][probe]") {
+  const auto v = diagnose_texts({{"describe.txt", "",
+                                  "Events:\n"
+                                  "  Normal   Killing    2m    kubelet  Container server failed liveness probe, will be "
+                                  "restarted\n"}});
+  CHECK(v.verdict == "not_oom");
+  REQUIRE(v.root);
+  CHECK(v.root->rule == "supervisor-kill");
+}
