@@ -1,0 +1,176 @@
+// Stories for the user-space killers' families, the named not-OOM causes (serving engines,
+// crashes, driver errors) and the converse: ordinary logs of other software give no finding.
+// Every line is written from the emitting tool's format string (named at each story), not copied
+// from a paste.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <string>
+
+#include "unit/diagnose/diagnose_support.hpp"
+
+namespace {
+
+using culprit::test::diagnose_texts;
+
+bool has_rule(const culprit::diagnose::Verdict& v, const std::string& rule) {
+  return std::any_of(v.findings.begin(), v.findings.end(), [&](const auto& f) { return f.rule == rule; });
+}
+
+}  // namespace
+
+// sshd (packet.c / sshd.c: "Read error from remote host %s port %d: %s", kex "read: %s"),
+// xinetd ("recv (%s): %s") and nginx ("recv() failed (%d: %s)") all print ECONNRESET's text.
+TEST_CASE("Connection reset by peer in server logs is not a lost rank", "[diagnose][peer]") {
+  const auto v = diagnose_texts({{"auth.log", "web-1",
+                                  "Mar  2 10:00:01 web-1 sshd[811]: Read error from remote host 198.51.100.7 port 50122: "
+                                  "Connection reset by peer\n"
+                                  "Mar  2 10:00:02 web-1 sshd[812]: error: kex_exchange_identification: read: Connection "
+                                  "reset by peer\n"
+                                  "Mar  2 10:00:03 web-1 xinetd[400]: recv (ftp): Connection reset by peer\n"
+                                  "Mar  2 10:00:04 web-1 nginx[90]: *5 recv() failed (104: Connection reset by peer) while "
+                                  "reading response header from upstream\n"}});
+  CHECK(v.verdict == "unknown");
+  CHECK_FALSE(has_rule(v, "peer-lost"));
+}
+
+TEST_CASE("A ConnectionResetError in a program with no distributed layer is not a lost rank", "[diagnose][peer]") {
+  const auto v = diagnose_texts({{"client.log", "",
+                                  "Traceback (most recent call last):\n"
+                                  "  File \"fetch.py\", line 9, in <module>\n"
+                                  "    r = session.get(url)\n"
+                                  "ConnectionResetError: [Errno 104] Connection reset by peer\n"}});
+  CHECK_FALSE(has_rule(v, "peer-lost"));
+}
+
+// gloo's tcp pair ("Read error [%s]:%d: %s") inside a torch.distributed job is a lost peer.
+TEST_CASE("Connection reset by peer in a distributed job is a lost peer", "[diagnose][peer]") {
+  const auto v = diagnose_texts({{"rank1.log", "node-2",
+                                  "torch.distributed.init_process_group(backend='gloo') done\n"
+                                  "RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:534] Read error "
+                                  "[10.0.0.1]:29500: Connection reset by peer\n"}});
+  CHECK(v.verdict == "not_oom");
+  CHECK(has_rule(v, "peer-lost"));
+}
+
+// Ray 2.0-2.1 raylet (node_manager.cc): "System memory low at node with IP ... killing latest task
+// with name ... and task ID ...".
+TEST_CASE("Ray 2.0 raylet memory-low kill is a user-space OOM kill of the job's own task", "[diagnose][ray]") {
+  const auto v = diagnose_texts(
+      {{"driver.log", "head",
+        "(raylet) [2026-03-02 10:11:12,345 E 871 871] (raylet) node_manager.cc:2951: System memory low at node with "
+        "IP 10.1.2.3. Used memory (120.11GB) / total capacity (125.00GB) (0.96088) exceeds threshold 0.95, killing "
+        "latest task with name preprocess(7) and task ID 7f3c2a to avoid running out of memory.\n"}});
+  CHECK(v.verdict == "userspace_oom_kill");
+  REQUIRE(v.culprit);
+  CHECK(v.culprit->role == "job");
+  CHECK(v.culprit->name == "preprocess(7)");
+}
+
+// The remediation paragraph alone (the head of the message cut off): still Ray's monitor, medium.
+TEST_CASE("Ray's out-of-memory remediation text alone is a medium user-space kill", "[diagnose][ray]") {
+  const auto v = diagnose_texts(
+      {{"job.log", "",
+        "Refer to the documentation on how to address the out of memory issue: "
+        "https://docs.ray.io/en/latest/ray-core/scheduling/ray-oom-prevention.html. Consider provisioning more memory "
+        "on this node or reducing task parallelism by requesting more CPUs per task.\n"}});
+  CHECK(v.verdict == "userspace_oom_kill");
+  REQUIRE(v.root);
+  CHECK(v.root->confidence == culprit::diagnose::Confidence::medium);
+  REQUIRE(v.culprit);
+  CHECK(v.culprit->role == "job");
+}
+
+// Talos machined's OOM controller (zap console encoder: message, then the fields as JSON).
+TEST_CASE("Talos's OOM controller killing a cgroup names the cgroup", "[diagnose][talos]") {
+  const auto v = diagnose_texts(
+      {{"console.log", "node-3",
+        "user: warning: [2026-02-01T10:00:00.000000000Z]: [talos] Sending SIGKILL to cgroup {\"component\": "
+        "\"controller-runtime\", \"controller\": \"runtime.OOMController\", \"cgroup\": "
+        "\"/sys/fs/cgroup/kubepods/burstable/podabc\"}\n"}});
+  CHECK(v.verdict == "userspace_oom_kill");
+  REQUIRE(v.root);
+  CHECK(v.root->summary.find("Talos") != std::string::npos);
+  CHECK(v.root->summary.find("/sys/fs/cgroup/kubepods/burstable/podabc") != std::string::npos);
+}
+
+// SGLang engine.py: f"Rank {i} scheduler died during initialization (exit code: {code}). If exit code
+// is -9 (SIGKILL), a common cause is the OS OOM killer. ..." — the hint is not evidence.
+TEST_CASE("SGLang scheduler that died with exit code -3 is a named not-OOM failure", "[diagnose][serving]") {
+  const auto v = diagnose_texts(
+      {{"launch.log", "",
+        "RuntimeError: Rank 0 scheduler died during initialization (exit code: -3). If exit code is -9 (SIGKILL), "
+        "a common cause is the OS OOM killer. Run `dmesg -T | grep -i oom` to check.\n"}});
+  CHECK(v.verdict == "not_oom");
+  REQUIRE(v.root);
+  CHECK(v.root->rule == "engine-failed");
+  CHECK(v.root->advice.find("SIGQUIT") != std::string::npos);
+}
+
+TEST_CASE("SGLang scheduler SIGKILLed at start-up is not an engine failure of its own", "[diagnose][serving]") {
+  const auto v = diagnose_texts(
+      {{"launch.log", "",
+        "RuntimeError: Rank 0 scheduler died during initialization (exit code: -9). If exit code is -9 (SIGKILL), "
+        "a common cause is the OS OOM killer. Run `dmesg -T | grep -i oom` to check.\n"}});
+  CHECK_FALSE(has_rule(v, "engine-failed"));
+}
+
+// An engine's "hit an exception" around a CUDA OOM adds nothing: the OOM is the answer.
+TEST_CASE("An engine failure around a CUDA OOM stays quiet", "[diagnose][serving]") {
+  const auto v = diagnose_texts(
+      {{"server.log", "",
+        "[2026-02-11 09:00:01 TP0] Scheduler hit an exception: Traceback (most recent call last):\n"
+        "  File \"scheduler.py\", line 10, in run_scheduler_process\n"
+        "    scheduler = Scheduler()\n"
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of "
+        "79.10 GiB of which 1.06 GiB is free.\n"}});
+  CHECK(v.verdict == "cuda_oom");
+  CHECK_FALSE(has_rule(v, "engine-failed"));
+}
+
+// zsh jobs.c printjob: "[%d]  %c %ld %s  %s" — job, marker, pid, sigmsg() text, command.
+TEST_CASE("zsh's background-job crash notice is a crash with its pid", "[diagnose][crash]") {
+  const auto v = diagnose_texts({{"terminal.txt", "",
+                                  "step 100 loss 2.31\n"
+                                  "[1]    51234 segmentation fault  python train.py --epochs 90\n"}});
+  CHECK(v.verdict == "not_oom");
+  REQUIRE(v.victim);
+  CHECK(v.victim->pid == 51234);
+}
+
+// NVML's "Failed to initialize NVML: %s" with nvmlErrorString(NVML_ERROR_LIB_RM_VERSION_MISMATCH).
+TEST_CASE("NVML driver/library version mismatch is a named not-OOM cause", "[diagnose][driver]") {
+  const auto v = diagnose_texts({{"smi.txt", "gpu-7",
+                                  "Failed to initialize NVML: Driver/library version mismatch\n"
+                                  "NVML library version: 550.127\n"}});
+  CHECK(v.verdict == "not_oom");
+  REQUIRE(v.root);
+  CHECK(v.root->advice.find("reboot") != std::string::npos);
+}
+
+// aer.c: "%s%s error received: %04x:%02x:%02x.%d"; corrected errors are routine.
+TEST_CASE("A fatal PCIe AER error is a hardware failure; a corrected one is nothing", "[diagnose][driver]") {
+  const auto fatal = diagnose_texts(
+      {{"dmesg.txt", "gpu-7",
+        "[ 1234.567890] pcieport 0000:00:03.1: AER: Uncorrected (Fatal) error received: 0000:03:00.0\n"}});
+  CHECK(fatal.verdict == "not_oom");
+  REQUIRE(fatal.root);
+  CHECK(fatal.root->rule == "pcie-fatal-error");
+  const auto corrected = diagnose_texts(
+      {{"dmesg.txt", "gpu-7",
+        "[ 1234.567890] pcieport 0000:00:03.1: AER: Corrected error received: 0000:03:00.0\n"
+        "[ 1234.567900] pcieport 0000:00:03.1: PCIe Bus Error: severity=Corrected, type=Physical Layer, (Receiver "
+        "ID)\n"}});
+  CHECK(corrected.verdict == "unknown");
+}
+
+// kubelet: fmt.Sprintf("Container %s failed %s probe, will be restarted", ...), then exit 137.
+TEST_CASE("A liveness-probe restart explains exit 137 without memory", "[diagnose][probe]") {
+  const auto v = diagnose_texts({{"describe.txt", "",
+                                  "Events:\n"
+                                  "  Normal   Killing    2m    kubelet  Container server failed liveness probe, will be "
+                                  "restarted\n"}});
+  CHECK(v.verdict == "not_oom");
+  REQUIRE(v.root);
+  CHECK(v.root->rule == "supervisor-kill");
+}
