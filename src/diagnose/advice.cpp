@@ -85,7 +85,9 @@ std::string culprit_action(const std::optional<ProcessRef>& c, const std::string
   if (c && c->role == "foreign" && !c->pid) {
     // An unnamed holder the ledger inferred: say how much, and how to find it.
     std::string how_much = "memory the job does not hold";
-    if (budget && budget->unexplained) {
+    if (budget && budget->foreign && *budget->foreign > 0) {
+      how_much = fmt::format("about {}", core::format_size(*budget->foreign));
+    } else if (budget && budget->unexplained) {
       const std::int64_t beyond = *budget->unexplained - budget->context_bound.value_or(0);
       if (beyond > 0) how_much = fmt::format("about {}", core::format_size(beyond));
     }

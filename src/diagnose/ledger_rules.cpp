@@ -147,6 +147,7 @@ LedgerResult decide_ledger(const GpuLedgerInput& in) {
   if (in.stage != FailureStage::running && !self_held) {
     self_held = 0;  // before its first allocation the process holds its context only
     bounded = true;
+    self_notes.emplace_back("before its first allocation: its CUDA context only");
   }
   if (victim_pid) self_notes.insert(self_notes.begin(), fmt::format("pid {}", *victim_pid));
   std::string self_name = in.self_name;
@@ -328,6 +329,16 @@ LedgerResult decide_ledger(const GpuLedgerInput& in) {
                                 : fmt::format("the GPU has {} in use, the failing process only {}{}",
                                               core::format_size(*b.total - *b.free), core::format_size(*self_held),
                                               bounded ? " (plus at most 1 GiB of context)" : "");
+    // The inferred holder becomes a ledger line of its own: foreign, unnamed; the rest keeps the bound.
+    b.foreign = foreign + *beyond;
+    b.unexplained = b.unexplained.value_or(0) - *beyond;
+    for (auto it = b.entries.begin(); it != b.entries.end(); ++it)
+      if (it->role == "rest") {
+        it->bytes = *b.unexplained;
+        b.entries.insert(it, {"foreign: an unnamed holder (inferred from the arithmetic)", "foreign", std::nullopt, *beyond});
+        break;
+      }
+    b.holders.push_back({"unnamed holder (inferred)", "foreign", {}, *beyond});
     b.arithmetic.push_back(fmt::format("held by no listed process: {} (beyond the failing process{}){}", fs(beyond),
                                        bounded ? " and its context bound" : "",
                                        b.shortfall ? fmt::format(" >= shortfall {}", fs(b.shortfall)) : std::string()));

@@ -49,6 +49,11 @@ TEST_CASE("ledger rule unaccounted-holder: PyTorch 1.x, the GPU full but the job
   CHECK(r.rule == ledger_rule::kUnaccounted);
   CHECK(r.budget.rule == ledger_rule::kUnaccounted);
   CHECK(r.budget.context_bound == kContextBound);
+  // The inferred holder is a ledger line of its own; the sum still adds up.
+  REQUIRE(r.budget.foreign);
+  REQUIRE(r.budget.unexplained);
+  CHECK(*r.budget.unexplained == kContextBound);
+  CHECK(*r.budget.total == *r.budget.free + *r.budget.job + *r.budget.foreign + *r.budget.unexplained);
   CHECK_THAT(r.reason, Catch::Contains("nvidia-smi --query-compute-apps=pid,used_memory --format=csv"));
 
   SECTION("0 bytes reserved: the process holds nothing at all") {
