@@ -9,6 +9,8 @@
 #include <cctype>
 #include <vector>
 
+#include "culprit/core/size.hpp"
+
 namespace culprit::diagnose {
 namespace {
 
@@ -79,7 +81,23 @@ std::string footprint_advice(store::Database& db, std::int64_t event_id) {
 /// What to do about a CUDA OOM's culprit, by role; `settings` is job_settings_advice() and
 /// `footprint` footprint_advice() for a job culprit.
 std::string culprit_action(const std::optional<ProcessRef>& c, const std::string& settings,
-                           const std::string& footprint) {
+                           const std::string& footprint, const Budget* budget) {
+  if (c && c->role == "foreign" && !c->pid) {
+    // An unnamed holder the ledger inferred: say how much, and how to find it.
+    std::string how_much = "memory the job does not hold";
+    if (budget && budget->foreign && *budget->foreign > 0) {
+      how_much = fmt::format("about {}", core::format_size(*budget->foreign));
+    } else if (budget && budget->unexplained) {
+      const std::int64_t beyond = *budget->unexplained - budget->context_bound.value_or(0);
+      if (beyond > 0) how_much = fmt::format("about {}", core::format_size(beyond));
+    }
+    const std::string gpu = budget && budget->gpu ? fmt::format("GPU {}", *budget->gpu) : std::string("the GPU");
+    const std::string host = c->host.empty() ? std::string() : " on " + c->host;
+    return fmt::format("Another process holds {} of {}{}. Find it with `nvidia-smi --query-compute-apps=pid,used_memory "
+                       "--format=csv` on the host (from inside a container the pids are the host's), stop it if it is not "
+                       "part of this job, or run the job on a GPU it does not use; then relaunch.",
+                       how_much, gpu, host);
+  }
   if (c && c->role == "foreign") {
     std::string where = c->container.empty() ? fmt::format("`kill {}` on {}", c->pid.value_or(0), c->host)
                                              : fmt::format("`docker stop {}` on {}", c->container, c->host);

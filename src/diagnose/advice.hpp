@@ -19,8 +19,9 @@ std::string job_settings_advice(store::Database& db, const std::string& host);
 std::string footprint_advice(store::Database& db, std::int64_t event_id);
 
 /// What to do about a CUDA OOM's culprit, by role; `settings` is job_settings_advice() and
-/// `footprint` footprint_advice() for a job culprit.
+/// `footprint` footprint_advice() for a job culprit; `budget` gives the amount an unnamed
+/// foreign holder holds (the ledger's rest beyond the context bound).
 std::string culprit_action(const std::optional<ProcessRef>& c, const std::string& settings = {},
-                           const std::string& footprint = {});
+                           const std::string& footprint = {}, const Budget* budget = nullptr);
 
 }  // namespace culprit::diagnose

@@ -155,12 +155,15 @@ Verdict diagnose(store::Database& db, const rules::RuleSet& rules, core::Diagnos
       if (ids.empty() && f.event_id) ids.push_back(f.event_id);
       f.evidence = load_evidence(db, ids);
       std::vector<std::pair<std::string, std::string>> extra;
+      std::optional<Budget> budget;  // this finding's ledger
       if (f.verdict == verdict::kCudaOom && f.event_id) {
         auto ledger = build_ledger(db, f.event_id);
+        budget = ledger.budget;
         if (ledger.culprit) {
           f.culprit = ledger.culprit;
           f.confidence = std::max(f.confidence, ledger.confidence);
         }
+        if (!f.victim && ledger.victim) f.victim = ledger.victim;  // the process whose allocation failed
         for (auto& e : ledger.evidence) f.evidence.push_back(e);
         extra.push_back({"ledger_reason", ledger.reason});
         if (ledger.budget.total || ledger.budget.requested) {
@@ -173,7 +176,8 @@ Verdict diagnose(store::Database& db, const rules::RuleSet& rules, core::Diagnos
         extra.push_back({"culprit_action",
                          culprit_action(f.culprit, job ? job_settings_advice(db, f.culprit ? f.culprit->host : f.host)
                                                        : std::string(),
-                                        job ? footprint_advice(db, f.event_id) : std::string())});
+                                        job ? footprint_advice(db, f.event_id) : std::string(),
+                                        budget ? &*budget : nullptr)});
       }
       if (f.culprit) {
         extra.push_back({"culprit_pid", f.culprit->pid ? std::to_string(*f.culprit->pid) : "?"});

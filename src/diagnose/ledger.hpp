@@ -1,25 +1,27 @@
-// The GPU memory ledger at a CUDA OOM and the culprit it implies.
+// The GPU memory ledger at a CUDA OOM and the culprit it implies: the loader that fills a
+// GpuLedgerInput from the timeline once, then decide_ledger() (ledger_model.hpp) over it.
 #pragma once
 
 #include <optional>
+#include <string_view>
+#include <vector>
 
-#include "culprit/diagnose/finding.hpp"
 #include "culprit/store/database.hpp"
+#include "ledger_model.hpp"
 
 namespace culprit::diagnose {
 
-struct LedgerResult {
-  Budget budget;
-  std::optional<ProcessRef> culprit;
-  Confidence confidence = Confidence::low;
-  std::vector<Evidence> evidence;  ///< snapshot lines that back the ledger
-  std::string reason;              ///< one sentence: why this culprit
-};
+/// The records decide_ledger() needs for the failure event `event_id` (a cuda_oom or
+/// startup_mem_check event): the figures the error quoted, the GPU snapshot of the same host and
+/// GPU nearest in time, the holders' names and roles, the failing process. Snapshot lines that
+/// back the ledger go to `evidence`.
+GpuLedgerInput load_ledger_input(store::Database& db, std::int64_t event_id, std::vector<Evidence>& evidence);
 
-/// Builds the ledger for the failure event `event_id` (a cuda_oom or startup_mem_check event)
-/// from the figures the error quoted and the GPU snapshots of the same host and GPU nearest in
-/// time, and chooses the culprit: the foreign holder whose memory covers the shortfall, else the
-/// job itself.
+/// The failing process's pid from a prefix the message still carries (`(VllmWorker rank=1
+/// pid=42)`, `(RayWorkerWrapper pid=7)`, the trantor logger's `… UTC <tid> ERROR`), if any.
+std::optional<std::int64_t> prefix_pid(std::string_view message);
+
+/// load_ledger_input() then decide_ledger(); an unknown event gives an empty result.
 LedgerResult build_ledger(store::Database& db, std::int64_t event_id);
 
 }  // namespace culprit::diagnose

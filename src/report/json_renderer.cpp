@@ -1,4 +1,4 @@
-// The JSON contract (schema_version 1): one compact object with keys in a fixed order, sizes
+// The JSON contract (schema_version 2): one compact object with keys in a fixed order, sizes
 // in bytes as integers, times as ISO 8601 UTC strings, absent values as null. Documented
 // field by field in the README ("JSON output"); change both together and bump the version.
 #include <cmath>
@@ -11,7 +11,7 @@
 namespace culprit::report {
 namespace {
 
-constexpr std::int64_t kSchemaVersion = 1;
+constexpr std::int64_t kSchemaVersion = 2;
 
 // A time that is unknown or not a finite number is null, never "".
 void write_ts(JsonWriter& w, const std::optional<double>& ts) {
@@ -85,6 +85,8 @@ void write_budget(JsonWriter& w, const std::optional<diagnose::Budget>& b) {
   w.key("host"); w.value(b->host);
   w.key("gpu"); w.value(b->gpu);
   w.key("unified"); w.value(b->unified);
+  w.key("domain"); w.value(b->domain);
+  w.key("rule"); w.value(b->rule);
   w.key("total"); w.value(b->total);
   w.key("free"); w.value(b->free);
   w.key("requested"); w.value(b->requested);
@@ -94,6 +96,21 @@ void write_budget(JsonWriter& w, const std::optional<diagnose::Budget>& b) {
   w.key("unexplained"); w.value(b->unexplained);
   w.key("torch_allocated"); w.value(b->torch_allocated);
   w.key("torch_reserved"); w.value(b->torch_reserved);
+  w.key("context_bound"); w.value(b->context_bound);
+  w.key("holders");
+  w.begin_array();
+  for (const auto& g : b->holders) {
+    w.begin_object();
+    w.key("group"); w.value(g.group);
+    w.key("role"); w.value(g.role);
+    w.key("pids");
+    w.begin_array();
+    for (auto pid : g.pids) w.value(pid);
+    w.end_array();
+    w.key("bytes"); w.value(g.bytes);
+    w.end_object();
+  }
+  w.end_array();
   w.key("entries");
   w.begin_array();
   for (const auto& e : b->entries) {

@@ -303,7 +303,8 @@ std::string render_markdown(const diagnose::Verdict& v, bool with_title) {
   if (const std::string where = where_phrase(v); !where.empty()) facts.push_back({"Where", md(where)});
   if (v.root && v.root->ts) facts.push_back({"When (UTC)", iso_time(v.root->ts)});
   facts.push_back({"Culprit", v.culprit ? process_md(*v.culprit, true) : std::string("unknown")});
-  if (v.victim) facts.push_back({"Killed", process_md(*v.victim, false)});
+  if (v.victim)
+    facts.push_back({v.verdict == diagnose::verdict::kCudaOom ? "Failed process" : "Killed", process_md(*v.victim, false)});
   if (v.budget) {
     if (v.budget->shortfall) facts.push_back({"Shortfall", size_text(v.budget->shortfall)});
   }
@@ -312,7 +313,7 @@ std::string render_markdown(const diagnose::Verdict& v, bool with_title) {
 
   if (v.culprit) process_section(doc, "Culprit", *v.culprit, true);
   if (v.victim)
-    process_section(doc, victim_differs(v) ? "Victim (killed, not the culprit)" : "Victim (the culprit itself)",
+    process_section(doc, victim_differs(v) ? fmt::format("Victim ({}, not the culprit)", victim_word(v)) : "Victim (the culprit itself)",
                     *v.victim, false);
   if (v.budget) {
     budget_section(doc, *v.budget);

@@ -248,7 +248,7 @@ std::string render_text(const diagnose::Verdict& v, const RenderOptions& options
 
   if (v.culprit) write_process(out, "Culprit", *v.culprit, true);
   if (v.victim) {
-    write_process(out, victim_differs(v) ? "Victim (killed, not the culprit)" : "Victim (the culprit itself)",
+    write_process(out, victim_differs(v) ? fmt::format("Victim ({}, not the culprit)", victim_word(v)) : "Victim (the culprit itself)",
                   *v.victim, false);
   }
   if (v.budget) {

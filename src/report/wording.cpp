@@ -200,13 +200,18 @@ Headline headline(const diagnose::Verdict& v) {
   if (v.culprit) h.culprit = process_phrase(*v.culprit, host);
   else if (is_oom_verdict(v.verdict)) h.culprit = "unknown";
   if (victim_differs(v)) h.victim = process_phrase(*v.victim, host, false);
+  h.victim_word = victim_word(v);
   return h;
+}
+
+const char* victim_word(const diagnose::Verdict& v) {
+  return v.verdict == diagnose::verdict::kCudaOom ? "failed" : "killed";
 }
 
 std::string headline_body(const Headline& h, const HeadlineStyle& style) {
   std::string body = h.lead;
   if (!h.culprit.empty()) body += (style.culprit_label ? " — culprit: " : " — ") + h.culprit;
-  if (style.victim && !h.victim.empty()) body += "; killed: " + h.victim;
+  if (style.victim && !h.victim.empty()) body += "; " + h.victim_word + ": " + h.victim;
   return body;
 }
 

@@ -63,6 +63,7 @@ struct Headline {
   std::string lead;        ///< `CUDA OOM on spark-b GPU 0 at 2026-04-09 00:47:13Z`
   std::string culprit;     ///< `pid 48211 VLLM::EngineCore (foreign)`, `unknown`, or empty
   std::string victim;      ///< `pid 5151 postgres` when the victim is not the culprit, else empty
+  std::string victim_word = "killed";  ///< victim_word(v)
   std::string confidence;  ///< `high` | `medium` | `low`
 };
 Headline headline(const diagnose::Verdict& v);
@@ -80,6 +81,10 @@ std::string headline_confidence(const Headline& h, const HeadlineStyle& style = 
 
 /// True when victim and culprit name different processes.
 bool victim_differs(const diagnose::Verdict& v);
+
+/// What happened to the victim: `killed`, or for a CUDA OOM `failed` (its allocation failed;
+/// nothing was killed).
+const char* victim_word(const diagnose::Verdict& v);
 
 /// One row of the memory ledger as the reports show it. `share` rows partition the total.
 struct LedgerRow {

@@ -53,12 +53,25 @@ struct LedgerEntry {
   std::int64_t bytes = 0;
 };
 
+/// Holders as people think of them: the processes of one program / one job (ranks, workers)
+/// are one group, with their pids and bytes together.
+struct HolderGroup {
+  std::string group;                ///< `the failing process`, `sibling ranks' contexts`, a program name, `pid 123`
+  std::string role;                 ///< job | foreign | unknown | host
+  std::vector<std::int64_t> pids;
+  std::int64_t bytes = 0;
+};
+
 /// The memory budget at a CUDA OOM: total = free + job + foreign + unexplained; shortfall =
 /// requested - free. `arithmetic` is the human text of the sum, checked to add up.
 struct Budget {
   std::string host;
   std::optional<int> gpu;
   bool unified = false;
+  std::string domain = "gpu";       ///< gpu (discrete device) | unified (GPU + host pool) | host | cgroup
+  std::string rule;                 ///< id of the ledger rule that chose the culprit (ARCHITECTURE.md lists them)
+  std::optional<std::int64_t> context_bound;  ///< bytes allowed for the failing process's own context + libraries
+  std::vector<HolderGroup> holders; ///< holder groups, largest first (the failing process included)
   std::optional<std::int64_t> total, free, requested, job, foreign, unexplained, shortfall;
   std::optional<std::int64_t> torch_allocated, torch_reserved;
   std::vector<LedgerEntry> entries;

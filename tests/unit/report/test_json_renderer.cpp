@@ -1,4 +1,4 @@
-// The JSON contract (schema_version 1): every documented key, in order, with its type; null
+// The JSON contract (schema_version 2): every documented key, in order, with its type; null
 // where the contract says so; and valid JSON whatever the logs contained.
 #include <catch2/catch.hpp>
 
@@ -34,11 +34,14 @@ const Shape kCulprit = {{"host", T::str}, {"pid", T::int_or_null}, {"name", T::s
 const Shape kVictim = {{"host", T::str}, {"pid", T::int_or_null}, {"name", T::str}};
 const Shape kBudget = {
     {"host", T::str},          {"gpu", T::int_or_null},         {"unified", T::boolean},
+    {"domain", T::str},        {"rule", T::str},
     {"total", T::int_or_null}, {"free", T::int_or_null},        {"requested", T::int_or_null},
     {"shortfall", T::int_or_null}, {"job", T::int_or_null},     {"foreign", T::int_or_null},
     {"unexplained", T::int_or_null}, {"torch_allocated", T::int_or_null},
-    {"torch_reserved", T::int_or_null}, {"entries", T::array},  {"arithmetic", T::array},
+    {"torch_reserved", T::int_or_null}, {"context_bound", T::int_or_null}, {"holders", T::array},
+    {"entries", T::array},  {"arithmetic", T::array},
 };
+const Shape kHolder = {{"group", T::str}, {"role", T::str}, {"pids", T::array}, {"bytes", T::integer}};
 const Shape kEntry = {{"label", T::str}, {"role", T::str}, {"pid", T::int_or_null}, {"bytes", T::integer}};
 const Shape kFinding = {
     {"rule", T::str},    {"verdict", T::str}, {"confidence", T::str}, {"title", T::str},
@@ -107,12 +110,13 @@ void check_finding(element f, const std::string& where) {
 // The whole contract, recursively.
 void check_contract(element doc) {
   check_shape(doc, kTop, "top");
-  CHECK(int64_t(doc["schema_version"]) == 1);
+  CHECK(int64_t(doc["schema_version"]) == 2);
   if (doc["culprit"].type() == element_type::OBJECT) check_shape(doc["culprit"].value(), kCulprit, "culprit");
   if (doc["victim"].type() == element_type::OBJECT) check_shape(doc["victim"].value(), kVictim, "victim");
   if (doc["budget"].type() == element_type::OBJECT) {
     check_shape(doc["budget"].value(), kBudget, "budget");
     check_array_of(doc["budget"]["entries"].value(), kEntry, "budget.entries");
+    check_array_of(doc["budget"]["holders"].value(), kHolder, "budget.holders");
     check_strings(doc["budget"]["arithmetic"].value());
   }
   if (doc["root"].type() == element_type::OBJECT) check_finding(doc["root"].value(), "root");

@@ -1,0 +1,410 @@
+// The ledger arithmetic and the culprit rules over plain records (see ledger_model.hpp).
+// total = free + job + foreign + unknown holders + unexplained; the unexplained rest is memory no
+// listed process accounts for (on unified memory: the host's own use — OS, page cache, CPU
+// processes). Snapshots taken at other instants can disagree; the rest is clamped at zero and the
+// report says so. The rules are tried in order; the first that holds decides (ARCHITECTURE.md).
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "culprit/core/size.hpp"
+#include "ledger_model.hpp"
+
+namespace culprit::diagnose {
+namespace {
+
+std::string fs(std::optional<std::int64_t> v) { return v ? core::format_size(*v) : std::string("?"); }
+
+std::int64_t absdiff(std::int64_t a, std::int64_t b) { return a > b ? a - b : b - a; }
+
+/// In a container PyTorch cannot match itself in NVML's list (another pid namespace), so the
+/// list lacks "this process": the failing process is the one entry its own figures account for.
+/// Its reserved pool lies inside its NVML usage, so that entry holds at least the reserved bytes
+/// (2% slack for rounding) and at most reserved + the context bound; the closest such entry, if
+/// it is the only one within the bound, is the failing process. Returns its pid.
+std::optional<std::int64_t> match_own_figures(const std::vector<GpuHolder>& holders, std::int64_t own) {
+  if (own <= 0) return std::nullopt;
+  std::optional<std::int64_t> best;
+  int within = 0;
+  for (const auto& h : holders) {
+    if (h.role == "foreign") continue;
+    if (h.bytes + own / 50 < own || h.bytes > own + kContextBound) continue;
+    ++within;
+    best = h.pid;
+  }
+  if (within == 1) return best;
+  // Several candidates: only a lone entry at least as large as the pool can be the process.
+  int larger = 0;
+  for (const auto& h : holders)
+    if (h.role != "foreign" && h.bytes + own / 50 >= own) ++larger, best = h.pid;
+  if (larger == 1) return best;
+  return std::nullopt;
+}
+
+struct Holder : GpuHolder {
+  std::string group;  // holder group label
+};
+
+}  // namespace
+
+LedgerResult decide_ledger(const GpuLedgerInput& in) {
+  LedgerResult out;
+  Budget& b = out.budget;
+  b.host = in.host;
+  b.gpu = in.gpu;
+  b.unified = in.unified;
+  b.domain = in.unified ? "unified" : "gpu";
+  b.total = in.capacity;
+  b.free = in.free;
+  b.requested = in.requested;
+  b.torch_allocated = in.torch_allocated;
+  b.torch_reserved = in.torch_reserved;
+
+  std::map<std::int64_t, Holder> holders;
+  for (const auto& h : in.holders) {
+    Holder x;
+    static_cast<GpuHolder&>(x) = h;
+    if (x.role.empty()) x.role = "unknown";
+    holders[h.pid] = x;
+  }
+  std::optional<std::int64_t> self_pid = in.self_pid;
+  std::vector<std::string> self_notes;  // shown in the ledger row: which process, on what basis
+
+  // The framework's own figure for what the process holds: PyTorch's reserved pool, else its
+  // allocated bytes.
+  std::optional<std::int64_t> own = in.torch_reserved;
+  if (in.torch_allocated && (!own || *in.torch_allocated > *own)) own = in.torch_allocated;
+  // NVML's "this process has 0 bytes" next to gigabytes PyTorch allocated is NVML failing to
+  // attribute (container, driver quirk), not an empty process: PyTorch's figure wins.
+  std::optional<std::int64_t> self_reported = in.self_reported;
+  if (self_reported && own && *self_reported + *own / 50 < *own) {
+    self_notes.push_back(fmt::format("NVML said {}, below PyTorch's own {}", fs(self_reported), fs(own)));
+    self_reported.reset();
+  }
+
+  // A `[rank0]:` line names no pid: the one holder (not foreign, not quoted by the error) whose
+  // memory is what the error says "this process" has (within 2%) is the failing process.
+  if (!self_pid && self_reported && *self_reported > 0) {
+    std::optional<std::int64_t> match;
+    int matches = 0;
+    for (const auto& [pid, h] : holders) {
+      if (h.role == "foreign" || h.from_error) continue;
+      if (absdiff(h.bytes, *self_reported) <= *self_reported / 50) match = pid, ++matches;
+    }
+    if (matches == 1) self_pid = match;
+  }
+  // The failing process as NVML lists it (its host pid): the victim's pid. When the error's list
+  // has no "this process", the entry the process's own figures account for.
+  std::optional<std::int64_t> victim_pid = self_pid;
+  bool own_match = false;
+  if (!self_reported && own && (!self_pid || !holders.count(*self_pid))) {
+    std::vector<GpuHolder> listed;
+    for (const auto& [pid, h] : holders) listed.push_back(h);
+    if (auto m = match_own_figures(listed, *own)) {
+      own_match = true;
+      victim_pid = m;
+      if (!self_pid) self_pid = m;
+      else if (*self_pid != *m) self_notes.push_back(fmt::format("pid {} in the logs' namespace", *self_pid));
+      self_notes.push_back(fmt::format("NVML's pid {}, the entry PyTorch's own {} accounts for", *m, fs(own)));
+      holders[*m].role = "job";
+    }
+  }
+
+  // On a MIG GPU the table lists every instance's processes under one GPU index, and a process in
+  // another instance does not use this one's memory: only the failing process is kept.
+  if (in.mig) {
+    std::int64_t others = 0, other_bytes = 0;
+    for (auto it = holders.begin(); it != holders.end();) {
+      if (victim_pid && it->first == *victim_pid) {
+        ++it;
+        continue;
+      }
+      ++others;
+      other_bytes += it->second.bytes;
+      it = holders.erase(it);
+    }
+    if (others > 0)
+      b.arithmetic.push_back(fmt::format("GPU {} is split into MIG instances: {} process(es) holding {} in all are left out, "
+                                         "since the table does not say which of them share the failing process's instance",
+                                         in.gpu.value_or(0), others, core::format_size(other_bytes)));
+  }
+
+  // The failing process's own memory: NVML's "this process has"; else its row in the holder list;
+  // else (PyTorch 1.x, TensorFlow) its framework's figure — a lower bound without the context.
+  std::optional<std::int64_t> self_held = self_reported;
+  bool bounded = false;  // self_held lacks the context: allow kContextBound on top
+  const std::int64_t key = victim_pid.value_or(-1);
+  if (!self_held && holders.count(key) && (!own || holders[key].bytes + *own / 50 >= *own)) {
+    self_held = holders[key].bytes;
+  } else if (!self_held && own) {
+    self_held = own;
+    bounded = true;
+    self_notes.emplace_back("PyTorch's own figure; its CUDA context is not counted");
+  }
+  if (in.stage != FailureStage::running && !self_held) {
+    self_held = 0;  // before its first allocation the process holds its context only
+    bounded = true;
+    self_notes.emplace_back("before its first allocation: its CUDA context only");
+  }
+  if (victim_pid) self_notes.insert(self_notes.begin(), fmt::format("pid {}", *victim_pid));
+  std::string self_name = in.self_name;
+  if (holders.count(key)) {
+    if (self_name.empty()) self_name = holders[key].name;
+    holders.erase(key);  // counted as "this process" below
+  }
+  if (self_pid && *self_pid != key) holders.erase(*self_pid);
+  if (bounded) b.context_bound = kContextBound;
+
+  // Small holders next to a multi-rank job are its sibling ranks' CUDA contexts, not foreign.
+  for (auto& [pid, h] : holders) {
+    if (h.role == "unknown" && in.multi_rank && h.bytes <= kContextBound && h.name.empty()) {
+      h.role = "job";
+      h.why = "a context-sized holder next to a multi-rank job: a sibling rank's CUDA context";
+      h.group = "sibling ranks' contexts";
+    }
+    if (h.group.empty()) h.group = h.name.empty() ? fmt::format("pid {}", pid) : h.name;
+  }
+
+  std::int64_t job = self_held.value_or(0), foreign = 0, unknown = 0;
+  if (self_held)
+    b.entries.push_back({self_notes.empty() ? std::string("job: the failing process")
+                                            : fmt::format("job: the failing process ({})", fmt::join(self_notes, ", ")),
+                         "job", victim_pid, *self_held});
+  std::vector<Holder> sorted;
+  for (auto& [pid, h] : holders) sorted.push_back(h);
+  std::sort(sorted.begin(), sorted.end(), [](const Holder& a, const Holder& c) { return a.bytes > c.bytes; });
+  for (const auto& h : sorted) {
+    const std::string label = fmt::format("{}: pid {}{}", h.role, h.pid, h.name.empty() ? "" : " " + h.name);
+    b.entries.push_back({label, h.role, h.pid, h.bytes});
+    if (h.role == "job") job += h.bytes;
+    else if (h.role == "foreign") foreign += h.bytes;
+    else unknown += h.bytes;
+  }
+  // Holder groups: the failing process, then one group per (role, program).
+  {
+    std::map<std::pair<std::string, std::string>, HolderGroup> groups;
+    for (const auto& h : sorted) {
+      auto& g = groups[{h.role, h.group}];
+      g.group = h.group;
+      g.role = h.role;
+      g.pids.push_back(h.pid);
+      g.bytes += h.bytes;
+    }
+    if (self_held) {
+      HolderGroup self{"the failing process", "job", {}, *self_held};
+      if (victim_pid) self.pids.push_back(*victim_pid);
+      b.holders.push_back(self);
+    }
+    std::vector<HolderGroup> rest;
+    for (auto& [k, g] : groups) rest.push_back(g);
+    std::sort(rest.begin(), rest.end(), [](const HolderGroup& a, const HolderGroup& c) { return a.bytes > c.bytes; });
+    for (auto& g : rest) b.holders.push_back(g);
+  }
+  const bool job_seen = self_held || std::any_of(sorted.begin(), sorted.end(), [](const Holder& h) { return h.role == "job"; });
+  if (job_seen) b.job = job;
+  if (!sorted.empty()) b.foreign = foreign;
+  if (b.requested && b.free) b.shortfall = *b.requested - *b.free;
+  std::optional<std::int64_t> rest;  // unexplained, before host processes take their share
+  if (b.total && b.free) {
+    std::int64_t r = *b.total - *b.free - job - foreign - unknown;
+    const bool negative = r < 0;
+    if (negative) r = 0;
+    rest = r;
+    std::int64_t host_procs = 0;
+    if (b.unified && r > 0) {
+      std::set<std::int64_t> counted;
+      for (const auto& h : sorted) counted.insert(h.pid);
+      if (victim_pid) counted.insert(*victim_pid);
+      int listed = 0;
+      for (const auto& p : in.host_processes) {
+        if (counted.count(p.pid)) continue;
+        const std::int64_t bytes = std::min(p.rss, r - host_procs);
+        if (bytes <= 0 || listed >= 5) break;
+        b.entries.push_back({fmt::format("host: pid {}{} (resident memory, ps)", p.pid, p.name.empty() ? "" : " " + p.name),
+                             "host", p.pid, bytes});
+        b.holders.push_back({p.name.empty() ? fmt::format("pid {}", p.pid) : p.name, "host", {p.pid}, bytes});
+        host_procs += bytes;
+        ++listed;
+      }
+    }
+    r -= host_procs;
+    b.unexplained = r;
+    b.entries.push_back({b.unified ? "unexplained (unified memory: host OS, page cache, CPU processes)"
+                                   : "unexplained (driver, other containers, not listed)",
+                         "rest", std::nullopt, r});
+    b.arithmetic.push_back(fmt::format("total {} = free {} + job {} + foreign {}{}{} + unexplained {}", fs(b.total),
+                                       fs(b.free), fs(job), fs(foreign),
+                                       unknown ? " + unattributed " + core::format_size(unknown) : std::string(),
+                                       host_procs ? " + host processes " + core::format_size(host_procs) : std::string(),
+                                       fs(r)));
+    if (negative)
+      b.arithmetic.push_back("(the snapshots were taken at different instants: the listed holders exceed "
+                             "total - free, so the rest is shown as 0)");
+  }
+  if (b.shortfall)
+    b.arithmetic.push_back(fmt::format("shortfall = requested {} - free {} = {}", core::format_size(*b.requested),
+                                       core::format_size(*b.free), core::format_size(*b.shortfall)));
+
+  if (victim_pid || !self_name.empty())
+    out.victim = ProcessRef{in.host, victim_pid, self_name, "job", "its allocation failed", ""};
+  auto decide = [&](const char* rule, std::optional<ProcessRef> culprit, Confidence c, std::string reason) {
+    out.rule = rule;
+    b.rule = rule;
+    out.culprit = std::move(culprit);
+    out.confidence = c;
+    out.reason = std::move(reason);
+    b.arithmetic.push_back(fmt::format("rule {}: {}", rule, out.reason));
+    return out;
+  };
+
+  // A display server (type G) never is the culprit, and a holder under both 1 GiB and a tenth of
+  // the GPU is a bystander when the job fills the GPU (a 600 MiB notebook next to a 22 GiB server
+  // did not cause the OOM, even if freeing it would have made room).
+  const std::int64_t need = b.shortfall.value_or(1);
+  const auto significant = [&](std::int64_t bytes) { return bytes >= kGiB || (b.total && bytes * 10 >= *b.total); };
+
+  // foreign-holder: a holder the roles call foreign (with reasons) covers the shortfall: freeing
+  // it would have let the request fit.
+  for (const auto& h : sorted) {
+    if (h.role != "foreign" || h.type == "G" || !significant(h.bytes) || h.bytes < need) continue;
+    return decide(ledger_rule::kForeignHolder, ProcessRef{in.host, h.pid, h.name, "foreign", h.why, h.container},
+                  Confidence::high,
+                  fmt::format("pid {}{} holds {}, more than the {} shortfall", h.pid, h.name.empty() ? "" : " " + h.name,
+                              core::format_size(h.bytes), b.shortfall ? core::format_size(*b.shortfall) : "?"));
+  }
+  std::int64_t compute_foreign = 0;  // without display servers
+  for (const auto& h : sorted)
+    if (h.role == "foreign" && h.type != "G") compute_foreign += h.bytes;
+  if (compute_foreign > 0 && compute_foreign >= need && significant(compute_foreign)) {
+    for (const auto& h : sorted)
+      if (h.role == "foreign" && h.type != "G")
+        return decide(ledger_rule::kForeignHolders, ProcessRef{in.host, h.pid, h.name, "foreign", h.why, h.container},
+                      Confidence::medium,
+                      fmt::format("foreign processes together hold {}, more than the shortfall",
+                                  core::format_size(compute_foreign)));
+  }
+  // listed-other-process: the error lists a process apart from "this process" that covers the
+  // shortfall, is more than a context, and holds at least as much as the failing process — a
+  // named holder beats an unnamed one. When the job holds more, its own footprint filled the GPU.
+  if (self_held) {
+    for (const auto& h : sorted) {
+      if (h.role != "unknown" || h.type == "G" || !significant(h.bytes) || h.bytes < need) continue;
+      if (h.bytes < *self_held) continue;
+      return decide(ledger_rule::kListedOther,
+                    ProcessRef{in.host, h.pid, h.name, "foreign",
+                               fmt::format("holds {} on the failing GPU, listed apart from the failing process ({}); no "
+                                           "log ties it to the job",
+                                           core::format_size(h.bytes), core::format_size(*self_held)),
+                               h.container},
+                    Confidence::medium,
+                    fmt::format("pid {} holds {} on the same GPU, more than the failing process's own {} and more than "
+                                "the {} shortfall: freeing it would have let the request fit",
+                                h.pid, core::format_size(h.bytes), core::format_size(*self_held), fs(b.shortfall)));
+    }
+  } else {
+    for (const auto& h : sorted) {
+      if (h.role != "unknown" || h.bytes < need || h.bytes < kGiB) continue;
+      return decide(ledger_rule::kUnknownHolder, ProcessRef{in.host, h.pid, h.name, "unknown", h.why, h.container},
+                    Confidence::medium,
+                    fmt::format("pid {} holds {} on the same GPU; no log says whether it belongs to the job", h.pid,
+                                core::format_size(h.bytes)));
+    }
+  }
+  // unaccounted-holder / startup-check-holder: capacity − free beyond what the job holds (plus the
+  // context bound where the figure lacks it) and every listed holder is another holder's. It is
+  // the culprit when it covers the shortfall, is a tenth of the GPU or more (below that the bound's
+  // own uncertainty and driver / display reservations can explain it), and exceeds the job's own
+  // share (else the job is the dominant holder). Not on unified memory: there the rest is the
+  // host's own use.
+  std::optional<std::int64_t> beyond;  // unexplained beyond the bound
+  if (rest && self_held) beyond = *rest - (bounded ? kContextBound : 0);
+  if (beyond && !b.unified && b.total && *beyond >= need && *beyond * 10 >= *b.total && *beyond > *self_held) {
+    const bool startup = in.stage != FailureStage::running;
+    const std::string why = startup
+                                ? fmt::format("{} of the GPU was in use before the failing process allocated anything",
+                                              core::format_size(*b.total - *b.free))
+                                : fmt::format("the GPU has {} in use, the failing process only {}{}",
+                                              core::format_size(*b.total - *b.free), core::format_size(*self_held),
+                                              bounded ? " (plus at most 1 GiB of context)" : "");
+    // The inferred holder becomes a ledger line of its own: foreign, unnamed; the rest keeps the bound.
+    b.foreign = foreign + *beyond;
+    b.unexplained = b.unexplained.value_or(0) - *beyond;
+    for (auto it = b.entries.begin(); it != b.entries.end(); ++it)
+      if (it->role == "rest") {
+        it->bytes = *b.unexplained;
+        b.entries.insert(it, {"foreign: an unnamed holder (inferred from the arithmetic)", "foreign", std::nullopt, *beyond});
+        break;
+      }
+    b.holders.push_back({"unnamed holder (inferred)", "foreign", {}, *beyond});
+    b.arithmetic.push_back(fmt::format("held by no listed process: {} (beyond the failing process{}){}", fs(beyond),
+                                       bounded ? " and its context bound" : "",
+                                       b.shortfall ? fmt::format(" >= shortfall {}", fs(b.shortfall)) : std::string()));
+    return decide(startup ? ledger_rule::kStartupCheck : ledger_rule::kUnaccounted,
+                  ProcessRef{in.host, std::nullopt, "", "foreign", why, ""}, Confidence::medium,
+                  fmt::format("another process holds about {} of the GPU that the failing process does not ({}); no "
+                              "process list names it — find it with `nvidia-smi "
+                              "--query-compute-apps=pid,used_memory --format=csv` on {}",
+                              core::format_size(*beyond), why, in.host.empty() ? "the node" : in.host));
+  }
+  // context-create-failed: creating the CUDA context itself ran out of memory. The process held
+  // nothing yet, so whatever filled the GPU is another process's.
+  if (in.stage == FailureStage::context_create && !b.total && sorted.empty())
+    return decide(ledger_rule::kContextCreate,
+                  ProcessRef{in.host, std::nullopt, "", "foreign",
+                             "the GPU had no room for a new CUDA context before the process allocated anything", ""},
+                  Confidence::medium,
+                  "creating the CUDA context failed for lack of memory: the process held nothing yet, so another process "
+                  "holds the GPU — find it with `nvidia-smi --query-compute-apps=pid,used_memory --format=csv`");
+
+  // job-itself: nothing else explains it. High only when the ledger accounts for the GPU: total
+  // and free known, no other holder covering the shortfall, nothing large unexplained, and the
+  // framework's figures fit the device.
+  ProcessRef self{in.host, victim_pid, self_name, "job", "the job's own allocations exhausted the GPU", ""};
+  Confidence conf = (b.total && b.free) ? Confidence::high : Confidence::medium;
+  const bool large_rest = beyond && b.total && *beyond >= need && *beyond * 10 >= *b.total;
+  const bool impossible = b.total && own && *own > *b.total;  // spilled into shared memory (WDDM)
+  if (large_rest || impossible) conf = Confidence::medium;
+  const std::int64_t others = foreign + unknown;
+  if (others > 0 && others >= need && b.shortfall) {
+    conf = Confidence::medium;
+    b.arithmetic.push_back(fmt::format("other processes hold {} >= shortfall {}, but each is a display server, under "
+                                       "1 GiB and a tenth of the GPU, or smaller than the failing process: the job's own "
+                                       "footprint is the cause",
+                                       core::format_size(others), core::format_size(*b.shortfall)));
+    return decide(ledger_rule::kJobItself, self, conf,
+                  fmt::format("the job holds {} of the GPU; other processes hold only {} — without them the request "
+                              "would have fit, but they are small next to the job's own footprint",
+                              core::format_size(job), core::format_size(others)));
+  }
+  std::string reason;
+  if (large_rest) {
+    reason = fmt::format("the job itself holds {} of the GPU's {}, the largest share; {} is not accounted for, less "
+                         "than the job's own",
+                         fs(self_held), fs(b.total), fs(beyond));
+  } else if (!sorted.empty()) {
+    reason = "no other process holds enough memory to explain the failure: the job itself needs more than the GPU has";
+  } else if (in.mig && b.total && self_held && *self_held > 0) {
+    reason = fmt::format("the job itself holds {} of its MIG instance's {}; the processes of the GPU's other "
+                         "MIG instances do not use that memory",
+                         core::format_size(*self_held), core::format_size(*b.total));
+  } else if (b.total && self_held && *self_held > 0) {
+    reason = fmt::format("the job itself holds {} of the GPU's {}; the inputs hold no process list of that GPU, so "
+                         "another holder could only hide in the {} not accounted for",
+                         core::format_size(*self_held), core::format_size(*b.total),
+                         core::format_size(b.unexplained.value_or(0)));
+  } else if (in.stage == FailureStage::startup_check && b.total && b.free) {
+    reason = fmt::format("{} of the GPU was in use at the start-up check, within what the engine's own context and "
+                         "libraries can hold: the engine asks for more than the GPU has",
+                         core::format_size(*b.total - *b.free));
+  } else {
+    reason = "no other holder of that GPU is known (the inputs hold no process list of it), so the likeliest "
+             "culprit is the job itself, asking for more than the GPU had free";
+  }
+  (void)own_match;
+  return decide(ledger_rule::kJobItself, self, conf, reason);
+}
+
+}  // namespace culprit::diagnose

@@ -1,0 +1,320 @@
+// The CUDA culprit rules over plain records (no SQLite): one case per rule of decide_ledger()
+// with look-alikes that must not fire it. Figures are written in the shapes the frameworks'
+// messages give them (PyTorch 1.x "reserved in total by PyTorch", 2.1+ "this process has" and the
+// `Process N has` list, vLLM's start-up free-memory check, TensorFlow's device-creation figures).
+#include <catch2/catch.hpp>
+
+#include "diagnose/ledger.hpp"
+#include "diagnose/ledger_model.hpp"
+
+namespace {
+
+using namespace culprit::diagnose;
+
+std::int64_t gib(double v) { return static_cast<std::int64_t>(v * static_cast<double>(kGiB)); }
+std::int64_t mib(double v) { return static_cast<std::int64_t>(v * static_cast<double>(kMiB)); }
+
+GpuHolder holder(std::int64_t pid, std::int64_t bytes, std::string role = "unknown", bool from_error = true) {
+  GpuHolder h;
+  h.pid = pid;
+  h.bytes = bytes;
+  h.role = std::move(role);
+  h.from_error = from_error;
+  return h;
+}
+
+/// PyTorch 1.x: `(GPU 0; <cap> total capacity; <alloc> already allocated; <free> free; <res> reserved
+/// in total by PyTorch)` — no holder list, no NVML figure for the process.
+GpuLedgerInput torch1(double cap_gib, double alloc_gib, double free_mib, double res_gib, double req_mib) {
+  GpuLedgerInput in;
+  in.host = "node";
+  in.gpu = 0;
+  in.capacity = gib(cap_gib);
+  in.torch_allocated = gib(alloc_gib);
+  in.free = mib(free_mib);
+  in.torch_reserved = gib(res_gib);
+  in.requested = mib(req_mib);
+  return in;
+}
+
+}  // namespace
+
+TEST_CASE("ledger rule unaccounted-holder: PyTorch 1.x, the GPU full but the job holds little", "[ledger][rules]") {
+  // 11.17 GiB card, 530 MiB reserved by PyTorch, 12.50 MiB free: ~10.6 GiB is someone else's.
+  const auto r = decide_ledger(torch1(11.17, 0.494, 12.5, 0.5176, 60));
+  REQUIRE(r.culprit);
+  CHECK(r.culprit->role == "foreign");
+  CHECK_FALSE(r.culprit->pid);  // no process list names it
+  CHECK(r.confidence == Confidence::medium);
+  CHECK(r.rule == ledger_rule::kUnaccounted);
+  CHECK(r.budget.rule == ledger_rule::kUnaccounted);
+  CHECK(r.budget.context_bound == kContextBound);
+  // The inferred holder is a ledger line of its own; the sum still adds up.
+  REQUIRE(r.budget.foreign);
+  REQUIRE(r.budget.unexplained);
+  CHECK(*r.budget.unexplained == kContextBound);
+  CHECK(*r.budget.total == *r.budget.free + *r.budget.job + *r.budget.foreign + *r.budget.unexplained);
+  CHECK_THAT(r.reason, Catch::Contains("nvidia-smi --query-compute-apps=pid,used_memory --format=csv"));
+
+  SECTION("0 bytes reserved: the process holds nothing at all") {
+    const auto z = decide_ledger(torch1(31.75, 0, 6.62, 0, 20));
+    REQUIRE(z.culprit);
+    CHECK(z.culprit->role == "foreign");
+  }
+}
+
+TEST_CASE("ledger rule unaccounted-holder does not fire when the job is the dominant holder", "[ledger][rules]") {
+  // 14.76 GiB card, 10.03 GiB reserved: 4.7 GiB is not the job's, but the job holds more.
+  const auto r = decide_ledger(torch1(14.76, 9.84, 53.94, 10.03, 752));
+  REQUIRE(r.culprit);
+  CHECK(r.culprit->role == "job");
+  CHECK(r.rule == ledger_rule::kJobItself);
+  CHECK(r.confidence == Confidence::medium);  // the ledger leaves a large unexplained rest: not high
+}
+
+TEST_CASE("ledger rule unaccounted-holder: a request larger than free plus every other holder is the job's own",
+          "[ledger][rules]") {
+  // 16 GiB card, 4 GiB reserved, asking for 20 GiB: even an empty GPU would not fit it.
+  const auto r = decide_ledger(torch1(16, 3.9, 100, 4, 20 * 1024));
+  REQUIRE(r.culprit);
+  CHECK(r.culprit->role == "job");
+}
+
+TEST_CASE("ledger rule unaccounted-holder: the rest within the context bound is the job's context", "[ledger][rules]") {
+  // 4 GiB card, 3.47 GiB reserved, 0 free: 530 MiB is the context, not another process.
+  const auto r = decide_ledger(torch1(4, 3.42, 0, 3.47, 20));
+  REQUIRE(r.culprit);
+  CHECK(r.culprit->role == "job");
+  CHECK(r.confidence == Confidence::high);
+}
+
+TEST_CASE("ledger rule startup-check-holder: a serving engine's start-up check", "[ledger][rules]") {
+  // vLLM: `Free memory on device cuda:5 (16.9/79.18 GiB) on startup is less than desired GPU
+  // memory utilization (0.9, 71.26 GiB)` — the engine holds only its context at that point.
+  GpuLedgerInput in;
+  in.stage = FailureStage::startup_check;
+  in.capacity = gib(79.18);
+  in.free = gib(16.9);
+  in.requested = gib(71.26);
+  in.self_pid = 1371;
+  const auto r = decide_ledger(in);
+  REQUIRE(r.culprit);
+  CHECK(r.culprit->role == "foreign");
+  CHECK(r.rule == ledger_rule::kStartupCheck);
+  CHECK(r.confidence == Confidence::medium);
+  REQUIRE(r.victim);
+  CHECK(r.victim->pid == 1371);
+
+  SECTION("in use within the engine's own context and libraries: the engine asks too much") {
+    GpuLedgerInput own;
+    own.stage = FailureStage::startup_check;
+    own.capacity = gib(22.05);
+    own.free = gib(19.77);
+    own.requested = gib(19.84);
+    const auto j = decide_ledger(own);
+    REQUIRE(j.culprit);
+    CHECK(j.culprit->role == "job");
+    CHECK(j.rule == ledger_rule::kJobItself);
+  }
+}
+
+TEST_CASE("ledger rule context-create-failed: no room for even a context", "[ledger][rules]") {
+  GpuLedgerInput in;
+  in.stage = FailureStage::context_create;
+  const auto r = decide_ledger(in);
+  REQUIRE(r.culprit);
+  CHECK(r.culprit->role == "foreign");
+  CHECK(r.rule == ledger_rule::kContextCreate);
+  CHECK(r.confidence == Confidence::medium);
+
+  SECTION("a running process's plain CUDA error is not a context failure") {
+    GpuLedgerInput run;
+    const auto j = decide_ledger(run);
+    REQUIRE(j.culprit);
+    CHECK(j.culprit->role == "job");
+  }
+}
+
+TEST_CASE("ledger rule listed-other-process: a listed process larger than the failing one", "[ledger][rules]") {
+  // 2.1+ list: `Process 308335 has 41.09 GiB memory in use. Including non-PyTorch memory, this
+  // process has 32.68 GiB memory in use.` and two empty contexts.
+  GpuLedgerInput in;
+  in.capacity = gib(79.25);
+  in.free = mib(334);
+  in.requested = gib(1.97);
+  in.self_reported = gib(32.68);
+  in.torch_allocated = gib(32.16);
+  in.holders = {holder(627536, 0), holder(627564, 0), holder(308335, gib(41.09))};
+  const auto r = decide_ledger(in);
+  REQUIRE(r.culprit);
+  CHECK(r.culprit->role == "foreign");
+  CHECK(r.culprit->pid == 308335);
+  CHECK(r.rule == ledger_rule::kListedOther);
+  CHECK(r.confidence == Confidence::medium);
+
+  SECTION("co-tenants each smaller than the failing process: the job's own footprint") {
+    GpuLedgerInput big = in;
+    big.self_reported = gib(29.47);
+    big.holders = {holder(1, gib(18.65)), holder(2, gib(19.11)), holder(3, gib(4.9)), holder(4, gib(3.66))};
+    big.free = mib(752);
+    big.requested = mib(768);
+    const auto j = decide_ledger(big);
+    REQUIRE(j.culprit);
+    CHECK(j.culprit->role == "job");
+    CHECK(j.confidence == Confidence::medium);  // others could have made room: not high
+  }
+  SECTION("small other processes next to a dominant job") {
+    GpuLedgerInput small;
+    small.capacity = gib(11.66);
+    small.free = mib(9.81);
+    small.requested = mib(26);
+    small.self_reported = gib(9.74);
+    small.holders = {holder(3893521, mib(618)), holder(1493972, gib(1.28))};
+    const auto j = decide_ledger(small);
+    REQUIRE(j.culprit);
+    CHECK(j.culprit->role == "job");
+  }
+}
+
+TEST_CASE("ledger rule foreign-holder: a holder the roles call foreign covers the shortfall", "[ledger][rules]") {
+  GpuLedgerInput in;
+  in.capacity = gib(79.65);
+  in.free = gib(1.2);
+  in.requested = gib(10);
+  in.self_reported = gib(59.6);
+  auto bob = holder(883120, gib(18.46), "foreign");
+  bob.why = "runs as user bob";
+  in.holders = {bob};
+  const auto r = decide_ledger(in);
+  REQUIRE(r.culprit);
+  CHECK(r.culprit->pid == 883120);
+  CHECK(r.rule == ledger_rule::kForeignHolder);
+  CHECK(r.confidence == Confidence::high);
+
+  SECTION("foreign but too small to cover the shortfall: the job") {
+    GpuLedgerInput small = in;
+    small.holders = {holder(883120, gib(4), "foreign")};
+    const auto j = decide_ledger(small);
+    REQUIRE(j.culprit);
+    CHECK(j.culprit->role == "job");
+  }
+}
+
+TEST_CASE("ledger rule foreign-holders: several foreign holders together", "[ledger][rules]") {
+  GpuLedgerInput in;
+  in.capacity = gib(80);
+  in.free = gib(0.2);
+  in.requested = gib(1.2);
+  in.self_reported = gib(77);
+  in.holders = {holder(10, mib(700), "foreign"), holder(11, mib(700), "foreign")};
+  const auto r = decide_ledger(in);
+  REQUIRE(r.culprit);
+  CHECK(r.culprit->role == "foreign");
+  CHECK(r.rule == ledger_rule::kForeignHolders);
+  CHECK(r.confidence == Confidence::medium);
+}
+
+TEST_CASE("ledger: in a container the failing process is the entry its own figures account for", "[ledger][rules]") {
+  // No "this process has": `Process 20398 has 14.52 GiB memory in use. Of the allocated memory
+  // 14.06 GiB is allocated by PyTorch, and 330.42 MiB is reserved by PyTorch but unallocated.`
+  GpuLedgerInput in;
+  in.capacity = gib(14.75);
+  in.free = mib(235);
+  in.requested = mib(496);
+  in.torch_allocated = gib(14.06);
+  in.torch_reserved = gib(14.06) + mib(330.42);
+  in.holders = {holder(20398, gib(14.52))};
+  const auto r = decide_ledger(in);
+  REQUIRE(r.culprit);
+  CHECK(r.culprit->role == "job");
+  CHECK(r.culprit->pid == 20398);
+  REQUIRE(r.victim);
+  CHECK(r.victim->pid == 20398);
+  CHECK(r.confidence == Confidence::high);
+
+  SECTION("small sibling contexts next to it are not the failing process") {
+    GpuLedgerInput sib = in;
+    sib.capacity = gib(22.3);
+    sib.free = gib(1.52);
+    sib.requested = gib(1.71);
+    sib.torch_allocated = gib(19.55);
+    sib.torch_reserved = gib(19.55) + mib(244.94);
+    sib.holders = {holder(29153, mib(248)), holder(162529, mib(248)), holder(162519, gib(20.28))};
+    const auto j = decide_ledger(sib);
+    REQUIRE(j.victim);
+    CHECK(j.victim->pid == 162519);
+    REQUIRE(j.culprit);
+    CHECK(j.culprit->role == "job");
+  }
+  SECTION("two entries as large as the pool: no guess") {
+    GpuLedgerInput two = in;
+    two.capacity = gib(80);
+    two.holders = {holder(1, gib(16)), holder(2, gib(17))};
+    const auto j = decide_ledger(two);
+    CHECK_FALSE(j.victim);
+  }
+}
+
+TEST_CASE("ledger: NVML's 0 bytes for this process next to gigabytes allocated is not an empty process",
+          "[ledger][rules]") {
+  GpuLedgerInput in;
+  in.capacity = gib(21.96);
+  in.free = gib(1.29);
+  in.requested = gib(1.88);
+  in.self_reported = 0;
+  in.torch_allocated = gib(19.02);
+  in.torch_reserved = gib(19.02 + 1.32);
+  in.self_pid = 2421;
+  in.holders = {holder(2421, 0)};
+  const auto r = decide_ledger(in);
+  REQUIRE(r.culprit);
+  CHECK(r.culprit->role == "job");
+  CHECK(r.culprit->pid == 2421);
+  REQUIRE(r.budget.job);
+  CHECK(*r.budget.job == gib(19.02 + 1.32));
+}
+
+TEST_CASE("ledger: sibling ranks' small contexts are the job's, one holder group", "[ledger][rules]") {
+  GpuLedgerInput in;
+  in.multi_rank = true;
+  in.capacity = gib(39.49);
+  in.free = mib(321);
+  in.requested = mib(572);
+  in.self_reported = gib(37.46);
+  in.holders = {holder(3721648, mib(414)), holder(1374765, mib(414)), holder(1374763, mib(414))};
+  const auto r = decide_ledger(in);
+  REQUIRE(r.culprit);
+  CHECK(r.culprit->role == "job");
+  CHECK(r.confidence == Confidence::high);
+  bool group = false;
+  for (const auto& g : r.budget.holders)
+    if (g.group == "sibling ranks' contexts") {
+      group = true;
+      CHECK(g.role == "job");
+      CHECK(g.pids.size() == 3);
+      CHECK(g.bytes == 3 * mib(414));
+    }
+  CHECK(group);
+}
+
+TEST_CASE("ledger: on unified memory the unexplained rest is the host's, not a foreign GPU process", "[ledger][rules]") {
+  GpuLedgerInput in;
+  in.unified = true;
+  in.capacity = gib(119.7);
+  in.free = gib(1);
+  in.requested = gib(4);
+  in.self_reported = gib(20);
+  const auto r = decide_ledger(in);
+  REQUIRE(r.culprit);
+  CHECK(r.culprit->role == "job");
+  CHECK(r.budget.domain == "unified");
+}
+
+TEST_CASE("ledger: the failing process's pid from a prefix the line still carries", "[ledger][rules]") {
+  CHECK(prefix_pid("(VllmWorker rank=1 pid=4321) ERROR 05-01 10:00:31 worker.py:1] torch.OutOfMemoryError") == 4321);
+  CHECK(prefix_pid("\t(EngineCore_DP0 pid=1371) ERROR 09-03 19:44:07 [core.py:1330] ValueError: Free memory") == 1371);
+  CHECK(prefix_pid("20250430 21:55:01.443740 UTC 8354 ERROR ggml_backend_cuda_buffer_type_alloc_buffer: x") == 8354);
+  CHECK_FALSE(prefix_pid("torch.OutOfMemoryError: CUDA out of memory. Process 3258 has 14.73 GiB memory in use."));
+  CHECK_FALSE(prefix_pid("RuntimeError: failed (pid=12)"));
+  CHECK_FALSE(prefix_pid("(Worker pid=12abc) text"));
+}
