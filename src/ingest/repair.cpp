@@ -162,6 +162,20 @@ std::size_t text_escape(Sv s, std::size_t i) {
   return 0;
 }
 
+/// True when `s` holds a textual escape: found by memchr for its first byte ('#' or '\\', both
+/// rare in logs), so a log without one costs two scans.
+bool has_text_escape(Sv s) {
+  for (const char first : {'#', '\\'}) {
+    for (const char* p = s.data(); p < s.data() + s.size();) {
+      p = static_cast<const char*>(std::memchr(p, first, static_cast<std::size_t>(s.data() + s.size() - p)));
+      if (!p) break;
+      if (text_escape(s, static_cast<std::size_t>(p - s.data()))) return true;
+      ++p;
+    }
+  }
+  return false;
+}
+
 // ---- 4. escaped newlines -------------------------------------------------------------------
 
 /// The escape at `s[i]` (a backslash) inside a quoted value: its length, or 0 when it is no
@@ -483,9 +497,7 @@ void Repairer::gutters() {
 void Repairer::ansi_text() {
   for (RLine& l : lines_) {
     const Sv s = l.text;
-    if (s.find("033[") == Sv::npos && s.find("x1b[") == Sv::npos && s.find("x1B[") == Sv::npos &&
-        s.find("001b[") == Sv::npos && s.find("001B[") == Sv::npos && s.find("\\e[") == Sv::npos)
-      continue;
+    if (!has_text_escape(s)) continue;
     std::string out;
     out.reserve(s.size());
     bool any = false;
@@ -574,11 +586,13 @@ void Repairer::join_wraps() {
   constexpr std::size_t kMaxPieces = 8;
   std::vector<RLine> out;
   bool joined_any = false;
-  // Can line k+1 continue line k? (a terminal wrap: anything; a hand wrap: not a new record)
+  // Can line k+1 continue line k? Not when it is blank, starts a record of its own (a stamp, a
+  // bracketed or escaped prefix: in a log of records nothing is tried at all), or is a piece of
+  // the same input line (split on purpose above).
   auto continues = [&](std::size_t k) {
     const Sv next = lines_[k + 1].text;
-    if (text::trim(next).empty() || lines_[k + 1].first == lines_[k].last) return false;  // split on purpose
-    return (width > 0 && lines_[k].text.size() == width) || !starts_record(text::trim_left(next));
+    if (text::trim(next).empty() || lines_[k + 1].first == lines_[k].last) return false;
+    return !starts_record(text::trim_left(next));
   };
   for (std::size_t i = 0; i < lines_.size();) {
     const RLine& first = lines_[i];
@@ -640,9 +654,7 @@ bool Repairer::run(Sv text, std::string& storage, LineMap& map) {
   }
   chrome();
   gutters();
-  if (text.find("033[") != Sv::npos || text.find("1b[") != Sv::npos || text.find("1B[") != Sv::npos ||
-      text.find("\\e[") != Sv::npos)
-    ansi_text();
+  if (has_text_escape(text)) ansi_text();
   if (signals_ && !options_.structured) {
     if (std::memchr(text.data(), '\\', text.size()) && text.find("\\n") != Sv::npos) unescape();
     join_wraps();
