@@ -300,7 +300,14 @@ bool starts_record(Sv s) {
   if (s.size() >= 7 && is_alpha(s[0]) && is_alpha(s[1]) && is_alpha(s[2]) && s[3] == ' ' &&
       (is_digit(s[4]) || s[4] == ' ') && is_digit(s[5]) && (s[6] == ' ' || is_digit(s[6])))
     return true;
-  return s.starts_with("Traceback (most recent call last)");
+  if (s.starts_with("Traceback (most recent call last)")) return true;
+  // A tag or exception name and a colon: `NVRM: …`, `ValueError: …`, `kernel: …`.
+  if (is_alpha(c)) {
+    std::size_t i = 1;
+    while (i < s.size() && i < 48 && (is_alpha(s[i]) || is_digit(s[i]) || s[i] == '_' || s[i] == '.')) ++i;
+    if (i + 1 < s.size() && s[i] == ':' && s[i + 1] == ' ') return true;
+  }
+  return false;
 }
 
 /// Signal ids a raw line's peeled message matches, with the captures each filled.
@@ -354,10 +361,12 @@ class Joiner {
 
 /// How `joined` compares with its pieces: it must keep every signal a piece matched (and no
 /// two pieces may match one signal: joining would merge two matches into one), and gain a
-/// signal or a capture.
+/// signal, or a capture from a last piece that matches nothing of its own (a line that is a
+/// record itself, `NVRM: … fallen off the bus` after an Xid line, is not a tail).
 enum class Verdict { loses, same, gains };
 Verdict compare(const Profile& joined, const std::vector<const Profile*>& pieces) {
   bool gains = false;
+  const bool tail_is_bare = pieces.back()->hits.empty();
   std::vector<const text::Signal*> seen;
   for (const Profile* p : pieces)
     for (const auto& [sig, n] : p->hits) {
@@ -365,7 +374,7 @@ Verdict compare(const Profile& joined, const std::vector<const Profile*>& pieces
       seen.push_back(sig);
       const int j = joined.captures(sig);
       if (j < 0) return Verdict::loses;
-      gains = gains || j > n;
+      gains = gains || (tail_is_bare && j > n);
     }
   for (const auto& [sig, n] : joined.hits)
     if (std::find(seen.begin(), seen.end(), sig) == seen.end()) gains = true;
@@ -497,6 +506,9 @@ void Repairer::gutters() {
 void Repairer::ansi_text() {
   for (RLine& l : lines_) {
     const Sv s = l.text;
+    // A JSON document's line keeps its `\u001b` escapes: a raw ESC inside a string is not JSON.
+    const Sv head = text::trim_left(s);
+    if (!head.empty() && (head[0] == '{' || head[0] == '"')) continue;
     if (!has_text_escape(s)) continue;
     std::string out;
     out.reserve(s.size());
@@ -654,7 +666,7 @@ bool Repairer::run(Sv text, std::string& storage, LineMap& map) {
   }
   chrome();
   gutters();
-  if (has_text_escape(text)) ansi_text();
+  if (!options_.structured && has_text_escape(text)) ansi_text();
   if (signals_ && !options_.structured) {
     if (std::memchr(text.data(), '\\', text.size()) && text.find("\\n") != Sv::npos) unescape();
     join_wraps();
