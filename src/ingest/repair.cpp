@@ -162,6 +162,20 @@ std::size_t text_escape(Sv s, std::size_t i) {
   return 0;
 }
 
+/// True when `s` holds a textual escape: found by memchr for its first byte ('#' or '\\', both
+/// rare in logs), so a log without one costs two scans.
+bool has_text_escape(Sv s) {
+  for (const char first : {'#', '\\'}) {
+    for (const char* p = s.data(); p < s.data() + s.size();) {
+      p = static_cast<const char*>(std::memchr(p, first, static_cast<std::size_t>(s.data() + s.size() - p)));
+      if (!p) break;
+      if (text_escape(s, static_cast<std::size_t>(p - s.data()))) return true;
+      ++p;
+    }
+  }
+  return false;
+}
+
 // ---- 4. escaped newlines -------------------------------------------------------------------
 
 /// The escape at `s[i]` (a backslash) inside a quoted value: its length, or 0 when it is no
@@ -286,7 +300,14 @@ bool starts_record(Sv s) {
   if (s.size() >= 7 && is_alpha(s[0]) && is_alpha(s[1]) && is_alpha(s[2]) && s[3] == ' ' &&
       (is_digit(s[4]) || s[4] == ' ') && is_digit(s[5]) && (s[6] == ' ' || is_digit(s[6])))
     return true;
-  return s.starts_with("Traceback (most recent call last)");
+  if (s.starts_with("Traceback (most recent call last)")) return true;
+  // A tag or exception name and a colon: `NVRM: …`, `ValueError: …`, `kernel: …`.
+  if (is_alpha(c)) {
+    std::size_t i = 1;
+    while (i < s.size() && i < 48 && (is_alpha(s[i]) || is_digit(s[i]) || s[i] == '_' || s[i] == '.')) ++i;
+    if (i + 1 < s.size() && s[i] == ':' && s[i + 1] == ' ') return true;
+  }
+  return false;
 }
 
 /// Signal ids a raw line's peeled message matches, with the captures each filled.
@@ -340,10 +361,12 @@ class Joiner {
 
 /// How `joined` compares with its pieces: it must keep every signal a piece matched (and no
 /// two pieces may match one signal: joining would merge two matches into one), and gain a
-/// signal or a capture.
+/// signal, or a capture from a last piece that matches nothing of its own (a line that is a
+/// record itself, `NVRM: … fallen off the bus` after an Xid line, is not a tail).
 enum class Verdict { loses, same, gains };
 Verdict compare(const Profile& joined, const std::vector<const Profile*>& pieces) {
   bool gains = false;
+  const bool tail_is_bare = pieces.back()->hits.empty();
   std::vector<const text::Signal*> seen;
   for (const Profile* p : pieces)
     for (const auto& [sig, n] : p->hits) {
@@ -351,7 +374,7 @@ Verdict compare(const Profile& joined, const std::vector<const Profile*>& pieces
       seen.push_back(sig);
       const int j = joined.captures(sig);
       if (j < 0) return Verdict::loses;
-      gains = gains || j > n;
+      gains = gains || (tail_is_bare && j > n);
     }
   for (const auto& [sig, n] : joined.hits)
     if (std::find(seen.begin(), seen.end(), sig) == seen.end()) gains = true;
@@ -483,9 +506,10 @@ void Repairer::gutters() {
 void Repairer::ansi_text() {
   for (RLine& l : lines_) {
     const Sv s = l.text;
-    if (s.find("033[") == Sv::npos && s.find("x1b[") == Sv::npos && s.find("x1B[") == Sv::npos &&
-        s.find("001b[") == Sv::npos && s.find("001B[") == Sv::npos && s.find("\\e[") == Sv::npos)
-      continue;
+    // A JSON document's line keeps its `\u001b` escapes: a raw ESC inside a string is not JSON.
+    const Sv head = text::trim_left(s);
+    if (!head.empty() && (head[0] == '{' || head[0] == '"')) continue;
+    if (!has_text_escape(s)) continue;
     std::string out;
     out.reserve(s.size());
     bool any = false;
@@ -574,11 +598,13 @@ void Repairer::join_wraps() {
   constexpr std::size_t kMaxPieces = 8;
   std::vector<RLine> out;
   bool joined_any = false;
-  // Can line k+1 continue line k? (a terminal wrap: anything; a hand wrap: not a new record)
+  // Can line k+1 continue line k? Not when it is blank, starts a record of its own (a stamp, a
+  // bracketed or escaped prefix: in a log of records nothing is tried at all), or is a piece of
+  // the same input line (split on purpose above).
   auto continues = [&](std::size_t k) {
     const Sv next = lines_[k + 1].text;
-    if (text::trim(next).empty() || lines_[k + 1].first == lines_[k].last) return false;  // split on purpose
-    return (width > 0 && lines_[k].text.size() == width) || !starts_record(text::trim_left(next));
+    if (text::trim(next).empty() || lines_[k + 1].first == lines_[k].last) return false;
+    return !starts_record(text::trim_left(next));
   };
   for (std::size_t i = 0; i < lines_.size();) {
     const RLine& first = lines_[i];
@@ -640,9 +666,7 @@ bool Repairer::run(Sv text, std::string& storage, LineMap& map) {
   }
   chrome();
   gutters();
-  if (text.find("033[") != Sv::npos || text.find("1b[") != Sv::npos || text.find("1B[") != Sv::npos ||
-      text.find("\\e[") != Sv::npos)
-    ansi_text();
+  if (!options_.structured && has_text_escape(text)) ansi_text();
   if (signals_ && !options_.structured) {
     if (std::memchr(text.data(), '\\', text.size()) && text.find("\\n") != Sv::npos) unescape();
     join_wraps();

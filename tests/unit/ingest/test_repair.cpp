@@ -276,3 +276,41 @@ TEST_CASE("repair keeps the input's line numbers in the pipeline's evidence", "[
   REQUIRE_FALSE(sink.sources.empty());
   CHECK(sink.sources.front().first_line == 2);
 }
+
+TEST_CASE("repair is the same with the prefilter off (--no-prefilter)", "[repair][prefilter]") {
+  // The literal shortcut that skips a join's check never changes what is joined or split.
+  culprit::text::SignalSet off = signals();
+  off.set_prefilter(false);
+  const std::vector<std::string> inputs = {
+      std::string(kVllmStartup.substr(0, 72)) + "\n" + std::string(kVllmStartup.substr(73)) + "\n",
+      terminal_wrap(kRaylet, 80) + "\n",
+      "the worker started on device\ncuda:0 and loaded the model\n",
+      "      message: \"step\\nRuntimeError: step failed\\n\"\n",
+      "```\n> a\n> b\n```\n",
+  };
+  for (const auto& in : inputs) {
+    std::string s1, s2;
+    LineMap m1, m2;
+    RepairReport r1, r2;
+    const std::string a(repair_text(in, &signals(), s1, m1, r1));
+    const std::string b(repair_text(in, &off, s2, m2, r2));
+    CHECK(a == b);
+    CHECK(m1.first == m2.first);
+    CHECK(m1.last == m2.last);
+  }
+}
+
+TEST_CASE("a JSON document's escapes are its parser's", "[repair][escape]") {
+  // docker's json-file log line and a pretty-printed key: `\u001b[` stays an escape in a string.
+  CHECK_FALSE(repair("{\"log\":\"\\u001b[31mERROR\\u001b[0m step\",\"stream\":\"stderr\"}\n").copied);
+  CHECK_FALSE(repair("  \"message\": \"\\u001b[31mfailed\\u001b[0m\",\n").copied);
+  CHECK_FALSE(repair("text \\033[31mred\\033[0m\n", /*structured=*/true).copied);
+}
+
+TEST_CASE("a record after a record is not a wrap, even when the join captures more", "[repair][wrap]") {
+  // NVRM lines (formats.md: the driver's `NVRM: Xid (PCI:…): <code>, …` and `NVRM: The NVIDIA
+  // GPU <bdf> … fallen off the bus`) are two records.
+  CHECK_FALSE(repair("NVRM: Xid (PCI:0000:3b:00.0): 79\n"
+                     "NVRM: The NVIDIA GPU 0000:3c:00.0 fallen off the bus and is not responding to commands.\n")
+                  .copied);
+}
