@@ -310,11 +310,13 @@ void read_inputs(const std::vector<std::string>& inputs, const ReadOptions& opti
     // are named under it (`spark-b/worker.log`), so node folders named one by one get the
     // hosts and names their parent gives them. Content may still say otherwise
     // (store::settle_folder_hosts).
+    // --host names such a folder's host instead (its files keep their relative names).
     const auto files = FolderWalk(input, ctx).files();
-    const std::string own = options.default_host.empty() && !holds_node_folders(files) ? folder_host(input) : "";
+    const bool parent = holds_node_folders(files);
+    const std::string own = parent || !options.default_host.empty() ? std::string() : folder_host(input);
     const std::string prefix = own.empty() ? std::string() : own + "/";
     for (const auto& [path, rel] : files) {
-      std::string host = own.empty() ? host_from_relative_path(rel) : own;
+      std::string host = parent ? host_from_relative_path(rel) : own;
       ctx.host_from = host_from::kFolder;
       if (host.empty()) {
         host = options.default_host;
