@@ -313,10 +313,11 @@ void read_inputs(const std::vector<std::string>& inputs, const ReadOptions& opti
     // --host names such a folder's host instead (its files keep their relative names).
     const auto files = FolderWalk(input, ctx).files();
     const bool parent = holds_node_folders(files);
-    const std::string own = parent || !options.default_host.empty() ? std::string() : folder_host(input);
+    const bool named = !parent && !folder_host(input).empty();  // the folder is a host itself
+    const std::string own = named && options.default_host.empty() ? folder_host(input) : std::string();
     const std::string prefix = own.empty() ? std::string() : own + "/";
     for (const auto& [path, rel] : files) {
-      std::string host = parent ? host_from_relative_path(rel) : own;
+      std::string host = named ? own : host_from_relative_path(rel);
       ctx.host_from = host_from::kFolder;
       if (host.empty()) {
         host = options.default_host;
