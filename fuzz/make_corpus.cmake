@@ -34,7 +34,7 @@ foreach(file IN LISTS rule_files)
   seed_copy(${file} rules)
 endforeach()
 
-set(incident ${SOURCE_DIR}/fixtures/incidents/two-node-stale-embeddings)
+set(incident ${SOURCE_DIR}/fixtures/incidents/two-node-stale-embeddings/inputs)
 foreach(pack "cfz;seed.tar.gz" "cf;seed.tar.zst;--zstd" "cfJ;seed.tar.xz" "cfj;seed.tar.bz2" "cf;seed.zip;--format=zip")
   list(GET pack 0 flags)
   list(GET pack 1 name)

@@ -8,7 +8,9 @@
 #include "culprit/diagnose/engine.hpp"
 #include "culprit/diagnose/report_data.hpp"
 #include "culprit/ingest/pipeline.hpp"
+#include "culprit/input/reader.hpp"
 #include "culprit/store/clock.hpp"
+#include "culprit/store/hosts.hpp"
 #include "culprit/store/timeline.hpp"
 
 namespace culprit::cli {
@@ -17,11 +19,19 @@ namespace {
 void add_sources(store::Database& db, diagnose::Verdict& v) {
   auto rows = db.query(
       "SELECT s.name, s.host, group_concat(DISTINCT s.format) AS format, sum(s.lines) AS lines, sum(s.bytes) AS bytes,"
-      " coalesce(h.clock_method, '') AS clock FROM sources s LEFT JOIN hosts h ON h.name = s.host"
-      " GROUP BY s.name, s.host ORDER BY min(s.id)");
-  for (const auto& r : rows.rows)
-    v.sources.push_back({r["name"].as_text(), r["host"].as_text(), r["format"].as_text(), r["clock"].as_text(),
-                         r["lines"].as_int().value_or(0), r["bytes"].as_int().value_or(0)});
+      " coalesce(h.clock_method, '') AS clock, coalesce(group_concat(DISTINCT nullif(s.host_from, '')), '') AS host_from"
+      " FROM sources s LEFT JOIN hosts h ON h.name = s.host GROUP BY s.name, s.host ORDER BY min(s.id)");
+  for (const auto& r : rows.rows) {
+    diagnose::SourceSummary s{r["name"].as_text(), r["host"].as_text(), r["format"].as_text(), r["clock"].as_text(),
+                              r["lines"].as_int().value_or(0), r["bytes"].as_int().value_or(0)};
+    for (char c : r["host_from"].as_text()) {  // segments of one paste: `launcher line, prompt`
+      s.host_from += c;
+      if (c == ',') s.host_from += ' ';
+    }
+    // A host nothing of the source's own named was the incident's one host (align_clocks).
+    if (!s.host.empty() && s.host_from.empty()) s.host_from = std::string(input::host_from::kOnlyHost);
+    v.sources.push_back(std::move(s));
+  }
 }
 
 std::string json_escape(std::string_view s) {
@@ -105,6 +115,9 @@ IncidentResult run_incident(const std::vector<std::string>& inputs, const rules:
     if (auto err = writer.finish(); !err.empty())
       result.problems.push_back({core::DiagLevel::error, "store", "", err});
   }
+  // A folder's name gives way to the one host its own lines name (never another folder's).
+  if (auto err = store::settle_folder_hosts(*db); !err.empty())
+    result.problems.push_back({core::DiagLevel::error, "hosts", "", err});
   store::ClockOptions clock_options;
   clock_options.default_year = options.year;
   clock_options.tz = options.tz;

@@ -23,7 +23,7 @@ struct Pending {
 };
 
 ingest::IngestInput input_of(const input::Source& src) {
-  return {src.name, src.host, src.origin, src.text, src.first_line};
+  return {src.name, src.host, src.origin, src.text, src.first_line, src.host_from};
 }
 
 void append(core::Diagnostics& to, core::Diagnostics& from) {

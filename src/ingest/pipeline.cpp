@@ -164,6 +164,7 @@ IngestStats ingest(const IngestInput& input, const text::SignalSet& signals, cor
     core::SourceInfo info;
     info.name = input.name;
     info.host = input.host;
+    info.host_from = input.host_from;
     info.format = kind;
     info.bytes = static_cast<std::int64_t>(input.text.size());
     info.origin = input.origin;
@@ -201,6 +202,7 @@ IngestStats ingest(const IngestInput& input, const text::SignalSet& signals, cor
     core::SourceInfo info;
     info.name = input.name;
     info.host = seg.host.empty() ? input.host : seg.host;
+    info.host_from = seg.host.empty() ? input.host_from : std::string("prompt");  // input::host_from::kPrompt
     info.format = seg.format;
     info.bytes = static_cast<std::int64_t>(seg.text.size());
     const auto seg_lines = static_cast<std::int64_t>(std::count(seg.text.begin(), seg.text.end(), '\n')) + 1;

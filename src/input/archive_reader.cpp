@@ -128,8 +128,11 @@ void read_members(archive* a, const std::string& display, const std::string& hos
     src.name = raw ? display : display + "!/" + member;
     if (!ctx.can_read(src.name)) return;
     src.host = host;
-    if (!raw && src.host.empty())
+    src.host_from = ctx.host_from;
+    if (!raw && src.host.empty()) {
       src.host = host_from_relative_path(root.empty() || path.size() <= root.size() ? path : path.substr(root.size() + 1));
+      if (!src.host.empty()) src.host_from = host_from::kFolder;
+    }
     // Members that are archives themselves are read whole (bounded), then opened from memory.
     const bool nested_name = !raw && nesting < o.max_archive_nesting && is_archive_name(member);
     const std::int64_t room = ctx.room();

@@ -2,6 +2,8 @@
 // read(2) of a descriptor: regular files, FIFOs and pipes alike, bounded, EINTR-safe.
 #include "input/read_context.hpp"
 
+#include "input/documentation.hpp"
+
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -36,6 +38,18 @@ bool ReadContext::can_read(const std::string& where) {
 
 void ReadContext::emit(Source& source) {
   total += static_cast<std::int64_t>(source.text.size());
+  if (!source.from_stdin && is_documentation_name(source.name)) {
+    // Prose and tables are not log lines; a code block in it may be a pasted log.
+    const std::size_t kept = keep_code_blocks(source.text);
+    if (kept == 0) {
+      warn(code::kDocumentation, source.name, "documentation (prose, no code block), not a log; skipped",
+           core::DiagLevel::note);
+      return;
+    }
+    warn(code::kDocumentation, source.name,
+         fmt::format("documentation: only its code blocks ({} line{}) are read as log text", kept, kept == 1 ? "" : "s"),
+         core::DiagLevel::note);
+  }
   if (on_source) on_source(source);
 }
 

@@ -16,6 +16,7 @@ struct ReadContext {
   const SourceHandler& on_source;
   std::int64_t total = 0;     ///< text bytes handed to on_source so far
   bool total_noted = false;   ///< the max_total_bytes note was given
+  std::string host_from;      ///< where the host of the path being read came from (host_from::…)
 
   void warn(std::string_view code, std::string where, std::string message,
             core::DiagLevel level = core::DiagLevel::warning) const {

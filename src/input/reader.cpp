@@ -18,6 +18,7 @@
 #include <set>
 #include <utility>
 
+#include "input/documentation.hpp"
 #include "input/read_context.hpp"
 
 namespace culprit::input {
@@ -38,7 +39,7 @@ bool excluded(const std::string& name, const ReadOptions& options) {
 bool generic_folder(const std::string& name) {
   static const std::set<std::string> kGeneric = {
       "logs", "log", "var", "tmp", "output", "outputs", "data", "kernel", "dmesg", "journal",
-      "nvidia", "gpu", "workers", "worker", "ranks", "artifacts", "incident", "syslog", "."};
+      "nvidia", "gpu", "workers", "worker", "ranks", "artifacts", "incident", "syslog", "inputs", "input", "."};
   return kGeneric.count(name) > 0;
 }
 
@@ -111,6 +112,7 @@ void read_descriptor(int fd, const struct stat& st, const std::string& display, 
   Source src;
   src.name = display;
   src.host = host;
+  src.host_from = host.empty() ? std::string() : ctx.host_from;
   src.origin = origin;
   src.from_stdin = from_stdin;
   const std::int64_t room = ctx.room();
@@ -244,6 +246,19 @@ class FolderWalk {
   std::vector<std::pair<std::string, std::string>> files_;
 };
 
+/// A parent of node folders: two or more subfolders that name hosts, or one and no log file
+/// beside it (documentation does not count: a README next to `spark-a/`, `spark-b/`).
+bool holds_node_folders(const std::vector<std::pair<std::string, std::string>>& files) {
+  std::set<std::string> nodes;
+  bool top_level_log = false;
+  for (const auto& f : files) {
+    const std::string h = host_from_relative_path(f.second);
+    if (!h.empty()) nodes.insert(h);
+    if (f.second.find('/') == std::string::npos && !detail::is_documentation_name(f.second)) top_level_log = true;
+  }
+  return nodes.size() >= 2 || (nodes.size() == 1 && !top_level_log);
+}
+
 }  // namespace
 
 std::string host_from_relative_path(const std::string& relative) {
@@ -260,10 +275,19 @@ std::string host_from_relative_path(const std::string& relative) {
   return {};
 }
 
+std::string folder_host(const std::string& folder) {
+  std::string name = fs::path(folder).lexically_normal().filename().string();
+  if (name.empty()) name = fs::path(folder).lexically_normal().parent_path().filename().string();  // `spark-b/`
+  if (name.empty() || name == ".." || generic_folder(name)) return {};
+  return name;
+}
+
 void read_inputs(const std::vector<std::string>& inputs, const ReadOptions& options, core::Diagnostics& problems,
                  const SourceHandler& on_source) {
   ReadContext ctx{options, problems, on_source};
+  const std::string given = options.default_host.empty() ? std::string() : std::string(host_from::kOption);
   for (const auto& input : inputs) {
+    ctx.host_from = given;
     if (input == "-") {
       struct stat st {};
       ::fstat(STDIN_FILENO, &st);
@@ -280,10 +304,26 @@ void read_inputs(const std::vector<std::string>& inputs, const ReadOptions& opti
       read_path(input, input, options.default_host, input, true, ctx);
       continue;
     }
-    for (const auto& [path, rel] : FolderWalk(input, ctx).files()) {
-      std::string host = host_from_relative_path(rel);
-      if (host.empty()) host = options.default_host;
-      read_path(path, rel, host, input, false, ctx);
+    // A file's host: its node folder under the input (`spark-b/…`), else --host. A folder
+    // named as an input that is not a parent of node folders is itself the host of all its
+    // files (`culprit spark-b/`, subfolders such as `spark-b/smi/` included), and its files
+    // are named under it (`spark-b/worker.log`), so node folders named one by one get the
+    // hosts and names their parent gives them. Content may still say otherwise
+    // (store::settle_folder_hosts).
+    // --host names such a folder's host instead (its files keep their relative names).
+    const auto files = FolderWalk(input, ctx).files();
+    const bool parent = holds_node_folders(files);
+    const bool named = !parent && !folder_host(input).empty();  // the folder is a host itself
+    const std::string own = named && options.default_host.empty() ? folder_host(input) : std::string();
+    const std::string prefix = own.empty() ? std::string() : own + "/";
+    for (const auto& [path, rel] : files) {
+      std::string host = named ? own : host_from_relative_path(rel);
+      ctx.host_from = host_from::kFolder;
+      if (host.empty()) {
+        host = options.default_host;
+        ctx.host_from = given;
+      }
+      read_path(path, prefix + rel, host, input, false, ctx);
     }
   }
 }

@@ -158,6 +158,7 @@ std::string render_json(const diagnose::Verdict& v) {
     w.begin_object();
     w.key("name"); w.value(s.name);
     w.key("host"); w.value(s.host);
+    w.key("host_from"); w.value(s.host_from);
     w.key("format"); w.value(s.format);
     w.key("lines"); w.value(s.lines);
     w.key("bytes"); w.value(s.bytes);

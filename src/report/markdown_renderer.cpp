@@ -346,7 +346,8 @@ std::string render_markdown(const diagnose::Verdict& v, bool with_title) {
   if (!v.sources.empty()) {
     std::vector<std::vector<std::string>> rows;
     for (const auto& s : v.sources)
-      rows.push_back({code(s.name), or_dash(md(s.host)), or_dash(md(s.format)), std::to_string(s.lines),
+      rows.push_back({code(s.name), or_dash(md(s.host.empty() || s.host_from.empty() ? s.host : s.host + " (" + s.host_from + ")")),
+                      or_dash(md(s.format)), std::to_string(s.lines),
                       std::to_string(s.bytes), or_dash(md(s.clock))});
     doc.heading("Sources");
     table(doc, {"Name", "Host", "Format", "Lines", "Bytes", "Clock"},

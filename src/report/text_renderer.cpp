@@ -296,7 +296,7 @@ std::string render_text(const diagnose::Verdict& v, const RenderOptions& options
     for (std::size_t i = 0; i < shown; ++i) {
       const auto& s = v.sources[i];
       std::string detail = s.format.empty() ? std::string("unknown format") : s.format;
-      if (!s.host.empty()) detail += ", host " + s.host;
+      if (!s.host.empty()) detail += ", host " + s.host + (s.host_from.empty() ? "" : " from " + s.host_from);
       detail += fmt::format(", {} line{}", s.lines, s.lines == 1 ? "" : "s");
       if (!s.clock.empty()) detail += ", clock " + s.clock;
       out.line("  " + utf8::cut(utf8::one_line(s.name + "  (" + detail + ")"), out.room(2)));

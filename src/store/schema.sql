@@ -27,6 +27,7 @@ CREATE TABLE sources (
   lines      INTEGER NOT NULL,  -- number of lines
   first_line INTEGER NOT NULL DEFAULT 1,  -- line of the source's first line in its input (pastes)
   origin     TEXT NOT NULL DEFAULT '',    -- the input path it came from
+  host_from  TEXT NOT NULL DEFAULT '',    -- where host came from: `folder name`, `--host`, `prompt`, `log lines`, `the only host named`
   first_ts   REAL,              -- earliest / latest wall time of its events (after alignment)
   last_ts    REAL,
   clock      TEXT NOT NULL DEFAULT ''     -- how its times were placed: `wall`, `no-year (year from …)`, `boot+offset`, `none`

@@ -75,7 +75,7 @@ TimelineWriter::TimelineWriter(Database& db) : impl_(std::make_unique<Impl>(db))
   auto& m = *impl_;
   m.tx = std::make_unique<Transaction>(db);
   m.source = m.prep(
-      "INSERT INTO sources(name,host,format,bytes,lines,first_line,origin) VALUES(?,?,?,?,?,?,?)");
+      "INSERT INTO sources(name,host,format,bytes,lines,first_line,origin,host_from) VALUES(?,?,?,?,?,?,?,?)");
   m.event = m.prep(
       "INSERT INTO events(source_id,line,line_end,ts,ts_raw,ts_kind,ts_value,host,pid,comm,rank,kind,"
       "severity,rule,message,fields) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
@@ -113,6 +113,7 @@ std::int64_t TimelineWriter::add_source(const core::SourceInfo& s) {
   m.source->bind(5, s.lines);
   m.source->bind(6, s.first_line);
   m.source->bind(7, s.origin);
+  m.source->bind(8, s.host_from);
   m.source->step();
   if (!s.host.empty()) m.hosts.insert(s.host);
   return m.db.last_insert_id();

@@ -15,7 +15,7 @@ here=$(cd "$(dirname "$0")/../.." && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 "$build/tests/culprit_gen_corpus" "$work/corpus" 1 1 42 > /dev/null
-seed=$here/fixtures/incidents/two-node-stale-embeddings-paste/paste.txt
+seed=$here/fixtures/incidents/two-node-stale-embeddings-paste/inputs/paste.txt
 filler=$(find "$work/corpus" -name 'vllm-worker.log' | head -1)
 head -c $((51200 - $(wc -c < "$seed"))) "$filler" | sed '$d' > "$work/paste.txt"
 cat "$seed" >> "$work/paste.txt"

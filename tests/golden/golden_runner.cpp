@@ -1,5 +1,5 @@
-// Golden incident test: runs the culprit binary on one fixture incident (its folder, or the
-// file named by "stdin" fed on standard input) with --format json, and compares the verdict,
+// Golden incident test: runs the culprit binary on one fixture incident (its `inputs/` folder, or
+// the file of inputs/ named by "stdin" fed on standard input) with --format json, and compares the verdict,
 // confidence, culprit, victim, root and echo hosts with the fixture's expected.json, which a
 // person wrote from the evidence. Only the keys present in expected.json are compared.
 //
@@ -89,14 +89,21 @@ int main(int argc, char** argv) {
     fmt::print(stderr, "{}: cannot read expected.json: {}\n", dir.string(), simdjson::error_message(err));
     return 2;
   }
-  std::string cmd = shell_quote(binary) + " diagnose --format json --quiet --exclude expected.json --exclude README.md"
-                    " --exclude report.md --exclude report.html";
+  // The fixture's documentation and label (README.md, expected.json, report.*) sit beside
+  // inputs/, so culprit reads exactly what a user would hand it: nothing is excluded.
+  const fs::path inputs = dir / "inputs";
+  if (!fs::is_directory(inputs)) {
+    fmt::print(stderr, "{}: no inputs/ folder (a fixture keeps its logs in inputs/, apart from README.md and expected.json)\n",
+               dir.string());
+    return 2;
+  }
+  std::string cmd = shell_quote(binary) + " diagnose --format json --quiet";
   element args;
   if (!expected["args"].get(args))
     for (element a : args.get_array()) cmd += " " + shell_quote(std::string(std::string_view(a.get_string().value())));
   std::string_view stdin_file;
-  if (!expected["stdin"].get(stdin_file)) cmd += " - < " + shell_quote((dir / std::string(stdin_file)).string());
-  else cmd += " " + shell_quote(dir.string());
+  if (!expected["stdin"].get(stdin_file)) cmd += " - < " + shell_quote((inputs / std::string(stdin_file)).string());
+  else cmd += " " + shell_quote(inputs.string());
   int status = 0;
   const std::string out = run(cmd, status);  // stderr passes through for the ctest log
   element got;

@@ -13,8 +13,8 @@ BIN=$1 SRC=$2 GEN_TAR=$3 CASE=$4
 T=$(mktemp -d "${TMPDIR:-/tmp}/culprit-hostile.XXXXXX")
 cleanup() { chmod -R u+rwX "$T" 2>/dev/null; rm -rf "$T"; }
 trap cleanup EXIT
-SEED=$SRC/fixtures/incidents/two-node-stale-embeddings
-HOG=$SRC/fixtures/incidents/torchrun-host-oom-hog
+SEED=$SRC/fixtures/incidents/two-node-stale-embeddings/inputs
+HOG=$SRC/fixtures/incidents/torchrun-host-oom-hog/inputs
 WORKER=spark-b/sglang-worker.log   # holds the CUDA OOM (line 22)
 HEAD=spark-a/sglang-head.log       # the echo on the other node (line 31)
 RC=0

@@ -1,6 +1,6 @@
 // How the report tests run culprit on a fixture incident: the same inputs as the golden test
-// (the folder, or expected.json's "stdin" file on standard input, plus its "args"), with the
-// fixture's own files (expectations, notes, golden reports) excluded from the inputs.
+// (its inputs/ folder, or expected.json's "stdin" file of inputs/ on standard input, plus its
+// "args"). The fixture's own files (expectations, notes, golden reports) sit beside inputs/.
 #pragma once
 
 #include <simdjson.h>
@@ -38,10 +38,8 @@ inline std::string run_command(const std::string& cmd, int& status) {
 /// `BINARY diagnose --quiet <excludes> <args> OPTIONS (DIR | - < FILE)`.
 inline std::string fixture_command(const std::string& binary, const std::filesystem::path& dir,
                                    const std::string& options) {
-  std::string cmd = shell_quote(binary) +
-                    " diagnose --quiet --exclude expected.json --exclude README.md --exclude report.md"
-                    " --exclude report.html " +
-                    options;
+  const std::filesystem::path inputs = dir / "inputs";  // the logs; docs and label sit beside it
+  std::string cmd = shell_quote(binary) + " diagnose --quiet " + options;
   simdjson::dom::parser parser;
   simdjson::dom::element expected;
   std::string_view stdin_file;
@@ -54,9 +52,9 @@ inline std::string fixture_command(const std::string& binary, const std::filesys
         if (!a.get(s)) cmd += " " + shell_quote(std::string(s));
       }
     have_stdin = !expected["stdin"].get(stdin_file);
-    if (have_stdin) cmd += " - < " + shell_quote((dir / std::string(stdin_file)).string());
+    if (have_stdin) cmd += " - < " + shell_quote((inputs / std::string(stdin_file)).string());
   }
-  if (!have_stdin) cmd += " " + shell_quote(dir.string());
+  if (!have_stdin) cmd += " " + shell_quote(inputs.string());
   return cmd;
 }
 

@@ -12,9 +12,9 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 n=0
 for dir in "$src"/fixtures/incidents/*/; do
   name=$(basename "$dir")
-  run() { "$culprit" --format json --quiet --exclude expected.json --exclude '*.md' --exclude report.html "$@"; }
-  run "$dir" > "$work/$name.on.json" || true
-  run --no-prefilter "$dir" > "$work/$name.off.json" || true
+  run() { "$culprit" --format json --quiet "$@"; }
+  run "${dir}inputs" > "$work/$name.on.json" || true
+  run --no-prefilter "${dir}inputs" > "$work/$name.off.json" || true
   [ -s "$work/$name.on.json" ] || fail "$name: no report"
   cmp -s "$work/$name.on.json" "$work/$name.off.json" || fail "$name: the report differs with the prefilter off"
   n=$((n + 1))

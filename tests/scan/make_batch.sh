@@ -11,9 +11,8 @@ mkdir -p "$out/cgroup-folder"
 out=$(cd "$out" && pwd)
 src=$(cd "$src" && pwd)
 inc=$src/fixtures/incidents
-(cd "$inc" && tar czf "$out/two-node.tar.gz" --exclude=expected.json --exclude=README.md \
-  --exclude=report.md --exclude=report.html two-node-stale-embeddings)
-(cd "$inc/torchrun-host-oom-hog" && zip -q "$out/torchrun.zip" dmesg.txt train.log)
-cp "$inc/container-cgroup-oom/kern.log" "$inc/container-cgroup-oom/docker-inspect.json" "$out/cgroup-folder/"
+(cd "$inc/two-node-stale-embeddings" && tar czf "$out/two-node.tar.gz" --transform 's|^inputs|two-node-stale-embeddings|' inputs)
+(cd "$inc/torchrun-host-oom-hog/inputs" && zip -q "$out/torchrun.zip" dmesg.txt train.log)
+cp "$inc/container-cgroup-oom/inputs/kern.log" "$inc/container-cgroup-oom/inputs/docker-inspect.json" "$out/cgroup-folder/"
 gzip -c "$src/fixtures/formats/bug_report/nvidia-bug-report-xid79.log" > "$out/nvidia-bug-report.log.gz"
-gzip -c "$inc/two-node-stale-embeddings-paste/paste.txt" > "$out/paste.log.gz"
+gzip -c "$inc/two-node-stale-embeddings-paste/inputs/paste.txt" > "$out/paste.log.gz"

@@ -14,12 +14,12 @@ rm -rf "$work"
 mkdir -p "$work"
 "$gen" "$work/corpus" 12 1 42 > /dev/null
 incident=$(find "$work/corpus" -mindepth 1 -maxdepth 1 -type d | head -1)
-cp -r "$src/fixtures/incidents/torchrun-host-oom-hog/." "$incident/"
+cp -r "$src/fixtures/incidents/torchrun-host-oom-hog/inputs/." "$incident/"
 head -c 4096 /dev/urandom > "$incident/core.bin"
 big=$(find "$incident" -type f -size +1024k | wc -l)
 [ "$big" -ge 2 ] || fail "the generated incident has $big inputs of 1 MiB+; the threaded path would not run"
 for j in 1 2 3; do
-  "$culprit" --jobs "$j" --format json --exclude expected.json --exclude '*.md' --exclude report.html \
+  "$culprit" --jobs "$j" --format json \
     --db "$work/t$j.db" "$incident" > "$work/r$j.json" 2> "$work/e$j.txt" || true
   [ -s "$work/r$j.json" ] || fail "no report with --jobs $j"
   "$culprit" query --db "$work/t$j.db" \

@@ -18,6 +18,7 @@ struct SourceInfo {
   std::int64_t lines = 0;
   std::int64_t first_line = 1;  ///< for paste segments: line of the segment in the paste
   std::string origin;      ///< the input path the source came from
+  std::string host_from;   ///< where `host` came from: `folder name`, `--host`, `prompt` ('' none)
 };
 
 struct GpuProcess {

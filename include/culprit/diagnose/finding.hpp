@@ -101,6 +101,7 @@ struct SourceSummary {
   std::string name, host, format, clock;
   std::int64_t lines = 0;
   std::int64_t bytes = 0;
+  std::string host_from;  ///< where the host came from: `folder name`, `--host`, `prompt`, `log lines`, …
 };
 
 /// One event of the merged cross-host timeline (any kind but `log`), for the HTML report and

@@ -42,6 +42,7 @@ struct IngestInput {
   std::string origin;  ///< the input path
   std::string_view text;
   std::int64_t first_line = 1;  ///< the line number of text's first line (a file read from its tail)
+  std::string host_from{};      ///< where `host` came from (input::host_from), for the report
 };
 
 /// Default per-line limit: longer lines are cut to this for matching.

@@ -14,8 +14,10 @@
 namespace culprit::input {
 
 struct Source {
-  std::string name;    ///< display name: path relative to the input (`spark-b/worker.log`)
+  std::string name;    ///< display name: path relative to the input (`spark-b/worker.log`), under the
+                       ///< input folder's own name when that folder is a host (`culprit spark-b/`)
   std::string host;    ///< from the folder layout (`spark-b/…`) or --host; may be empty
+  std::string host_from;  ///< where `host` came from: host_from::kFolder or kOption ('' no host)
   std::string origin;  ///< the input path as given
   std::string text;    ///< the bytes (not validated as UTF-8)
   /// Line number of the text's first line in the file: 1, or more when a file over
@@ -37,7 +39,20 @@ inline constexpr std::string_view kTotalLimit = "input-total-limit";   ///< max_
 inline constexpr std::string_view kArchive = "input-archive";          ///< damaged / unrecognised archive
 inline constexpr std::string_view kArchiveData = "input-archive-data"; ///< a member's data is damaged
 inline constexpr std::string_view kArchiveBomb = "input-archive-bomb"; ///< expansion ratio limit
+inline constexpr std::string_view kDocumentation = "input-documentation"; ///< note: README / Markdown prose not read
 }  // namespace code
+
+/// Where a source's host came from, as the report names it. Ingest adds kPrompt (a shell prompt
+/// or the `ssh HOST` of the command) and the store kContent (the folder's own log lines name
+/// another host) and kOnlyHost (the one host the incident names).
+namespace host_from {
+inline constexpr std::string_view kFolder = "folder name";   ///< node folder or the input folder
+inline constexpr std::string_view kOption = "--host";
+inline constexpr std::string_view kPrompt = "prompt";        ///< `user@host:~$`, `ssh host cmd`
+inline constexpr std::string_view kContent = "log lines";    ///< syslog host field, NCCL `host:pid:tid`, …
+inline constexpr std::string_view kLauncher = "launcher line"; ///< `srun: error: HOST: task N: …`
+inline constexpr std::string_view kOnlyHost = "the only host named";
+}  // namespace host_from
 
 struct ReadOptions {
   std::string default_host;                 ///< --host: for inputs that name none
@@ -81,5 +96,9 @@ bool looks_like_archive(std::string_view head);
 /// The host a path names by convention: the first folder under the input root when the root
 /// holds one folder per node (`spark-b/sglang.log` -> `spark-b`), `host=NAME` components.
 std::string host_from_relative_path(const std::string& relative);
+
+/// The host a folder named as an input stands for: its own name (`spark-b/` -> `spark-b`),
+/// unless the name describes content (`logs`, `inputs`, `dmesg`, …), then ''.
+std::string folder_host(const std::string& folder);
 
 }  // namespace culprit::input

@@ -51,7 +51,7 @@ const Shape kFinding = {
 };
 const Shape kEvidence = {{"source", T::str}, {"line", T::integer}, {"text", T::str}, {"host", T::str},
                          {"ts", T::str_or_null}};
-const Shape kSource = {{"name", T::str},    {"host", T::str},  {"format", T::str},
+const Shape kSource = {{"name", T::str},    {"host", T::str},  {"host_from", T::str}, {"format", T::str},
                        {"lines", T::integer}, {"bytes", T::integer}, {"clock", T::str}};
 
 bool has_type(element e, T t) {

@@ -55,8 +55,7 @@ std::set<std::string> rules_fired(const std::string& fixture) {
   core::Diagnostics problems;
   input::ReadOptions options;
   options.default_host = fixture_host(dir);
-  options.excludes = {"expected.json", "README.md", "report.md", "report.html"};
-  auto sources = input::read_inputs({dir.string()}, options, problems);
+  auto sources = input::read_inputs({(dir / "inputs").string()}, options, problems);
   REQUIRE_FALSE(sources.empty());
   {
     store::TimelineWriter writer(*db);

@@ -26,8 +26,8 @@ std::unique_ptr<culprit::store::Database> timeline_of(const std::string& fixture
   REQUIRE(db->ensure_schema().empty());
   core::Diagnostics problems;
   input::ReadOptions options;
-  options.excludes = {"expected.json", "README.md", "report.md", "report.html"};
-  auto sources = input::read_inputs({std::string(CULPRIT_SOURCE_DIR) + "/fixtures/incidents/" + fixture}, options, problems);
+  auto sources =
+      input::read_inputs({std::string(CULPRIT_SOURCE_DIR) + "/fixtures/incidents/" + fixture + "/inputs"}, options, problems);
   REQUIRE_FALSE(sources.empty());
   {
     store::TimelineWriter writer(*db);

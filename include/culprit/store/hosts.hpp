@@ -1,0 +1,25 @@
+// Which host a folder's files belong to, once their content is read. A folder's name is the
+// weakest evidence of a host (`culprit spark-b/`, or node folders under a parent): it names the
+// host of every file in the folder, unless the folder's own log lines say otherwise.
+#pragma once
+
+#include <string>
+
+#include "culprit/store/database.hpp"
+
+namespace culprit::store {
+
+/// For each host a folder name gave (sources with host_from `folder name`): when the events of
+/// that folder's sources name exactly one other host (a syslog host field, NCCL's
+/// `host:pid:tid` prefix, …), that host replaces the folder name everywhere in the timeline and
+/// the sources say `log lines`. A folder whose lines name no host, or several, keeps its name.
+/// Launcher lines count as naming a host (an event field `node`: `srun: error: gpu-017: task 3:
+/// …` says where the job ran). Then a paste segment whose host is a prompt's (a login node)
+/// and whose launcher lines name one other node is that node's output: its events, snapshots
+/// and the processes they name move there (`launcher line`).
+/// Looks only inside the folder: a source never takes the host another folder's lines name.
+/// Run after ingest, before align_clocks (whose one-host rule then only fills sources that
+/// no folder, prompt or --host named: files and standard input). Returns an error or "".
+std::string settle_folder_hosts(Database& db);
+
+}  // namespace culprit::store

@@ -1,0 +1,46 @@
+// In a paste, the output of `ssh HOST cmd` is HOST's: the segment of each prompt takes the last
+// ssh hop of its command (options with a value skip it; `user@` is dropped), else the prompt's
+// host. Command lines as OpenSSH takes them (ssh(1) synopsis: `ssh [-46AaCf…] [-J destination]
+// [-o option] [-p port] destination [command]`); prompts as bash's default PS1 `\u@\h:\w\$ `.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+
+#include "culprit/ingest/sniff.hpp"
+
+using culprit::ingest::host_from_command_line;
+using culprit::ingest::segment_text;
+
+TEST_CASE("the last ssh hop of a command names where its output came from", "[ingest][hosts]") {
+  CHECK(host_from_command_line("alice@login1:~$ ssh gpu07 nvidia-smi") == "gpu07");
+  CHECK(host_from_command_line("alice@login1:~$ ssh -p 2222 -i ~/.ssh/id root@gpu07 'dmesg -T'") == "gpu07");
+  CHECK(host_from_command_line("alice@login1:~$ ssh -o StrictHostKeyChecking=no -J bastion gpu07 free -h") == "gpu07");
+  CHECK(host_from_command_line("alice@login1:~$ ssh head \"ssh gpu07 nvidia-smi\"") == "gpu07");
+  CHECK(host_from_command_line("alice@login1:~$ ssh -t gpu07") == "gpu07");
+  // Look-alikes: not an ssh hop, so the output is the prompt's host's.
+  CHECK(host_from_command_line("alice@login1:~$ ssh-keygen -t ed25519") == "login1");
+  CHECK(host_from_command_line("alice@login1:~$ systemctl status sshd") == "login1");
+  CHECK(host_from_command_line("alice@login1:~$ nvidia-smi") == "login1");
+  CHECK(host_from_command_line("ssh-keygen -t ed25519").empty());
+}
+
+TEST_CASE("a login-node paste: each command's output is the host it ran on", "[ingest][hosts]") {
+  const std::string paste =
+      "alice@login1:~$ tail -n 2 slurm-4242.out\n"
+      "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.\n"
+      "srun: error: gpu07: task 0: Out Of Memory\n"
+      "alice@login1:~$ ssh gpu07 nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv\n"
+      "pid, process_name, used_memory [MiB]\n"
+      "90211, python, 10240 MiB\n"
+      "alice@login1:~$ ssh -p 2222 bob@gpu08 'free -h'\n"
+      "               total        used        free      shared  buff/cache   available\n"
+      "Mem:            62Gi        10Gi        40Gi       1.0Gi        12Gi        51Gi\n";
+  const auto segments = segment_text(paste);
+  std::vector<std::string> hosts;
+  for (const auto& s : segments)
+    if (!s.text.empty() && s.text.find("$ ") == std::string_view::npos) hosts.push_back(s.host);
+  REQUIRE(hosts.size() >= 3);
+  CHECK(hosts.front() == "login1");  // the job's output read on the login node (a launcher line moves it)
+  CHECK(std::find(hosts.begin(), hosts.end(), "gpu07") != hosts.end());
+  CHECK(hosts.back() == "gpu08");
+}
