@@ -30,12 +30,12 @@ if grep -q '"host":"spark-a"' "$work/b.json"; then fail "culprit spark-b/ alone 
 # `srun: error: %s: task %d: Out Of Memory` and nvidia-smi's --query-compute-apps CSV.
 cat > "$work/paste.txt" <<'PASTE'
 alice@login1:~$ tail -n 2 slurm-4242.out
-torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 23.65 GiB of which 1.12 GiB is free. Including non-PyTorch memory, this process has 12.10 GiB memory in use. Of the allocated memory 11.50 GiB is allocated by PyTorch, and 120.00 MiB is reserved by PyTorch but unallocated.
+torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 23.65 GiB of which 1.12 GiB is free. Including non-PyTorch memory, this process has 2.10 GiB memory in use. Of the allocated memory 1.50 GiB is allocated by PyTorch, and 120.00 MiB is reserved by PyTorch but unallocated.
 srun: error: gpu07: task 0: Out Of Memory
 alice@login1:~$ ssh gpu07 nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv
 pid, process_name, used_memory [MiB]
-90211, python, 12390 MiB
-77001, /opt/conda/bin/python3, 10240 MiB
+90211, python, 2150 MiB
+77001, /opt/conda/bin/python3, 20240 MiB
 PASTE
 "$culprit" --quiet --format json - < "$work/paste.txt" > "$work/paste.json" || true
 grep -q '"summary":"A CUDA allocation failed on gpu07 GPU 0' "$work/paste.json" || fail "the paste's CUDA OOM is not on gpu07"
