@@ -52,6 +52,7 @@ std::vector<HolderGroup> holder_groups(const std::vector<HostTask>& tasks, std::
     g.bytes = t->rss;
     g.max_oom_score_adj = t->oom_score_adj.value_or(0);
     g.has_victim = victim_pid && *victim_pid == t->pid;
+    g.role = t->role;
     groups.push_back(std::move(g));
   }
   std::stable_sort(groups.begin(), groups.end(), [](const HolderGroup& a, const HolderGroup& b) {
@@ -74,8 +75,8 @@ std::optional<Budget> build_host_budget(const HostOomRecord& r) {
   b.total = total;
   if (r.memcg && r.limit && r.usage) b.free = std::max<std::int64_t>(0, *r.limit - *r.usage);
 
-  // Holder groups: the job's in a cgroup (its tasks are the cgroup's), unknown on a host.
-  const char* role = r.memcg ? "job" : "unknown";
+  // Holder groups: the job's in a cgroup (its tasks are the cgroup's), on a host the role the
+  // processes table gives the group's largest member.
   std::int64_t shown = 0, others = 0;
   std::size_t other_count = 0;
   for (std::size_t i = 0; i < groups.size(); ++i) {
@@ -84,7 +85,7 @@ std::optional<Budget> build_host_budget(const HostOomRecord& r) {
       std::string label = group_label(g);
       if (g.has_victim) label += ", the victim's";
       if (g.max_oom_score_adj == -1000) label += ", oom_score_adj -1000";
-      b.entries.push_back({label, role, g.pids.front(), g.bytes});
+      b.entries.push_back({label, r.memcg && g.role != "foreign" ? std::string("job") : g.role, g.pids.front(), g.bytes});
       shown += g.bytes;
     } else {
       others += g.bytes;
@@ -92,7 +93,7 @@ std::optional<Budget> build_host_budget(const HostOomRecord& r) {
     }
   }
   if (other_count > 0)
-    b.entries.push_back({fmt::format("{} other processes", other_count), role, std::nullopt, others});
+    b.entries.push_back({fmt::format("{} other processes", other_count), r.memcg ? "job" : "unknown", std::nullopt, others});
   if (r.memcg) b.job = tasks_sum;
 
   std::int64_t kernel = 0;
@@ -109,8 +110,10 @@ std::optional<Budget> build_host_budget(const HostOomRecord& r) {
 
   // The rest: what the figures hold beyond every listed holder.
   std::optional<std::int64_t> rest;
-  if (r.memcg && r.usage && !groups.empty()) rest = std::max<std::int64_t>(0, *r.usage - tasks_sum);
-  if (!r.memcg && r.ram && (!groups.empty() || kernel > 0)) rest = std::max<std::int64_t>(0, *r.ram - tasks_sum - kernel);
+  // Resident sets that add up to more than the whole (shared pages counted in each) leave no
+  // rest to show.
+  if (r.memcg && r.usage && !groups.empty() && tasks_sum <= *r.usage) rest = *r.usage - tasks_sum;
+  if (!r.memcg && r.ram && (!groups.empty() || kernel > 0) && tasks_sum + kernel <= *r.ram) rest = *r.ram - tasks_sum - kernel;
   if (rest) {
     b.unexplained = rest;
     b.entries.push_back({r.memcg ? "charged to the cgroup, in no task's rss (page cache, kernel memory, tmpfs)"
@@ -130,15 +133,21 @@ std::optional<Budget> build_host_budget(const HostOomRecord& r) {
     b.arithmetic.push_back(fmt::format("host RAM {}", size(*r.ram)));
   }
   if (!groups.empty()) {
-    const auto& hog = groups.front();
+    // The figures only; which holder is the culprit is the diagnosis rule's (protected hog first,
+    // then the largest group), so the sum names no "largest" of its own.
+    b.arithmetic.push_back(fmt::format("task table: {} processes hold {} (resident sets); {} by name, the first: {} {}",
+                                       r.tasks.size(), size(tasks_sum),
+                                       groups.size() == 1 ? std::string("one group") : fmt::format("{} groups", groups.size()),
+                                       group_label(groups.front()),
+                                       size(groups.front().bytes)));
+    for (std::size_t i = 0; i < groups.size() && i < kHostLedgerGroups; ++i)
+      if (groups[i].max_oom_score_adj == -1000)
+        b.arithmetic.push_back(fmt::format("{} has oom_score_adj -1000: the OOM killer may not kill it", group_label(groups[i])));
     const std::optional<std::int64_t> base = r.memcg ? (r.usage ? r.usage : r.limit) : r.ram;
-    std::string share;
-    if (base && *base > 0) share = fmt::format(" = {:.0f}% of {}", 100.0 * static_cast<double>(hog.bytes) / static_cast<double>(*base),
-                                               r.memcg ? (r.usage ? "the usage" : "the limit") : "RAM");
-    b.arithmetic.push_back(fmt::format("task table: {} processes hold {}; the largest holder, {}, holds {}{}",
-                                       r.tasks.size(), size(tasks_sum), group_label(hog), size(hog.bytes), share));
-    if (hog.max_oom_score_adj == -1000)
-      b.arithmetic.push_back("its oom_score_adj is -1000: the OOM killer may not kill it, so it killed another process");
+    if (base && tasks_sum > *base)
+      b.arithmetic.push_back(fmt::format("the resident sets add up to more than {} ({}): pages shared between processes "
+                                         "(forked workers, file mappings, shared memory) count in each",
+                                         r.memcg ? "the usage" : "RAM", size(*base)));
   }
   if (rest) {
     if (r.memcg && r.usage)
@@ -181,13 +190,17 @@ std::optional<HostOomRecord> load_host_oom(store::Database& db, std::int64_t eve
   r.victim_name = row["victim_comm"].as_text();
   const std::int64_t page = row["page_size"].as_int().value_or(4096);
   auto tasks = db.query(fmt::format(
-      "SELECT pid, name, rss_pages, oom_score_adj FROM oom_tasks WHERE event_id = {} AND rss_pages IS NOT NULL", event_id));
+      "SELECT t.pid, t.name, t.rss_pages, t.oom_score_adj, coalesce(p.role, 'unknown') AS role FROM oom_tasks t "
+      "LEFT JOIN processes p ON p.host = (SELECT host FROM oom_reports WHERE event_id = {0}) AND p.pid = t.pid "
+      "WHERE t.event_id = {0} AND t.rss_pages IS NOT NULL",
+      event_id));
   for (const auto& t : tasks.rows) {
     HostTask h;
     h.pid = t["pid"].as_int().value_or(0);
     h.name = t["name"].as_text();
     h.rss = core::scale_bytes(t["rss_pages"].as_int().value_or(0), page).value_or(0);
     if (auto adj = t["oom_score_adj"].as_int()) h.oom_score_adj = static_cast<int>(*adj);
+    h.role = t["role"].as_text();
     r.tasks.push_back(std::move(h));
   }
   return r;

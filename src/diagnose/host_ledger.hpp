@@ -21,6 +21,7 @@ struct HostTask {
   std::string name;
   std::int64_t rss = 0;
   std::optional<int> oom_score_adj;
+  std::string role = "unknown";  ///< job | foreign | unknown (the processes table's)
 };
 
 /// What a kernel OOM report tells about memory (bytes; nullopt: not in the report).
@@ -44,6 +45,7 @@ struct HolderGroup {
   std::int64_t bytes = 0;
   int max_oom_score_adj = 0;       ///< -1000 for every member: the OOM killer may not kill them
   bool has_victim = false;
+  std::string role = "unknown";    ///< its largest member's role
 };
 
 /// The task table's holder groups, largest first (ties by name). Rows without a name stay

@@ -58,12 +58,26 @@ TEST_CASE("cgroup ledger: limit = free + holders + rest, with the worked sum", "
   CHECK(b->arithmetic[0].find("100%") != std::string::npos);
 }
 
+TEST_CASE("cgroup ledger: resident sets over the usage are said to share pages, the rest is not negative", "[host_ledger]") {
+  HostOomRecord r;
+  r.memcg = true;
+  r.limit = 4 * GiB;
+  r.usage = 4 * GiB;
+  r.tasks = {{1, "python", 3 * GiB, 0}, {2, "python", 3 * GiB, 0}};  // forked workers share pages
+  auto b = culprit::diagnose::build_host_budget(r);
+  REQUIRE(b);
+  CHECK_FALSE(b->unexplained);  // no rest below zero, no made-up zero either
+  bool said = false;
+  for (const auto& a : b->arithmetic) said |= a.find("shared between processes") != std::string::npos;
+  CHECK(said);
+}
+
 TEST_CASE("host ledger: RAM = holders + shmem + slab + rest; a protected hog is said", "[host_ledger]") {
   HostOomRecord r;
   r.ram = 64 * GiB;
   r.shmem = 10 * GiB;
   r.slab_unreclaimable = 2 * GiB;
-  r.tasks = {{1, "mysqld", 40 * GiB, -1000}, {2, "python", 8 * GiB, 0}};
+  r.tasks = {{1, "mysqld", 40 * GiB, -1000, "foreign"}, {2, "python", 8 * GiB, 0, "job"}};
   r.victim_pid = 2;
   auto b = culprit::diagnose::build_host_budget(r);
   REQUIRE(b);
@@ -72,6 +86,9 @@ TEST_CASE("host ledger: RAM = holders + shmem + slab + rest; a protected hog is 
   bool said = false;
   for (const auto& a : b->arithmetic) said |= a.find("-1000") != std::string::npos;
   CHECK(said);
+  REQUIRE(b->entries.size() >= 2);
+  CHECK(b->entries[0].role == "foreign");  // the processes table's role of the group
+  CHECK(b->entries[1].role == "job");
 }
 
 TEST_CASE("no sizes, no budget; a report with only a victim is not a ledger", "[host_ledger]") {
