@@ -190,10 +190,12 @@ std::optional<HostOomRecord> load_host_oom(store::Database& db, std::int64_t eve
   r.victim_name = row["victim_comm"].as_text();
   const std::int64_t page = row["page_size"].as_int().value_or(4096);
   auto tasks = db.query(fmt::format(
+      // The host as a literal: a subquery in the join keeps SQLite from the (host, pid) index,
+      // and a task table may hold 10^5 rows.
       "SELECT t.pid, t.name, t.rss_pages, t.oom_score_adj, coalesce(p.role, 'unknown') AS role FROM oom_tasks t "
-      "LEFT JOIN processes p ON p.host = (SELECT host FROM oom_reports WHERE event_id = {0}) AND p.pid = t.pid "
+      "LEFT JOIN processes p ON p.host = {1} AND p.pid = t.pid "
       "WHERE t.event_id = {0} AND t.rss_pages IS NOT NULL",
-      event_id));
+      event_id, store::sql_literal(r.host)));
   for (const auto& t : tasks.rows) {
     HostTask h;
     h.pid = t["pid"].as_int().value_or(0);
