@@ -13,6 +13,7 @@
 #include <set>
 
 #include "advice.hpp"
+#include "host_ledger.hpp"
 #include "ledger.hpp"
 #include "message_tidy.hpp"
 #include "roles.hpp"
@@ -274,6 +275,9 @@ Verdict diagnose(store::Database& db, const rules::RuleSet& rules, core::Diagnos
   v.evidence = root.evidence;
   if (!root.advice.empty()) v.advice.push_back(root.advice);
   if (root.verdict != verdict::kCudaOom) v.budget.reset();
+  // Kernel and cgroup OOMs: the host / cgroup ledger of the root's report (host_ledger.hpp).
+  if ((root.verdict == verdict::kKernelOom || root.verdict == verdict::kCgroupOom) && root.event_id)
+    if (auto rec = load_host_oom(db, root.event_id)) v.budget = build_host_budget(*rec);
   v.root = root;
   std::sort(findings.begin(), findings.end(), [&](const Finding& a, const Finding& b) {
     if ((a.event_id == root.event_id) != (b.event_id == root.event_id)) return a.event_id == root.event_id;

@@ -395,7 +395,9 @@ bool opens_block(std::string_view message) {
   if (starts_with(t, "Tasks state (memory values in pages)")) return true;
   if (starts_with(t, "oom-kill:constraint=")) return true;
   if (starts_with(t, "Tasks in ") && contains(t, "memory.oom.group")) return true;
-  if (parse_counter(t) && contains(t, "failcnt")) return true;
+  // A memcg counter opens a report when it has the shape the kernel prints (usage and limit;
+  // failcnt may be cut off by the paste): only mem_cgroup_print_oom_meminfo prints it.
+  if (auto c = parse_counter(t); c && (contains(t, "failcnt") || (c->usage && c->limit))) return true;
   if (t[0] == '[' && contains(t, "pid") && contains(t, " uid ") && contains(t, "oom_score_adj")) return true;
   if (parse_kill_line(t)) return true;
   if (auto s = parse_kill_select(t); s && !s->sharing) return true;

@@ -25,15 +25,28 @@ bool ends_with(std::string_view s, std::string_view p) {
 bool contains(std::string_view s, std::string_view p) { return s.find(p) != std::string_view::npos; }
 
 constexpr double kStaleSeconds = 60.0;   // a report is printed within a second or two
+constexpr double kResumeSeconds = 10.0;  // a re-selection of the same parent after a sacrificed child
 constexpr std::size_t kMaxTasks = 200000;  // bound memory on absurd inputs
 constexpr std::string_view kMemcgReason = "Memory cgroup out of memory";
 
-/// `oom_reaper: reaped process N (x), now …` -> N.
-std::optional<std::int64_t> reaped_pid(std::string_view t) {
+/// `oom_reaper: reaped process N (x), now …` -> N (and x into `comm` when given).
+std::optional<std::int64_t> reaped_pid(std::string_view t, std::string* comm = nullptr) {
   constexpr std::string_view kPrefix = "oom_reaper: reaped process ";
   if (!starts_with(t, kPrefix)) return std::nullopt;
   std::string_view r = t.substr(kPrefix.size());
-  return parse_number(r.substr(0, r.find(' ')));
+  auto pid = parse_number(r.substr(0, r.find(' ')));
+  std::size_t open = r.find('('), close = r.rfind("), now ");
+  if (comm != nullptr && pid && open != std::string_view::npos && close != std::string_view::npos && close > open)
+    *comm = std::string(r.substr(open + 1, close - open - 1));
+  return pid;
+}
+
+/// A stack frame of the memcg OOM path (`mem_cgroup_out_of_memory+0x4b/0x80`): the report is a
+/// cgroup's even when its head (constraint, `Task in … killed as a result of limit`) was cut.
+/// Frames marked `?` are stale stack words, not the call path, and do not count.
+bool memcg_oom_frame(std::string_view t) {
+  if (starts_with(t, "? ")) return false;
+  return starts_with(t, "mem_cgroup_out_of_memory+") || starts_with(t, "mem_cgroup_oom_synchronize+");
 }
 
 /// `<reason>: OOM victim N (x) is already exiting. Skip killing the task` -> N, x.
@@ -225,6 +238,9 @@ Feed OomBlock::feed(std::int64_t seg_line, const KernelLine& line) {
     }
     result = Feed::taken;
   } else if (auto kill = parse_kill_line(t)) {
+    // A second kill of one episode (the selected parent after its sacrificed child): the
+    // earlier victim was killed too, and the last kill is the victim (see feed_tail).
+    if (victim_ && victim_->pid != kill->pid) report_.other_killed_pids.push_back(victim_->pid);
     victim_ = std::move(*kill);
     if (!victim_->reason.empty()) report_.reason = victim_->reason;
     kill_message_ = std::string(t);
@@ -240,6 +256,15 @@ Feed OomBlock::feed(std::int64_t seg_line, const KernelLine& line) {
     no_killable_ = true;
     killed_ = true;
     result = Feed::taken;
+  } else if (std::string comm; auto pid = reaped_pid(t, &comm)) {
+    // The reaper runs on the process just killed: the victim when the kill line itself is
+    // missing (a grep for "oom" keeps the reaper line but not "Killed process").
+    reaped_ = true;
+    reaped_pid_ = pid;
+    reaped_comm_ = comm;
+    result = Feed::taken;
+  } else if (memcg_oom_frame(t)) {
+    memcg_frame_ = true;
   }
   if (result != Feed::rejected) note_line(seg_line, line);
   return result;
@@ -268,6 +293,14 @@ Feed OomBlock::feed_tail(std::string_view t, const KernelLine& line) {
   }
   if (auto sel = parse_kill_select(t); sel && sel->sharing) {
     report_.other_killed_pids.push_back(sel->pid);
+    return Feed::taken;
+  } else if (sel && selected_pid_ && sel->pid == *selected_pid_ && victim_ && victim_->pid != sel->pid) {
+    // <= 5.0 "Kill process P (x) score S or sacrifice child" killed a child of P; the memory was
+    // still short, so the kernel selects P again within a moment and (usually) kills P itself.
+    // One episode: the kill that follows is its victim, the child is another killed pid.
+    auto now = time_of(line);
+    if (now && kill_time_ && std::fabs(*now - *kill_time_) > kResumeSeconds) return Feed::rejected;
+    killed_ = false;
     return Feed::taken;
   }
   if (starts_with(t, "oom killer ") && contains(t, " has mm pinned by ")) return Feed::taken;
@@ -531,6 +564,13 @@ void OomBlock::emit_kill_only(ParseContext& ctx) {
   std::int64_t pid = victim_ ? victim_->pid : selected_pid_.value_or(exiting_pid_.value_or(0));
   std::string comm = victim_ ? victim_->comm : !selected_comm_.empty() ? selected_comm_ : exiting_comm_;
   if (pid == 0 && comm.empty()) return;
+  ev.set("victim_from", victim_ ? "kill_line" : selected_pid_ ? "selected" : "exiting");
+  // The selected process when the kernel killed another (its child): who the kernel chose.
+  if (victim_ && selected_pid_ && *selected_pid_ != victim_->pid) {
+    ev.set_int("selected_pid", *selected_pid_);
+    ev.set("selected_comm", selected_comm_);
+    if (selected_score_) ev.set_int("selected_score", *selected_score_);
+  }
   ev.pid = pid;
   ev.comm = comm;
   ev.message = !kill_message_.empty() ? kill_message_ : "kernel OOM kill";
@@ -587,8 +627,12 @@ void OomBlock::emit_report(ParseContext& ctx) {
   ev.rule = "kernel_oom_report";
   core::OomReport& r = report_;
 
-  // Victim: the kill line; else the oom-kill: summary names it; else unknown.
+  // Victim: the kill line; else the oom-kill: summary names it; else the process the kernel
+  // selected ("Kill process N … or sacrifice child", its kill line cut), else the one the reaper
+  // reaped; else unknown. `victim_from` says which, so a diagnosis can weigh it.
+  std::string victim_from;
   if (victim_) {
+    victim_from = "kill_line";
     r.victim_pid = victim_->pid;
     r.victim_comm = victim_->comm;
     r.victim_uid = victim_->uid;
@@ -598,9 +642,18 @@ void OomBlock::emit_report(ParseContext& ctx) {
     r.victim_shmem_rss = victim_->shmem_rss;
     r.victim_oom_score_adj = victim_->oom_score_adj;
   } else if (summary_ && summary_->pid) {
+    victim_from = "summary";
     r.victim_pid = summary_->pid;
     r.victim_comm = summary_->task;
     r.victim_uid = summary_->uid;
+  } else if (selected_pid_) {
+    victim_from = "selected";
+    r.victim_pid = selected_pid_;
+    r.victim_comm = selected_comm_;
+  } else if (reaped_pid_) {
+    victim_from = "reaper";
+    r.victim_pid = reaped_pid_;
+    r.victim_comm = reaped_comm_;
   }
   if (summary_) {
     r.constraint = summary_->constraint;
@@ -617,7 +670,7 @@ void OomBlock::emit_report(ParseContext& ctx) {
   if (!r.constraint.empty()) {
     r.memcg = r.constraint == "CONSTRAINT_MEMCG";
   } else {
-    r.memcg = r.reason == kMemcgReason || (has_memcg_block_ && !has_mem_info_);
+    r.memcg = r.reason == kMemcgReason || (has_memcg_block_ && !has_mem_info_) || memcg_frame_;
     inferred = true;
     if (r.memcg) r.constraint = "CONSTRAINT_MEMCG";
     else if (has_mem_info_ || starts_with(r.reason, "Out of memory")) r.constraint = "CONSTRAINT_NONE";
@@ -649,6 +702,8 @@ void OomBlock::emit_report(ParseContext& ctx) {
   if (victim_ && victim_->pgtables) ev.set_int("victim_pgtables_bytes", *victim_->pgtables);
   if (r.victim_oom_score_adj) ev.set_int("victim_oom_score_adj", *r.victim_oom_score_adj);
   if (!victim_) ev.set_int("no_kill_line", 1);
+  if (!victim_from.empty()) ev.set("victim_from", victim_from);
+  if (memcg_frame_) ev.set_int("memcg_call_trace", 1);
   if (!r.trigger_comm.empty()) ev.set("trigger_comm", r.trigger_comm);
   if (r.trigger_pid) ev.set_int("trigger_pid", *r.trigger_pid);
   if (!r.gfp_mask.empty()) ev.set("gfp_mask", r.gfp_mask);
@@ -701,6 +756,7 @@ void OomBlock::emit_report(ParseContext& ctx) {
   if (selected_pid_ && (!r.victim_pid || *selected_pid_ != *r.victim_pid)) {
     ev.set_int("selected_pid", *selected_pid_);
     ev.set("selected_comm", selected_comm_);
+    if (selected_score_) ev.set_int("selected_score", *selected_score_);
   }
   if (oom_group_) ev.set("oom_group", r.oom_memcg);
   if (!r.other_killed_pids.empty()) ev.set("other_killed_pids", join_pids(r.other_killed_pids));

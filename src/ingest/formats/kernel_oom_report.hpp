@@ -24,7 +24,8 @@ enum class Feed {
 };
 
 /// True when `message` (prefixes peeled) can start a block: the invoked line, or — for reports
-/// whose head was cut or rate-limited away — a memcg line, the task table, the `oom-kill:`
+/// whose head was cut or rate-limited away — a memcg line (a counter needs usage and limit),
+/// the task table, the `oom-kill:`
 /// summary, a memory.oom.group line or a kill line. `Mem-Info:` alone does not (page
 /// allocation failures and sysrq-m print it too).
 bool opens_block(std::string_view message);
@@ -206,6 +207,9 @@ class OomBlock {
   bool page_size_inferred_ = false;
   std::string exiting_comm_;
   std::optional<std::int64_t> exiting_pid_;
+  std::optional<std::int64_t> reaped_pid_;  ///< `oom_reaper: reaped process N` seen before any kill line
+  std::string reaped_comm_;
+  bool memcg_frame_ = false;  ///< the call trace runs through mem_cgroup_out_of_memory
 };
 
 }  // namespace culprit::ingest::kernel

@@ -365,6 +365,30 @@ std::size_t read_caller(std::string_view s, std::size_t i, KernelLine& out) {
   return j + 1 + n + 1 - i;
 }
 
+/// VMware's vmware.log after its ISO stamp: `In(05) vcpu-5 - ` (level, log group, thread), and
+/// for lines the guest forwarded, `Guest: ` and the guest's syslog priority `<6>`; the guest's
+/// own dmesg stamp follows. Returns chars consumed (0: not this shape).
+std::size_t read_vmware_header(std::string_view s, std::size_t i) {
+  // `Xx(NN) `: two letters, then a two-digit group in parentheses.
+  if (i + 7 > s.size() || !std::isupper(static_cast<unsigned char>(s[i])) ||
+      !std::islower(static_cast<unsigned char>(s[i + 1])) || s[i + 2] != '(' || !is_digit(s[i + 3]) ||
+      !is_digit(s[i + 4]) || s[i + 5] != ')' || s[i + 6] != ' ')
+    return 0;
+  std::size_t j = i + 7;
+  std::size_t thread_end = s.find(' ', j);
+  if (thread_end == std::string_view::npos || thread_end == j || thread_end - j > 32) return 0;
+  if (s.substr(thread_end, 3) != " - ") return 0;
+  j = thread_end + 3;
+  if (s.substr(j, 7) != "Guest: ") return 0;  // the host's own lines are not kernel records
+  j += 7;
+  if (j < s.size() && s[j] == '<') {
+    std::int64_t v = 0;
+    std::size_t n = read_uint(s, j + 1, v);
+    if (n > 0 && n <= 3 && j + 1 + n < s.size() && s[j + 1 + n] == '>') j += n + 2;
+  }
+  return j - i;
+}
+
 /// After a boot stamp (and caller): one separator space.
 std::size_t after_separator(std::string_view s, std::size_t i) {
   return i < s.size() && s[i] == ' ' ? i + 1 : i;
@@ -430,7 +454,8 @@ KernelLine parse_kernel_line(std::string_view s, int year_hint) {
     out.ts = iso.epoch;
     out.ts_raw = s.substr(i, n);
     std::size_t j = skip_spaces(s, i + n);
-    if (!iso.comma) j += read_header(s, j, true, out);
+    if (std::size_t v = iso.comma ? 0 : read_vmware_header(s, j); v > 0) j += v;
+    else if (!iso.comma) j += read_header(s, j, true, out);
     i = j;
   } else if (s.size() > i + 4 && is_alpha(s[i]) && s[i + 3] == ' ' && read_iso(s, i + 4, ' ', iso) > 0) {
     // journalctl short-full: `Thu 2026-04-09 00:47:22 UTC host kernel: `

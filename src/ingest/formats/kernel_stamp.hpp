@@ -20,7 +20,8 @@ namespace culprit::ingest::kernel {
 ///   syslog `Jun  2 08:12:09 host kernel: [ 1823087.561183] `, RFC 3339
 ///   `2026-04-09T00:47:22.123456+00:00 host kernel: `, journalctl short / short-precise /
 ///   short-iso (`+0000`, `+00:00`) / short-full / short-unix / short-monotonic, `host: ` without
-///   identifier, `<kern.warning>` facility tokens, bare `kernel:`; /dev/kmsg `6,1234,5678901,-;`.
+///   identifier, `<kern.warning>` facility tokens, bare `kernel:`; /dev/kmsg `6,1234,5678901,-;`;
+///   a VMware vmware.log guest line `2023-12-04T10:49:30.127Z In(05) vcpu-5 - Guest: <6>[…] `.
 ///
 /// Wall stamps: `ts` is UTC (zone offset applied; no zone -> read as UTC). Stamps without a year
 /// (`wall_no_year`) get `ts` only when `year_hint` is non-zero; `ts_value` is then the seconds

@@ -240,3 +240,21 @@ TEST_CASE("an ISO stamp that ends the text is not read past", "[kernel_stamp]") 
   CHECK(iso.ts_kind == TsKind::wall);
   CHECK(*iso.ts == Approx(civil_to_epoch(2026, 4, 9, 11, 2, 51)));
 }
+
+// VMware's vmware.log (Log_* in the VMX: `<ISO>Z <level>(<group>) <thread> - <message>`) carries
+// the guest's kernel records as `Guest: <prio>[uptime] …`; the host's own lines are not kernel text.
+TEST_CASE("VMware vmware.log guest lines peel to the guest's dmesg record", "[kernel_stamp]") {
+  KernelLine a = parse_kernel_line(
+      "2023-12-04T10:49:30.127Z In(05) vcpu-5 - Guest: <6>[39291577.009363] Tasks state (memory values in pages):", 0);
+  CHECK(a.ts_kind == TsKind::wall);
+  CHECK(*a.ts == Approx(civil_to_epoch(2023, 12, 4, 10, 49, 30.127)));
+  REQUIRE(a.boot_ts);
+  CHECK(*a.boot_ts == Approx(39291577.009363));
+  CHECK(a.message == "Tasks state (memory values in pages):");
+  CHECK(a.kernel);
+
+  // The VMX's own line: the header is peeled no further (no Guest: record).
+  KernelLine b = parse_kernel_line("2023-12-04T10:49:30.127Z In(05) vmx - VMXVmdb_SetToolsVersionStatus: status value set", 0);
+  CHECK(b.message.find("VMXVmdb") != std::string_view::npos);
+  CHECK_FALSE(b.boot_ts);
+}

@@ -1,0 +1,211 @@
+// The host / cgroup ledger (host_ledger.hpp). The sum it shows: for a cgroup,
+//   limit = free + Σ holder groups + rest      (rest = usage - Σ tasks: page cache, kernel memory
+//                                               and tmpfs charged to the cgroup, not in any rss)
+// for the host,
+//   RAM = Σ holder groups + shmem + slab + rest  (rest: page cache, kernel, reserved, free)
+// Resident sets include the file and shmem pages a task maps, so shmem may count twice; the rest
+// is then an underestimate and is never shown below zero.
+#include "host_ledger.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+
+#include "culprit/core/size.hpp"
+
+namespace culprit::diagnose {
+namespace {
+
+std::string size(std::int64_t b) { return core::format_size(b); }
+
+std::string group_label(const HolderGroup& g) {
+  if (g.pids.size() == 1) return fmt::format("pid {} ({})", g.pids.front(), g.name.empty() ? "?" : g.name);
+  return fmt::format("{} ({} processes, largest pid {})", g.name, g.pids.size(), g.pids.front());
+}
+
+}  // namespace
+
+std::vector<HolderGroup> holder_groups(const std::vector<HostTask>& tasks, std::optional<std::int64_t> victim_pid) {
+  std::vector<const HostTask*> sorted;
+  for (const auto& t : tasks) sorted.push_back(&t);
+  std::stable_sort(sorted.begin(), sorted.end(), [](const HostTask* a, const HostTask* b) { return a->rss > b->rss; });
+  std::vector<HolderGroup> groups;
+  std::map<std::string, std::size_t> by_name;
+  for (const HostTask* t : sorted) {
+    std::size_t at = groups.size();
+    if (!t->name.empty()) {
+      auto [it, fresh] = by_name.emplace(t->name, groups.size());
+      at = it->second;
+      if (!fresh) {
+        HolderGroup& g = groups[at];
+        g.pids.push_back(t->pid);
+        g.bytes += t->rss;
+        g.max_oom_score_adj = std::max(g.max_oom_score_adj, t->oom_score_adj.value_or(0));
+        g.has_victim = g.has_victim || (victim_pid && *victim_pid == t->pid);
+        continue;
+      }
+    }
+    HolderGroup g;
+    g.name = t->name;
+    g.pids.push_back(t->pid);
+    g.bytes = t->rss;
+    g.max_oom_score_adj = t->oom_score_adj.value_or(0);
+    g.has_victim = victim_pid && *victim_pid == t->pid;
+    g.role = t->role;
+    groups.push_back(std::move(g));
+  }
+  std::stable_sort(groups.begin(), groups.end(), [](const HolderGroup& a, const HolderGroup& b) {
+    if (a.bytes != b.bytes) return a.bytes > b.bytes;
+    return a.name < b.name;
+  });
+  return groups;
+}
+
+std::optional<Budget> build_host_budget(const HostOomRecord& r) {
+  const auto groups = holder_groups(r.tasks, r.victim_pid);
+  std::int64_t tasks_sum = 0;
+  for (const auto& g : groups) tasks_sum += g.bytes;
+  const std::optional<std::int64_t> total = r.memcg ? r.limit : r.ram;
+  if (!total && groups.empty() && !r.usage) return std::nullopt;
+
+  Budget b;
+  b.host = r.host;
+  // TODO(domain): set b.domain = r.memcg ? "cgroup" : "host" once Budget has the field.
+  b.total = total;
+  if (r.memcg && r.limit && r.usage) b.free = std::max<std::int64_t>(0, *r.limit - *r.usage);
+
+  // Holder groups: the job's in a cgroup (its tasks are the cgroup's), on a host the role the
+  // processes table gives the group's largest member.
+  std::int64_t shown = 0, others = 0;
+  std::size_t other_count = 0;
+  for (std::size_t i = 0; i < groups.size(); ++i) {
+    const auto& g = groups[i];
+    if (i < kHostLedgerGroups) {
+      std::string label = group_label(g);
+      if (g.has_victim) label += ", the victim's";
+      if (g.max_oom_score_adj == -1000) label += ", oom_score_adj -1000";
+      b.entries.push_back({label, r.memcg && g.role != "foreign" ? std::string("job") : g.role, g.pids.front(), g.bytes});
+      shown += g.bytes;
+    } else {
+      others += g.bytes;
+      other_count += g.pids.size();
+    }
+  }
+  if (other_count > 0)
+    b.entries.push_back({fmt::format("{} other processes", other_count), r.memcg ? "job" : "unknown", std::nullopt, others});
+  if (r.memcg) b.job = tasks_sum;
+
+  std::int64_t kernel = 0;
+  if (!r.memcg) {
+    if (r.shmem && *r.shmem > 0) {
+      b.entries.push_back({"shmem / tmpfs (kernel)", "unknown", std::nullopt, *r.shmem});
+      kernel += *r.shmem;
+    }
+    if (r.slab_unreclaimable && *r.slab_unreclaimable > 0) {
+      b.entries.push_back({"slab, unreclaimable (kernel)", "unknown", std::nullopt, *r.slab_unreclaimable});
+      kernel += *r.slab_unreclaimable;
+    }
+  }
+
+  // The rest: what the figures hold beyond every listed holder.
+  std::optional<std::int64_t> rest;
+  // Resident sets that add up to more than the whole (shared pages counted in each) leave no
+  // rest to show.
+  if (r.memcg && r.usage && !groups.empty() && tasks_sum <= *r.usage) rest = *r.usage - tasks_sum;
+  if (!r.memcg && r.ram && (!groups.empty() || kernel > 0) && tasks_sum + kernel <= *r.ram) rest = *r.ram - tasks_sum - kernel;
+  if (rest) {
+    b.unexplained = rest;
+    b.entries.push_back({r.memcg ? "charged to the cgroup, in no task's rss (page cache, kernel memory, tmpfs)"
+                                 : "in no task's rss (page cache, kernel, reserved, free)",
+                         "rest", std::nullopt, *rest});
+  }
+
+  // The worked sum.
+  if (r.memcg) {
+    if (r.limit && r.usage)
+      b.arithmetic.push_back(fmt::format("cgroup{}: usage {} of limit {} ({:.0f}%)", r.cgroup.empty() ? "" : " " + r.cgroup,
+                                         size(*r.usage), size(*r.limit),
+                                         *r.limit > 0 ? 100.0 * static_cast<double>(*r.usage) / static_cast<double>(*r.limit) : 0.0));
+    else if (r.limit)
+      b.arithmetic.push_back(fmt::format("cgroup limit {}", size(*r.limit)));
+  } else if (r.ram) {
+    b.arithmetic.push_back(fmt::format("host RAM {}", size(*r.ram)));
+  }
+  if (!groups.empty()) {
+    // The figures only; which holder is the culprit is the diagnosis rule's (protected hog first,
+    // then the largest group), so the sum names no "largest" of its own.
+    b.arithmetic.push_back(fmt::format("task table: {} processes hold {} (resident sets); {} by name, the first: {} {}",
+                                       r.tasks.size(), size(tasks_sum),
+                                       groups.size() == 1 ? std::string("one group") : fmt::format("{} groups", groups.size()),
+                                       group_label(groups.front()),
+                                       size(groups.front().bytes)));
+    for (std::size_t i = 0; i < groups.size() && i < kHostLedgerGroups; ++i)
+      if (groups[i].max_oom_score_adj == -1000)
+        b.arithmetic.push_back(fmt::format("{} has oom_score_adj -1000: the OOM killer may not kill it", group_label(groups[i])));
+    const std::optional<std::int64_t> base = r.memcg ? (r.usage ? r.usage : r.limit) : r.ram;
+    if (base && tasks_sum > *base)
+      b.arithmetic.push_back(fmt::format("the resident sets add up to more than {} ({}): pages shared between processes "
+                                         "(forked workers, file mappings, shared memory) count in each",
+                                         r.memcg ? "the usage" : "RAM", size(*base)));
+  }
+  if (rest) {
+    if (r.memcg && r.usage)
+      b.arithmetic.push_back(fmt::format("usage {} - tasks {} = {} not in any task's resident set", size(*r.usage),
+                                         size(tasks_sum), size(*rest)));
+    else if (r.ram)
+      b.arithmetic.push_back(fmt::format("RAM {} - tasks {}{} = {} in no task's resident set", size(*r.ram), size(tasks_sum),
+                                         kernel > 0 ? fmt::format(" - shmem and slab {}", size(kernel)) : std::string(),
+                                         size(*rest)));
+  }
+  return b;
+}
+
+std::optional<HostOomRecord> load_host_oom(store::Database& db, std::int64_t event_id) {
+  auto rep = db.query(fmt::format(
+      "SELECT r.host, r.memcg, r.oom_memcg, r.task_memcg, r.victim_pid, r.victim_comm, r.page_size, r.memcg_usage, "
+      "r.memcg_limit, json_extract(e.fields, '$.memsw_usage_bytes') AS memsw_usage, "
+      "json_extract(e.fields, '$.memsw_limit_bytes') AS memsw_limit, json_extract(e.fields, '$.ram_bytes') AS ram, "
+      "json_extract(e.fields, '$.shmem_bytes') AS shmem, "
+      "json_extract(e.fields, '$.slab_unreclaimable_bytes') AS slab "
+      "FROM oom_reports r JOIN events e ON e.id = r.event_id WHERE r.event_id = {}",
+      event_id));
+  if (rep.rows.empty()) return std::nullopt;
+  const auto& row = rep.rows[0];
+  HostOomRecord r;
+  r.host = row["host"].as_text();
+  r.memcg = row["memcg"].as_int().value_or(0) != 0;
+  r.cgroup = row["oom_memcg"].as_text().empty() ? row["task_memcg"].as_text() : row["oom_memcg"].as_text();
+  if (!r.memcg) r.cgroup.clear();
+  r.usage = row["memcg_usage"].as_int();
+  r.limit = row["memcg_limit"].as_int();
+  if (!r.usage && !r.limit) {
+    r.usage = row["memsw_usage"].as_int();
+    r.limit = row["memsw_limit"].as_int();
+  }
+  r.ram = row["ram"].as_int();
+  r.shmem = row["shmem"].as_int();
+  r.slab_unreclaimable = row["slab"].as_int();
+  r.victim_pid = row["victim_pid"].as_int();
+  r.victim_name = row["victim_comm"].as_text();
+  const std::int64_t page = row["page_size"].as_int().value_or(4096);
+  auto tasks = db.query(fmt::format(
+      // The host as a literal: a subquery in the join keeps SQLite from the (host, pid) index,
+      // and a task table may hold 10^5 rows.
+      "SELECT t.pid, t.name, t.rss_pages, t.oom_score_adj, coalesce(p.role, 'unknown') AS role FROM oom_tasks t "
+      "LEFT JOIN processes p ON p.host = {1} AND p.pid = t.pid "
+      "WHERE t.event_id = {0} AND t.rss_pages IS NOT NULL",
+      event_id, store::sql_literal(r.host)));
+  for (const auto& t : tasks.rows) {
+    HostTask h;
+    h.pid = t["pid"].as_int().value_or(0);
+    h.name = t["name"].as_text();
+    h.rss = core::scale_bytes(t["rss_pages"].as_int().value_or(0), page).value_or(0);
+    if (auto adj = t["oom_score_adj"].as_int()) h.oom_score_adj = static_cast<int>(*adj);
+    h.role = t["role"].as_text();
+    r.tasks.push_back(std::move(h));
+  }
+  return r;
+}
+
+}  // namespace culprit::diagnose
