@@ -19,18 +19,18 @@ namespace {
 
 std::string size(std::int64_t b) { return core::format_size(b); }
 
-std::string group_label(const HolderGroup& g) {
+std::string group_label(const TaskGroup& g) {
   if (g.pids.size() == 1) return fmt::format("pid {} ({})", g.pids.front(), g.name.empty() ? "?" : g.name);
   return fmt::format("{} ({} processes, largest pid {})", g.name, g.pids.size(), g.pids.front());
 }
 
 }  // namespace
 
-std::vector<HolderGroup> holder_groups(const std::vector<HostTask>& tasks, std::optional<std::int64_t> victim_pid) {
+std::vector<TaskGroup> holder_groups(const std::vector<HostTask>& tasks, std::optional<std::int64_t> victim_pid) {
   std::vector<const HostTask*> sorted;
   for (const auto& t : tasks) sorted.push_back(&t);
   std::stable_sort(sorted.begin(), sorted.end(), [](const HostTask* a, const HostTask* b) { return a->rss > b->rss; });
-  std::vector<HolderGroup> groups;
+  std::vector<TaskGroup> groups;
   std::map<std::string, std::size_t> by_name;
   for (const HostTask* t : sorted) {
     std::size_t at = groups.size();
@@ -38,7 +38,7 @@ std::vector<HolderGroup> holder_groups(const std::vector<HostTask>& tasks, std::
       auto [it, fresh] = by_name.emplace(t->name, groups.size());
       at = it->second;
       if (!fresh) {
-        HolderGroup& g = groups[at];
+        TaskGroup& g = groups[at];
         g.pids.push_back(t->pid);
         g.bytes += t->rss;
         g.max_oom_score_adj = std::max(g.max_oom_score_adj, t->oom_score_adj.value_or(0));
@@ -46,7 +46,7 @@ std::vector<HolderGroup> holder_groups(const std::vector<HostTask>& tasks, std::
         continue;
       }
     }
-    HolderGroup g;
+    TaskGroup g;
     g.name = t->name;
     g.pids.push_back(t->pid);
     g.bytes = t->rss;
@@ -55,7 +55,7 @@ std::vector<HolderGroup> holder_groups(const std::vector<HostTask>& tasks, std::
     g.role = t->role;
     groups.push_back(std::move(g));
   }
-  std::stable_sort(groups.begin(), groups.end(), [](const HolderGroup& a, const HolderGroup& b) {
+  std::stable_sort(groups.begin(), groups.end(), [](const TaskGroup& a, const TaskGroup& b) {
     if (a.bytes != b.bytes) return a.bytes > b.bytes;
     return a.name < b.name;
   });
@@ -71,7 +71,7 @@ std::optional<Budget> build_host_budget(const HostOomRecord& r) {
 
   Budget b;
   b.host = r.host;
-  // TODO(domain): set b.domain = r.memcg ? "cgroup" : "host" once Budget has the field.
+  b.domain = r.memcg ? "cgroup" : "host";
   b.total = total;
   if (r.memcg && r.limit && r.usage) b.free = std::max<std::int64_t>(0, *r.limit - *r.usage);
 
@@ -85,7 +85,9 @@ std::optional<Budget> build_host_budget(const HostOomRecord& r) {
       std::string label = group_label(g);
       if (g.has_victim) label += ", the victim's";
       if (g.max_oom_score_adj == -1000) label += ", oom_score_adj -1000";
-      b.entries.push_back({label, r.memcg && g.role != "foreign" ? std::string("job") : g.role, g.pids.front(), g.bytes});
+      const std::string role = r.memcg && g.role != "foreign" ? std::string("job") : g.role;
+      b.entries.push_back({label, role, g.pids.front(), g.bytes});
+      b.holders.push_back({g.name.empty() ? fmt::format("pid {}", g.pids.front()) : g.name, role, g.pids, g.bytes});
       shown += g.bytes;
     } else {
       others += g.bytes;
@@ -94,16 +96,19 @@ std::optional<Budget> build_host_budget(const HostOomRecord& r) {
   }
   if (other_count > 0)
     b.entries.push_back({fmt::format("{} other processes", other_count), r.memcg ? "job" : "unknown", std::nullopt, others});
+  if (other_count > 0) b.holders.push_back({"other processes", r.memcg ? "job" : "unknown", {}, others});
   if (r.memcg) b.job = tasks_sum;
 
   std::int64_t kernel = 0;
   if (!r.memcg) {
     if (r.shmem && *r.shmem > 0) {
       b.entries.push_back({"shmem / tmpfs (kernel)", "unknown", std::nullopt, *r.shmem});
+      b.holders.push_back({"shmem / tmpfs", "kernel", {}, *r.shmem});
       kernel += *r.shmem;
     }
     if (r.slab_unreclaimable && *r.slab_unreclaimable > 0) {
       b.entries.push_back({"slab, unreclaimable (kernel)", "unknown", std::nullopt, *r.slab_unreclaimable});
+      b.holders.push_back({"slab, unreclaimable", "kernel", {}, *r.slab_unreclaimable});
       kernel += *r.slab_unreclaimable;
     }
   }

@@ -39,7 +39,7 @@ struct HostOomRecord {
 
 /// Processes of one program (one name in the task table: a php-fpm or gunicorn pool, DataLoader
 /// workers, the ranks of one job) as one holder.
-struct HolderGroup {
+struct TaskGroup {
   std::string name;
   std::vector<std::int64_t> pids;  ///< largest resident set first
   std::int64_t bytes = 0;
@@ -50,7 +50,7 @@ struct HolderGroup {
 
 /// The task table's holder groups, largest first (ties by name). Rows without a name stay
 /// apart, each its own holder.
-std::vector<HolderGroup> holder_groups(const std::vector<HostTask>& tasks, std::optional<std::int64_t> victim_pid);
+std::vector<TaskGroup> holder_groups(const std::vector<HostTask>& tasks, std::optional<std::int64_t> victim_pid);
 
 /// The ledger of `r`: total (the limit, or the RAM), free (limit - usage), the largest holder
 /// groups (at most `kHostLedgerGroups`, then "other processes"), shmem and slab as kernel
