@@ -51,7 +51,11 @@ std::string settle_folder_hosts(Database& db) {
         "SELECT DISTINCT e.host AS host FROM events e JOIN sources s ON s.id = e.source_id"
         " WHERE s.host = {0} AND s.host_from = 'folder name' AND e.host <> '' AND e.host <> {0}"
         " UNION SELECT DISTINCT {1} AS host FROM events e JOIN sources s ON s.id = e.source_id"
-        " WHERE s.host = {0} AND s.host_from = 'folder name' AND {2} AND {1} <> {0}",
+        " WHERE s.host = {0} AND s.host_from = 'folder name' AND {2} AND {1} <> {0}"
+        // A file of the same folder whose host its own prompt names (a paste made there).
+        " UNION SELECT DISTINCT p.host AS host FROM sources p WHERE p.host_from = 'prompt' AND p.host <> ''"
+        " AND p.host <> {0} AND substr(p.name, 1, length({0}) + 1) = {0} || '/'"
+        " AND EXISTS (SELECT 1 FROM sources s WHERE s.host = {0} AND s.host_from = 'folder name')",
         folder, kNode, kOneNode));
     if (!named.error.empty()) return named.error;
     if (named.rows.size() != 1) continue;

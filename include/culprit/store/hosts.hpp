@@ -12,7 +12,8 @@ namespace culprit::store {
 /// For each host a folder name gave (sources with host_from `folder name`): when the events of
 /// that folder's sources name exactly one other host (a syslog host field, NCCL's
 /// `host:pid:tid` prefix, …), that host replaces the folder name everywhere in the timeline and
-/// the sources say `log lines`. A folder whose lines name no host, or several, keeps its name.
+/// the sources say `log lines`; so does a prompt in one of the folder's files (a terminal paste
+/// made at `user@gpu07:~$`). A folder whose content names no host, or several, keeps its name.
 /// Launcher lines count as naming a host (an event field `node`: `srun: error: gpu-017: task 3:
 /// …` says where the job ran). Then a paste segment whose host is a prompt's (a login node)
 /// and whose launcher lines name one other node is that node's output: its events, snapshots

@@ -124,3 +124,19 @@ TEST_CASE("srun's launcher line says where the job ran", "[store][hosts]") {
   auto r = t.db->query("SELECT count(*) AS n FROM events WHERE host = 'gpu07'");
   CHECK(r.rows[0]["n"].as_int() == 2);
 }
+
+TEST_CASE("a folder's name gives way to the host a prompt in one of its files names", "[store][hosts]") {
+  Timeline t;
+  // A case folder: a terminal paste made at `user@gpu-1013:~$` (host from its prompt) beside a
+  // container log that names no host. The folder's content names one host: both are its.
+  const auto term = t.source("case-27/node-terminal.txt", "gpu-1013", "prompt");
+  const auto log = t.source("case-27/container.log", "case-27", "folder name");
+  t.event(term, "gpu-1013");
+  t.event(log, "case-27", {}, 17811);
+  // Another folder's prompt never leaks in.
+  const auto other = t.source("case-28/worker.log", "case-28", "folder name");
+  t.event(other, "case-28");
+  REQUIRE(t.settle().empty());
+  CHECK(t.from_of("case-27/container.log") == "gpu-1013 log lines");
+  CHECK(t.from_of("case-28/worker.log") == "case-28 folder name");
+}
