@@ -57,7 +57,7 @@ struct LedgerEntry {
 /// are one group, with their pids and bytes together.
 struct HolderGroup {
   std::string group;                ///< `the failing process`, `sibling ranks' contexts`, a program name, `pid 123`
-  std::string role;                 ///< job | foreign | unknown | host
+  std::string role;                 ///< job | foreign | unknown | host | kernel (page cache)
   std::vector<std::int64_t> pids;
   std::int64_t bytes = 0;
 };
