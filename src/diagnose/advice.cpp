@@ -80,8 +80,36 @@ std::string footprint_advice(store::Database& db, std::int64_t event_id) {
 
 /// What to do about a CUDA OOM's culprit, by role; `settings` is job_settings_advice() and
 /// `footprint` footprint_advice() for a job culprit.
+namespace {
+
+/// On unified memory a page cache (a `kernel` holder of the pool) that covers the shortfall is
+/// memory the kernel gives back on request: say so, with the command. '' otherwise.
+std::string page_cache_advice(const Budget* budget) {
+  if (!budget || !budget->unified) return {};
+  for (const auto& g : budget->holders) {
+    if (g.role != "kernel" || g.bytes <= 0) continue;
+    if (budget->shortfall && g.bytes < *budget->shortfall) return {};
+    return fmt::format(" On unified memory the page cache counts against the GPU: it held {}; free it before the "
+                       "launch with `sync; echo 3 > /proc/sys/vm/drop_caches` (as root).",
+                       core::format_size(g.bytes));
+  }
+  return {};
+}
+
+std::string holder_action(const std::optional<ProcessRef>& c, const std::string& settings,
+                          const std::string& footprint, const Budget* budget);
+
+}  // namespace
+
 std::string culprit_action(const std::optional<ProcessRef>& c, const std::string& settings,
                            const std::string& footprint, const Budget* budget) {
+  return holder_action(c, settings, footprint, budget) + page_cache_advice(budget);
+}
+
+namespace {
+
+std::string holder_action(const std::optional<ProcessRef>& c, const std::string& settings,
+                          const std::string& footprint, const Budget* budget) {
   if (c && c->role == "foreign" && !c->pid) {
     // An unnamed holder the ledger inferred: say how much, and how to find it.
     std::string how_much = "memory the job does not hold";
@@ -110,5 +138,7 @@ std::string culprit_action(const std::optional<ProcessRef>& c, const std::string
                        "stop it before relaunching.", c->pid.value_or(0), c->host, c->pid.value_or(0));
   return settings + footprint;
 }
+
+}  // namespace
 
 }  // namespace culprit::diagnose

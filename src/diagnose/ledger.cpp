@@ -223,6 +223,12 @@ GpuLedgerInput load_ledger_input(store::Database& db, std::int64_t event_id, std
     if (in.self_name.empty()) in.self_name = e["comm"].as_text();
   }
   if (in.unified) {
+    // The page cache nearest the failure: `free`'s buff/cache (or meminfo's Buffers + Cached).
+    const std::string near = ts ? fmt::format("CASE WHEN ts IS NULL THEN 1e12 ELSE abs(ts - ({})) END", *ts) : "line";
+    auto cache = db.query(fmt::format("SELECT buff_cache FROM host_memory WHERE host = {} AND buff_cache IS NOT NULL"
+                                      " ORDER BY {} LIMIT 1",
+                                      store::sql_literal(host), near));
+    if (!cache.rows.empty()) in.page_cache = cache.rows[0]["buff_cache"].as_int();
     auto rows = db.query(fmt::format(
         "SELECT pid, names, rss FROM processes WHERE host = {} AND rss > 0 ORDER BY rss DESC LIMIT 16", store::sql_literal(host)));
     for (const auto& r : rows.rows)

@@ -78,6 +78,10 @@ struct GpuLedgerInput {
   std::string self_name;
   std::vector<GpuHolder> holders;             ///< may include the failing process itself
   std::vector<HostProcess> host_processes;    ///< unified memory: largest resident first
+  /// Unified memory: the page cache (`free`'s buff/cache, /proc/meminfo Buffers + Cached) nearest
+  /// the failure. CUDA's free figure on such a pool does not count it, so it is a holder of the
+  /// pool (role `kernel`) that `sync; echo 3 > /proc/sys/vm/drop_caches` gives back.
+  std::optional<std::int64_t> page_cache;
 };
 
 struct LedgerResult {

@@ -231,15 +231,31 @@ LedgerResult decide_ledger(const GpuLedgerInput& in) {
       }
     }
     r -= host_procs;
+    // Unified memory: the page cache is kernel-held memory of the pool (what `free` counts as
+    // buff/cache), capped at what is left unexplained (the snapshots are of other instants).
+    std::int64_t cache = 0;
+    if (b.unified && in.page_cache && *in.page_cache > 0 && r > 0) {
+      cache = std::min(*in.page_cache, r);
+      b.entries.push_back({"kernel: page cache (buff/cache)", "kernel", std::nullopt, cache});
+      b.holders.push_back({"page cache", "kernel", {}, cache});
+      r -= cache;
+    }
     b.unexplained = r;
-    b.entries.push_back({b.unified ? "unexplained (unified memory: host OS, page cache, CPU processes)"
+    b.entries.push_back({b.unified ? (cache ? "unexplained (unified memory: host OS, CPU processes)"
+                                            : "unexplained (unified memory: host OS, page cache, CPU processes)")
                                    : "unexplained (driver, other containers, not listed)",
                          "rest", std::nullopt, r});
-    b.arithmetic.push_back(fmt::format("total {} = free {} + job {} + foreign {}{}{} + unexplained {}", fs(b.total),
+    b.arithmetic.push_back(fmt::format("total {} = free {} + job {} + foreign {}{}{}{} + unexplained {}", fs(b.total),
                                        fs(b.free), fs(job), fs(foreign),
                                        unknown ? " + unattributed " + core::format_size(unknown) : std::string(),
                                        host_procs ? " + host processes " + core::format_size(host_procs) : std::string(),
-                                       fs(r)));
+                                       cache ? " + page cache " + core::format_size(cache) : std::string(), fs(r)));
+    if (cache)
+      b.arithmetic.push_back(fmt::format("the page cache held {} of the unified pool (free's buff/cache{}); "
+                                         "CUDA's free figure does not count it",
+                                         core::format_size(*in.page_cache),
+                                         cache < *in.page_cache ? fmt::format(", {} of it within the rest", core::format_size(cache))
+                                                                : std::string()));
     if (negative)
       b.arithmetic.push_back("(the snapshots were taken at different instants: the listed holders exceed "
                              "total - free, so the rest is shown as 0)");
@@ -272,8 +288,13 @@ LedgerResult decide_ledger(const GpuLedgerInput& in) {
     if (h.role != "foreign" || h.type == "G" || !significant(h.bytes) || h.bytes < need) continue;
     return decide(ledger_rule::kForeignHolder, ProcessRef{in.host, h.pid, h.name, "foreign", h.why, h.container},
                   Confidence::high,
-                  fmt::format("pid {}{} holds {}, more than the {} shortfall", h.pid, h.name.empty() ? "" : " " + h.name,
-                              core::format_size(h.bytes), b.shortfall ? core::format_size(*b.shortfall) : "?"));
+                  fmt::format("pid {}{} holds {}, more than the {} shortfall{}", h.pid, h.name.empty() ? "" : " " + h.name,
+                              core::format_size(h.bytes), b.shortfall ? core::format_size(*b.shortfall) : "?",
+                              // NVML's own figure for the failing process tells its memory apart
+                              // from the holder's: the holder's bytes are not the job's.
+                              self_reported ? fmt::format(" (apart from the failing process's own {}, \"this process has\")",
+                                                          core::format_size(*self_reported))
+                                            : std::string()));
   }
   std::int64_t compute_foreign = 0;  // without display servers
   for (const auto& h : sorted)
