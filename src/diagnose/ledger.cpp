@@ -25,6 +25,21 @@ std::string first_name(const std::string& names_json) {
 
 bool digit(char c) { return c >= '0' && c <= '9'; }
 
+/// The failing process when its error line names no pid but the job's log names exactly one
+/// worker. vLLM's and Ray's `(Name pid=N)` prefixer wraps the worker's Python stdout / stderr;
+/// c10's glog warnings (`[rank0]:[W… CUDACachingAllocator.cpp…] memory allocation failed with
+/// OOM …`) and other native writes go straight to fd 2 and come out bare. When one worker pid is
+/// all the host's logs name (vLLM worker / engine-core / Ray worker prefixes; not the API server,
+/// which allocates no GPU memory), that worker printed them. Two or more: no guess.
+std::optional<std::int64_t> sole_worker_pid(store::Database& db, const std::string& host) {
+  auto w = db.query(fmt::format(
+      "SELECT DISTINCT pid FROM processes WHERE host = {} AND (job_evidence LIKE '%worker prefix%' OR"
+      " job_evidence LIKE '%engine-core prefix%') LIMIT 2",
+      store::sql_literal(host)));
+  if (w.rows.size() != 1) return std::nullopt;
+  return w.rows[0]["pid"].as_int();
+}
+
 }  // namespace
 
 /// The failing process's pid from a transport prefix the line still carries when it could not be
@@ -107,6 +122,7 @@ GpuLedgerInput load_ledger_input(store::Database& db, std::int64_t event_id, std
         store::sql_literal(host), e["rank"].as_int().value_or(-1)));
     if (by_rank.rows.size() == 1) self_pid = by_rank.rows[0]["pid"].as_int();
   }
+  if (!self_pid) self_pid = sole_worker_pid(db, host);
   in.self_pid = self_pid;
   if (!in.multi_rank) {
     auto ranks = db.query(fmt::format("SELECT count(DISTINCT rank) AS n FROM events WHERE host = {} AND rank IS NOT NULL",

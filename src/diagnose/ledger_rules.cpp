@@ -382,9 +382,11 @@ LedgerResult decide_ledger(const GpuLedgerInput& in) {
 
   // job-itself: nothing else explains it. High only when the ledger accounts for the GPU: total
   // and free known, no other holder covering the shortfall, nothing large unexplained, and the
-  // framework's figures fit the device.
+  // framework's figures fit the device. Without any figure for what the job holds (an allocator
+  // line giving only request, free and total), the GPU's used memory is nobody's in the ledger:
+  // medium.
   ProcessRef self{in.host, victim_pid, self_name, "job", "the job's own allocations exhausted the GPU", ""};
-  Confidence conf = (b.total && b.free) ? Confidence::high : Confidence::medium;
+  Confidence conf = (b.total && b.free && (self_held || !sorted.empty())) ? Confidence::high : Confidence::medium;
   const bool large_rest = beyond && b.total && *beyond >= need && *beyond * 10 >= *b.total;
   const bool impossible = b.total && own && *own > *b.total;  // spilled into shared memory (WDDM)
   if (large_rest || impossible) conf = Confidence::medium;

@@ -318,3 +318,21 @@ TEST_CASE("ledger: the failing process's pid from a prefix the line still carrie
   CHECK_FALSE(prefix_pid("RuntimeError: failed (pid=12)"));
   CHECK_FALSE(prefix_pid("(Worker pid=12abc) text"));
 }
+
+TEST_CASE("ledger rule job-itself: no figure for the job's own memory is not high", "[ledger][rules]") {
+  // c10's allocator line gives only request, free and total: the used memory is nobody's.
+  GpuLedgerInput in;
+  in.host = "node";
+  in.gpu = 0;
+  in.capacity = gib(79.18);
+  in.free = mib(119.5);
+  in.requested = mib(260);
+  in.self_pid = 2604;
+  auto r = decide_ledger(in);
+  CHECK(r.rule == ledger_rule::kJobItself);
+  CHECK(r.confidence == Confidence::medium);
+  // Look-alike: PyTorch's own figures fill the GPU — the ledger accounts for it: high.
+  auto full = decide_ledger(torch1(10.76, 9.9, 12, 10.1, 260));
+  CHECK(full.rule == ledger_rule::kJobItself);
+  CHECK(full.confidence == Confidence::high);
+}

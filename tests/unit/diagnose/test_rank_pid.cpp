@@ -53,3 +53,33 @@ TEST_CASE("a summary for another rank lends no pid", "[diagnose][ledger]") {
   REQUIRE(v.culprit);
   CHECK_FALSE(v.culprit->pid);
 }
+
+namespace {
+
+// c10's CUDACachingAllocator glog warning (format string in c10/cuda/CUDACachingAllocator.cpp:
+// "memory allocation failed with OOM on device %d while trying to allocate %zu bytes (free: %zu,
+// total: %zu)") is written to fd 2 and skips vLLM's `(Name pid=N)` stdout prefixer.
+std::string worker_log(const std::vector<long>& pids) {
+  std::string out;
+  for (long pid : pids)
+    out += "(VllmWorker rank=0 pid=" + std::to_string(pid) +
+           ") INFO 11-04 09:41:05 [gpu_model_runner.py:1595] Model loading took 14.99 GiB and 8.1 seconds\n";
+  out += "[rank0]:[W1104 09:41:07.120934112 CUDACachingAllocator.cpp:3933] memory allocation failed with OOM on "
+         "device 0 while trying to allocate 536870912 bytes (free: 201326592, total: 85017624576).\n";
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("a bare allocator line belongs to the log's only worker", "[diagnose][ledger]") {
+  const auto v = culprit::test::diagnose_texts({{"serve.log", "gpu-node-4", worker_log({5121})}});
+  CHECK(v.verdict == "cuda_oom");
+  REQUIRE(v.victim);
+  CHECK(v.victim->pid == 5121);
+}
+
+TEST_CASE("two workers in the log lend no pid to a bare allocator line", "[diagnose][ledger]") {
+  const auto v = culprit::test::diagnose_texts({{"serve.log", "gpu-node-4", worker_log({5121, 5122})}});
+  CHECK(v.verdict == "cuda_oom");
+  CHECK((!v.victim || !v.victim->pid));
+}
