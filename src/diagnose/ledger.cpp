@@ -10,19 +10,6 @@
 namespace culprit::diagnose {
 namespace {
 
-std::string first_name(const std::string& names_json) {
-  // names is a JSON array of strings, longest first: take the first element.
-  const auto a = names_json.find('"');
-  if (a == std::string::npos) return {};
-  std::string out;
-  for (size_t i = a + 1; i < names_json.size(); ++i) {
-    if (names_json[i] == '\\' && i + 1 < names_json.size()) { out += names_json[++i]; continue; }
-    if (names_json[i] == '"') break;
-    out += names_json[i];
-  }
-  return out;
-}
-
 bool digit(char c) { return c >= '0' && c <= '9'; }
 
 /// The failing process when its error line names no pid but the job's log names exactly one
@@ -221,10 +208,10 @@ GpuLedgerInput load_ledger_input(store::Database& db, std::int64_t event_id, std
   }
   // Names and roles from the process registry.
   for (auto& [pid, h] : holders) {
-    auto p = db.query(fmt::format("SELECT names, role, role_why, container FROM processes WHERE host = {} AND pid = {}",
+    auto p = db.query(fmt::format("SELECT json_extract(names, '$[0]') AS name, role, role_why, container FROM processes WHERE host = {} AND pid = {}",
                                   store::sql_literal(host), pid));
     if (!p.rows.empty()) {
-      h.name = first_name(p.rows[0]["names"].as_text());
+      h.name = p.rows[0]["name"].as_text();
       h.role = p.rows[0]["role"].as_text();
       h.why = p.rows[0]["role_why"].as_text();
       h.container = p.rows[0]["container"].as_text();
@@ -234,8 +221,8 @@ GpuLedgerInput load_ledger_input(store::Database& db, std::int64_t event_id, std
     in.holders.push_back(h);
   }
   if (self_pid && in.self_name.empty()) {
-    auto p = db.query(fmt::format("SELECT names FROM processes WHERE host={} AND pid={}", store::sql_literal(host), *self_pid));
-    if (!p.rows.empty()) in.self_name = first_name(p.rows[0]["names"].as_text());
+    auto p = db.query(fmt::format("SELECT json_extract(names, '$[0]') AS name FROM processes WHERE host={} AND pid={}", store::sql_literal(host), *self_pid));
+    if (!p.rows.empty()) in.self_name = p.rows[0]["name"].as_text();
     if (in.self_name.empty()) in.self_name = e["comm"].as_text();
   }
   if (in.unified) {
@@ -246,9 +233,9 @@ GpuLedgerInput load_ledger_input(store::Database& db, std::int64_t event_id, std
                                       store::sql_literal(host), near));
     if (!cache.rows.empty()) in.page_cache = cache.rows[0]["buff_cache"].as_int();
     auto rows = db.query(fmt::format(
-        "SELECT pid, names, rss FROM processes WHERE host = {} AND rss > 0 ORDER BY rss DESC LIMIT 16", store::sql_literal(host)));
+        "SELECT pid, json_extract(names, '$[0]') AS name, rss FROM processes WHERE host = {} AND rss > 0 ORDER BY rss DESC LIMIT 16", store::sql_literal(host)));
     for (const auto& r : rows.rows)
-      in.host_processes.push_back({r["pid"].as_int().value_or(0), first_name(r["names"].as_text()), r["rss"].as_int().value_or(0)});
+      in.host_processes.push_back({r["pid"].as_int().value_or(0), r["name"].as_text(), r["rss"].as_int().value_or(0)});
   }
   return in;
 }
