@@ -22,22 +22,6 @@ std::string in_list(const std::vector<std::string>& items) {
 /// A finite number for SQL text (never `inf` / `nan`, which SQLite would not parse).
 std::string number(double d) { return std::isfinite(d) ? fmt::format("{:.6f}", d) : std::string("0"); }
 
-/// The first name of a `processes.names` JSON array.
-std::string first_name(const std::string& names_json) {
-  const auto a = names_json.find('"');
-  if (a == std::string::npos) return {};
-  std::string out;
-  for (std::size_t i = a + 1; i < names_json.size(); ++i) {
-    if (names_json[i] == '\\' && i + 1 < names_json.size()) {
-      out += names_json[++i];
-      continue;
-    }
-    if (names_json[i] == '"') break;
-    out += names_json[i];
-  }
-  return out;
-}
-
 constexpr const char* kOrder = "(e.ts IS NULL), e.ts, e.source_id, e.line, e.id";
 
 std::string role_or_unknown(const store::Value& v) {
@@ -53,7 +37,7 @@ std::vector<GpuSeries> load_gpus(store::Database& db, std::optional<double> focu
       " ORDER BY g.host, g.gpu, (g.ts IS NULL), g.ts, g.source_id, g.line, g.id");
   if (!snaps.error.empty()) return out;
   auto procs = db.query(
-      "SELECT gp.snapshot_id, gp.pid, gp.name, gp.mem_used, p.role, p.names"
+      "SELECT gp.snapshot_id, gp.pid, gp.name, gp.mem_used, p.role, json_extract(p.names, '$[0]') AS first_name"
       " FROM gpu_processes gp JOIN gpu_snapshots g ON g.id = gp.snapshot_id"
       " LEFT JOIN processes p ON p.host = g.host AND p.pid = gp.pid"
       " ORDER BY gp.snapshot_id, gp.mem_used IS NULL, gp.mem_used DESC, gp.pid");
@@ -62,7 +46,7 @@ std::vector<GpuSeries> load_gpus(store::Database& db, std::optional<double> focu
     GpuProcessMemory m;
     m.pid = r["pid"].as_int().value_or(0);
     m.name = r["name"].as_text();
-    if (m.name.empty()) m.name = first_name(r["names"].as_text());
+    if (m.name.empty()) m.name = r["first_name"].as_text();
     m.role = role_or_unknown(r["role"]);
     m.bytes = r["mem_used"].as_int();
     by_snapshot[r["snapshot_id"].as_int().value_or(0)].push_back(std::move(m));
