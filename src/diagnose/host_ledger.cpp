@@ -33,12 +33,10 @@ std::vector<TaskGroup> holder_groups(const std::vector<HostTask>& tasks, std::op
   std::vector<TaskGroup> groups;
   std::map<std::string, std::size_t> by_name;
   for (const HostTask* t : sorted) {
-    std::size_t at = groups.size();
     if (!t->name.empty()) {
       auto [it, fresh] = by_name.emplace(t->name, groups.size());
-      at = it->second;
       if (!fresh) {
-        TaskGroup& g = groups[at];
+        TaskGroup& g = groups[it->second];
         g.pids.push_back(t->pid);
         g.bytes += t->rss;
         g.max_oom_score_adj = std::max(g.max_oom_score_adj, t->oom_score_adj.value_or(0));
