@@ -10,8 +10,6 @@
 namespace culprit::diagnose {
 namespace {
 
-bool digit(char c) { return c >= '0' && c <= '9'; }
-
 /// The failing process when its error line names no pid but the job's log names exactly one
 /// worker. vLLM's and Ray's `(Name pid=N)` prefixer wraps the worker's Python stdout / stderr;
 /// c10's glog warnings (`[rank0]:[W… CUDACachingAllocator.cpp…] memory allocation failed with
@@ -28,38 +26,6 @@ std::optional<std::int64_t> sole_worker_pid(store::Database& db, const std::stri
 }
 
 }  // namespace
-
-/// The failing process's pid from a transport prefix the line still carries when it could not be
-/// peeled (a prefix after a stamp or a tab): vLLM / Ray's `(Name pid=N)` / `(Name rank=R pid=N)`
-/// before the error text, and the trantor logger's `YYYYMMDD HH:MM:SS.micro UTC <tid> LEVEL`
-/// (llama.cpp servers such as cortex; the main thread's id is the pid). Only a bracket that
-/// opens in the first 160 characters counts, so a pid quoted inside the error's text does not.
-std::optional<std::int64_t> prefix_pid(std::string_view m) {
-  for (std::size_t open = m.find('('); open != std::string_view::npos && open < 160; open = m.find('(', open + 1)) {
-    const std::size_t close = m.find(')', open);
-    if (close == std::string_view::npos || close - open > 64) continue;
-    const std::string_view inner = m.substr(open + 1, close - open - 1);
-    const std::size_t p = inner.find(" pid=");
-    if (p == std::string_view::npos || p == 0) continue;
-    if (!(std::isalpha(static_cast<unsigned char>(inner[0])) || inner[0] == '_')) continue;
-    std::size_t k = p + 5;
-    std::int64_t pid = 0;
-    while (k < inner.size() && digit(inner[k])) pid = pid * 10 + (inner[k++] - '0');
-    if (k == p + 5 || k != inner.size()) continue;
-    return pid;
-  }
-  // trantor: `20250430 21:55:01.443740 UTC 8354 ERROR ...`
-  if (m.size() > 32 && digit(m[0]) && m[8] == ' ' && m[11] == ':' && m[14] == ':') {
-    const std::size_t utc = m.find(" UTC ");
-    if (utc != std::string_view::npos && utc < 32) {
-      std::size_t k = utc + 5;
-      std::int64_t pid = 0;
-      while (k < m.size() && digit(m[k])) pid = pid * 10 + (m[k++] - '0');
-      if (k > utc + 5 && k < m.size() && m[k] == ' ') return pid;
-    }
-  }
-  return std::nullopt;
-}
 
 GpuLedgerInput load_ledger_input(store::Database& db, std::int64_t event_id, std::vector<Evidence>& evidence) {
   GpuLedgerInput in;
@@ -89,7 +55,6 @@ GpuLedgerInput load_ledger_input(store::Database& db, std::int64_t event_id, std
   const std::int64_t source_id = e["source_id"].as_int().value_or(0), line = e["line"].as_int().value_or(0);
 
   auto self_pid = e["pid"].as_int();
-  if (!self_pid) self_pid = prefix_pid(e["message"].as_text());
   // Ray re-raises a worker's exception in the driver: `RayTaskError(...): ray::Actor.method()
   // (pid=N, ip=…)` names the process where it was raised, the one whose allocation failed.
   auto ray = db.query(fmt::format(

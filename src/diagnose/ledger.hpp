@@ -17,10 +17,6 @@ namespace culprit::diagnose {
 /// back the ledger go to `evidence`.
 GpuLedgerInput load_ledger_input(store::Database& db, std::int64_t event_id, std::vector<Evidence>& evidence);
 
-/// The failing process's pid from a prefix the message still carries (`(VllmWorker rank=1
-/// pid=42)`, `(RayWorkerWrapper pid=7)`, the trantor logger's `… UTC <tid> ERROR`), if any.
-std::optional<std::int64_t> prefix_pid(std::string_view message);
-
 /// load_ledger_input() then decide_ledger(); an unknown event gives an empty result.
 LedgerResult build_ledger(store::Database& db, std::int64_t event_id);
 

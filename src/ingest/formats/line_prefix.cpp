@@ -364,10 +364,53 @@ bool layer_kube(Sv& rest, PeeledLine& p) {
   return true;
 }
 
+bool layer_paren_tag(Sv& rest, PeeledLine& p);
+
+// trantor (drogon's logger; llama.cpp servers such as cortex): `20250430 21:55:01.443740 UTC
+// 8354 ERROR msg - file.cc:12`. The number is the writing thread's id (gettid), which is the pid
+// for the main thread, where these servers load models and log their failures.
+bool layer_trantor(Sv& rest, PeeledLine& p) {
+  if (rest.size() < 34 || !digits_at(rest, 0, 8) || rest[8] != ' ') return false;
+  PeeledTime t;
+  t.year = to_int(rest, 0, 4);
+  t.month = to_int(rest, 4, 2);
+  t.day = to_int(rest, 6, 2);
+  if (t.month < 1 || t.month > 12 || t.day < 1 || t.day > 31) return false;
+  const std::size_t h = read_hms(rest, 9, t.seconds_of_day);
+  if (h == 0 || rest.substr(9 + h, 5) != " UTC ") return false;
+  std::size_t i = 9 + h + 5;
+  const auto tid = read_uint(rest, i, 10);
+  if (!tid || i >= rest.size() || rest[i] != ' ') return false;
+  const std::size_t w = upper_word(rest, i + 1);
+  const auto sev = w ? level_word(rest.substr(i + 1, w)) : std::nullopt;
+  if (!sev) return false;
+  t.kind = core::TsKind::wall;
+  t.raw = std::string(rest.substr(0, 9 + h + 4));
+  offer_time(p, t);
+  p.severity = sev;
+  p.pid = tid;
+  p.pid_evidence = "trantor log header";
+  p.header = true;
+  rest = eat_one_space(rest.substr(i + 1 + w));
+  return true;
+}
+
 // `(VllmWorker rank=1 pid=3318) `, `(RayWorkerWrapper pid=2207, ip=10.0.0.2) `, `(pid=77) `,
-// `(EngineCore_DP0 pid=1187) `, `(Worker_PP0_TP1 pid=3534) `, `(raylet) `.
+// `(EngineCore_DP0 pid=1187) `, `(Worker_PP0_TP1 pid=3534) `, `(raylet) `. Blanks before it are
+// part of the prefix: a tab after a CI stamp, an indented paste.
 bool layer_paren(Sv& rest, PeeledLine& p) {
-  if (rest.empty() || rest[0] != '(') return false;
+  const std::size_t lead = rest.find_first_not_of(" \t");
+  if (lead == Sv::npos || rest[lead] != '(') return false;
+  const Sv blanks = rest.substr(0, lead);
+  rest.remove_prefix(lead);
+  if (!layer_paren_tag(rest, p)) {
+    rest = Sv(blanks.data(), blanks.size() + rest.size());
+    return false;
+  }
+  return true;
+}
+
+bool layer_paren_tag(Sv& rest, PeeledLine& p) {
   const std::size_t close = rest.find(')');
   if (close == Sv::npos || close > 200) return false;
   if (close + 1 < rest.size() && rest[close + 1] != ' ') return false;
@@ -976,7 +1019,7 @@ PeeledLine peel_line(std::string_view raw, const PeelOptions& options) {
             layer_kube(rest, p) || layer_paren(rest, p) || layer_rank(rest, p) ||
             layer_glog(rest, p) || layer_glog_bracket(rest, p) || layer_hf(rest, p) ||
             layer_bracket_time(rest, p) || layer_us_date(rest, p) || layer_vllm(rest, p) ||
-            layer_pylevel(rest, p) || layer_logfmt(rest, p);
+            layer_pylevel(rest, p) || layer_logfmt(rest, p) || layer_trantor(rest, p);
     }
     if (!hit && !p.pid_evidence.starts_with("NCCL")) hit = layer_nccl(rest, p);
     if (!hit) break;

@@ -310,15 +310,6 @@ TEST_CASE("ledger: on unified memory the unexplained rest is the host's, not a f
   CHECK(r.budget.domain == "unified");
 }
 
-TEST_CASE("ledger: the failing process's pid from a prefix the line still carries", "[ledger][rules]") {
-  CHECK(prefix_pid("(VllmWorker rank=1 pid=4321) ERROR 05-01 10:00:31 worker.py:1] torch.OutOfMemoryError") == 4321);
-  CHECK(prefix_pid("\t(EngineCore_DP0 pid=1371) ERROR 09-03 19:44:07 [core.py:1330] ValueError: Free memory") == 1371);
-  CHECK(prefix_pid("20250430 21:55:01.443740 UTC 8354 ERROR ggml_backend_cuda_buffer_type_alloc_buffer: x") == 8354);
-  CHECK_FALSE(prefix_pid("torch.OutOfMemoryError: CUDA out of memory. Process 3258 has 14.73 GiB memory in use."));
-  CHECK_FALSE(prefix_pid("RuntimeError: failed (pid=12)"));
-  CHECK_FALSE(prefix_pid("(Worker pid=12abc) text"));
-}
-
 TEST_CASE("ledger rule job-itself: no figure for the job's own memory is not high", "[ledger][rules]") {
   // c10's allocator line gives only request, free and total: the used memory is nobody's.
   GpuLedgerInput in;

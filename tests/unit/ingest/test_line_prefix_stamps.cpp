@@ -74,3 +74,42 @@ TEST_CASE("c10 stamp with an unpadded month: [W409 …] is April 9", "[gpu][line
   CHECK(peel_line("[E400 00:47:10.016259147 x.cpp:1] m").time.kind == TsKind::none);
   CHECK(peel_line("[E040 00:47:10.016259147 x.cpp:1] m").time.kind == TsKind::none);
 }
+
+// trantor (drogon's logger, used by llama.cpp servers such as cortex.cpp): `%Y%m%d %H:%M:%S.%06d
+// UTC <tid> <LEVEL> <msg> - <file>:<line>` (trantor/utils/Logger.cc formatTime + the level names).
+TEST_CASE("trantor header: stamp, thread id as the pid, level", "[line_prefix]") {
+  const auto p = peel_line(
+      "20250430 21:55:01.443740 UTC 8354 ERROR ggml_backend_cuda_buffer_type_alloc_buffer: allocating 7203.17 MiB "
+      "on device 0: cudaMalloc failed: out of memory - ggml-cuda.cu:412");
+  CHECK(p.message.rfind("ggml_backend_cuda_buffer_type_alloc_buffer:", 0) == 0);
+  CHECK(p.pid == 8354);
+  CHECK(p.severity == Severity::error);
+  CHECK(p.time.kind == TsKind::wall);
+  CHECK(p.time.year == 2025);
+  CHECK(p.time.month == 4);
+  CHECK(p.time.day == 30);
+  // Look-alikes: no ` UTC <n> LEVEL` after the stamp, or a word that is not a level.
+  CHECK_FALSE(peel_line("20250430 21:55:01.443740 8354 ERROR x").pid);
+  CHECK_FALSE(peel_line("20250430 21:55:01.443740 UTC 8354 loading model weights").pid);
+  CHECK_FALSE(peel_line("20251330 21:55:01.443740 UTC 8354 ERROR bad month").pid);
+}
+
+// vLLM / Ray's `(Name pid=N)` tag after a stamp and a tab (klog / CI viewers nest the worker's
+// line), or indented by hand in a paste: the blanks belong to the prefix.
+TEST_CASE("process tag after blanks", "[line_prefix]") {
+  const auto p = peel_line(
+      "2026-09-03T19:49:04.3497440Z \t(EngineCore_DP0 pid=1371) ERROR 09-03 19:44:07 [core.py:1330] ValueError: "
+      "Free memory on device cuda:0");
+  CHECK(p.pid == 1371);
+  CHECK(p.proc_name == "EngineCore_DP0");
+  CHECK(p.message.rfind("ValueError: Free memory", 0) == 0);
+  const auto q = peel_line("    (VllmWorker rank=1 pid=4321) ERROR 05-01 10:00:31 worker.py:1] torch.OutOfMemoryError");
+  CHECK(q.pid == 4321);
+  CHECK(q.rank == 1);
+  // Not a tag: a pid quoted in the message, a malformed pid, an indented traceback frame.
+  CHECK_FALSE(peel_line("RuntimeError: failed (pid=12)").pid);
+  CHECK_FALSE(peel_line("\t(Worker pid=12abc) text").pid);
+  const auto frame = peel_line("    (most recent call last) File \"x.py\"");
+  CHECK_FALSE(frame.pid);
+  CHECK(frame.message == "    (most recent call last) File \"x.py\"");
+}
