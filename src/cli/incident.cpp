@@ -23,7 +23,7 @@ void add_sources(store::Database& db, diagnose::Verdict& v) {
       " FROM sources s LEFT JOIN hosts h ON h.name = s.host GROUP BY s.name, s.host ORDER BY min(s.id)");
   for (const auto& r : rows.rows) {
     diagnose::SourceSummary s{r["name"].as_text(), r["host"].as_text(), r["format"].as_text(), r["clock"].as_text(),
-                              r["lines"].as_int().value_or(0), r["bytes"].as_int().value_or(0)};
+                              r["lines"].as_int().value_or(0), r["bytes"].as_int().value_or(0), {}};
     for (char c : r["host_from"].as_text()) {  // segments of one paste: `launcher line, prompt`
       s.host_from += c;
       if (c == ',') s.host_from += ' ';

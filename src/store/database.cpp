@@ -108,8 +108,9 @@ QueryResult Database::query(std::string_view sql) {
     result.rows.push_back(std::move(row));
   }
   result.error = stmt->error();
-  // Rows point at the result's own column list (stable once filled).
-  for (auto& row : result.rows) row.columns = &result.columns;
+  // Every row shares one copy of the column names (not a pointer into `result`, which moves).
+  const auto columns = std::make_shared<const std::vector<std::string>>(result.columns);
+  for (auto& row : result.rows) row.columns = columns;
   return result;
 }
 

@@ -26,8 +26,10 @@ struct Value {
   std::string as_text() const;  ///< integers and reals formatted; NULL -> ""
 };
 
+/// One result row. It shares its result's column names, so a row stays valid when the
+/// QueryResult it came from is moved, copied or gone.
 struct Row {
-  std::vector<std::string>* columns = nullptr;
+  std::shared_ptr<const std::vector<std::string>> columns;
   std::vector<Value> values;
   const Value& operator[](std::string_view column) const;  ///< NULL value if absent
 };
