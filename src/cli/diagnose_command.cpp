@@ -47,6 +47,7 @@ struct Options {
   std::string tz;
   std::vector<std::string> boot_times;
   unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
+  double rule_timeout = diagnose::kRuleQuerySeconds;
 };
 
 bool use_color(const Options& o) {
@@ -85,6 +86,8 @@ int run_diagnose(const std::vector<std::string>& args) {
       ("no-prefilter", po::bool_switch(&o.no_prefilter), "run every rule's regex on every line (slower; for checks)")
       ("jobs,j", po::value(&o.jobs), "big inputs (1 MiB+) parsed at once (default: the number of cores); "
                                      "the report is the same for any number")
+      ("rule-timeout", po::value(&o.rule_timeout)->default_value(diagnose::kRuleQuerySeconds),
+       "stop a [[diagnosis]] query after SECONDS, with a warning naming the rule (the others still run)")
       ("quiet,q", po::bool_switch(&o.quiet), "do not print skipped-input notes on stderr");
   po::options_description hidden;
   hidden.add_options()("input", po::value(&o.inputs)->composing(), "inputs");
@@ -121,10 +124,10 @@ int run_diagnose(const std::vector<std::string>& args) {
     fmt::print(stderr, "{}\n", p.to_string());
     rule_errors |= p.level == core::DiagLevel::error;
   }
-  if (rule_errors) {
-    fmt::print(stderr, "culprit: the rules have errors (see above); fix them or run `culprit rules check`\n");
-    return kExitError;
-  }
+  // A broken rule is named above and left out; the others still diagnose, and the exit code
+  // says there were errors.
+  if (rule_errors)
+    fmt::print(stderr, "culprit: rules with errors (above) are left out; `culprit rules check DIR` checks them\n");
   if (o.no_prefilter) loaded.rules.signals.set_prefilter(false);
 
   // The timeline: in memory, or a temporary file renamed into place at the end (an
@@ -138,6 +141,7 @@ int run_diagnose(const std::vector<std::string>& args) {
   incident.tz = o.tz;
   incident.boot_times = o.boot_times;
   incident.threads = std::max(1u, o.jobs);
+  incident.rule_query_seconds = o.rule_timeout;
   {
     store::ClockOptions check;
     check.tz = o.tz;
@@ -194,6 +198,7 @@ int run_diagnose(const std::vector<std::string>& args) {
     fmt::print(stderr, "culprit: {}\n", err);
     return kExitError;
   }
+  if (rule_errors) return kExitError;
   if (verdict.verdict == diagnose::verdict::kUnknown) return errors ? kExitError : kExitNothing;
   return kExitVerdict;
 }

@@ -124,7 +124,7 @@ IncidentResult run_incident(const std::vector<std::string>& inputs, const rules:
   clock_options.boot_times = options.boot_times;
   if (auto err = store::align_clocks(*db, clock_options); !err.empty())
     result.problems.push_back({core::DiagLevel::error, "clock", "", err});
-  result.verdict = diagnose::diagnose(*db, rules, result.problems);
+  result.verdict = diagnose::diagnose(*db, rules, result.problems, options.rule_query_seconds);
   add_sources(*db, result.verdict);
   diagnose::add_report_data(*db, result.verdict);
   for (const auto& p : result.problems)

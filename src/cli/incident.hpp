@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "culprit/core/diagnostic.hpp"
+#include "culprit/diagnose/engine.hpp"
 #include "culprit/diagnose/finding.hpp"
 #include "culprit/rules/loader.hpp"
 
@@ -25,6 +26,7 @@ struct IncidentOptions {
   /// Big sources parsed at once (1: one after the other). The result is the same for any
   /// count; with max_events set, sources are parsed in order, one at a time.
   unsigned threads = 1;
+  double rule_query_seconds = diagnose::kRuleQuerySeconds;  ///< --rule-timeout
 };
 
 struct IncidentResult {

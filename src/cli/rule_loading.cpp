@@ -26,7 +26,7 @@ rules::LoadResult load_rule_set(const std::vector<std::string>& dirs, bool built
     if (scratch) scratch->ensure_schema();
   }
   rules::QueryChecker checker;
-  if (scratch) checker = [&](const std::string& sql) -> std::string { return scratch->check(sql); };
+  if (scratch) checker = [&](const std::string& sql) -> std::string { return scratch->check_read_only(sql); };
   auto result = rules::load_rules(texts, checker, user_rules ? rules::SampleCheck::run : rules::SampleCheck::skip);
   result.problems.insert(result.problems.begin(), read_problems.begin(), read_problems.end());
   return result;

@@ -122,16 +122,19 @@ bool same_source(const Finding& a, const Finding& b) {
 
 }  // namespace
 
-Verdict diagnose(store::Database& db, const rules::RuleSet& rules, core::Diagnostics& problems) {
+Verdict diagnose(store::Database& db, const rules::RuleSet& rules, core::Diagnostics& problems,
+                 double rule_query_seconds) {
   Verdict v;
   if (auto err = assign_roles(db); !err.empty())
     problems.push_back({core::DiagLevel::error, "diagnose-roles", "", err});
 
   std::vector<Finding> findings;
   for (const auto& rule : rules.diagnoses) {
-    auto result = db.query(rule.query);
+    auto result = db.query(rule.query, store::QueryGuard{true, rule_query_seconds});
     if (!result.error.empty()) {
-      problems.push_back({core::DiagLevel::error, "diagnose-query", fmt::format("{}:{}", rule.file, rule.line),
+      // A query stopped on its time budget is a warning: the run goes on with the other rules.
+      problems.push_back({result.stopped ? core::DiagLevel::warning : core::DiagLevel::error, "diagnose-query",
+                          fmt::format("{}:{}", rule.file, rule.line),
                           fmt::format("diagnosis {} failed: {}", rule.id, result.error)});
       continue;
     }

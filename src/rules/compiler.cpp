@@ -337,6 +337,14 @@ void compile_drafts(Drafts& drafts, const QueryChecker& check_query, bool check_
       patterns[i] = std::move(pattern);
       continue;
     }
+    if (!pattern->ok() && pattern->error().find("pattern too large") != std::string::npos) {
+      d.broken = true;  // RE2's max_mem: see text::kPatternMemoryBytes
+      problems.push_back(problem(code::kBadRegex, d.where.at("pattern"),
+                                 fmt::format("pattern of `{}` needs more memory than a rule's regex may use "
+                                             "({} MiB); split it or bound its repetitions",
+                                             d.rule.id, text::kPatternMemoryBytes >> 20)));
+      continue;
+    }
     if (!pattern->ok()) {
       d.broken = true;
       problems.push_back(problem(code::kBadRegex, d.where.at("pattern"),
@@ -414,8 +422,8 @@ void compile_drafts(Drafts& drafts, const QueryChecker& check_query, bool check_
       if (!error.empty()) {
         d.broken = true;
         problems.push_back(problem(code::kBadQuery, d.where.at("query"),
-                                   fmt::format("query of `{}` does not prepare against the "
-                                               "timeline schema: {}. Try it with `culprit query`",
+                                   fmt::format("query of `{}` cannot run over the timeline: {}. "
+                                               "Try it with `culprit query`",
                                                d.rule.id, error)));
       }
     }

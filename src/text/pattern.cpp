@@ -28,6 +28,7 @@ struct Pattern::Compiled {
     // Logs are bytes, not always UTF-8: in Latin-1 mode every byte is a character, so `.` and
     // `[^,]` step over invalid UTF-8 and a UTF-8 literal in a pattern still matches byte for byte.
     options.set_encoding(RE2::Options::EncodingLatin1);
+    options.set_max_mem(kPatternMemoryBytes);
     re = std::make_unique<re2::RE2>(piece(regex), options);
     if (!re->ok()) {
       error = re->error();

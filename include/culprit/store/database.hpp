@@ -38,6 +38,15 @@ struct QueryResult {
   std::vector<std::string> columns;
   std::vector<Row> rows;
   std::string error;  ///< empty on success
+  bool stopped = false;  ///< a QueryGuard's time budget ran out (error says so)
+};
+
+/// How a query from someone else (a rule, `culprit query`) may run: `read_only` lets SQLite's
+/// authorizer allow only reading tables and calling functions (no write, ATTACH, PRAGMA or
+/// transaction); `budget_seconds` > 0 stops the query after that long ("interrupted").
+struct QueryGuard {
+  bool read_only = false;
+  double budget_seconds = 0;
 };
 
 class Statement;
@@ -56,6 +65,12 @@ class Database {
   std::string exec(std::string_view sql);
   /// Runs a query and returns all rows (for diagnoses and `culprit query`).
   QueryResult query(std::string_view sql);
+  /// The same under `guard` (query_guard.cpp); a refused or stopped query has `error` set.
+  QueryResult query(std::string_view sql, const QueryGuard& guard);
+  /// Why `sql` is not one read-only statement that compiles against the schema, or empty.
+  std::string check_read_only(std::string_view sql);
+  /// Opens an existing file read-only: nothing any query does changes it.
+  static std::unique_ptr<Database> open_read_only(const std::string& path, std::string& error);
   /// Prepares a statement; nullptr and `error` set on failure.
   std::unique_ptr<Statement> prepare(std::string_view sql, std::string& error);
   /// Checks that `sql` compiles against the current schema; returns an error or empty.

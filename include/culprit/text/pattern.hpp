@@ -1,6 +1,7 @@
 // A compiled RE2 pattern with named groups. RE2 stays private to the text module.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -25,6 +26,11 @@ enum class Compile { now, on_first_use };
 /// (RE2's Latin-1 mode): invalid UTF-8 in a log never stops `.` or `[^,]`, and a UTF-8 literal in
 /// a pattern matches byte for byte. Logically immutable; thread-safe (a lazy compile happens once,
 /// under std::call_once).
+/// The memory one compiled pattern may use (RE2's max_mem: its program and DFA caches). A rule
+/// whose regex needs more is refused when it loads; a long search past the DFA budget falls back
+/// to RE2's slower NFA, never to more memory. RE2's own default, written down as the rules' budget.
+inline constexpr std::int64_t kPatternMemoryBytes = std::int64_t{8} << 20;
+
 class Pattern {
  public:
   explicit Pattern(std::string_view regex, Compile when = Compile::now);
