@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "culprit/core/size.hpp"
+#include "phrases.hpp"
 
 namespace culprit::diagnose {
 namespace {
@@ -120,22 +121,21 @@ std::string holder_action(const std::optional<ProcessRef>& c, const std::string&
       if (beyond > 0) how_much = fmt::format("about {}", core::format_size(beyond));
     }
     const std::string gpu = budget && budget->gpu ? fmt::format("GPU {}", *budget->gpu) : std::string("the GPU");
-    const std::string host = c->host.empty() ? std::string() : " on " + c->host;
     return fmt::format("Another process holds {} of {}{}. Find it with `nvidia-smi --query-compute-apps=pid,used_memory "
                        "--format=csv` on the host (from inside a container the pids are the host's), stop it if it is not "
                        "part of this job, or run the job on a GPU it does not use; then relaunch.",
-                       how_much, gpu, host);
+                       how_much, gpu, on_host_phrase(c->host));
   }
   if (c && c->role == "foreign") {
-    std::string where = c->container.empty() ? fmt::format("`kill {}` on {}", c->pid.value_or(0), c->host)
-                                             : fmt::format("`docker stop {}` on {}", c->container, c->host);
+    std::string where = c->container.empty() ? fmt::format("`kill {}`{}", c->pid.value_or(0), on_host_phrase(c->host))
+                                             : fmt::format("`docker stop {}`{}", c->container, on_host_phrase(c->host));
     return fmt::format("Stop the foreign process {} (pid {}) that holds the GPU ({}), or run the job on GPUs it "
                        "does not use; then relaunch. Check GPUs are empty before a launch (nvidia-smi).",
                        c->name.empty() ? "(unnamed)" : c->name, c->pid.value_or(0), where);
   }
   if (c && c->role == "unknown")
-    return fmt::format("Find out who owns pid {} on {} (ps -o user,lstart,cmd -p {}); if it is not part of the job, "
-                       "stop it before relaunching.", c->pid.value_or(0), c->host, c->pid.value_or(0));
+    return fmt::format("Find out who owns pid {}{} (ps -o user,lstart,cmd -p {}); if it is not part of the job, "
+                       "stop it before relaunching.", c->pid.value_or(0), on_host_phrase(c->host), c->pid.value_or(0));
   return settings + footprint;
 }
 

@@ -1,9 +1,9 @@
 // The diagnosis: roles, every [[diagnosis]] query, findings, then the verdict — the root
 // failure (earliest cause on aligned clocks, priority breaking ties), its echoes on other
-// hosts and ranks, the culprit and, for a CUDA OOM, the memory ledger.
+// hosts and ranks, the culprit and the memory ledger a diagnosis names (`ledger = "gpu"` /
+// `"host"`); messages are rendered from the query's columns and the engine's phrases.
 #include "culprit/diagnose/engine.hpp"
 
-#include <fmt/args.h>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -15,7 +15,7 @@
 #include "advice.hpp"
 #include "host_ledger.hpp"
 #include "ledger.hpp"
-#include "message_tidy.hpp"
+#include "phrases.hpp"
 #include "roles.hpp"
 
 namespace culprit::diagnose {
@@ -59,26 +59,6 @@ std::vector<Evidence> load_evidence(store::Database& db, const std::vector<std::
   return out;
 }
 
-std::string render_template(const std::string& tmpl, const store::Row& row, const std::vector<std::string>& columns,
-                            const std::vector<std::pair<std::string, std::string>>& extra) {
-  fmt::dynamic_format_arg_store<fmt::format_context> args;
-  std::vector<std::string> keep;  // names must outlive the store
-  keep.reserve(columns.size() + extra.size());
-  for (const auto& c : columns) {
-    keep.push_back(c);
-    args.push_back(fmt::arg(keep.back().c_str(), row[c].as_text()));
-  }
-  for (const auto& [k, v] : extra) {
-    keep.push_back(k);
-    args.push_back(fmt::arg(keep.back().c_str(), v));
-  }
-  try {
-    return fmt::vformat(tmpl, args);
-  } catch (const fmt::format_error&) {
-    return tmpl;  // the loader checks templates; a bad one still shows its text
-  }
-}
-
 /// What was considered and why it is not the answer: each other verdict either had no evidence
 /// (say what was looked for) or only findings that follow the root.
 void add_ruled_out(Verdict& v) {
@@ -120,6 +100,13 @@ bool same_source(const Finding& a, const Finding& b) {
   return !a.evidence.empty() && !b.evidence.empty() && a.evidence[0].source == b.evidence[0].source;
 }
 
+/// The enrichment the diagnosis `id` declares (`ledger = ...`), empty for none.
+std::string ledger_of(const rules::RuleSet& rules, const std::string& id) {
+  for (const auto& d : rules.diagnoses)
+    if (d.id == id) return d.ledger;
+  return {};
+}
+
 }  // namespace
 
 Verdict diagnose(store::Database& db, const rules::RuleSet& rules, core::Diagnostics& problems,
@@ -158,46 +145,56 @@ Verdict diagnose(store::Database& db, const rules::RuleSet& rules, core::Diagnos
       auto ids = parse_ids(row["evidence"].as_text());
       if (ids.empty() && f.event_id) ids.push_back(f.event_id);
       f.evidence = load_evidence(db, ids);
-      std::vector<std::pair<std::string, std::string>> extra;
-      std::optional<Budget> budget;  // this finding's ledger
-      if (f.verdict == verdict::kCudaOom && f.event_id) {
-        auto ledger = build_ledger(db, f.event_id);
-        budget = ledger.budget;
-        if (ledger.culprit) {
-          f.culprit = ledger.culprit;
-          f.confidence = std::max(f.confidence, ledger.confidence);
+      // The engine's phrases (rules/README.md, "Message phrases"), always given so that every
+      // template renders; the ledger's own only for a diagnosis that asks for it.
+      TemplateArgs extra{{"on_host", on_host_phrase(f.host)}, {"ledger_sentence", ""}, {"culprit_action", ""}};
+      const auto set_extra = [&extra](const std::string& key, std::string value) {
+        for (auto& [k, v] : extra)
+          if (k == key) {
+            v = std::move(value);
+            return;
+          }
+        extra.emplace_back(key, std::move(value));
+      };
+      if (rule.ledger == rules::ledger::kGpu) {
+        std::optional<Budget> budget;  // this finding's ledger
+        if (f.event_id) {
+          auto ledger = build_ledger(db, f.event_id);
+          budget = ledger.budget;
+          if (ledger.culprit) {
+            f.culprit = ledger.culprit;
+            f.confidence = std::max(f.confidence, ledger.confidence);
+          }
+          if (!f.victim && ledger.victim) f.victim = ledger.victim;  // the process whose allocation failed
+          for (auto& e : ledger.evidence) f.evidence.push_back(e);
+          set_extra("ledger_sentence", sentence_phrase(ledger.reason));
+          if (ledger.budget.total || ledger.budget.requested) {
+            // Keep the budget of the first (root) GPU ledger; later ones are echoes.
+            if (!v.budget) v.budget = ledger.budget;
+          }
         }
-        if (!f.victim && ledger.victim) f.victim = ledger.victim;  // the process whose allocation failed
-        for (auto& e : ledger.evidence) f.evidence.push_back(e);
-        extra.push_back({"ledger_reason", ledger.reason});
-        if (ledger.budget.total || ledger.budget.requested) {
-          // Keep the budget of the first (root) CUDA OOM; later ones are echoes.
-          if (!v.budget) v.budget = ledger.budget;
-        }
-      }
-      if (f.verdict == verdict::kCudaOom) {
         const bool job = !f.culprit || f.culprit->role == "job";
-        extra.push_back({"culprit_action",
-                         culprit_action(f.culprit, job ? job_settings_advice(db, f.culprit ? f.culprit->host : f.host)
-                                                       : std::string(),
-                                        job ? footprint_advice(db, f.event_id) : std::string(),
-                                        budget ? &*budget : nullptr)});
+        set_extra("culprit_action",
+                  culprit_action(f.culprit, job ? job_settings_advice(db, f.culprit ? f.culprit->host : f.host)
+                                                : std::string(),
+                                 job ? footprint_advice(db, f.event_id) : std::string(), budget ? &*budget : nullptr));
       }
       if (f.culprit) {
-        extra.push_back({"culprit_pid", f.culprit->pid ? std::to_string(*f.culprit->pid) : "?"});
-        extra.push_back({"culprit_name", f.culprit->name.empty() ? "(unnamed)" : f.culprit->name});
-        extra.push_back({"culprit_role", f.culprit->role});
-        extra.push_back({"culprit_host", f.culprit->host});
+        set_extra("culprit_pid", f.culprit->pid ? std::to_string(*f.culprit->pid) : "?");
+        set_extra("culprit_name", f.culprit->name.empty() ? "(unnamed)" : f.culprit->name);
+        set_extra("culprit_role", f.culprit->role);
+        set_extra("culprit_host", f.culprit->host);
       }
-      // Extra keys override same-named query columns: render with extras first in lookup order.
-      std::vector<std::string> cols;
+      // The engine's values override same-named query columns.
+      TemplateArgs args;
       for (const auto& c : result.columns) {
         bool overridden = false;
         for (const auto& [k, val] : extra) overridden |= (k == c);
-        if (!overridden) cols.push_back(c);
+        if (!overridden) args.emplace_back(c, template_value(c, row[c].as_text()));
       }
-      f.summary = tidy_message(render_template(rule.message, row, cols, extra));
-      f.advice = tidy_message(render_template(rule.advice, row, cols, extra));
+      args.insert(args.end(), extra.begin(), extra.end());
+      f.summary = render_template(rule.message, args);
+      f.advice = render_template(rule.advice, args);
       findings.push_back(std::move(f));
     }
   }
@@ -277,9 +274,11 @@ Verdict diagnose(store::Database& db, const rules::RuleSet& rules, core::Diagnos
   v.summary = root.summary;
   v.evidence = root.evidence;
   if (!root.advice.empty()) v.advice.push_back(root.advice);
-  if (root.verdict != verdict::kCudaOom) v.budget.reset();
-  // Kernel and cgroup OOMs: the host / cgroup ledger of the root's report (host_ledger.hpp).
-  if ((root.verdict == verdict::kKernelOom || root.verdict == verdict::kCgroupOom) && root.event_id)
+  // The budget is the root's ledger: the GPU one kept above, or the host / cgroup ledger of the
+  // root's kernel report (host_ledger.hpp), as the root's diagnosis declares.
+  const std::string root_ledger = ledger_of(rules, root.rule);
+  if (root_ledger != rules::ledger::kGpu) v.budget.reset();
+  if (root_ledger == rules::ledger::kHost && root.event_id)
     if (auto rec = load_host_oom(db, root.event_id)) v.budget = build_host_budget(*rec);
   v.root = root;
   std::sort(findings.begin(), findings.end(), [&](const Finding& a, const Finding& b) {

@@ -7,6 +7,8 @@
 #include <cctype>
 #include <map>
 
+#include "culprit/core/job_evidence.hpp"
+
 namespace culprit::diagnose {
 namespace {
 
@@ -18,9 +20,11 @@ namespace {
 /// which allocates no GPU memory), that worker printed them. Two or more: no guess.
 std::optional<std::int64_t> sole_worker_pid(store::Database& db, const std::string& host) {
   auto w = db.query(fmt::format(
-      "SELECT DISTINCT pid FROM processes WHERE host = {} AND (job_evidence LIKE '%worker prefix%' OR"
-      " job_evidence LIKE '%engine-core prefix%') LIMIT 2",
-      store::sql_literal(host)));
+      "SELECT DISTINCT pid FROM processes WHERE host = {} AND (instr(job_evidence, {}) OR instr(job_evidence, {})"
+      " OR instr(job_evidence, {})) LIMIT 2",
+      store::sql_literal(host), store::sql_literal(core::job_evidence::kVllmWorkerPrefix),
+      store::sql_literal(core::job_evidence::kRayWorkerPrefix),
+      store::sql_literal(core::job_evidence::kVllmEngineCorePrefix)));
   if (w.rows.size() != 1) return std::nullopt;
   return w.rows[0]["pid"].as_int();
 }

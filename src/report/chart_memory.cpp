@@ -152,8 +152,11 @@ bool quoted_by_failure(const diagnose::Verdict& v, const diagnose::GpuSample& sa
   return !source.empty() && sample.source == source && std::llabs(sample.line - line) <= 200;
 }
 
+bool gpu_domain(const diagnose::Budget& b) { return b.domain == "gpu" || b.domain == "unified"; }
+
 bool budget_matches(const diagnose::Budget& b, const diagnose::GpuSeries& s, std::size_t gpus_on_host) {
-  if (b.host != s.host) return false;
+  // A host or cgroup ledger is not drawn over a GPU's snapshots.
+  if (!gpu_domain(b) || b.host != s.host) return false;
   if (b.gpu) return *b.gpu == s.gpu;
   return gpus_on_host == 1;
 }
@@ -490,6 +493,11 @@ std::string draw_chart(const std::vector<Bar>& samples, const Bar* failure, std:
 
 }  // namespace
 
+std::string memory_label(const diagnose::Budget* b) {
+  if (!b || gpu_domain(*b)) return "GPU memory";
+  return b->domain == "cgroup" ? "Memory cgroup" : "Host memory";
+}
+
 std::string gpu_memory(const diagnose::Verdict& v) {
   const auto& series = v.data.gpus;
   const diagnose::Budget* budget = v.budget ? &*v.budget : nullptr;
@@ -521,7 +529,7 @@ std::string gpu_memory(const diagnose::Verdict& v) {
     if (!any) return;
     const std::string caption = series_caption(s, b);
     out += "<figure class=\"chart\">\n<figcaption class=\"title\">" + html::escape_line(caption) + "</figcaption>\n";
-    out += draw_chart(bars, fail ? &*fail : nullptr, fail ? fail->ts : std::nullopt, "GPU memory: " + caption);
+    out += draw_chart(bars, fail ? &*fail : nullptr, fail ? fail->ts : std::nullopt, memory_label(b) + ": " + caption);
     out += "\n" + legend.html_text();
     if (b)
       if (const std::string sentence = failure_sentence(*b); !sentence.empty())

@@ -17,6 +17,11 @@ std::string timeline(const diagnose::Verdict& v);
 /// and gets an "at the failure" bar built from the ledger, with the request drawn beside it.
 std::string gpu_memory(const diagnose::Verdict& v);
 
+/// What a memory chart shows, by the budget's domain: "GPU memory" (a GPU's series, a discrete
+/// or unified GPU's budget), "Host memory" (a kernel OOM's host ledger), "Memory cgroup" (a
+/// cgroup OOM's limit and holders).
+std::string memory_label(const diagnose::Budget* b);
+
 /// One figure per kernel OOM report: its top processes by rss, victim and hog marked.
 std::string oom_tasks(const diagnose::Verdict& v);
 

@@ -127,11 +127,9 @@ std::string render_html(const diagnose::Verdict& v) {
   if (const std::string t = charts::timeline(v); !t.empty())
     out += "<section id=\"timeline\">\n<h2>Timeline across hosts</h2>\n" + t + "</section>\n";
   if (const std::string g = charts::gpu_memory(v); !g.empty())
-    // A kernel / cgroup OOM's chart is its host / cgroup ledger, not a GPU's.
-    out += std::string("<section id=\"gpu-memory\">\n<h2>") +
-           (v.budget && !v.budget->gpu && (v.verdict == "kernel_oom" || v.verdict == "cgroup_oom") ? "Host memory"
-                                                                                                    : "GPU memory") +
-           "</h2>\n" + g + "</section>\n";
+    // Titled by the budget's domain: a kernel / cgroup OOM's chart is its host / cgroup ledger.
+    out += "<section id=\"gpu-memory\">\n<h2>" + charts::memory_label(v.budget ? &*v.budget : nullptr) + "</h2>\n" + g +
+           "</section>\n";
   if (const std::string o = charts::oom_tasks(v); !o.empty())
     out += "<section id=\"oom-tasks\">\n<h2>Kernel OOM: who held the memory</h2>\n" + o + "</section>\n";
 

@@ -21,6 +21,9 @@ constexpr std::array kStandardColumns = {
     "host",       "ts",         "culprit_host", "culprit_pid", "culprit_name", "culprit_role",
     "confidence", "evidence",   "detail",       "victim_pid",  "victim_name",  "event_id"};
 
+/// Values the engine gives every template (rules/README.md, "Message phrases").
+constexpr std::array kEngineValues = {"on_host", "ledger_sentence", "culprit_action"};
+
 /// Field names whose values ingest stores as integers (and every `*_pid`).
 constexpr std::array kIntegerFields = {"pid", "rank", "gpu", "xid", "exitcode", "signal"};
 
@@ -255,30 +258,32 @@ bool check_sample(const SignalDraft& d, const SampleDraft& s, const text::Patter
   return ok;
 }
 
-void check_message(DiagnosisDraft& d, core::Diagnostics& problems) {
-  if (!d.where.keys.count("message")) return;
+void check_template(DiagnosisDraft& d, const char* key, const std::string& tmpl, core::Diagnostics& problems) {
+  if (!d.where.keys.count(key)) return;
   std::vector<std::string> names;
-  const std::string error = template_names(d.rule.message, names);
+  const std::string error = template_names(tmpl, names);
   if (!error.empty()) {
     d.broken = true;
-    problems.push_back(problem(code::kBadValue, d.where.at("message"),
-                               fmt::format("message is not a valid template: {}. Use "
+    problems.push_back(problem(code::kBadValue, d.where.at(key),
+                               fmt::format("{} is not a valid template: {}. Use "
                                            "`{{column}}` for values and `{{{{`/`}}}}` for "
                                            "literal braces",
-                                           error)));
+                                           key, error)));
     return;
   }
   const std::set<std::string> words = sql_words(d.rule.query);
   for (const auto& name : names) {
     const bool standard =
-        std::find(kStandardColumns.begin(), kStandardColumns.end(), name) != kStandardColumns.end();
+        std::find(kStandardColumns.begin(), kStandardColumns.end(), name) != kStandardColumns.end() ||
+        std::find(kEngineValues.begin(), kEngineValues.end(), name) != kEngineValues.end();
     if (standard || words.count(name)) continue;
     d.broken = true;
-    problems.push_back(problem(code::kBadValue, d.where.at("message"),
-                               fmt::format("message names `{{{}}}`, which is neither a standard "
-                                           "column ({}) nor a column of the query; select it "
-                                           "in the query or fix the name",
-                                           name, fmt::join(kStandardColumns, ", "))));
+    problems.push_back(problem(code::kBadValue, d.where.at(key),
+                               fmt::format("{} names `{{{}}}`, which is neither a standard "
+                                           "column ({}), an engine phrase ({}) nor a column of the "
+                                           "query; select it in the query or fix the name",
+                                           key, name, fmt::join(kStandardColumns, ", "),
+                                           fmt::join(kEngineValues, ", "))));
   }
 }
 
@@ -416,7 +421,8 @@ void compile_drafts(Drafts& drafts, const QueryChecker& check_query, bool check_
   out.signals.build();
 
   for (auto& d : drafts.diagnoses) {
-    check_message(d, problems);
+    check_template(d, "message", d.rule.message, problems);
+    check_template(d, "advice", d.rule.advice, problems);
     if (check_query && d.where.keys.count("query") && !d.rule.query.empty()) {
       const std::string error = check_query(d.rule.query);
       if (!error.empty()) {

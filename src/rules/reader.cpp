@@ -37,8 +37,9 @@ namespace {
 constexpr std::array kSignalKeys = {"id", "kind", "severity", "pattern", "formats",
                                     "literals", "description", "sample"};
 constexpr std::array kSampleKeys = {"line", "match", "fields"};
-constexpr std::array kDiagnosisKeys = {"id",      "verdict", "title",    "query",
-                                       "message", "advice",  "priority", "fixtures"};
+constexpr std::array kDiagnosisKeys = {"id",      "verdict", "title",    "query",   "message",
+                                       "advice",  "priority", "fixtures", "ledger"};
+constexpr std::array kLedgers = {ledger::kGpu, ledger::kHost};
 constexpr std::array kFixtureKeys = {"fire", "quiet"};
 constexpr std::array kVerdicts = {"cuda_oom", "kernel_oom", "cgroup_oom", "userspace_oom_kill",
                                   "host_alloc_fail", "not_oom", "unknown"};
@@ -320,6 +321,13 @@ void read_diagnosis(const std::string& file, const toml::table& table, Drafts& o
   r.string("message", rule.message, true);
   r.string("advice", rule.advice, false);
   r.integer("priority", rule.priority);
+  if (r.string("ledger", rule.ledger, false) &&
+      std::find(kLedgers.begin(), kLedgers.end(), rule.ledger) == kLedgers.end()) {
+    r.fail();
+    problems.push_back(problem(code::kBadValue, r.where().at("ledger"),
+                               fmt::format("unknown ledger `{}`: use one of {}", rule.ledger,
+                                           fmt::join(kLedgers, ", "))));
+  }
   draft.where = r.where();
   if (const toml::node* fixtures = table.get("fixtures")) {
     if (const auto* ft = fixtures->as_table()) {

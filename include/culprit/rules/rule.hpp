@@ -28,11 +28,22 @@ struct SignalRule {
   int column = 0;  ///< of the `[[signal]]` header
 };
 
+/// The enrichments a diagnosis can name (`ledger = "gpu"`): what the engine adds to its findings.
+namespace ledger {
+/// The GPU memory ledger of the finding's OOM event: culprit, victim, budget, `{ledger_sentence}`
+/// and `{culprit_action}` (diagnose/ledger.hpp).
+inline constexpr const char* kGpu = "gpu";
+/// The host / cgroup ledger of the finding's kernel OOM report, as the verdict's budget when the
+/// finding is the root (diagnose/host_ledger.hpp).
+inline constexpr const char* kHost = "host";
+}  // namespace ledger
+
 /// A correlation rule: SQL over the timeline returning the standard columns
 /// (host, ts, culprit_host, culprit_pid, culprit_name, culprit_role, confidence, evidence, detail).
 struct DiagnosisRule {
   std::string id, verdict, title, query, message, advice;
   int priority = 0;  ///< higher wins when several verdicts compete for the incident's answer
+  std::string ledger;  ///< the enrichment it needs: ledger::kGpu, ledger::kHost, or empty for none
   std::vector<std::string> fixtures_fire, fixtures_quiet;
   std::string file;
   int line = 0;

@@ -9,6 +9,7 @@
 #include <cctype>
 #include <map>
 
+#include "culprit/core/job_evidence.hpp"
 #include "culprit/core/time.hpp"
 #include "culprit/text/lines.hpp"
 
@@ -473,13 +474,13 @@ bool layer_paren_tag(Sv& rest, PeeledLine& p) {
     p.pid = pid;
     const Sv n = name;
     if (n.substr(0, 10) == "VllmWorker" || n.substr(0, 7) == "Worker_" || n == "Worker")
-      p.pid_evidence = "vLLM worker prefix";
+      p.pid_evidence = core::job_evidence::kVllmWorkerPrefix;
     else if (n.substr(0, 10) == "EngineCore")
-      p.pid_evidence = "vLLM engine-core prefix";
+      p.pid_evidence = core::job_evidence::kVllmEngineCorePrefix;
     else if (n.substr(0, 9) == "APIServer")
-      p.pid_evidence = "vLLM API server prefix";
+      p.pid_evidence = core::job_evidence::kVllmApiServerPrefix;
     else
-      p.pid_evidence = "Ray worker prefix";
+      p.pid_evidence = core::job_evidence::kRayWorkerPrefix;
   }
   rest = eat_one_space(rest.substr(close + 1));
   return true;

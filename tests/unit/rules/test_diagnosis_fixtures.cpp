@@ -44,8 +44,9 @@ std::string fixture_host(const fs::path& dir) {
   return {};
 }
 
-// The rule ids that produced a finding on the fixture.
-std::set<std::string> rules_fired(const std::string& fixture) {
+// The fixture diagnosed as `culprit` does; `with_host` false drops the expected.json `--host`
+// (a paste then has no host at all).
+diagnose::Verdict diagnose_fixture(const std::string& fixture, bool with_host = true) {
   const fs::path dir = fs::path(CULPRIT_SOURCE_DIR) / "fixtures" / "incidents" / fixture;
   REQUIRE(fs::is_directory(dir));
   std::string err;
@@ -54,7 +55,7 @@ std::set<std::string> rules_fired(const std::string& fixture) {
   REQUIRE(db->ensure_schema().empty());
   core::Diagnostics problems;
   input::ReadOptions options;
-  options.default_host = fixture_host(dir);
+  if (with_host) options.default_host = fixture_host(dir);
   auto sources = input::read_inputs({(dir / "inputs").string()}, options, problems);
   REQUIRE_FALSE(sources.empty());
   {
@@ -66,13 +67,51 @@ std::set<std::string> rules_fired(const std::string& fixture) {
     REQUIRE(writer.finish().empty());
   }
   REQUIRE(store::align_clocks(*db).empty());
-  const auto v = diagnose::diagnose(*db, shipped().rules, problems);
+  return diagnose::diagnose(*db, shipped().rules, problems);
+}
+
+// The rule ids that produced a finding on the fixture.
+std::set<std::string> rules_fired(const std::string& fixture) {
+  const auto v = diagnose_fixture(fixture);
   std::set<std::string> out;
   for (const auto& f : v.findings) out.insert(f.rule);
   return out;
 }
 
+// What a rendered message shows of a malformed template (rules/README.md, "Message phrases"):
+// an `on` before no host, a double or stray space, a doubled stop. Quoted log text may hold
+// `../path` and `...`.
+std::string reads_badly(const std::string& text) {
+  if (!text.empty() && (text.front() == ' ' || text.back() == ' ')) return "a leading or trailing space";
+  if (text.find("  ") != std::string::npos) return "a double space";
+  for (const char* bad : {" on .", " on :", " on ;", " on ,", " on )", ". ."})
+    if (text.find(bad) != std::string::npos) return std::string("`") + bad + "`";
+  for (std::size_t at = text.find(".."); at != std::string::npos; at = text.find("..", at + 1))
+    if (text.compare(at, 3, "...") != 0 && text.compare(at, 3, "../") != 0 && (at == 0 || text[at - 1] != '.'))
+      return "a doubled full stop";
+  return {};
+}
+
 }  // namespace
+
+TEST_CASE("every finding's message and advice read well on every fixture, with and without its host",
+          "[rules][fixtures][phrases]") {
+  int checked = 0;
+  for (const auto& entry : fs::directory_iterator(fs::path(CULPRIT_SOURCE_DIR) / "fixtures" / "incidents")) {
+    if (!entry.is_directory()) continue;
+    for (const bool with_host : {true, false}) {
+      const auto v = diagnose_fixture(entry.path().filename().string(), with_host);
+      for (const auto& f : v.findings) {
+        for (const auto* text : {&f.summary, &f.advice}) {
+          INFO(entry.path().filename().string() << (with_host ? "" : " (no host)") << " " << f.rule << ": " << *text);
+          CHECK(reads_badly(*text).empty());
+          ++checked;
+        }
+      }
+    }
+  }
+  CHECK(checked > 100);
+}
 
 TEST_CASE("every diagnosis fires on its fixtures.fire incidents and stays quiet on fixtures.quiet", "[rules][fixtures]") {
   int checked = 0;

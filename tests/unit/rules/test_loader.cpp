@@ -419,3 +419,50 @@ TEST_CASE("bad bytes and junk never throw", "[rules]") {
   }
   SUCCEED();
 }
+
+TEST_CASE("a diagnosis names the ledger it needs", "[rules]") {
+  auto none = load(kDiagnosis);
+  REQUIRE(none.rules.diagnoses.size() == 1);
+  CHECK(none.rules.diagnoses[0].ledger.empty());  // no enrichment unless named
+
+  for (const char* kind : {"gpu", "host"}) {
+    std::string text = kDiagnosis;
+    text.replace(text.find("priority = 10"), 13, std::string("priority = 10\nledger = \"") + kind + "\"");
+    auto r = load(text);
+    INFO(dump(r.problems));
+    CHECK(r.problems.empty());
+    REQUIRE(r.rules.diagnoses.size() == 1);
+    CHECK(r.rules.diagnoses[0].ledger == kind);
+  }
+}
+
+TEST_CASE("story: an unknown ledger is a load error at its value", "[rules]") {
+  for (const char* bad : {"\"cpu\"", "\"GPU\"", "\"\""}) {
+    std::string text = kDiagnosis;
+    text.replace(text.find("priority = 10"), 13, std::string("priority = 10\nledger = ") + bad);
+    auto r = load(text);
+    const auto d = only(r.problems, rules::code::kBadValue);
+    CHECK(d.where == "my.toml:12:10");
+    CHECK(d.message.find("unknown ledger") != std::string::npos);
+    CHECK(d.message.find("gpu, host") != std::string::npos);
+    CHECK(r.rules.diagnoses.empty());
+  }
+  std::string text = kDiagnosis;
+  text.replace(text.find("priority = 10"), 13, "priority = 10\nledger = 1");
+  auto r = load(text);
+  CHECK_FALSE(r.problems.empty());
+  CHECK(r.rules.diagnoses.empty());
+}
+
+TEST_CASE("story: an advice names a column nobody selects", "[rules]") {
+  std::string text = kDiagnosis;
+  text.replace(text.find("Stop the other process."), 23, "Stop {other_pid}.");
+  auto r = load(text);
+  const auto d = only(r.problems, rules::code::kBadValue);
+  CHECK(d.where == "my.toml:10:10");
+  CHECK(d.message.find("advice names `{other_pid}`") != std::string::npos);
+  // The engine's phrases need no column.
+  text = kDiagnosis;
+  text.replace(text.find("Stop the other process."), 23, "Stop it{on_host}.{ledger_sentence} {culprit_action}");
+  CHECK(load(text).problems.empty());
+}
