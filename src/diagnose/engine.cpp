@@ -243,7 +243,8 @@ Verdict diagnose(store::Database& db, const rules::RuleSet& rules, core::Diagnos
     if (!echo_rule(findings[i])) causes.push_back(i);
   if (causes.empty())
     for (size_t i = 0; i < findings.size(); ++i) causes.push_back(i);
-  std::sort(causes.begin(), causes.end(), [&](size_t a, size_t b) {
+  // Stable: findings the order cannot tell apart keep their query's order (its rule's ranking).
+  std::stable_sort(causes.begin(), causes.end(), [&](size_t a, size_t b) {
     const auto& fa = findings[a];
     const auto& fb = findings[b];
     if (fa.ts && fb.ts && std::fabs(*fa.ts - *fb.ts) > 1.0) return *fa.ts < *fb.ts;
