@@ -157,3 +157,21 @@ TEST_CASE("leftover: a real failure stays the answer, the leftover one of its ec
                                   [](const auto& e) { return e.rule == "leftover-gpu-holder"; });
   CHECK(echoed);
 }
+
+TEST_CASE("leftover: a crash later in the same paste outranks the leftover that precedes it", "[leftover][diagnose]") {
+  // One paste: the holder's nvidia-smi box and ps row first, then a job's uncaught exception.
+  // Line order ranks echo-class findings of one source; a finding that names no failure never
+  // wins over one that does.
+  const std::string paste = std::string("ana@cn119:~$ nvidia-smi\n") + kBoxTop +
+      "|    2   N/A  N/A      1395      C   python                                    25081MiB |\n" + kBoxEnd +
+      "ana@cn119:~$ ps aux | grep train\n"
+      "thomas    1395  1.7 14.4 89506440 28604880 pts/2 Tl May25 147:37 python train.py --device=cuda:2\n"
+      "ana@cn119:~$ python eval.py\n"
+      "Traceback (most recent call last):\n"
+      "  File \"/home/ana/eval.py\", line 12, in <module>\n"
+      "    x = torch.load(path)\n"
+      "KeyError: 'state_dict'\n";
+  const auto v = culprit::test::diagnose_texts({{"paste.txt", "", paste}});
+  CHECK(v.verdict == "not_oom");
+  CHECK(std::any_of(v.echoes.begin(), v.echoes.end(), [](const auto& e) { return e.rule == "leftover-gpu-holder"; }));
+}
