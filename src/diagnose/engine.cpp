@@ -243,9 +243,12 @@ Verdict diagnose(store::Database& db, const rules::RuleSet& rules, core::Diagnos
     if (!echo_rule(findings[i])) causes.push_back(i);
   if (causes.empty())
     for (size_t i = 0; i < findings.size(); ++i) causes.push_back(i);
-  std::sort(causes.begin(), causes.end(), [&](size_t a, size_t b) {
+  // Stable: findings the order cannot tell apart keep their query's order (its rule's ranking).
+  std::stable_sort(causes.begin(), causes.end(), [&](size_t a, size_t b) {
     const auto& fa = findings[a];
     const auto& fb = findings[b];
+    // A finding of verdict unknown names no failure (a leftover GPU holder): any failure outranks it.
+    if ((fa.verdict == verdict::kUnknown) != (fb.verdict == verdict::kUnknown)) return fb.verdict == verdict::kUnknown;
     if (fa.ts && fb.ts && std::fabs(*fa.ts - *fb.ts) > 1.0) return *fa.ts < *fb.ts;
     // Without a time on one side, lines of one source are in the order they were written.
     if ((!fa.ts || !fb.ts) && same_source(fa, fb) && fa.evidence[0].line != fb.evidence[0].line)

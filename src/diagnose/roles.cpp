@@ -3,6 +3,8 @@
 // not one of them, it runs another framework than the job, its container predates the job, or
 // a `ps` listing shows it runs as another user, is stopped, or started before the job — and
 // `unknown` otherwise (confidence drops rather than guessing). role_why carries every reason.
+// A holder that is a leftover (leftover.hpp: defunct, stopped, an orphaned engine worker, a name
+// nvidia-smi cannot read) is foreign for that reason too, and processes.leftover says why.
 #include "roles.hpp"
 
 #include <fmt/format.h>
@@ -16,6 +18,7 @@
 
 #include "culprit/core/size.hpp"
 #include "culprit/core/time.hpp"
+#include "leftover.hpp"
 
 namespace culprit::diagnose {
 namespace {
@@ -146,16 +149,34 @@ std::string assign_roles(store::Database& db) {
     job_age = span.rows[0]["t1"].as_double().value_or(0) - span.rows[0]["t0"].as_double().value_or(0);
 
   const std::optional<double> job_t0 = job_first_ts(db);
+  // GPU holders (a snapshot lists them), and processes re-parented to init that may be an engine
+  // worker left behind (leftover.hpp: its name says it held a GPU).
+  // One scan of processes (a kernel OOM's task table can add 10^5 rows) against the listed pids.
   auto holders = db.query(
-      "SELECT DISTINCT p.host, p.pid, p.names, p.role, p.container, p.cmdline, p.user, p.state, p.started, p.elapsed "
-      "FROM processes p "
-      "JOIN gpu_snapshots g ON g.host = p.host JOIN gpu_processes gp ON gp.snapshot_id = g.id AND gp.pid = p.pid "
-      "WHERE p.role <> 'job'");
+      "WITH listed AS (SELECT DISTINCT g.host, gp.pid FROM gpu_snapshots g JOIN gpu_processes gp ON gp.snapshot_id = g.id) "
+      "SELECT p.host, p.pid, p.names, p.role, p.container, p.cmdline, p.user, p.state, p.started, p.elapsed, p.ppid, "
+      "l.pid IS NOT NULL AS gpu_listed, "
+      "(SELECT json_extract(q.names, '$[0]') FROM processes q WHERE q.host = p.host AND q.pid = 1) AS pid1, "
+      "(SELECT json_extract(e.fields, '$.driver_frame') FROM events e WHERE e.host = p.host AND e.pid = p.pid "
+      " AND e.kind = 'process_stack' AND json_extract(e.fields, '$.driver_frame') IS NOT NULL LIMIT 1) AS driver_frame "
+      "FROM processes p LEFT JOIN listed l ON l.host = p.host AND l.pid = p.pid "
+      "WHERE p.role <> 'job' AND (l.pid IS NOT NULL OR p.ppid = 1)");
   if (!holders.error.empty()) return holders.error;
   for (const auto& h : holders.rows) {
     const std::string host = h["host"].as_text();
     const auto pid = h["pid"].as_int().value_or(0);
     const std::string names = h["names"].as_text();
+    LeftoverFacts facts;
+    auto name_rows = db.query(fmt::format("SELECT value AS n FROM json_each({})", store::sql_literal(names)));
+    for (const auto& n : name_rows.rows) facts.names.push_back(n["n"].as_text());
+    facts.cmdline = h["cmdline"].as_text();
+    facts.state = h["state"].as_text();
+    facts.ppid = h["ppid"].as_int();
+    facts.gpu_listed = h["gpu_listed"].as_int().value_or(0) != 0;
+    if (!h["pid1"].is_null()) facts.pid1_name = h["pid1"].as_text();
+    facts.driver_frame = h["driver_frame"].as_text();
+    const std::vector<std::string> leftover = leftover_reasons(facts);
+    if (!facts.gpu_listed && leftover.empty()) continue;  // not a GPU holder: its role stays as it is
     std::vector<std::string> reasons;
     std::string container;
     const std::string fw = framework_of(names + " " + h["cmdline"].as_text());
@@ -191,15 +212,19 @@ std::string assign_roles(store::Database& db) {
     // reason on its own.
     const std::size_t before_ps = reasons.size();
     ps_reasons(db, h, host, job_t0, reasons);
+    for (const auto& l : leftover)  // defunct, orphaned, unnamed (stopped is one of ps_reasons too)
+      if (std::find(reasons.begin(), reasons.end(), l) == reasons.end()) reasons.push_back(l);
     const bool ps_foreign = reasons.size() > before_ps;
     if (job_known && reasons.empty()) reasons.push_back("not among the job's processes on this host");
     const bool foreign = !reasons.empty() && (job_known || !fw.empty() || !container.empty() || ps_foreign);
     const std::string role = foreign ? "foreign" : "unknown";
     const std::string why = reasons.empty() ? std::string("holds GPU memory; no log says whose it is")
                                             : fmt::format("{}", fmt::join(reasons, "; "));
-    db.exec(fmt::format("UPDATE processes SET role={}, role_why={}, container=CASE WHEN container='' THEN {} ELSE container END"
-                        " WHERE host={} AND pid={}",
-                        store::sql_literal(role), store::sql_literal(why), store::sql_literal(container), store::sql_literal(host), pid));
+    db.exec(fmt::format("UPDATE processes SET role={}, role_why={}, leftover={}, "
+                        "container=CASE WHEN container='' THEN {} ELSE container END WHERE host={} AND pid={}",
+                        store::sql_literal(role), store::sql_literal(why),
+                        store::sql_literal(fmt::format("{}", fmt::join(leftover, "; "))), store::sql_literal(container),
+                        store::sql_literal(host), pid));
   }
   return {};
 }

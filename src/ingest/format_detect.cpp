@@ -10,6 +10,7 @@
 #include "culprit/text/lines.hpp"
 #include "culprit/text/pattern.hpp"
 #include "ingest/formats/kernel_stamp.hpp"
+#include "ingest/formats/proc_stack.hpp"
 #include "ingest/formats/ps_columns.hpp"
 
 namespace culprit::ingest::detect {
@@ -488,15 +489,42 @@ Detection smi_csv(Scan& scan, size_t i) {
   return {i, end};
 }
 
+namespace {
+/// A ps row without its header (`ps aux | grep X`): the TTY column (`?`, `pts/N`, `ttyN`) is the
+/// literal every such row has; the shape check (ps_columns.hpp) decides.
+const ps::Header* headerless_ps_row(std::string_view line) {
+  if (!(contains(line, " ? ") || contains(line, " pts/") || contains(line, " tty") || contains(line, " console ")))
+    return nullptr;
+  return ps::headerless_layout(trim(line));
+}
+}  // namespace
+
 Detection ps_block(Scan& scan, size_t i) {
   const auto& lines = scan.lines;
   const size_t e = scan.end;
+  if (headerless_ps_row(lines[i])) {
+    // Rows whose header grep ate: as long as rows of either layout follow.
+    size_t end = i + 1;
+    while (end < e && headerless_ps_row(lines[end])) ++end;
+    return {i, end};
+  }
   if (!contains(lines[i], "PID")) return {};
   const auto header = ps::parse_header(trim(lines[i]));
   if (!header) return {};
   // A ps listing: its rows until a blank line or a line that does not fit the header.
   size_t end = i + 1;
   while (end < e && !trim(lines[end]).empty() && ps::split_row(trim(lines[end]), *header).ok) ++end;
+  if (end == i + 1) return {};
+  return {i, end};
+}
+
+Detection proc_stack(Scan& scan, size_t i) {
+  const auto& lines = scan.lines;
+  const size_t e = scan.end;
+  // The command that names the pid, then at least one frame; the frames run to the first other line.
+  if (!contains(lines[i], "/stack") || !proc_stack::stack_command_pid(lines[i])) return {};
+  size_t end = i + 1;
+  while (end < e && proc_stack::parse_frame(lines[end])) ++end;
   if (end == i + 1) return {};
   return {i, end};
 }
@@ -528,5 +556,11 @@ bool announces_smi_q(std::string_view cmd) {
 bool continues_smi_q(std::string_view line) {  // `--` separates grep -A groups
   return trim(line) == "--" || (continues_nvsmi_log(line) && !starts_with(trim(line), "<"));
 }
+
+bool announces_proc_stack(std::string_view cmd) {
+  return contains(cmd, "/stack") && proc_stack::stack_command_pid(cmd).has_value();
+}
+
+bool continues_proc_stack(std::string_view line) { return proc_stack::parse_frame(line).has_value(); }
 
 }  // namespace culprit::ingest::detect

@@ -21,6 +21,7 @@ Detection smi_xml(Scan& scan, std::size_t i);           ///< `<nvidia_smi_log>` 
 Detection smi_csv(Scan& scan, std::size_t i);           ///< `--query-*` CSV header or row
 Detection ps_block(Scan& scan, std::size_t i);          ///< a `ps` header with its rows
 Detection docker_ps(Scan& scan, std::size_t i);         ///< `CONTAINER ID … IMAGE|STATUS` header
+Detection proc_stack(Scan& scan, std::size_t i);        ///< `cat /proc/N/stack` then its frames
 
 // Kernel text: stamped lines (dmesg, syslog / journal, kmsg) and unstamped OOM-report, NVRM and
 // memory.stat lines; a run keeps indented continuations and short unstamped interruptions.
@@ -32,5 +33,7 @@ bool announces_smi_csv(std::string_view command);
 bool continues_smi_csv(std::string_view line);
 bool announces_smi_q(std::string_view command);
 bool continues_smi_q(std::string_view line);
+bool announces_proc_stack(std::string_view command);  ///< `cat /proc/N/stack`
+bool continues_proc_stack(std::string_view line);     ///< a frame
 
 }  // namespace culprit::ingest::detect

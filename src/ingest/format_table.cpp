@@ -34,6 +34,8 @@ constexpr FormatSpec kTable[] = {
      .parse = parse_nvidia_smi_csv, .merges = false, .samples = {"nvidia_smi_csv"}},
     {.id = format::kPs, .scope = Scope::block, .score = 50, .detect = detect::ps_block,
      .parse = parse_ps, .merges = false, .samples = {"ps"}},
+    {.id = format::kProcStack, .scope = Scope::block, .score = 50, .detect = detect::proc_stack,
+     .announced_by = detect::announces_proc_stack, .continues = detect::continues_proc_stack, .parse = parse_proc_stack, .merges = false, .samples = {"proc_stack"}},
     {.id = format::kDockerPs, .scope = Scope::block, .score = 50, .detect = detect::docker_ps,
      .parse = parse_docker_ps, .merges = false, .samples = {"docker"}},
     {.id = format::kKernelLog, .scope = Scope::line, .score = 20, .detect = detect::kernel_run,

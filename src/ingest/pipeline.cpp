@@ -224,6 +224,7 @@ IngestStats ingest(const IngestInput& input, const text::SignalSet& signals, cor
     ctx.source_name = input.name;
     ctx.host = info.host;
     ctx.format = seg.format;
+    ctx.command = seg.command;
     ctx.year_hint = options.year_hint;
     parse_segment(seg.text, ctx);
     stats.lines += info.lines;

@@ -149,7 +149,7 @@ std::string sql_literal(std::string_view s) {
   return out + "'";
 }
 
-int Database::schema_version() { return 1; }
+int Database::schema_version() { return 2; }
 
 std::string Database::ensure_schema() {
   QueryResult tables = query("SELECT count(*) AS n FROM sqlite_master WHERE type='table'");

@@ -6,7 +6,7 @@
 --
 -- `incident` (in every table) is 0 in a one-incident timeline (`culprit diagnose --db`); a scan
 -- database (`culprit scan --db`) holds many incidents, numbered from 1 and named in `incidents`.
-PRAGMA user_version = 1;
+PRAGMA user_version = 2;
 
 -- The incidents of a scan database (empty in a one-incident timeline).
 CREATE TABLE incidents (
@@ -82,8 +82,11 @@ CREATE TABLE processes (
   started   REAL,                          -- start time from ps (lstart exact; `Apr08` as that day's end)
   elapsed   REAL,                          -- seconds it had run when ps listed it (etime)
   rss       INTEGER,                       -- resident bytes from ps
+  ppid      INTEGER,                       -- parent pid from ps (1: re-parented to init); NULL unknown
   role      TEXT NOT NULL DEFAULT 'unknown',  -- job | foreign | unknown (set by the diagnosis)
   role_why  TEXT NOT NULL DEFAULT '',
+  leftover  TEXT NOT NULL DEFAULT '',     -- why a GPU holder is a leftover (defunct, stopped, orphaned
+                                          -- worker, nvidia-smi cannot name it); '' none (set by the diagnosis)
   job_evidence TEXT NOT NULL DEFAULT '',      -- which job source named this pid ('' none)
   first_ts  REAL,
   last_ts   REAL,

@@ -32,7 +32,7 @@ struct ProcessAgg {
   std::vector<std::string> names;
   std::string cmdline, container, user, job_evidence, state;
   std::optional<double> first_ts, last_ts, started, elapsed;
-  std::optional<std::int64_t> rss;
+  std::optional<std::int64_t> rss, ppid;
 };
 
 }  // namespace
@@ -259,6 +259,7 @@ void TimelineWriter::add_process(const core::ProcessSighting& p) {
   if (p.started) agg.started = p.started;
   if (p.elapsed) agg.elapsed = p.elapsed;
   if (p.rss) agg.rss = p.rss;
+  if (p.ppid) agg.ppid = p.ppid;
   if (p.job && agg.job_evidence.empty()) agg.job_evidence = p.evidence.empty() ? "job log" : p.evidence;
   if (p.ts) {
     if (!agg.first_ts || *p.ts < *agg.first_ts) agg.first_ts = p.ts;
@@ -287,7 +288,7 @@ std::string TimelineWriter::finish() {
   std::string err;
   if (auto p = m.db.prepare(
           "INSERT INTO processes(host,pid,names,cmdline,container,user,job_evidence,first_ts,last_ts,"
-          "state,started,elapsed,rss) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)",
+          "state,started,elapsed,rss,ppid) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
           err)) {
     for (const auto& [key, agg] : m.processes) {
       // Longest name first: it is the least truncated (kernel comm names stop at 15 chars).
@@ -314,6 +315,7 @@ std::string TimelineWriter::finish() {
       p->bind_opt(11, agg.started);
       p->bind_opt(12, agg.elapsed);
       p->bind_opt(13, agg.rss);
+      p->bind_opt(14, agg.ppid);
       p->step();
     }
   }

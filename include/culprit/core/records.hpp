@@ -91,6 +91,7 @@ struct OomReport {
 struct ProcessSighting {
   std::string host;
   std::int64_t pid = 0;
+  std::optional<std::int64_t> ppid;  ///< parent pid (`ps` PPID); 1 for a process orphaned to init
   std::string name;
   std::string cmdline;
   std::string container;

@@ -39,6 +39,7 @@ struct ParseContext {
   std::string source_name;
   std::string host;      ///< host of the source; a line's own host prefix overrides it
   std::string format;
+  std::string command;   ///< the command typed at the prompt this segment is the output of ('' none)
   std::int64_t first_line = 1;
   int year_hint = 0;     ///< a year for stamps without one (0: unknown)
   const LineMap* line_map = nullptr;  ///< null or empty: the segment's lines are the input's
@@ -77,6 +78,7 @@ void parse_kubectl_describe(std::string_view text, ParseContext& ctx);  ///< kub
 void parse_nvidia_smi_csv(std::string_view text, ParseContext& ctx);  ///< --query-gpu / --query-compute-apps CSV
 void parse_nvidia_smi_q(std::string_view text, ParseContext& ctx);    ///< nvidia-smi -q (NVSMI LOG) text
 void parse_nvidia_smi_xml(std::string_view text, ParseContext& ctx);  ///< nvidia-smi -q -x XML
+void parse_proc_stack(std::string_view text, ParseContext& ctx);      ///< cat /proc/PID/stack
 void parse_ps(std::string_view text, ParseContext& ctx);              ///< ps aux / -ef / -eo (header-driven)
 
 }  // namespace culprit::ingest

@@ -21,6 +21,7 @@ inline constexpr std::string_view kNvidiaSmiXml = "nvidia_smi_xml";  // nvidia-s
 inline constexpr std::string_view kFree = "free";
 inline constexpr std::string_view kPs = "ps";                            // ps aux / -ef / -eo …
 inline constexpr std::string_view kDockerPs = "docker_ps";
+inline constexpr std::string_view kProcStack = "proc_stack";            // cat /proc/PID/stack
 inline constexpr std::string_view kJournalJson = "journal_json";        // journalctl -o json*
 inline constexpr std::string_view kDockerInspect = "docker_inspect";    // docker inspect, kubectl get pod -o json
 inline constexpr std::string_view kKubectlDescribe = "kubectl_describe";

@@ -5,7 +5,10 @@
 // RSS, command — which roles.cpp uses to say why a GPU holder is foreign (another user, stopped,
 // started before the job). One `process_list` event per listing marks where it was.
 //
-// Field table (header -> ProcessSighting): PID -> pid | USER / UID / EUSER / RUSER -> user |
+// Rows without a header (`ps aux | grep X`, `ps -ef | grep X`: grep ate it) are read when their
+// shape fits one of procps' two standard layouts (ps_columns.hpp); the grep row itself is skipped.
+//
+// Field table (header -> ProcessSighting): PID -> pid | PPID -> ppid | USER / UID / EUSER / RUSER -> user |
 //   STAT / S -> state | STARTED (lstart `Wed Apr  8 09:12:01 2026`) -> started exactly;
 //   START / STIME / STARTED (`Apr08`, `Apr 08`, `2025`) -> started = the end of that day / year
 //   (a latest bound; needs a year hint for the day forms); `00:12` -> not placed (no date) |
@@ -117,8 +120,14 @@ Sv deforest(Sv cmd) {
   }
 }
 
-/// The program's base name: `/opt/venv/bin/python3 train.py` -> `python3`, `sshd: alice` -> `sshd`.
+/// The program's base name: `/opt/venv/bin/python3 train.py` -> `python3`, `sshd: alice` -> `sshd`,
+/// `[python3] <defunct>` -> `python3`.
 std::string name_of(Sv cmd) {
+  // A zombie has no command line: ps prints its comm in brackets and `<defunct>`.
+  if (text::starts_with(cmd, "[") && cmd.size() > 12 && cmd.substr(cmd.size() - 10) == " <defunct>") {
+    const Sv comm = cmd.substr(1, cmd.size() - 11);
+    if (!comm.empty() && comm.back() == ']') return std::string(comm.substr(0, comm.size() - 1));
+  }
   Sv prog = cmd.substr(0, cmd.find(' '));
   if (!prog.empty() && prog.back() == ':') prog.remove_suffix(1);
   if (const auto slash = prog.rfind('/'); slash != Sv::npos && slash + 1 < prog.size()) prog = prog.substr(slash + 1);
@@ -155,8 +164,11 @@ void parse_ps(std::string_view text, ParseContext& ctx) {
       listing_rows = 0;
       continue;
     }
-    if (!header) continue;
-    const ps::Row row = ps::split_row(line, *header);
+    // Rows whose header grep ate (`ps aux | grep X`) are read by their shape, one row at a time.
+    const ps::Header* layout = header ? &*header : ps::headerless_layout(line);
+    if (!layout) continue;
+    if (first == 0) first = seg;
+    const ps::Row row = ps::split_row(line, *layout);
     if (!row.ok) {
       if (!noted) {
         noted = true;
@@ -169,10 +181,11 @@ void parse_ps(std::string_view text, ParseContext& ctx) {
     core::ProcessSighting p;
     p.host = ctx.host;
     p.evidence = "ps";
-    for (std::size_t c = 0; c < header->cols.size(); ++c) {
+    for (std::size_t c = 0; c < layout->cols.size(); ++c) {
       const Sv v = row.cells[c];
-      switch (header->cols[c]) {
+      switch (layout->cols[c]) {
         case ps::Col::pid: p.pid = uint_of(v).value_or(0); break;
+        case ps::Col::ppid: p.ppid = uint_of(v); break;
         case ps::Col::user: p.user = std::string(v); break;
         case ps::Col::stat: p.state = v == "-" ? std::string() : std::string(v); break;
         case ps::Col::start: p.started = started_of(v, ctx.year_hint); break;
@@ -186,6 +199,7 @@ void parse_ps(std::string_view text, ParseContext& ctx) {
       }
     }
     if (p.cmdline.size() > 2 && p.cmdline.front() == '[' && p.cmdline.back() == ']') continue;  // kernel thread
+    if (p.name == "grep" || p.name == "egrep" || p.name == "fgrep") continue;  // the `| grep X` that listed it
     if (ctx.sink) ctx.sink->add_process(p);
   }
   flush();

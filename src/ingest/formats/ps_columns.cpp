@@ -4,7 +4,9 @@
 // forms and a trailing command with spaces.
 #include "ingest/formats/ps_columns.hpp"
 
+#include <algorithm>
 #include <cctype>
+#include <initializer_list>
 
 #include "culprit/core/time.hpp"
 
@@ -65,7 +67,92 @@ bool is_weekday(Sv t) {
   return false;
 }
 
+// Column shapes of the two standard layouts (procps-ng ps/output.c: pr_stat's state letters
+// and flags, pr_start / pr_stime's `HH:MM`, `MmmDD` and `YYYY`, pr_time / pr_etime's times).
+bool is_user(Sv t) {
+  if (t.empty() || t.size() > 32) return false;
+  for (char c : t)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.' || c == '+' || c == '$'))
+      return false;
+  return true;
+}
+
+bool is_percent(Sv t) {  // `1.7`, `0.0`, `101` (more than one CPU)
+  const auto dot = t.find('.');
+  if (dot == Sv::npos) return all_digits(t) && t.size() <= 4;
+  return dot > 0 && dot + 2 == t.size() && all_digits(t.substr(0, dot)) && all_digits(t.substr(dot + 1));
+}
+
+bool is_tty(Sv t) {
+  if (t == "?" || t == "console") return true;
+  if (t.size() > 4 && t.substr(0, 4) == "pts/") return all_digits(t.substr(4));
+  if (t.size() > 3 && t.substr(0, 3) == "tty") {
+    for (char c : t.substr(3))
+      if (!std::isalnum(static_cast<unsigned char>(c))) return false;
+    return true;
+  }
+  return false;
+}
+
+bool is_stat(Sv t) {
+  if (t.empty() || t.size() > 8 || Sv("DRSTtWXZIP").find(t[0]) == Sv::npos) return false;
+  for (char c : t.substr(1))
+    if (Sv("<NnsLl+").find(c) == Sv::npos) return false;
+  return true;
+}
+
+bool is_clock(Sv t) {  // HH:MM
+  return t.size() == 5 && t[2] == ':' && all_digits(t.substr(0, 2)) && all_digits(t.substr(3));
+}
+
+bool is_start(Sv t) {  // `10:42`, `May25`, `2025`
+  if (is_clock(t)) return true;
+  if (t.size() == 5 && core::parse_month(t.substr(0, 3))) return all_digits(t.substr(3));
+  return t.size() == 4 && all_digits(t) && t[0] >= '1' && t[0] <= '2';
+}
+
+bool is_cpu_time(Sv t, bool hours) {  // aux: `147:37`, `0:00`; -ef: `00:00:01`, `2-03:04:05`
+  if (const auto dash = t.find('-'); dash != Sv::npos) {
+    if (!all_digits(t.substr(0, dash))) return false;
+    t = t.substr(dash + 1);
+  }
+  int parts = 0;
+  while (true) {
+    const auto colon = t.find(':');
+    const Sv part = t.substr(0, colon);
+    if (!all_digits(part) || (parts > 0 && part.size() != 2)) return false;
+    ++parts;
+    if (colon == Sv::npos) break;
+    t = t.substr(colon + 1);
+  }
+  return hours ? parts == 3 : parts >= 2 && parts <= 3;
+}
+
+Header make_header(std::initializer_list<Sv> names) {
+  Header h;
+  for (Sv n : names) {
+    h.cols.push_back(column_of(n));
+    h.names.emplace_back(n);
+  }
+  return h;
+}
+
 }  // namespace
+
+const Header* headerless_layout(Sv line) {
+  static const Header aux = make_header({"USER", "PID", "%CPU", "%MEM", "VSZ", "RSS", "TTY", "STAT", "START", "TIME", "COMMAND"});
+  static const Header ef = make_header({"UID", "PID", "PPID", "C", "STIME", "TTY", "TIME", "CMD"});
+  if (line.size() < 20) return nullptr;
+  const auto t = tokens(line.substr(0, std::min<std::size_t>(line.size(), 400)));
+  if (t.size() >= 11 && is_user(t[0].text) && all_digits(t[1].text) && is_percent(t[2].text) && is_percent(t[3].text) &&
+      all_digits(t[4].text) && all_digits(t[5].text) && is_tty(t[6].text) && is_stat(t[7].text) &&
+      is_start(t[8].text) && is_cpu_time(t[9].text, false))
+    return &aux;
+  if (t.size() >= 8 && is_user(t[0].text) && all_digits(t[1].text) && all_digits(t[2].text) && all_digits(t[3].text) &&
+      t[3].text.size() <= 3 && is_start(t[4].text) && is_tty(t[5].text) && is_cpu_time(t[6].text, true))
+    return &ef;
+  return nullptr;
+}
 
 std::optional<Header> parse_header(Sv line) {
   if (line.size() > 400) return std::nullopt;

@@ -34,4 +34,12 @@ struct Row {
 /// five, `Apr 08`'s two, `00:12`'s one); a command column that is last takes the rest of the line.
 Row split_row(std::string_view line, const Header& header);
 
+/// The header a header-less row was printed under, told by the row's shape alone: `ps aux | grep
+/// X` and `ps -ef | grep X` lose the header to grep, and so do `ps ux` / `ps -f` (the same two
+/// procps layouts). Every token must fit its column — aux (`u`): USER PID %CPU %MEM VSZ RSS TTY
+/// STAT START TIME COMMAND; -ef (`-f`): UID PID PPID C STIME TTY TIME CMD — with TTY `?`,
+/// `pts/N`, `ttyN` or `console`, STAT `[DRSTtWXZIP][<NnsLl+]*`, START `HH:MM` / `MonDD` / `YYYY`
+/// and TIME `[D-]M:SS[:SS]`. nullptr when the line is not such a row (a log line with numbers).
+const Header* headerless_layout(std::string_view line);
+
 }  // namespace culprit::ingest::ps

@@ -184,6 +184,7 @@ inline bool match_sighting(const core::ProcessSighting& p, object want) {
     else if (key == "started") ok = match_opt(p.started, v);
     else if (key == "elapsed") ok = match_opt(p.elapsed, v);
     else if (key == "rss") ok = match_opt(p.rss, v);
+    else if (key == "ppid") ok = match_opt(p.ppid, v);
     else ok = false;
     if (!ok) return false;
   }

@@ -90,3 +90,57 @@ TEST_CASE("ps: cut rows, missing columns, huge values never crash", "[ps]") {
   culprit::ingest::parse_ps("\n\n  PID\n", ctx2);
   CHECK(empty.processes.empty());
 }
+
+// Header-less rows: `ps aux | grep X` / `ps -ef | grep X` print rows without the header. The
+// rows below follow procps-ng's aux (`u`) and `-f` layouts (ps/output.c column widths; START
+// `HH:MM` / `MmmDD` / `YYYY`, TIME `M:SS` (aux) or `[DD-]HH:MM:SS` (-f)).
+TEST_CASE("ps: header-less rows are told by the shape of the aux and -ef layouts", "[ps]") {
+  namespace ps = culprit::ingest::ps;
+  const auto* aux = ps::headerless_layout(
+      "thomas    1395  1.7 14.4 89506440 28604880 pts/2 Tl May25 147:37 python train.py --device=cuda:0");
+  REQUIRE(aux);
+  CHECK(aux->names.back() == "COMMAND");
+  CHECK(ps::headerless_layout("root         1  0.0  0.0 167720 11840 ?        Ss   2025   0:21 /sbin/init splash"));
+  CHECK(ps::headerless_layout("carol   412903  0.0  0.0      0     0 ?        Z    10:02   0:00 [python] <defunct>"));
+  CHECK(ps::headerless_layout("alice  2381044  101  3.1 35632140 8234156 tty2  Rl+  09:12 127:33 python3 -u train.py"));
+  const auto* ef = ps::headerless_layout("svc-inf+  771203       1 12 Apr08 ?        1-02:11:40 VLLM::EngineCore");
+  REQUIRE(ef);
+  CHECK(ef->names[2] == "PPID");
+  CHECK(ps::headerless_layout("root           1       0  0 Apr06 ?        00:00:21 /sbin/init"));
+  // Look-alikes: log lines with numbers, tables of other tools, rows with a column out of shape.
+  CHECK_FALSE(ps::headerless_layout("2026-04-09 11:02:51 INFO step 100 loss 0.53 lr 0.0001 tokens 4096 ? done"));
+  CHECK_FALSE(ps::headerless_layout("Epoch 1/10 0.5 0.3 1000 2000 pts/1 S 10:00 0:00 training"));    // not a pid
+  CHECK_FALSE(ps::headerless_layout("worker 7 0.53 0.31 1000 2000 pts/1 S 10:00 0:00 training"));     // two decimals
+  CHECK_FALSE(ps::headerless_layout("alice 2381044 99.6 3.1 35632140 8234156 pts/3 Q 09:12 127:33 x"));  // Q is no state
+  CHECK_FALSE(ps::headerless_layout("alice 2381044 99.6 3.1 35632140 8234156 pts/3 R 9am 127:33 x"));    // no START form
+  CHECK_FALSE(ps::headerless_layout("alice 2381044 99.6 3.1 35632140 8234156 net0 R 09:12 127:33 x"));   // no TTY form
+  CHECK_FALSE(ps::headerless_layout("bob 883120 882977 0 Apr08 ? 4:51 python eval.py"));   // -ef TIME has hours
+  CHECK_FALSE(ps::headerless_layout("|    0   N/A  N/A      1395      C   python                          25081MiB |"));
+  CHECK_FALSE(ps::headerless_layout("Apr  9 00:47:19 gpu-node-3 kernel: [ 93.118204] python3 invoked oom-killer"));
+}
+
+TEST_CASE("ps: a header-less `ps aux | grep` row is its own ps segment, the grep row skipped", "[ps][sniff]") {
+  const std::string paste =
+      "[rank0]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.\n"
+      "thomas    1395  1.7 14.4 89506440 28604880 pts/2 Tl May25 147:37 python train.py --device=cuda:0\n"
+      "thomas   20931  0.0  0.0   6612  2304 pts/4    S+   11:40   0:00 grep --color=auto train.py\n"
+      "The job then stopped.\n";
+  const auto segs = culprit::ingest::segment_text(paste);
+  bool found = false;
+  for (const auto& s : segs) {
+    if (s.format != "ps") continue;
+    found = true;
+    CHECK(s.first_line == 2);
+    CHECK(std::count(s.text.begin(), s.text.end(), '\n') == 1);  // two rows
+    GpuRecordingSink sink;
+    auto ctx = culprit::test::gpu_context(sink, "ps", "h1", 2026);
+    culprit::ingest::parse_ps(s.text, ctx);
+    REQUIRE(sink.processes.size() == 1);  // not the grep
+    CHECK(sink.processes[0].pid == 1395);
+    CHECK(sink.processes[0].state == "Tl");
+    CHECK(sink.processes[0].user == "thomas");
+  }
+  CHECK(found);
+  // A log line with numbers around it stays an app log.
+  CHECK(culprit::ingest::sniff_format("step 100 1.7 14.4 89506440 28604880 loss 0.5\nstep 101 done\n") == "app_log");
+}
