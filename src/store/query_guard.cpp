@@ -21,6 +21,11 @@ int allow_reads(void*, int action, const char* arg1, const char*, const char*, c
     case SQLITE_READ:
     case SQLITE_RECURSIVE:
       return SQLITE_OK;
+    case SQLITE_UPDATE:
+      // A table-valued function (json_each, json_tree) declares its table while the statement is
+      // prepared, which SQLite authorizes as an update of sqlite_master's columns. A statement
+      // that really writes is refused anyway: check_read_only() requires sqlite3_stmt_readonly().
+      return arg1 && std::strcmp(arg1, "sqlite_master") == 0 ? SQLITE_OK : SQLITE_DENY;
     case SQLITE_FUNCTION:
       // load_extension is off on the connection too; say no here as well.
       return arg1 && std::strcmp(arg1, "load_extension") == 0 ? SQLITE_DENY : SQLITE_OK;
