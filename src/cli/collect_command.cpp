@@ -167,9 +167,12 @@ int run_collect(const std::vector<std::string>& args) {
       continue;
     }
     ++reached;
-    std::vector<std::string> missing;
+    std::vector<std::string> missing, named;
     for (const auto& t : r.tools)
-      if (t.status != "ok") missing.push_back(fmt::format("{} {}", t.tool, t.status));
+      if (t.status != "ok" && std::find(named.begin(), named.end(), t.tool) == named.end()) {
+        named.push_back(t.tool);
+        missing.push_back(fmt::format("{} {}", t.tool, t.status));
+      }
     fmt::print(stderr, "culprit collect: {}: {} files in {}{}\n", r.host,
                std::count_if(r.tools.begin(), r.tools.end(), [](const ToolStatus& t) { return !t.file.empty(); }),
                (fs::path(folder) / r.folder).string(),

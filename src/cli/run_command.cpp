@@ -108,9 +108,12 @@ struct Stream {
 };
 
 /// The sampler: every `interval` seconds (the first at once) the sample items, into files
-/// `sample-NNNN-*`; the first sample also lists the processes (`sample-0000-ps.txt`).
+/// `sample-NNNN-*`; the first sample also lists the processes (`sample-0000-ps.txt`). It runs on
+/// a thread of its own, so a slow nvidia-smi never holds up the job's output.
 class Sampler {
  public:
+  static constexpr int kKeepSamples = 360;
+
   Sampler(std::string dir, double interval) : dir_(std::move(dir)), interval_(interval) {
     if (interval_ > 0) thread_ = std::thread([this] { loop(); });
   }
@@ -140,6 +143,12 @@ class Sampler {
       std::vector<SnapshotItem> items = sample_items();
       if (n == 0) items.push_back(ps_item());
       auto statuses = take_snapshot(dir_, items, o);
+      // A long job keeps its first sample and the last kKeepSamples (an hour at the default).
+      if (const int old = n - kKeepSamples; old > 0) {
+        std::error_code ec;
+        for (const auto& item : items)
+          fs::remove(fs::path(dir_) / fmt::format("sample-{:04d}-{}", old, item.file), ec);
+      }
       std::unique_lock<std::mutex> lock(mutex_);
       if (n == 0) first_ = std::move(statuses);
       if (cv_.wait_for(lock, std::chrono::duration<double>(interval_), [this] { return stopping_; })) return;
@@ -338,6 +347,8 @@ int run_run(const std::vector<std::string>& args) {
   }
   out.record.close();
   err.record.close();
+  for (const char* f : {"job.stdout.log", "job.stderr.log"})  // a stream that said nothing is no source
+    if (fs::file_size(node / f, ec) == 0 && !ec) fs::remove(node / f, ec);
   const int code = WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WIFEXITED(status) ? WEXITSTATUS(status) : 1;
   const bool failed = code != 0;
 

@@ -154,7 +154,7 @@ const SnapshotItem& ps_item() { return kPs; }
 
 ToolStatus classify(const SnapshotItem& item, const CommandResult& r) {
   ToolStatus s;
-  s.tool = item.tool.empty() ? std::string(item.shell.substr(0, item.shell.find(' '))) : std::string(item.tool);
+  s.tool = std::string(item.tool.empty() ? item.file : item.tool);
   if (!r.started) {
     s.status = "failed";
     s.detail = "sh: " + r.error;
