@@ -53,7 +53,7 @@ std::string first_line(std::string_view s) {
   while (!s.empty() && (s.front() == '\n' || s.front() == ' ')) s.remove_prefix(1);
   const auto nl = s.find('\n');
   std::string out(s.substr(0, nl));
-  if (out.size() > 200) out = out.substr(0, 200) + "…";
+  if (out.size() > 200) out.replace(200, std::string::npos, "…");
   return out;
 }
 
