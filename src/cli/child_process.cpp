@@ -63,7 +63,9 @@ pid_t spawn(const std::vector<std::string>& argv, const std::vector<std::string>
   sigset_t none, defaults;
   sigemptyset(&none);
   sigemptyset(&defaults);
-  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT, SIGCHLD}) sigaddset(&defaults, sig);
+  // culprit ignores SIGPIPE; the children get it back. A signal culprit inherited as ignored
+  // (nohup's SIGHUP, a background job's SIGINT) stays ignored for them, as for any wrapper.
+  for (int sig : {SIGPIPE, SIGCHLD}) sigaddset(&defaults, sig);
   posix_spawnattr_setsigmask(&attr, &none);
   posix_spawnattr_setsigdefault(&attr, &defaults);
   posix_spawnattr_setpgroup(&attr, 0);

@@ -189,7 +189,12 @@ void install_forwarding(int write_fd) {
   sa.sa_handler = forward_signal;
   sigemptyset(&sa.sa_mask);
   sa.sa_flags = SA_RESTART;
-  for (int sig : {SIGINT, SIGTERM, SIGHUP}) ::sigaction(sig, &sa, nullptr);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
+    struct sigaction old {};
+    // An ignored signal stays ignored (nohup, a shell's background job): the job inherits that.
+    if (::sigaction(sig, nullptr, &old) == 0 && old.sa_handler == SIG_IGN) continue;
+    ::sigaction(sig, &sa, nullptr);
+  }
   ::signal(SIGPIPE, SIG_IGN);
 }
 

@@ -51,10 +51,21 @@ set +e; wait $pid; rc=$?; set -e
 grep -q "got TERM" term.out || fail "SIGTERM did not reach the job"
 
 # SIGINT (Ctrl-C) to culprit ends a job that does not handle it: 130, as a shell says.
-"$culprit" run --sample-interval 0 -o int -- python3 -c 'import signal,time; signal.signal(signal.SIGINT, signal.SIG_DFL); print("ready", flush=True); time.sleep(30)' > int.out 2> int.err &
+# (A shell's background job starts with SIGINT ignored, which culprit and the job keep, as nohup
+# wants: the wrapper gives culprit the terminal's default first.)
+python3 -c 'import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); os.execvp(sys.argv[1], sys.argv[1:])' \
+  "$culprit" run --sample-interval 0 -o int -- python3 -c 'import signal,time; signal.signal(signal.SIGINT, signal.SIG_DFL); print("ready", flush=True); time.sleep(30)' > int.out 2> int.err &
 pid=$!
 i=0; while ! grep -q ready int.out 2>/dev/null; do i=$((i+1)); [ $i -lt 100 ] || fail "the job never started"; sleep 0.1; done
 kill -INT $pid
 set +e; wait $pid; rc=$?; set -e
 [ "$rc" -eq 130 ] || fail "SIGINT: culprit exited $rc, not 130"
+
+# nohup: an ignored SIGHUP stays ignored for the job, which runs on.
+nohup "$culprit" run --sample-interval 0 -o hup -- python3 -c 'import time; print("ready", flush=True); time.sleep(1); print("survived", flush=True)' > hup.out 2> hup.err &
+pid=$!
+i=0; while ! grep -q ready hup.out 2>/dev/null; do i=$((i+1)); [ $i -lt 100 ] || fail "the job never started"; sleep 0.1; done
+kill -HUP $pid
+set +e; wait $pid; rc=$?; set -e
+[ "$rc" -eq 0 ] && grep -q survived hup.out || fail "under nohup, SIGHUP ended the job (rc $rc)"
 echo "ok"
