@@ -135,8 +135,9 @@ int run_collect(const std::vector<std::string>& args) {
     return 0;
   }
   ::signal(SIGPIPE, SIG_IGN);
-  const std::string folder =
-      o.output.empty() ? fmt::format("culprit-collect-{}", iso_utc(now_utc()).substr(0, 19)) : o.output;
+  std::string folder =
+      o.output.empty() ? fmt::format("culprit-collect-{}", compact_utc(now_utc())) : o.output;
+  while (folder.size() > 1 && folder.back() == '/') folder.pop_back();  // `-o out/`: out.tar.zst beside it
   std::error_code ec;
   fs::create_directories(folder, ec);
   if (ec) {

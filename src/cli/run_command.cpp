@@ -298,8 +298,9 @@ int run_run(const std::vector<std::string>& args) {
     return kExitError;
   }
   const double started = now_utc();
-  const std::string folder =
-      o.output.empty() ? fmt::format("culprit-incident-{}", iso_utc(started).substr(0, 19)) : o.output;
+  std::string folder =
+      o.output.empty() ? fmt::format("culprit-incident-{}", compact_utc(started)) : o.output;
+  while (folder.size() > 1 && folder.back() == '/') folder.pop_back();  // `-o out/`: out.tar.zst beside it
   const std::string host = local_host_name();
   const fs::path node = fs::path(folder) / host;
   std::error_code ec;

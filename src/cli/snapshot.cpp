@@ -305,6 +305,13 @@ double now_utc() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
+std::string compact_utc(double seconds) {
+  std::string out;
+  for (char c : iso_utc(seconds))
+    if (c != '-' && c != ':') out += c;
+  return out;
+}
+
 std::string iso_utc(double seconds, bool fraction) {
   const auto whole = static_cast<std::time_t>(std::floor(seconds));
   std::tm tm{};

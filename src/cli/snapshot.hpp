@@ -74,6 +74,9 @@ std::string local_host_name();
 /// The wall clock, UTC seconds.
 double now_utc();
 
+/// UTC seconds → `20260409T004719Z` (for file names: no `:`, which tar and scp read as a host).
+std::string compact_utc(double seconds);
+
 /// UTC seconds → `2026-04-09T00:47:19Z` (with `fraction`: `.123456`).
 std::string iso_utc(double seconds, bool fraction = false);
 

@@ -28,6 +28,11 @@ run -o killed -- sh -c 'echo going; kill -9 $$'
 grep -q '"signal": 9' killed/*/culprit-snapshot.json || fail "the manifest lacks the signal"
 grep -q "killed by signal 9" "$work/err" || fail "the run does not say the job was killed"
 
+run -- sh -c 'exit 2'
+[ "$rc" -eq 2 ] || fail "exit 2 gave $rc"
+ls -d culprit-incident-20[0-9][0-9][0-1][0-9][0-3][0-9]T[0-9][0-9][0-9][0-9][0-9][0-9]Z >/dev/null 2>&1 ||
+  fail "no default folder culprit-incident-<UTC time>: $(ls)"
+
 run -o missing -- culprit-no-such-command-here
 [ "$rc" -eq 127 ] || fail "a missing command gave $rc, not 127"
 [ ! -e missing ] || fail "a command that never started left a folder"
