@@ -301,10 +301,17 @@ int run_run(const std::vector<std::string>& args) {
   std::string folder =
       o.output.empty() ? fmt::format("culprit-incident-{}", compact_utc(started)) : o.output;
   while (folder.size() > 1 && folder.back() == '/') folder.pop_back();  // `-o out/`: out.tar.zst beside it
+  // Ranks wrapped one by one (`srun culprit run -- …`) start in the same second: a default
+  // name that exists gets the pid, so a wrapper never keeps a job from starting.
+  bool made_here = false;
+  if (std::error_code made; o.output.empty()) {
+    made_here = fs::create_directory(folder, made);
+    if (!made_here) folder += fmt::format("-{}", ::getpid());
+  }
   const std::string host = local_host_name();
   const fs::path node = fs::path(folder) / host;
   std::error_code ec;
-  const bool existed = fs::exists(folder, ec);
+  const bool existed = !made_here && fs::exists(folder, ec);
   if (existed && !fs::is_empty(folder, ec)) {
     fmt::print(stderr, "culprit run: {} exists and is not empty; choose another -o\n", folder);
     return kExitError;
