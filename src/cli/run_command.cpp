@@ -8,6 +8,7 @@
 #include <pwd.h>
 #include <signal.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include <boost/program_options.hpp>
@@ -198,16 +199,52 @@ void install_forwarding(int write_fd) {
   ::signal(SIGPIPE, SIG_IGN);
 }
 
+/// The terminal's foreground process group, when culprit runs in the foreground of one: the job
+/// gets it (it may read the terminal, and Ctrl-C / Ctrl-Z reach it as they would without culprit);
+/// culprit takes it back when the job stops or ends.
+struct Terminal {
+  bool ours = ::isatty(STDIN_FILENO) != 0 && ::tcgetpgrp(STDIN_FILENO) == ::getpgrp();
+
+  void give(pid_t pgid) const {
+    if (ours) set(pgid);
+  }
+  void take_back() const {
+    if (ours) set(::getpgrp());
+  }
+
+ private:
+  static void set(pid_t pgid) {
+    // From a background group tcsetpgrp raises SIGTTOU: ignored for the call.
+    struct sigaction ignore {}, old {};
+    ignore.sa_handler = SIG_IGN;
+    sigemptyset(&ignore.sa_mask);
+    ::sigaction(SIGTTOU, &ignore, &old);
+    ::tcsetpgrp(STDIN_FILENO, pgid);
+    ::sigaction(SIGTTOU, &old, nullptr);
+  }
+};
+
 /// Waits for the job: relays its output until both pipes close and it has exited, forwarding
-/// signals meanwhile. Returns the wait status.
-int relay(const SpawnedChild& child, Stream& out, Stream& err, int signal_fd) {
+/// signals meanwhile. A job stopped from the terminal (Ctrl-Z) stops culprit too, so the shell
+/// gets its prompt back; `fg` continues both. Returns the wait status.
+int relay(const SpawnedChild& child, Stream& out, Stream& err, int signal_fd, const Terminal& terminal) {
   int status = 0;
   bool exited = false;
   std::optional<std::chrono::steady_clock::time_point> drain_until;
   char buf[65536];
   while (true) {
     if (!exited) {
-      const pid_t w = ::waitpid(child.pid, &status, WNOHANG);
+      const pid_t w = ::waitpid(child.pid, &status, WNOHANG | (terminal.ours ? WUNTRACED : 0));
+      if (w == child.pid && WIFSTOPPED(status)) {
+        const int why = WSTOPSIG(status);
+        if (why == SIGTSTP || why == SIGSTOP) {
+          terminal.take_back();
+          ::raise(SIGSTOP);  // until the shell's `fg` continues culprit
+        }
+        terminal.give(child.pid);  // SIGTTIN / SIGTTOU: it touched the terminal before it was given
+        ::kill(-child.pid, SIGCONT);
+        continue;
+      }
       if (w == child.pid) {
         exited = true;
         // What it wrote before exiting is read; a descendant that keeps the pipes open is not waited for.
@@ -342,6 +379,7 @@ int run_run(const std::vector<std::string>& args) {
   err.to_fd = STDERR_FILENO;
   out.record.open(node / "job.stdout.log", std::ios::binary | std::ios::trunc);
   err.record.open(node / "job.stderr.log", std::ios::binary | std::ios::trunc);
+  const Terminal terminal;
   const SpawnedChild child = spawn_with_pipes(command);
   if (child.pid < 0) {
     fmt::print(stderr, "culprit run: {}: {}\n", command[0], child.error);
@@ -354,7 +392,9 @@ int run_run(const std::vector<std::string>& args) {
   std::vector<ToolStatus> sample_statuses;
   {
     Sampler sampler(node.string(), o.sample_interval);
-    status = relay(child, out, err, sig_pipe[0]);
+    terminal.give(child.pid);
+    status = relay(child, out, err, sig_pipe[0], terminal);
+    terminal.take_back();
     sampler.stop();
     sample_statuses = sampler.first_statuses();
   }

@@ -73,4 +73,21 @@ i=0; while ! grep -q ready hup.out 2>/dev/null; do i=$((i+1)); [ $i -lt 100 ] ||
 kill -HUP $pid
 set +e; wait $pid; rc=$?; set -e
 [ "$rc" -eq 0 ] && grep -q survived hup.out || fail "under nohup, SIGHUP ended the job (rc $rc)"
+# On a terminal (a pty from util-linux `script`) the job gets the terminal: it reads it, and
+# Ctrl-C typed there reaches it.
+if command -v script >/dev/null 2>&1; then
+  set +e
+  (sleep 1; printf 'hello\n') | timeout 20 script -qec "'$culprit' run --sample-interval 0 -o tty -- sh -c 'read x; echo got \$x; exit 5'" /dev/null > tty.out 2>&1
+  rc=$?
+  set -e
+  [ "$rc" -eq 5 ] || fail "on a terminal: culprit exited $rc, the job 5 (124: the job could not read the terminal)"
+  grep -q "got hello" tty.out || fail "on a terminal: the job did not read its input"
+  set +e
+  (sleep 1.5; printf '\003') | timeout 20 script -qec "'$culprit' run --sample-interval 0 -o ttyint -- sleep 30" /dev/null > ttyint.out 2>&1
+  rc=$?
+  set -e
+  [ "$rc" -eq 130 ] || fail "Ctrl-C on a terminal: culprit exited $rc, not 130"
+else
+  echo "note: util-linux script is absent; the terminal checks are not run"
+fi
 echo "ok"
