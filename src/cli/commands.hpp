@@ -15,6 +15,8 @@ int run_diagnose(const std::vector<std::string>& args);
 int run_query(const std::vector<std::string>& args);
 int run_rules(const std::vector<std::string>& args);
 int run_timeline(const std::vector<std::string>& args);
+int run_run(const std::vector<std::string>& args);
+int run_collect(const std::vector<std::string>& args);
 
 /// Writes `text` to `path` atomically (temporary file + rename): an interrupted run leaves
 /// the old file intact. Returns an error message or empty.

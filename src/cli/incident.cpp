@@ -3,7 +3,10 @@
 
 #include <fmt/format.h>
 
+#include <set>
+
 #include "cli/parallel_ingest.hpp"
+#include "cli/snapshot_manifest.hpp"
 
 #include "culprit/diagnose/engine.hpp"
 #include "culprit/diagnose/report_data.hpp"
@@ -79,6 +82,45 @@ void save_findings(store::Database& db, const diagnose::Verdict& v) {
   }
 }
 
+/// The hook that takes culprit's own snapshot manifests out of the input: the job `culprit run`
+/// started is a `job` process; the commands that did not answer are kept for the sources.
+struct ManifestReader {
+  std::vector<diagnose::SourceSummary> unanswered;
+
+  bool operator()(const input::Source& src, core::EventSink& sink) {
+    if (!is_manifest_name(src.name)) return false;
+    const auto m = parse_manifest(src.text);
+    if (!m) return false;
+    const std::string host = src.host.empty() ? m->host : src.host;
+    if (m->job) {
+      core::ProcessSighting s;
+      s.host = host;
+      s.pid = m->job->pid;
+      if (!m->job->command.empty()) {
+        const std::string& exe = m->job->command[0];
+        s.name = exe.substr(exe.rfind('/') == std::string::npos ? 0 : exe.rfind('/') + 1);
+        for (const auto& a : m->job->command) s.cmdline += (s.cmdline.empty() ? "" : " ") + a;
+      }
+      s.user = m->job->user;
+      if (m->job->started > 0) s.started = s.ts = m->job->started;
+      s.job = true;
+      s.evidence = m->made_by.empty() ? "culprit run" : m->made_by;
+      sink.add_process(s);
+    }
+    std::set<std::string> named;  // one entry per tool: its first command that did not answer
+    for (const auto& t : m->tools) {
+      if (t.status == "ok" || !named.insert(t.tool).second) continue;
+      diagnose::SourceSummary u;
+      u.name = t.detail.empty() ? t.tool : t.tool + " — " + t.detail;
+      u.host = host;
+      u.format = t.status;
+      u.host_from = src.name;
+      unanswered.push_back(std::move(u));
+    }
+    return true;
+  }
+};
+
 }  // namespace
 
 IncidentResult run_incident(const std::vector<std::string>& inputs, const rules::RuleSet& rules,
@@ -96,6 +138,7 @@ IncidentResult run_incident(const std::vector<std::string>& inputs, const rules:
     result.problems.push_back({core::DiagLevel::error, "db", options.db_path, err});
     return result;
   }
+  ManifestReader manifests;
   input::ReadOptions read_options;
   read_options.default_host = options.default_host;
   read_options.excludes = options.excludes;
@@ -110,8 +153,8 @@ IncidentResult run_incident(const std::vector<std::string>& inputs, const rules:
     ingest_options.max_line_bytes = options.max_line_bytes;
     ingest_options.budget = &budget;
     const unsigned threads = options.max_events > 0 ? 1u : options.threads;
-    result.sources =
-        ingest_inputs(inputs, read_options, rules.signals, ingest_options, threads, writer, result.problems);
+    result.sources = ingest_inputs(inputs, read_options, rules.signals, ingest_options, threads, writer,
+                                   result.problems, std::ref(manifests));
     if (auto err = writer.finish(); !err.empty())
       result.problems.push_back({core::DiagLevel::error, "store", "", err});
   }
@@ -126,6 +169,9 @@ IncidentResult run_incident(const std::vector<std::string>& inputs, const rules:
     result.problems.push_back({core::DiagLevel::error, "clock", "", err});
   result.verdict = diagnose::diagnose(*db, rules, result.problems, options.rule_query_seconds);
   add_sources(*db, result.verdict);
+  // Snapshot commands that did not answer come first: the list of sources may be cut.
+  result.verdict.sources.insert(result.verdict.sources.begin(), manifests.unanswered.begin(),
+                                manifests.unanswered.end());
   diagnose::add_report_data(*db, result.verdict);
   for (const auto& p : result.problems)
     if (p.code.rfind("input-", 0) == 0) result.verdict.skipped.push_back(p.to_string());

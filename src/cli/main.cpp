@@ -21,12 +21,14 @@ Usage:
   culprit merge FILE...                   join `scan` shard outputs (JSON Lines or --db)
   culprit timeline [options] INPUT...     the merged cross-host timeline (or --db FILE)
   culprit query --db FILE "SQL"           run SQL over a saved timeline
+  culprit run [options] -- CMD [ARGS...]  run a job; when it fails, snapshot the node and diagnose
+  culprit collect [--ssh HOST]... [-o DIR] snapshot this node (or HOSTs over ssh) for diagnosis
   culprit rules check [DIR]               validate the built-in rules (and those in DIR)
   culprit --help | --version
 
 Run `culprit diagnose --help` for the diagnose options.
 
-Exit codes: 0 a verdict was reached, 1 nothing known was found, 2 errors.
+Exit codes: 0 a verdict was reached, 1 nothing known was found, 2 errors (`culprit run`: the job's).
 )";
 
 }  // namespace
@@ -55,6 +57,8 @@ int main(int argc, char** argv) {
     if (first == "rules") return culprit::cli::run_rules(rest);
     if (first == "scan") return culprit::cli::run_scan(rest);
     if (first == "merge") return culprit::cli::run_merge(rest);
+    if (first == "run") return culprit::cli::run_run(rest);
+    if (first == "collect") return culprit::cli::run_collect(rest);
     return culprit::cli::run_diagnose(args);
   } catch (const std::exception& e) {
     fmt::print(stderr, "culprit: internal error: {}\n", e.what());

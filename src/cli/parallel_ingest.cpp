@@ -35,7 +35,7 @@ void append(core::Diagnostics& to, core::Diagnostics& from) {
 
 std::size_t ingest_inputs(const std::vector<std::string>& inputs, const input::ReadOptions& read_options,
                           const text::SignalSet& signals, const ingest::IngestOptions& options, unsigned threads,
-                          core::EventSink& sink, core::Diagnostics& problems) {
+                          core::EventSink& sink, core::Diagnostics& problems, const SourceHook& take) {
   std::size_t count = 0;
   core::Diagnostics reader_problems;  // since the last source
   std::deque<Pending> pending;
@@ -49,6 +49,11 @@ std::size_t ingest_inputs(const std::vector<std::string>& inputs, const input::R
   };
   input::read_inputs(inputs, read_options, reader_problems, [&](input::Source& src) {
     ++count;
+    if (take && src.text.size() < kParallelSourceBytes) {
+      while (!pending.empty()) finish_oldest();
+      append(problems, reader_problems);
+      if (take(src, sink)) return;
+    }
     if (threads > 1 && src.text.size() >= kParallelSourceBytes) {
       auto source = std::make_shared<input::Source>(std::move(src));
       Pending p;

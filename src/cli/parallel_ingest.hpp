@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -21,9 +22,12 @@ inline constexpr std::size_t kParallelSourceBytes = 1 << 20;
 /// sources are parsed at once (while the calling thread reads the next) into recorded sinks and replayed into `sink` in input order, so
 /// the timeline and the problems (the reader's and ingest's, in input order) are the same for
 /// any thread count. `options.budget` needs input order: give threads = 1 with an event limit.
-/// Returns the number of sources read.
+/// Returns the number of sources read. `take`, when given, sees each source first (in input order,
+/// after every source before it reached `sink`); a source it returns true for is not ingested
+/// (culprit's own snapshot manifest, snapshot_manifest.hpp).
+using SourceHook = std::function<bool(const input::Source&, core::EventSink&)>;
 std::size_t ingest_inputs(const std::vector<std::string>& inputs, const input::ReadOptions& read_options,
                           const text::SignalSet& signals, const ingest::IngestOptions& options, unsigned threads,
-                          core::EventSink& sink, core::Diagnostics& problems);
+                          core::EventSink& sink, core::Diagnostics& problems, const SourceHook& take = {});
 
 }  // namespace culprit::cli

@@ -1,0 +1,455 @@
+// `culprit run [options] -- CMD [ARGS...]`: runs the job as a child in its own process group,
+// passes its output through unchanged while recording each line with its arrival time, forwards
+// SIGINT / SIGTERM / SIGHUP, samples GPU / host / cgroup memory while it runs, and when it fails
+// snapshots the node (snapshot.hpp), diagnoses the incident folder and prints the report on
+// stderr. Exits with the job's status (128 + N for a signal, as a shell does).
+#include <fcntl.h>
+#include <poll.h>
+#include <pwd.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include <boost/program_options.hpp>
+#include <fmt/format.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <optional>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <mutex>
+#include <thread>
+
+#include "cli/child_process.hpp"
+#include "cli/commands.hpp"
+#include "cli/incident.hpp"
+#include "cli/rule_loading.hpp"
+#include "cli/snapshot.hpp"
+#include "cli/snapshot_manifest.hpp"
+#include "cli/snapshot_archive.hpp"
+#include "culprit/report/renderer.hpp"
+
+namespace culprit::cli {
+namespace po = boost::program_options;
+namespace fs = std::filesystem;
+namespace {
+
+constexpr const char* kHelpHeader = R"(Usage: culprit run [options] -- CMD [ARGS...]
+
+Runs CMD (a torchrun, `vllm serve`, `python train.py`, a shell script) in its own process group.
+Its output passes through unchanged and is recorded, line by line with arrival times, in the
+incident folder; SIGINT, SIGTERM and SIGHUP are forwarded to it. While it runs, GPU memory
+(nvidia-smi --query-gpu / --query-compute-apps), /proc/meminfo and the cgroup's memory files are
+sampled. When it fails (non-zero exit or a signal) the node is snapshotted at once (nvidia-smi,
+ps, /proc/meminfo, free, dmesg or journalctl -k since the start, docker ps / inspect, the cgroup's
+files, the CUDA / NCCL / Slurm / torchrun environment) and the incident is diagnosed; the report
+goes to stderr. A job that succeeds leaves nothing unless --keep.
+
+Exit code: the job's (128 + N when signal N ended it); 127 when CMD cannot be started.
+
+)";
+
+std::atomic<int> g_signal_pipe{-1};
+
+extern "C" void forward_signal(int sig) {
+  const int fd = g_signal_pipe.load();
+  const unsigned char b = static_cast<unsigned char>(sig);
+  if (fd < 0) return;
+  [[maybe_unused]] const auto n = ::write(fd, &b, 1);
+}
+
+std::string user_name() {
+  if (const passwd* pw = ::getpwuid(::getuid())) return pw->pw_name;
+  return std::to_string(::getuid());
+}
+
+/// One output stream of the job: passed through to `to_fd`, recorded line by line with the
+/// arrival time of each line's first byte (`2026-04-09T00:47:19.123456Z line`).
+struct Stream {
+  int fd = -1;
+  int to_fd = -1;
+  std::ofstream record;
+  std::string partial;
+  double partial_ts = 0;
+
+  void take(const char* data, std::size_t n) {
+    std::size_t off = 0;
+    while (off < n) {  // the user sees what they always saw, even when the terminal is slow
+      const ssize_t w = ::write(to_fd, data + off, n - off);
+      if (w <= 0) break;
+      off += static_cast<std::size_t>(w);
+    }
+    const double ts = now_utc();
+    for (std::size_t i = 0; i < n; ++i) {
+      if (partial.empty()) partial_ts = ts;
+      if (data[i] == '\n') {
+        flush_line();
+      } else {
+        partial += data[i];
+      }
+    }
+    record.flush();
+  }
+  void flush_line() {
+    record << iso_utc(partial_ts, true) << ' ' << partial << '\n';
+    partial.clear();
+  }
+  void finish() {
+    if (!partial.empty()) flush_line();
+    record.flush();
+  }
+};
+
+/// The sampler: every `interval` seconds (the first at once) the sample items, into files
+/// `sample-NNNN-*`; the first sample also lists the processes (`sample-0000-ps.txt`). It runs on
+/// a thread of its own, so a slow nvidia-smi never holds up the job's output.
+class Sampler {
+ public:
+  static constexpr int kKeepSamples = 360;
+
+  Sampler(std::string dir, double interval) : dir_(std::move(dir)), interval_(interval) {
+    if (interval_ > 0) thread_ = std::thread([this] { loop(); });
+  }
+  ~Sampler() { stop(); }
+  Sampler(const Sampler&) = delete;
+  Sampler& operator=(const Sampler&) = delete;
+
+  void stop() {
+    {
+      const std::lock_guard<std::mutex> lock(mutex_);
+      stopping_ = true;
+    }
+    cv_.notify_all();
+    if (thread_.joinable()) thread_.join();
+  }
+  /// The first sample's statuses (what answered while the job ran).
+  std::vector<ToolStatus> first_statuses() {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    return first_;
+  }
+
+ private:
+  void loop() {
+    for (int n = 0;; ++n) {
+      SnapshotOptions o;
+      o.prefix = fmt::format("sample-{:04d}-", n);
+      std::vector<SnapshotItem> items = sample_items();
+      if (n == 0) items.push_back(ps_item());
+      auto statuses = take_snapshot(dir_, items, o);
+      // A long job keeps its first sample and the last kKeepSamples (an hour at the default).
+      if (const int old = n - kKeepSamples; old > 0) {
+        std::error_code ec;
+        for (const auto& item : items)
+          fs::remove(fs::path(dir_) / fmt::format("sample-{:04d}-{}", old, item.file), ec);
+      }
+      std::unique_lock<std::mutex> lock(mutex_);
+      if (n == 0) first_ = std::move(statuses);
+      if (cv_.wait_for(lock, std::chrono::duration<double>(interval_), [this] { return stopping_; })) return;
+    }
+  }
+
+  std::string dir_;
+  double interval_;
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  bool stopping_ = false;
+  std::vector<ToolStatus> first_;
+  std::thread thread_;
+};
+
+struct Options {
+  std::string output, format = "text";
+  double sample_interval = 10;
+  bool archive = false, keep = false;
+};
+
+/// Splits `args` at the first `--`: culprit's options before it, the job's command after.
+bool split_command(const std::vector<std::string>& args, std::vector<std::string>& mine,
+                   std::vector<std::string>& command) {
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--") {
+      command.assign(args.begin() + static_cast<long>(i) + 1, args.end());
+      return true;
+    }
+    mine.push_back(args[i]);
+  }
+  return false;
+}
+
+void install_forwarding(int write_fd) {
+  g_signal_pipe.store(write_fd);
+  struct sigaction sa {};
+  sa.sa_handler = forward_signal;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESTART;
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
+    struct sigaction old {};
+    // An ignored signal stays ignored (nohup, a shell's background job): the job inherits that.
+    if (::sigaction(sig, nullptr, &old) == 0 && old.sa_handler == SIG_IGN) continue;
+    ::sigaction(sig, &sa, nullptr);
+  }
+  ::signal(SIGPIPE, SIG_IGN);
+}
+
+/// The terminal's foreground process group, when culprit runs in the foreground of one: the job
+/// gets it (it may read the terminal, and Ctrl-C / Ctrl-Z reach it as they would without culprit);
+/// culprit takes it back when the job stops or ends.
+struct Terminal {
+  bool ours = ::isatty(STDIN_FILENO) != 0 && ::tcgetpgrp(STDIN_FILENO) == ::getpgrp();
+
+  void give(pid_t pgid) const {
+    if (ours) set(pgid);
+  }
+  void take_back() const {
+    if (ours) set(::getpgrp());
+  }
+
+ private:
+  static void set(pid_t pgid) {
+    // From a background group tcsetpgrp raises SIGTTOU: ignored for the call.
+    struct sigaction ignore {}, old {};
+    ignore.sa_handler = SIG_IGN;
+    sigemptyset(&ignore.sa_mask);
+    ::sigaction(SIGTTOU, &ignore, &old);
+    ::tcsetpgrp(STDIN_FILENO, pgid);
+    ::sigaction(SIGTTOU, &old, nullptr);
+  }
+};
+
+/// Waits for the job: relays its output until both pipes close and it has exited, forwarding
+/// signals meanwhile. A job stopped from the terminal (Ctrl-Z) stops culprit too, so the shell
+/// gets its prompt back; `fg` continues both. Returns the wait status.
+int relay(const SpawnedChild& child, Stream& out, Stream& err, int signal_fd, const Terminal& terminal) {
+  int status = 0;
+  bool exited = false;
+  std::optional<std::chrono::steady_clock::time_point> drain_until;
+  char buf[65536];
+  while (true) {
+    if (!exited) {
+      const pid_t w = ::waitpid(child.pid, &status, WNOHANG | (terminal.ours ? WUNTRACED : 0));
+      if (w == child.pid && WIFSTOPPED(status)) {
+        const int why = WSTOPSIG(status);
+        if (why == SIGTSTP || why == SIGSTOP) {
+          terminal.take_back();
+          ::raise(SIGSTOP);  // until the shell's `fg` continues culprit
+        }
+        terminal.give(child.pid);  // SIGTTIN / SIGTTOU: it touched the terminal before it was given
+        ::kill(-child.pid, SIGCONT);
+        continue;
+      }
+      if (w == child.pid) {
+        exited = true;
+        // What it wrote before exiting is read; a descendant that keeps the pipes open is not waited for.
+        drain_until = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+      }
+    }
+    if (exited && ((out.fd < 0 && err.fd < 0) || std::chrono::steady_clock::now() > *drain_until)) break;
+    pollfd fds[3];
+    nfds_t n = 0;
+    fds[n++] = {signal_fd, POLLIN, 0};
+    if (out.fd >= 0) fds[n++] = {out.fd, POLLIN, 0};
+    if (err.fd >= 0) fds[n++] = {err.fd, POLLIN, 0};
+    if (::poll(fds, n, 100) <= 0) continue;
+    for (nfds_t i = 0; i < n; ++i) {
+      if (fds[i].revents == 0) continue;
+      if (fds[i].fd == signal_fd) {
+        unsigned char sig = 0;
+        while (::read(signal_fd, &sig, 1) == 1)
+          if (!exited) ::kill(-child.pid, sig);
+        continue;
+      }
+      Stream& s = fds[i].fd == out.fd ? out : err;
+      const ssize_t got = ::read(s.fd, buf, sizeof buf);
+      if (got > 0) {
+        s.take(buf, static_cast<std::size_t>(got));
+      } else if (got == 0 || (errno != EAGAIN && errno != EINTR)) {
+        ::close(s.fd);
+        s.fd = -1;
+      }
+    }
+  }
+  for (Stream* s : {&out, &err}) {
+    if (s->fd >= 0) ::close(s->fd);
+    s->fd = -1;
+    s->finish();
+  }
+  return status;
+}
+
+/// Diagnoses the incident folder (as `culprit DIR` would) and writes the report to stderr.
+void print_report(const std::string& folder, const Options& o) {
+  auto loaded = load_rule_set({});
+  IncidentOptions incident;
+  incident.threads = 1;
+  const auto result = run_incident({folder}, loaded.rules, incident);
+  const auto format = report::parse_format(o.format).value_or(report::Format::text);
+  report::RenderOptions render_options;
+  render_options.color = format == report::Format::text && ::isatty(STDERR_FILENO) != 0 && !std::getenv("NO_COLOR");
+  const std::string text = report::render(result.verdict, format, render_options);
+  std::fflush(stdout);
+  std::fwrite(text.data(), 1, text.size(), stderr);
+}
+
+}  // namespace
+
+int run_run(const std::vector<std::string>& args) {
+  std::vector<std::string> mine, command;
+  const bool has_command = split_command(args, mine, command);
+  Options o;
+  po::options_description opts("Options");
+  opts.add_options()
+      ("help,h", "show this help")
+      ("output,o", po::value(&o.output), "the incident folder (default: culprit-incident-<UTC time>/); "
+                                         "the node's files go in DIR/<host>/")
+      ("sample-interval", po::value(&o.sample_interval)->default_value(10),
+       "seconds between memory samples while the job runs (0: none)")
+      ("archive", po::bool_switch(&o.archive), "write the incident as DIR.tar.zst instead of a folder")
+      ("keep", po::bool_switch(&o.keep), "keep the incident folder also when the job succeeds")
+      ("format,f", po::value(&o.format)->default_value("text"), "report format: text | markdown | json | html");
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(mine).options(opts).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    fmt::print(stderr, "culprit run: {}\nRun `culprit run --help` for the options.\n", e.what());
+    return kExitError;
+  }
+  if (vm.count("help")) {
+    std::cout << kHelpHeader << opts;
+    return 0;
+  }
+  if (!has_command || command.empty()) {
+    fmt::print(stderr, "culprit run: no command given: culprit run [options] -- CMD [ARGS...]\n");
+    return kExitError;
+  }
+  if (!report::parse_format(o.format)) {
+    fmt::print(stderr, "culprit run: unknown --format '{}' (text, markdown, json or html)\n", o.format);
+    return kExitError;
+  }
+  const double started = now_utc();
+  std::string folder =
+      o.output.empty() ? fmt::format("culprit-incident-{}", compact_utc(started)) : o.output;
+  while (folder.size() > 1 && folder.back() == '/') folder.pop_back();  // `-o out/`: out.tar.zst beside it
+  // Ranks wrapped one by one (`srun culprit run -- …`) start in the same second: a default
+  // name that exists gets the pid, so a wrapper never keeps a job from starting.
+  bool made_here = false;
+  if (std::error_code made; o.output.empty()) {
+    made_here = fs::create_directory(folder, made);
+    if (!made_here) folder += fmt::format("-{}", ::getpid());
+  }
+  const std::string host = local_host_name();
+  const fs::path node = fs::path(folder) / host;
+  std::error_code ec;
+  const bool existed = !made_here && fs::exists(folder, ec);
+  if (existed && !fs::is_empty(folder, ec)) {
+    fmt::print(stderr, "culprit run: {} exists and is not empty; choose another -o\n", folder);
+    return kExitError;
+  }
+  fs::create_directories(node, ec);
+  if (ec) {
+    fmt::print(stderr, "culprit run: cannot create {}: {}\n", node.string(), ec.message());
+    return kExitError;
+  }
+  auto remove_folder = [&] {
+    std::error_code rm;
+    if (existed) {
+      fs::remove_all(node, rm);
+    } else {
+      fs::remove_all(folder, rm);
+    }
+  };
+
+  int sig_pipe[2];
+  if (::pipe2(sig_pipe, O_CLOEXEC | O_NONBLOCK) != 0) {
+    fmt::print(stderr, "culprit run: pipe: {}\n", std::strerror(errno));
+    return kExitError;
+  }
+  install_forwarding(sig_pipe[1]);
+
+  Stream out, err;
+  out.to_fd = STDOUT_FILENO;
+  err.to_fd = STDERR_FILENO;
+  out.record.open(node / "job.stdout.log", std::ios::binary | std::ios::trunc);
+  err.record.open(node / "job.stderr.log", std::ios::binary | std::ios::trunc);
+  const Terminal terminal;
+  const SpawnedChild child = spawn_with_pipes(command);
+  if (child.pid < 0) {
+    fmt::print(stderr, "culprit run: {}: {}\n", command[0], child.error);
+    remove_folder();
+    return 127;
+  }
+  out.fd = child.out_fd;
+  err.fd = child.err_fd;
+  int status = 0;
+  std::vector<ToolStatus> sample_statuses;
+  {
+    Sampler sampler(node.string(), o.sample_interval);
+    terminal.give(child.pid);
+    status = relay(child, out, err, sig_pipe[0], terminal);
+    terminal.take_back();
+    sampler.stop();
+    sample_statuses = sampler.first_statuses();
+  }
+  out.record.close();
+  err.record.close();
+  for (const char* f : {"job.stdout.log", "job.stderr.log"})  // a stream that said nothing is no source
+    if (fs::file_size(node / f, ec) == 0 && !ec) fs::remove(node / f, ec);
+  const int code = WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+  const bool failed = code != 0;
+
+  if (!failed && !o.keep) {
+    remove_folder();
+    return 0;
+  }
+  Manifest m;
+  m.made_by = "culprit run";
+  m.host = host;
+  JobRecord job;
+  job.pid = child.pid;
+  job.user = user_name();
+  job.started = started;
+  job.command = command;
+  if (WIFEXITED(status)) job.exit_code = WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) job.signal = WTERMSIG(status);
+  m.job = job;
+  if (failed) {
+    SnapshotOptions snap;
+    snap.since = started - 5;  // kernel lines of the job's start
+    m.tools = take_snapshot(node.string(), snapshot_items(), snap);
+  } else {
+    m.tools = sample_statuses;
+  }
+  m.taken = now_utc();
+  {
+    std::ofstream mf(node / std::string(kManifestName), std::ios::binary | std::ios::trunc);
+    mf << manifest_json(m);
+  }
+  if (failed) {
+    fmt::print(stderr, "\nculprit run: {} {} — diagnosing {}\n", command[0],
+               job.signal ? fmt::format("was killed by signal {}", job.signal) : fmt::format("exited with {}", code),
+               folder);
+    print_report(folder, o);
+  }
+  std::string kept = folder;
+  if (o.archive) {
+    const std::string archive = folder + ".tar.zst";
+    if (auto e = write_tar_zst(folder, archive); !e.empty()) {
+      fmt::print(stderr, "culprit run: {}; the folder {} is kept\n", e, folder);
+    } else {
+      remove_folder();
+      kept = archive;
+    }
+  }
+  fmt::print(stderr, "culprit run: the incident is in {} (`culprit {}` diagnoses it again)\n", kept, kept);
+  return code;
+}
+
+}  // namespace culprit::cli

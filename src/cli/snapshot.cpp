@@ -1,0 +1,326 @@
+// The snapshot table and its two runners (here, over ssh). The formats: nvidia-smi's default
+// table, `-q -x` XML and `--query-*` CSV with headers; `ps -o` with a header and lstart (exact
+// start times, UTC); `free` (KiB); `dmesg --time-format iso` (absolute stamps), else
+// `journalctl -k -o short-iso`; `docker ps -a` with its header and `docker inspect` JSON — each
+// read by culprit's own parsers. /proc/meminfo, the cgroup files and the environment are kept
+// for people (no parser reads them).
+#include "cli/snapshot.hpp"
+
+#include <fmt/format.h>
+
+#include <unistd.h>
+
+#include <charconv>
+#include <chrono>
+#include <cmath>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+namespace culprit::cli {
+namespace {
+
+// The cgroup of the shell that runs it (for `culprit run`: the job's, which it inherits), v2 or v1.
+constexpr std::string_view kCgroupShell =
+    "p=$(sed -n 's/^0:://p' /proc/self/cgroup); "
+    "if [ -n \"$p\" ] && [ -d \"/sys/fs/cgroup$p\" ]; then d=\"/sys/fs/cgroup$p\"; "
+    "for f in memory.current memory.max memory.high memory.peak memory.swap.current memory.swap.max "
+    "memory.events memory.stat; do [ -r \"$d/$f\" ] && { echo \"==> $d/$f <==\"; cat \"$d/$f\"; }; done; "
+    "else p=$(sed -n 's/^[0-9]*:[^:]*memory[^:]*://p' /proc/self/cgroup); d=\"/sys/fs/cgroup/memory$p\"; "
+    "for f in memory.usage_in_bytes memory.limit_in_bytes memory.max_usage_in_bytes memory.failcnt "
+    "memory.oom_control memory.stat; do [ -r \"$d/$f\" ] && { echo \"==> $d/$f <==\"; cat \"$d/$f\"; }; done; fi; "
+    "echo \"==> /proc/self/cgroup <==\"; cat /proc/self/cgroup";
+
+constexpr std::string_view kEnvShell =
+    "env | grep -E '^(CUDA_VISIBLE_DEVICES|NVIDIA_VISIBLE_DEVICES|CUDA_DEVICE_ORDER|CUDA_LAUNCH_BLOCKING|"
+    "PYTORCH_CUDA_ALLOC_CONF|PYTORCH_[A-Z_]+|NCCL_[A-Z_]+|SLURM_[A-Z_]+|RANK|LOCAL_RANK|WORLD_SIZE|"
+    "LOCAL_WORLD_SIZE|GROUP_RANK|ROLE_RANK|MASTER_ADDR|MASTER_PORT|TORCHELASTIC_[A-Z_]+|OMP_NUM_THREADS|"
+    "VLLM_[A-Z_]+|SGLANG_[A-Z_]+|XLA_[A-Z_]+|KUBERNETES_SERVICE_HOST|HOSTNAME)=' | sort || true";
+
+constexpr std::string_view kGpuQueryShell =
+    "nvidia-smi --query-gpu=timestamp,index,name,pci.bus_id,uuid,memory.total,memory.used,memory.free,"
+    "utilization.gpu --format=csv && "
+    "nvidia-smi --query-compute-apps=gpu_uuid,pid,process_name,used_gpu_memory --format=csv";
+
+constexpr std::string_view kJournalShell =
+    "if [ -n \"${CULPRIT_SINCE:-}\" ]; then journalctl -k --no-pager -o short-iso --since \"@$CULPRIT_SINCE\"; "
+    "else journalctl -k -b --no-pager -o short-iso; fi";
+
+const SnapshotItem kPs{"ps.txt", "ps", "ps -e -ww -o user:32,pid,ppid,state,lstart,rss,cgroup,cmd", 15, ""};
+
+std::string first_line(std::string_view s) {
+  while (!s.empty() && (s.front() == '\n' || s.front() == ' ')) s.remove_prefix(1);
+  const auto nl = s.find('\n');
+  std::string out(s.substr(0, nl));
+  if (out.size() > 200) out.replace(200, std::string::npos, "…");
+  return out;
+}
+
+bool mentions_refusal(std::string_view err) {
+  for (std::string_view k : {"Operation not permitted", "Permission denied", "permission denied", "not permitted",
+                             "insufficient permissions", "must be root", "requires root"})
+    if (err.find(k) != std::string_view::npos) return true;
+  return false;
+}
+
+/// The output worth keeping: journalctl's `-- No entries --` is none.
+bool empty_output(std::string_view out) {
+  for (char c : out)
+    if (c != ' ' && c != '\n' && c != '\t' && c != '\r') return out.find("-- No entries --") != std::string_view::npos &&
+                                                                 out.size() < 40;
+  return true;
+}
+
+std::string shell_quote(std::string_view s) {
+  std::string out = "'";
+  for (char c : s) {
+    if (c == '\'') out += "'\\''";
+    else out += c;
+  }
+  return out + "'";
+}
+
+/// Items that only read files: no output is an answer, not a missing tool.
+bool reads_files(const SnapshotItem& item) { return item.tool.empty(); }
+
+/// The item's command with the check that its tool exists (exit 127, as a shell says).
+std::string guarded(const SnapshotItem& item) {
+  if (item.tool.empty()) return std::string(item.shell);
+  return fmt::format("command -v {} >/dev/null 2>&1 || exit 127; {}", item.tool, item.shell);
+}
+
+bool write_text(const std::filesystem::path& path, std::string_view text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+  return static_cast<bool>(out);
+}
+
+/// Writes what `r` produced for `item` and returns its status: the shared end of both runners.
+/// `failed` names the files whose item failed, for fallbacks.
+std::optional<ToolStatus> finish_item(const std::filesystem::path& dir, const std::string& prefix,
+                                      const SnapshotItem& item, CommandResult r, const SnapshotOptions& options,
+                                      std::set<std::string>& missing_tools, std::set<std::string>& failed_files) {
+  if (!item.fallback_for.empty() && !failed_files.count(std::string(item.fallback_for))) return std::nullopt;
+  ToolStatus s = classify(item, r);
+  if (options.since && item.file == "dmesg.txt" && s.status == "ok") {
+    r.out = kernel_lines_since(r.out, *options.since);
+    if (empty_output(r.out)) s.detail = "no kernel lines since the job started";
+  }
+  // A tool that is missing, refused or hung is not asked again (one entry, no second wait).
+  if (s.status == "missing" || s.status == "refused" || s.status == "timed out") missing_tools.insert(s.tool);
+  if (s.status != "ok") failed_files.insert(std::string(item.file));
+  if (!r.out.empty() && !empty_output(r.out) && !r.timed_out) {
+    s.file = prefix + std::string(item.file);
+    if (!write_text(dir / s.file, r.out)) {
+      s.status = "failed";
+      s.detail = "cannot write " + (dir / s.file).string();
+      s.file.clear();
+    }
+  }
+  return s;
+}
+
+}  // namespace
+
+const std::vector<SnapshotItem>& snapshot_items() {
+  static const std::vector<SnapshotItem> items = {
+      {"nvidia-smi.txt", "nvidia-smi", "nvidia-smi", 30, ""},
+      {"nvidia-smi-query.csv", "nvidia-smi", kGpuQueryShell, 30, ""},
+      {"nvidia-smi-q.xml", "nvidia-smi", "nvidia-smi -q -x", 30, ""},
+      kPs,
+      {"meminfo.txt", "", "cat /proc/meminfo", 5, ""},
+      {"free.txt", "free", "free", 5, ""},
+      {"dmesg.txt", "dmesg", "dmesg --time-format iso", 15, ""},
+      {"journalctl-k.txt", "journalctl", kJournalShell, 20, "dmesg.txt"},
+      {"docker-ps.txt", "docker", "docker ps -a", 15, ""},
+      {"docker-inspect.json", "docker", "ids=$(docker ps -q) || exit $?; [ -z \"$ids\" ] || docker inspect $ids", 20, ""},
+      {"cgroup.txt", "", kCgroupShell, 5, ""},
+      {"env.txt", "", kEnvShell, 5, ""},
+  };
+  return items;
+}
+
+const std::vector<SnapshotItem>& sample_items() {
+  static const std::vector<SnapshotItem> items = {
+      {"nvidia-smi-query.csv", "nvidia-smi", kGpuQueryShell, 20, ""},
+      {"meminfo.txt", "", "cat /proc/meminfo", 5, ""},
+      {"cgroup.txt", "", kCgroupShell, 5, ""},
+  };
+  return items;
+}
+
+const SnapshotItem& ps_item() { return kPs; }
+
+ToolStatus classify(const SnapshotItem& item, const CommandResult& r) {
+  ToolStatus s;
+  s.tool = std::string(item.tool.empty() ? item.file : item.tool);
+  if (!r.started) {
+    s.status = "failed";
+    s.detail = "sh: " + r.error;
+  } else if (r.timed_out) {
+    s.status = "timed out";
+    s.detail = fmt::format("no answer within {:g} s; killed", item.timeout_s);
+  } else if (r.exit_code == 127 && !item.tool.empty()) {
+    s.status = "missing";
+    s.detail = "not found on PATH";
+  } else if (r.signal != 0) {
+    s.status = "failed";
+    s.detail = fmt::format("killed by signal {}", r.signal);
+  } else if (r.exit_code != 0) {
+    s.status = mentions_refusal(r.err) ? "refused" : "failed";
+    s.detail = fmt::format("exit {}", r.exit_code);
+    if (const auto why = first_line(r.err); !why.empty()) s.detail += ": " + why;
+  } else if (empty_output(r.out) && !reads_files(item)) {
+    s.status = mentions_refusal(r.err) ? "refused" : "empty";
+    s.detail = first_line(r.err);
+    if (s.detail.empty()) s.detail = "no output";
+  } else {
+    s.status = "ok";
+  }
+  return s;
+}
+
+std::vector<ToolStatus> take_snapshot(const std::string& dir, const std::vector<SnapshotItem>& items,
+                                      const SnapshotOptions& options) {
+  std::vector<ToolStatus> out;
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  std::set<std::string> missing, failed;
+  std::vector<std::string> env = {"LC_ALL=C", "TZ=UTC"};
+  if (options.since) env.push_back(fmt::format("CULPRIT_SINCE={}", static_cast<long long>(std::floor(*options.since))));
+  for (const auto& item : items) {
+    if (!item.fallback_for.empty() && !failed.count(std::string(item.fallback_for))) continue;
+    if (!item.tool.empty() && missing.count(std::string(item.tool))) continue;
+    CaptureOptions capture;
+    capture.timeout_s = item.timeout_s;
+    capture.extra_env = env;
+    CommandResult r = run_capture({"sh", "-c", guarded(item)}, capture);
+    if (auto s = finish_item(dir, options.prefix, item, std::move(r), options, missing, failed)) out.push_back(*s);
+  }
+  return out;
+}
+
+std::string remote_snapshot_script(const std::vector<SnapshotItem>& items) {
+  // Each command's result is framed as `@@culprit <index> <rc> <out bytes> <err bytes>` followed by
+  // exactly that many bytes of output and error output: no output can be mistaken for a frame.
+  std::string s =
+      "LC_ALL=C; TZ=UTC; export LC_ALL TZ\n"
+      "t=''; command -v timeout >/dev/null 2>&1 && t=timeout\n"
+      "o=$(mktemp) && e=$(mktemp) || exit 1\n"
+      "trap 'rm -f \"$o\" \"$e\"' EXIT\n"
+      "run() { i=$1; s=$2; shift 2\n"
+      "  if [ -n \"$t\" ]; then timeout -s KILL \"$s\" sh -c \"$1\" </dev/null >\"$o\" 2>\"$e\"; else sh -c \"$1\" </dev/null >\"$o\" 2>\"$e\"; fi\n"
+      "  rc=$?; [ \"$rc\" = 137 ] && [ -n \"$t\" ] && rc=timeout\n"
+      "  printf '@@culprit %s %s %s %s\\n' \"$i\" \"$rc\" \"$(wc -c <\"$o\" | tr -d ' ')\" \"$(wc -c <\"$e\" | tr -d ' ')\"\n"
+      "  cat \"$o\" \"$e\"; }\n";
+  for (std::size_t i = 0; i < items.size(); ++i)
+    s += fmt::format("run {} {} {}\n", i, static_cast<int>(items[i].timeout_s), shell_quote(guarded(items[i])));
+  return s;
+}
+
+std::vector<ToolStatus> write_remote_snapshot(const std::string& dir, const std::vector<SnapshotItem>& items,
+                                              std::string_view output) {
+  std::vector<CommandResult> results(items.size());
+  std::size_t at = 0;
+  while (true) {
+    at = output.find("@@culprit ", at);
+    if (at == std::string_view::npos) break;
+    const std::size_t eol = output.find('\n', at);
+    if (eol == std::string_view::npos) break;
+    std::string_view header = output.substr(at + 10, eol - at - 10);
+    std::vector<std::string_view> f;
+    while (!header.empty()) {
+      const auto sp = header.find(' ');
+      f.push_back(header.substr(0, sp));
+      if (sp == std::string_view::npos) break;
+      header.remove_prefix(sp + 1);
+    }
+    std::size_t index = 0, nout = 0, nerr = 0;
+    auto num = [](std::string_view v, std::size_t& to) {
+      return std::from_chars(v.data(), v.data() + v.size(), to).ec == std::errc();
+    };
+    if (f.size() != 4 || !num(f[0], index) || !num(f[2], nout) || !num(f[3], nerr) || index >= items.size() ||
+        eol + 1 + nout + nerr > output.size()) {
+      at = eol;
+      continue;
+    }
+    CommandResult& r = results[index];
+    r.started = true;
+    if (f[1] == "timeout") {
+      r.timed_out = true;
+    } else {
+      int rc = 0;
+      std::from_chars(f[1].data(), f[1].data() + f[1].size(), rc);
+      r.exit_code = rc;
+    }
+    r.out = std::string(output.substr(eol + 1, nout));
+    r.err = std::string(output.substr(eol + 1 + nout, nerr));
+    at = eol + 1 + nout + nerr;
+  }
+  std::vector<ToolStatus> out;
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  std::set<std::string> missing, failed;
+  const SnapshotOptions options;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    const auto& item = items[i];
+    if (!item.fallback_for.empty() && !failed.count(std::string(item.fallback_for))) continue;
+    if (!item.tool.empty() && missing.count(std::string(item.tool))) continue;
+    CommandResult r = results[i];
+    if (!r.started) r.error = "no result from the remote shell";
+    if (auto s = finish_item(dir, "", item, std::move(r), options, missing, failed)) out.push_back(*s);
+  }
+  return out;
+}
+
+std::string kernel_lines_since(std::string_view text, double since) {
+  const std::string cut = iso_utc(since).substr(0, 19);  // `YYYY-MM-DDTHH:MM:SS`, as dmesg's iso stamps start
+  std::string out;
+  bool keep = false;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    const std::string_view line = text.substr(start, end - start);
+    const bool stamped = line.size() >= 19 && line[4] == '-' && line[10] == 'T' && line[13] == ':';
+    if (stamped) keep = line.substr(0, 19) >= cut;
+    if (keep) {
+      out.append(line);
+      out += '\n';
+    }
+    start = end + 1;
+  }
+  return out;
+}
+
+std::string local_host_name() {
+  char buf[256] = {};
+  if (::gethostname(buf, sizeof buf - 1) != 0 || buf[0] == '\0') return "localhost";
+  const std::string h(buf);
+  return h.substr(0, h.find('.'));
+}
+
+double now_utc() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+std::string compact_utc(double seconds) {
+  std::string out;
+  for (char c : iso_utc(seconds))
+    if (c != '-' && c != ':') out += c;
+  return out;
+}
+
+std::string iso_utc(double seconds, bool fraction) {
+  const auto whole = static_cast<std::time_t>(std::floor(seconds));
+  std::tm tm{};
+  ::gmtime_r(&whole, &tm);
+  char buf[40];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
+  if (!fraction) return std::string(buf) + "Z";
+  const auto micros = static_cast<long>((seconds - static_cast<double>(whole)) * 1e6);
+  return fmt::format("{}.{:06d}Z", buf, std::min(micros, 999999L));
+}
+
+}  // namespace culprit::cli

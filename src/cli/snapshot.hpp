@@ -1,0 +1,83 @@
+// The node snapshot `culprit run` takes when a job fails and `culprit collect` takes on demand:
+// one table of commands (nvidia-smi, ps, /proc/meminfo, free, the kernel log, docker, the cgroup's
+// memory files, the environment that matters), each with a time-out, run here or over ssh, each
+// output written to a file of a node folder in the form culprit's parsers read. A tool that is
+// missing, refused or timed out is recorded once, in the folder's manifest (snapshot_manifest.hpp).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cli/child_process.hpp"
+
+namespace culprit::cli {
+
+/// One command of the snapshot. Run as `sh -c shell` with LC_ALL=C and TZ=UTC (ps start times,
+/// dmesg stamps in UTC; English messages), so the files parse the same on every machine.
+struct SnapshotItem {
+  std::string_view file;          ///< written in the node folder
+  std::string_view tool;          ///< the program it needs ('' none); missing → named once, not run again
+  std::string_view shell;         ///< the command line, as the README lists it
+  double timeout_s;
+  std::string_view fallback_for;  ///< only used when the item writing this file failed (journalctl for dmesg)
+};
+
+/// The table, in the order the commands run.
+const std::vector<SnapshotItem>& snapshot_items();
+
+/// The per-interval sample of `culprit run`: GPU and per-process GPU memory, host memory, the
+/// cgroup's memory. Each sample's files are `sample-NNNN-<file>`.
+const std::vector<SnapshotItem>& sample_items();
+
+/// The `ps` line of the table (also taken once when the job starts).
+const SnapshotItem& ps_item();
+
+/// How one command went, as the report's sources name it.
+struct ToolStatus {
+  std::string tool;     ///< `nvidia-smi`, `dmesg`
+  std::string file;     ///< the file written ('' none)
+  std::string status;   ///< ok | missing | refused | failed | timed out | empty
+  std::string detail;   ///< `not found on PATH`, `dmesg: read kernel buffer failed: Operation not permitted`
+};
+
+struct SnapshotOptions {
+  std::optional<double> since;  ///< the job's start (UTC s): kernel log lines before it are left out
+  std::string prefix;           ///< file name prefix (`sample-0003-`)
+};
+
+/// Runs `items` on this machine and writes their output into `dir` (created). Returns one
+/// status per command run or skipped (a tool already found missing is not tried again).
+std::vector<ToolStatus> take_snapshot(const std::string& dir, const std::vector<SnapshotItem>& items,
+                                      const SnapshotOptions& options);
+
+/// The shell script that runs `items` on another machine (over `ssh HOST sh -s`) and frames each
+/// command's exit status, output and error output for read_remote_snapshot.
+std::string remote_snapshot_script(const std::vector<SnapshotItem>& items);
+
+/// Splits a remote script's output into per-command results (in `items` order; an item the output
+/// lacks is not started) and writes the node folder as take_snapshot does.
+std::vector<ToolStatus> write_remote_snapshot(const std::string& dir, const std::vector<SnapshotItem>& items,
+                                              std::string_view output);
+
+/// The status of one command's result (exported for the unit tests).
+ToolStatus classify(const SnapshotItem& item, const CommandResult& r);
+
+/// The lines of a `dmesg --time-format iso` capture stamped at or after `since` (UTC s); lines
+/// without a stamp follow the line before them.
+std::string kernel_lines_since(std::string_view text, double since);
+
+/// This machine's short host name (`gethostname` up to the first dot), as logs name the node.
+std::string local_host_name();
+
+/// The wall clock, UTC seconds.
+double now_utc();
+
+/// UTC seconds → `20260409T004719Z` (for file names: no `:`, which tar and scp read as a host).
+std::string compact_utc(double seconds);
+
+/// UTC seconds → `2026-04-09T00:47:19Z` (with `fraction`: `.123456`).
+std::string iso_utc(double seconds, bool fraction = false);
+
+}  // namespace culprit::cli

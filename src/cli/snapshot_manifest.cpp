@@ -1,0 +1,105 @@
+// The manifest as JSON: written by hand (a handful of fields), read with simdjson.
+#include "cli/snapshot_manifest.hpp"
+
+#include <fmt/format.h>
+#include <simdjson.h>
+
+namespace culprit::cli {
+namespace {
+
+std::string esc(std::string_view s) {
+  std::string out = "\"";
+  for (unsigned char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c < 0x20) {
+      out += fmt::format("\\u{:04x}", c);
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out + "\"";
+}
+
+std::string text_of(simdjson::dom::object o, std::string_view key) {
+  std::string_view v;
+  if (o[key].get_string().get(v)) return {};
+  return std::string(v);
+}
+
+}  // namespace
+
+std::string manifest_json(const Manifest& m) {
+  std::string s = "{\n";
+  s += fmt::format("  \"culprit_snapshot\": 1,\n  \"made_by\": {},\n  \"host\": {},\n  \"taken\": {},\n  \"taken_utc\": {},\n",
+                   esc(m.made_by), esc(m.host), fmt::format("{:.6f}", m.taken), esc(iso_utc(m.taken)));
+  if (m.job) {
+    const auto& j = *m.job;
+    std::string cmd;
+    for (const auto& a : j.command) cmd += (cmd.empty() ? "" : ", ") + esc(a);
+    s += fmt::format(
+        "  \"job\": {{\"pid\": {}, \"user\": {}, \"started\": {:.6f}, \"started_utc\": {}, \"command\": [{}], "
+        "\"exit_code\": {}, \"signal\": {}}},\n",
+        j.pid, esc(j.user), j.started, esc(iso_utc(j.started, true)), cmd, j.exit_code, j.signal);
+  }
+  s += "  \"tools\": [";
+  for (std::size_t i = 0; i < m.tools.size(); ++i) {
+    const auto& t = m.tools[i];
+    s += fmt::format("{}\n    {{\"tool\": {}, \"file\": {}, \"status\": {}, \"detail\": {}}}", i ? "," : "", esc(t.tool),
+                     esc(t.file), esc(t.status), esc(t.detail));
+  }
+  s += "\n  ]\n}\n";
+  return s;
+}
+
+std::optional<Manifest> parse_manifest(std::string_view text) {
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  if (parser.parse(text.data(), text.size()).get(doc)) return std::nullopt;
+  simdjson::dom::object o;
+  if (doc.get_object().get(o)) return std::nullopt;
+  std::int64_t version = 0;
+  if (o["culprit_snapshot"].get_int64().get(version) || version != 1) return std::nullopt;
+  Manifest m;
+  m.made_by = text_of(o, "made_by");
+  m.host = text_of(o, "host");
+  double taken = 0;
+  if (!o["taken"].get_double().get(taken)) m.taken = taken;
+  simdjson::dom::object job;
+  if (!o["job"].get_object().get(job)) {
+    JobRecord j;
+    std::int64_t v = 0;
+    if (!job["pid"].get_int64().get(v)) j.pid = v;
+    j.user = text_of(job, "user");
+    double started = 0;
+    if (!job["started"].get_double().get(started)) j.started = started;
+    if (!job["exit_code"].get_int64().get(v)) j.exit_code = static_cast<int>(v);
+    if (!job["signal"].get_int64().get(v)) j.signal = static_cast<int>(v);
+    simdjson::dom::array cmd;
+    if (!job["command"].get_array().get(cmd))
+      for (auto a : cmd) {
+        std::string_view arg;
+        if (!a.get_string().get(arg)) j.command.emplace_back(arg);
+      }
+    if (j.pid > 0) m.job = j;
+  }
+  simdjson::dom::array tools;
+  if (!o["tools"].get_array().get(tools))
+    for (auto t : tools) {
+      simdjson::dom::object to;
+      if (t.get_object().get(to)) continue;
+      m.tools.push_back({text_of(to, "tool"), text_of(to, "file"), text_of(to, "status"), text_of(to, "detail")});
+    }
+  return m;
+}
+
+bool is_manifest_name(std::string_view source_name) {
+  if (source_name.size() < kManifestName.size()) return false;
+  if (source_name.substr(source_name.size() - kManifestName.size()) != kManifestName) return false;
+  if (source_name.size() == kManifestName.size()) return true;
+  const char before = source_name[source_name.size() - kManifestName.size() - 1];
+  return before == '/' || before == ':' || before == '!';
+}
+
+}  // namespace culprit::cli
