@@ -57,7 +57,7 @@ d::Verdict realistic() {
   v.summary += " The head at 192.168.200.12 (dist_init_addr='192.168.200.12:20000') lost its peer.";
   v.culprit->why += "; container c41f9e2a7b68, pod uid 4f9d6a0e-6b1c-4e7a-9c2d-8f3b1a5e7d90";
   v.skipped.push_back("/Users/jane.doe/Downloads/spark-logs.tar.gz: member core.48211: binary file");
-  v.sources.push_back({"gpu-node-17/kern.log", "gpu-node-17", "kernel_log", "wall-clock stamps", 120, 9000});
+  v.sources.push_back({"gpu-node-17/kern.log", "gpu-node-17", "kernel_log", "wall-clock stamps", 120, 9000, ""});
   v.data.timeline.push_back(test::event(77, v.data.timeline[0].ts, "gpu-node-17", "oom_kill", "error", 51913,
                                         "gpu-node-17/kern.log", 41,
                                         "oom-kill:constraint=CONSTRAINT_MEMCG,task_memcg=/kubepods.slice/"
