@@ -7,6 +7,7 @@
 
 #include "cli/parallel_ingest.hpp"
 #include "cli/snapshot_manifest.hpp"
+#include "culprit/core/job_evidence.hpp"
 
 #include "culprit/diagnose/engine.hpp"
 #include "culprit/diagnose/report_data.hpp"
@@ -104,7 +105,7 @@ struct ManifestReader {
       s.user = m->job->user;
       if (m->job->started > 0) s.started = s.ts = m->job->started;
       s.job = true;
-      s.evidence = m->made_by.empty() ? "culprit run" : m->made_by;
+      s.evidence = core::job_evidence::kCulpritRun;
       sink.add_process(s);
     }
     std::set<std::string> named;  // one entry per tool: its first command that did not answer

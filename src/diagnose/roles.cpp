@@ -16,6 +16,7 @@
 #include <set>
 #include <vector>
 
+#include "culprit/core/job_evidence.hpp"
 #include "culprit/core/size.hpp"
 #include "culprit/core/time.hpp"
 #include "leftover.hpp"
@@ -67,16 +68,21 @@ std::optional<double> job_first_ts(store::Database& db) {
 void ps_reasons(store::Database& db, const store::Row& h, const std::string& host, std::optional<double> job_t0,
                 std::vector<std::string>& reasons) {
   constexpr double kMargin = 300;  // a job's processes start up to minutes before they log
+  // The job `culprit run` started has an exact start; ps's lstart is cut to the second, so a
+  // holder listed more than a second before it started before it.
+  constexpr double kExactMargin = 1;
   const std::string user = h["user"].as_text();
   const std::string state = h["state"].as_text();
   const auto started = h["started"].as_double();
   const auto elapsed = h["elapsed"].as_double();
   auto jobs = db.query(fmt::format(
-      "SELECT user, started, elapsed FROM processes WHERE host={} AND role='job'", store::sql_literal(host)));
+      "SELECT user, started, elapsed, job_evidence FROM processes WHERE host={} AND role='job'", store::sql_literal(host)));
   std::set<std::string> job_users;
-  std::optional<double> job_start, job_elapsed;
+  std::optional<double> job_start, job_elapsed, exact_start;
   for (const auto& j : jobs.rows) {
     if (!j["user"].as_text().empty()) job_users.insert(j["user"].as_text());
+    if (auto s = j["started"].as_double(); s && j["job_evidence"].as_text() == core::job_evidence::kCulpritRun)
+      exact_start = exact_start ? std::min(*exact_start, *s) : *s;
     if (auto s = j["started"].as_double(); s && (!job_start || *s < *job_start)) job_start = s;
     if (auto e = j["elapsed"].as_double(); e && (!job_elapsed || *e > *job_elapsed)) job_elapsed = e;
   }
@@ -95,7 +101,10 @@ void ps_reasons(store::Database& db, const store::Row& h, const std::string& hos
     reasons.push_back(fmt::format("stopped (ps state {}) while holding GPU memory", state));
   std::optional<double> job_begin = job_t0;
   if (job_start && (!job_begin || *job_start < *job_begin)) job_begin = job_start;
-  if (started && job_begin && *started < *job_begin - kMargin) {
+  if (started && exact_start && *started < *exact_start - kExactMargin) {
+    reasons.push_back(fmt::format("started at {} (ps), {} before the job `culprit run` started",
+                                  core::format_iso(*started).substr(0, 19), duration(*exact_start - *started)));
+  } else if (started && job_begin && *started < *job_begin - kMargin) {
     reasons.push_back(fmt::format("started by {} (ps), {} before the job's first sign of life",
                                   core::format_iso(*started).substr(0, 16), duration(*job_begin - *started)));
   } else if (elapsed && job_elapsed && *elapsed > *job_elapsed + kMargin) {

@@ -10,7 +10,7 @@ need python3 ps
 $as_nobody sleep 60 &
 sleeper=$!
 trap 'kill $sleeper 2>/dev/null || true' EXIT
-sleep 0.2
+sleep 2.2  # ps's start time is cut to the second: the sleeper is provably older than the job
 ps -o user= -p "$sleeper" | grep -q nobody || fail "the sleeper does not run as nobody"
 oom_child
 export CULPRIT_TEST_HOLDER_PID=$sleeper
@@ -27,6 +27,7 @@ grep -q "^CUDA OOM on " "$work/stderr" || fail "no CUDA OOM report on stderr"
 grep -q "pid $sleeper" "$work/stderr" || fail "the report does not name the sleeper (pid $sleeper)"
 grep -q "foreign" "$work/stderr" || fail "the sleeper is not foreign"
 grep -q "runs as user nobody" "$work/stderr" || fail "the report does not say the sleeper runs as another user"
+grep -q "before the job .culprit run. started" "$work/stderr" || fail "the report does not say the sleeper started before the job"
 host=$(ls "$work/incident")
 for f in job.stdout.log job.stderr.log ps.txt nvidia-smi.txt nvidia-smi-query.csv free.txt docker-ps.txt \
          docker-inspect.json culprit-snapshot.json sample-0000-ps.txt sample-0000-nvidia-smi-query.csv; do

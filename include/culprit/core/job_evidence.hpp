@@ -13,5 +13,7 @@ inline constexpr const char* kVllmEngineCorePrefix = "vLLM engine-core prefix";
 inline constexpr const char* kVllmApiServerPrefix = "vLLM API server prefix";
 /// Ray's `(Name pid=P)` prefix for any other actor or task name: a worker.
 inline constexpr const char* kRayWorkerPrefix = "Ray worker prefix";
+/// The job `culprit run` started (its snapshot manifest): its start time is exact.
+inline constexpr const char* kCulpritRun = "culprit run";
 
 }  // namespace culprit::core::job_evidence
