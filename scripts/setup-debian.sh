@@ -1,12 +1,22 @@
 #!/bin/sh
-# Installs what culprit needs to build and test on Debian 12 (run as root). Idempotent.
-# The `culprit run` / `collect` tests (tests/run) use sshd + ssh, setpriv (util-linux), ps and python3.
+# Installs what culprit needs on Debian 12 (run as root). Idempotent.
+#   scripts/setup-debian.sh          what building and the whole test suite need
+#   scripts/setup-debian.sh build    only what building needs (the README's first command: quick)
+# The test-only packages: Chromium (the HTML report check), sqlite3 / zstd / xz / zip (hostile and
+# archive inputs), and for the `culprit run` / `collect` tests (tests/run) sshd + ssh, setpriv
+# (util-linux), ps and python3.
 set -eu
 export DEBIAN_FRONTEND=noninteractive
-apt-get update -qq
-apt-get install -y -qq --no-install-recommends \
-  build-essential cmake ninja-build pkg-config ccache \
+build="build-essential cmake ninja-build pkg-config ccache \
   libre2-dev libsimdjson-dev libboost-program-options-dev libsqlite3-dev libfmt-dev \
-  catch2 libtomlplusplus-dev libarchive-dev chromium fonts-dejavu-core \
-  sqlite3 zstd xz-utils gzip zip tar ca-certificates \
-  openssh-server openssh-client util-linux procps python3 >/dev/null
+  catch2 libtomlplusplus-dev libarchive-dev ca-certificates"
+tests="chromium fonts-dejavu-core sqlite3 zstd xz-utils gzip zip tar \
+  openssh-server openssh-client util-linux procps python3"
+case "${1:-all}" in
+  build) packages=$build ;;
+  all) packages="$build $tests" ;;
+  *) echo "usage: $0 [build|all]" >&2; exit 2 ;;
+esac
+apt-get update -qq
+# shellcheck disable=SC2086 # the package lists are word lists
+apt-get install -y -qq --no-install-recommends $packages >/dev/null
