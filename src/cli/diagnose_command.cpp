@@ -16,6 +16,7 @@
 #include "cli/commands.hpp"
 #include "cli/rule_loading.hpp"
 #include "cli/incident.hpp"
+#include "cli/option_checks.hpp"
 #include "cli/interrupt.hpp"
 #include "culprit/report/redact.hpp"
 #include "culprit/report/renderer.hpp"
@@ -43,18 +44,25 @@ struct Options {
   bool json = false, no_prefilter = false, quiet = false, redact = false;
   int year = 0;
   std::int64_t max_events = 0;
-  std::size_t max_line_bytes = 1 << 20;
+  std::int64_t max_line_bytes = 1 << 20;
   std::string tz;
   std::vector<std::string> boot_times;
-  unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
+  std::int64_t jobs = std::max(1u, std::thread::hardware_concurrency());
   double rule_timeout = diagnose::kRuleQuerySeconds;
 };
 
-bool use_color(const Options& o) {
-  if (o.color == "always") return true;
-  if (o.color == "never" || !o.output.empty()) return false;
-  if (std::getenv("NO_COLOR")) return false;
-  return ::isatty(STDOUT_FILENO) != 0;
+bool use_color(const Options& o) { return color_wanted(o.color, !o.output.empty(), ::isatty(STDOUT_FILENO) != 0); }
+
+/// The first option out of its range or choices, as a one-line reason; empty when all hold.
+std::string check_options(const Options& o) {
+  for (std::string why : {check_choice("--color", o.color, {"auto", "always", "never"}), check_year("--year", o.year),
+                          check_range("--jobs", o.jobs, 1, 4096, "inputs parsed at once"),
+                          check_range("--max-events", o.max_events, 0, INT64_MAX, "events (0: no limit)"),
+                          check_range("--max-line-bytes", o.max_line_bytes, 0, std::int64_t{1} << 30,
+                                      "bytes (0: no limit)")})
+    if (!why.empty()) return why;
+  if (!(o.rule_timeout > 0)) return fmt::format("--rule-timeout {} must be a positive number of seconds", o.rule_timeout);
+  return {};
 }
 
 }  // namespace
@@ -107,6 +115,10 @@ int run_diagnose(const std::vector<std::string>& args) {
     std::cout << kHelpHeader << opts;
     return 0;
   }
+  if (auto why = check_options(o); !why.empty()) {
+    fmt::print(stderr, "culprit: {}\n", why);
+    return kExitError;
+  }
   if (o.json) o.format = "json";
   const auto format = report::parse_format(o.format);
   if (!format) {
@@ -137,10 +149,10 @@ int run_diagnose(const std::vector<std::string>& args) {
   incident.default_host = o.host;
   incident.year = o.year;
   incident.max_events = o.max_events;
-  incident.max_line_bytes = o.max_line_bytes;
+  incident.max_line_bytes = static_cast<std::size_t>(o.max_line_bytes);
   incident.tz = o.tz;
   incident.boot_times = o.boot_times;
-  incident.threads = std::max(1u, o.jobs);
+  incident.threads = static_cast<unsigned>(o.jobs);
   incident.rule_query_seconds = o.rule_timeout;
   {
     store::ClockOptions check;

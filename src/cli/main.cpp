@@ -2,6 +2,7 @@
 // Exceptions are bugs: they are caught here once and reported with exit code 2.
 #include <cstdio>
 #include <exception>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -9,6 +10,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/interrupt.hpp"
+#include "cli/option_checks.hpp"
 #include "cli/scan_support.hpp"
 
 namespace {
@@ -59,6 +61,16 @@ int main(int argc, char** argv) {
     if (first == "merge") return culprit::cli::run_merge(rest);
     if (first == "run") return culprit::cli::run_run(rest);
     if (first == "collect") return culprit::cli::run_collect(rest);
+    // Not a command: inputs to diagnose — unless it names no file and is a command's typo.
+    std::error_code ec;
+    if (first != "-" && first[0] != '-' && !std::filesystem::exists(first, ec)) {
+      if (auto near = culprit::cli::near_command(first, {"diagnose", "timeline", "query", "rules", "scan", "merge",
+                                                         "run", "collect"})) {
+        fmt::print(stderr, "culprit: '{}' is neither a command nor an input file (did you mean `culprit {}`?)\n",
+                   first, *near);
+        return culprit::cli::kExitError;
+      }
+    }
     return culprit::cli::run_diagnose(args);
   } catch (const std::exception& e) {
     fmt::print(stderr, "culprit: internal error: {}\n", e.what());

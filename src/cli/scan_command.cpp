@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "cli/commands.hpp"
+#include "cli/option_checks.hpp"
 #include "cli/incident.hpp"
 #include "cli/interrupt.hpp"
 #include "cli/rule_loading.hpp"
@@ -34,7 +35,7 @@ int run_scan(const std::vector<std::string>& args) {
   std::vector<std::string> paths, rule_dirs, excludes;
   std::string shard_text, db_path;
   bool jsonl = false, each_path = false, progress_flag = false;
-  unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
+  std::int64_t jobs_option = std::max(1u, std::thread::hardware_concurrency());
   int year = 0;
   po::options_description opts("Options");
   opts.add_options()
@@ -42,7 +43,7 @@ int run_scan(const std::vector<std::string>& args) {
       ("jsonl", po::bool_switch(&jsonl), "print one JSON object per incident (the diagnose contract + \"incident\")")
       ("db", po::value(&db_path), "keep every incident's timeline in this SQLite FILE (column `incident`)")
       ("shard", po::value(&shard_text), "take shard I of N (0 <= I < N) of the incidents, by a stable hash of their path")
-      ("jobs,j", po::value(&jobs), "incidents diagnosed at once (default: the number of cores)")
+      ("jobs,j", po::value(&jobs_option), "incidents diagnosed at once (default: the number of cores)")
       ("each-path", po::bool_switch(&each_path), "make every PATH one incident (e.g. a node's /var/log)")
       ("rules", po::value(&rule_dirs)->composing(), "also load the *.toml rules under DIR")
       ("exclude", po::value(&excludes)->composing(), "skip files whose name matches GLOB")
@@ -70,6 +71,14 @@ int run_scan(const std::vector<std::string>& args) {
               << opts;
     return paths.empty() && !vm.count("help") ? kExitError : 0;
   }
+  for (const std::string& why : {check_range("--jobs", jobs_option, 1, 4096, "incidents diagnosed at once"),
+                                 check_year("--year", year)}) {
+    if (!why.empty()) {
+      fmt::print(stderr, "culprit scan: {}\n", why);
+      return kExitError;
+    }
+  }
+  const auto jobs = static_cast<unsigned>(jobs_option);
   Shard shard;
   if (!shard_text.empty()) {
     auto parsed = parse_shard(shard_text);

@@ -13,6 +13,7 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "cli/option_checks.hpp"
 #include "cli/incident.hpp"
 #include "cli/rule_loading.hpp"
 #include "culprit/core/time.hpp"
@@ -47,18 +48,13 @@ struct Options {
   std::vector<std::string> inputs, hosts, kinds, rule_dirs, excludes;
   std::string db, around, default_host, color = "auto";
   double window = 300;
-  std::size_t limit = 500;
+  std::int64_t limit = 500;
   std::int64_t incident = -1;
   int width = 100, year = 0;
   bool all = false, redact = false, quiet = false;
 };
 
-bool use_color(const Options& o) {
-  if (o.color == "always") return true;
-  if (o.color == "never") return false;
-  if (std::getenv("NO_COLOR")) return false;
-  return ::isatty(STDOUT_FILENO) != 0;
-}
+bool use_color(const Options& o) { return color_wanted(o.color, false, ::isatty(STDOUT_FILENO) != 0); }
 
 /// `a,b` and repeated options as one list.
 std::vector<std::string> split_list(const std::vector<std::string>& items) {
@@ -159,8 +155,17 @@ int run_timeline(const std::vector<std::string>& args) {
     fmt::print(stderr, "culprit timeline: give either INPUTs or --db FILE (not both)\n");
     return kExitError;
   }
-  if (o.color != "auto" && o.color != "always" && o.color != "never") {
-    fmt::print(stderr, "culprit timeline: --color must be auto, always or never\n");
+  for (const std::string& why : {check_choice("--color", o.color, {"auto", "always", "never"}),
+                                 check_year("--year", o.year),
+                                 check_range("--limit", o.limit, 0, INT64_MAX, "events (0: all)"),
+                                 check_range("--width", o.width, 0, 100000, "columns (0: do not cut)")}) {
+    if (!why.empty()) {
+      fmt::print(stderr, "culprit timeline: {}\n", why);
+      return kExitError;
+    }
+  }
+  if (!(o.window >= 0)) {
+    fmt::print(stderr, "culprit timeline: --window {} must be seconds, 0 or more\n", o.window);
     return kExitError;
   }
 
@@ -221,7 +226,7 @@ int run_timeline(const std::vector<std::string>& args) {
   query.hosts = o.hosts;
   query.kinds = o.kinds;
   query.include_log = o.all;
-  query.limit = o.limit;
+  query.limit = static_cast<std::size_t>(o.limit);
   if (o.incident >= 0) query.incident = o.incident;
   if (root_event) query.focus = root_event;
   if (!o.around.empty()) {
