@@ -94,7 +94,11 @@ int run_scan(const std::vector<std::string>& args) {
 
   core::Diagnostics problems;
   auto incidents = find_incidents(paths, each_path, problems);
-  for (const auto& p : problems) fmt::print(stderr, "{}\n", p.to_string());
+  bool path_errors = false;  // a PATH that does not exist: the scan is not of what was asked
+  for (const auto& p : problems) {
+    fmt::print(stderr, "{}\n", p.to_string());
+    path_errors |= p.level == core::DiagLevel::error;
+  }
   std::vector<Incident> mine;
   for (auto& inc : incidents)
     if (shard.takes(inc.name)) mine.push_back(std::move(inc));
@@ -162,7 +166,7 @@ int run_scan(const std::vector<std::string>& args) {
   std::cout << (jsonl ? format_jsonl(rows) : format_table(rows));
   for (const auto& r : rows)
     if (!r.readable) status = kExitError;
-  return status;
+  return path_errors ? kExitError : status;
 }
 
 }  // namespace culprit::cli

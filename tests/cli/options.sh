@@ -26,6 +26,7 @@ expect timeline_color "--color 'sometimes'" "$culprit" timeline --color=sometime
 expect timeline_year "--year 24" "$culprit" timeline --year 24 "$incident"
 expect scan_jobs "--jobs -3" "$culprit" scan --jobs -3 "$incident"
 expect scan_year "--year 24" "$culprit" scan --year 24 "$incident"
+expect scan_missing_dir "nope-dir: error\[input-missing\]" "$culprit" scan nope-dir
 # A file named like a typo is an input, not a typo.
 printf 'hello\n' > scna
 "$culprit" scna >out 2>err; rc=$?
