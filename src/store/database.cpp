@@ -79,13 +79,19 @@ std::string Database::exec(std::string_view sql) {
 }
 
 QueryResult Database::query(std::string_view sql) {
-  QueryResult result;
   std::string error;
   auto stmt = prepare(sql, error);
   if (!stmt) {
-    result.error = error;
-    return result;
+    QueryResult failed;
+    failed.error = error;
+    return failed;
   }
+  return rows_of(*stmt);
+}
+
+QueryResult Database::rows_of(Statement& statement) {
+  QueryResult result;
+  Statement* stmt = &statement;
   sqlite3_stmt* s = stmt->handle();
   const int n = sqlite3_column_count(s);
   for (int c = 0; c < n; ++c) result.columns.emplace_back(sqlite3_column_name(s, c));

@@ -34,6 +34,9 @@ int allow_reads(void*, int action, const char* arg1, const char*, const char*, c
   }
 }
 
+constexpr std::string_view kOnlyReading =
+    "only reading the timeline is allowed (a write, ATTACH, PRAGMA or transaction was refused)";
+
 using Clock = std::chrono::steady_clock;
 
 int past_deadline(void* deadline) {
@@ -85,15 +88,27 @@ bool only_blanks(const char* tail, const char* end) {
 }  // namespace
 
 QueryResult Database::query(std::string_view sql, const QueryGuard& guard) {
+  // One prepare, under the guard: the authorizer sees the statement as it is compiled, and the
+  // statement that passed the checks is the one that runs.
+  const Guarded on(db_, guard);
+  sqlite3_stmt* raw = nullptr;
+  const char* tail = nullptr;
+  const int rc = sqlite3_prepare_v2(db_, sql.data(), static_cast<int>(sql.size()), &raw, &tail);
+  QueryResult refused;
+  if (rc != SQLITE_OK || !raw) {
+    refused.error = rc == SQLITE_AUTH ? std::string(kOnlyReading) : rc == SQLITE_OK ? "no SQL statement"
+                                                                                  : sqlite3_errmsg(db_);
+    if (raw) sqlite3_finalize(raw);
+    return refused;
+  }
+  Statement stmt(raw);  // finalizes it
   if (guard.read_only) {
-    if (auto why = check_read_only(sql); !why.empty()) {
-      QueryResult refused;
+    if (auto why = read_only_problem(raw, tail, sql); !why.empty()) {
       refused.error = why;
       return refused;
     }
   }
-  const Guarded on(db_, guard);  // after the check, whose own guard ends with it
-  auto result = query(sql);
+  auto result = rows_of(stmt);
   if (result.error == "interrupted" && guard.budget_seconds > 0) {
     result.stopped = true;
     result.error = fmt::format("stopped after {} s, its time budget", guard.budget_seconds);
@@ -101,23 +116,26 @@ QueryResult Database::query(std::string_view sql, const QueryGuard& guard) {
   return result;
 }
 
+std::string Database::read_only_problem(sqlite3_stmt* stmt, const char* tail, std::string_view sql) {
+  if (sqlite3_stmt_readonly(stmt) == 0) return "only reading the timeline is allowed (the statement writes)";
+  if (!only_blanks(tail, sql.data() + sql.size())) return "one statement only (more follow the first)";
+  return {};
+}
+
 std::string Database::check_read_only(std::string_view sql) {
-  Guarded on(db_, QueryGuard{true, 0});
+  const Guarded on(db_, QueryGuard{true, 0});
   sqlite3_stmt* stmt = nullptr;
   const char* tail = nullptr;
   const int rc = sqlite3_prepare_v2(db_, sql.data(), static_cast<int>(sql.size()), &stmt, &tail);
   if (rc != SQLITE_OK || !stmt) {
-    std::string why = rc == SQLITE_AUTH ? "only reading the timeline is allowed (a write, ATTACH, PRAGMA or "
-                                          "transaction was refused)"
-                                        : sqlite3_errmsg(db_);
+    std::string why = rc == SQLITE_AUTH ? std::string(kOnlyReading) : rc == SQLITE_OK ? "no SQL statement"
+                                                                                          : sqlite3_errmsg(db_);
     if (stmt) sqlite3_finalize(stmt);
-    return stmt || rc != SQLITE_OK ? why : "no SQL statement";
+    return why;
   }
-  const bool read_only = sqlite3_stmt_readonly(stmt) != 0;
+  std::string why = read_only_problem(stmt, tail, sql);
   sqlite3_finalize(stmt);
-  if (!read_only) return "only reading the timeline is allowed (the statement writes)";
-  if (!only_blanks(tail, sql.data() + sql.size())) return "one statement only (more follow the first)";
-  return {};
+  return why;
 }
 
 std::unique_ptr<Database> Database::open_read_only(const std::string& path, std::string& error) {

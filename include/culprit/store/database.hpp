@@ -86,6 +86,11 @@ class Database {
 
  private:
   explicit Database(sqlite3* db) : db_(db) {}
+  /// Steps a prepared statement to its end and reads every row (both query() forms).
+  static QueryResult rows_of(Statement& stmt);
+  /// Why the statement `stmt`, prepared from `sql` with `tail` after it, is not one read-only
+  /// statement, or empty.
+  static std::string read_only_problem(sqlite3_stmt* stmt, const char* tail, std::string_view sql);
   sqlite3* db_ = nullptr;
 };
 
