@@ -89,13 +89,12 @@ QueryResult Database::query(std::string_view sql) {
   return rows_of(*stmt);
 }
 
-QueryResult Database::rows_of(Statement& statement) {
+QueryResult Database::rows_of(Statement& stmt) {
   QueryResult result;
-  Statement* stmt = &statement;
-  sqlite3_stmt* s = stmt->handle();
+  sqlite3_stmt* s = stmt.handle();
   const int n = sqlite3_column_count(s);
   for (int c = 0; c < n; ++c) result.columns.emplace_back(sqlite3_column_name(s, c));
-  while (stmt->step()) {
+  while (stmt.step()) {
     Row row;
     row.values.resize(n);
     for (int c = 0; c < n; ++c) {
@@ -113,7 +112,7 @@ QueryResult Database::rows_of(Statement& statement) {
     }
     result.rows.push_back(std::move(row));
   }
-  result.error = stmt->error();
+  result.error = stmt.error();
   // Every row shares one copy of the column names (not a pointer into `result`, which moves).
   const auto columns = std::make_shared<const std::vector<std::string>>(result.columns);
   for (auto& row : result.rows) row.columns = columns;

@@ -66,49 +66,41 @@ class Guarded {
   Clock::time_point deadline_{};
 };
 
-/// True when `tail` (what follows the first statement) holds only blanks and comments.
-bool only_blanks(const char* tail, const char* end) {
-  while (tail < end) {
-    if (*tail == ' ' || *tail == '\t' || *tail == '\n' || *tail == '\r' || *tail == ';') {
-      ++tail;
-    } else if (end - tail >= 2 && tail[0] == '-' && tail[1] == '-') {
-      while (tail < end && *tail != '\n') ++tail;
-    } else if (end - tail >= 2 && tail[0] == '/' && tail[1] == '*') {
-      const char* close = tail + 2;
-      while (close + 1 < end && !(close[0] == '*' && close[1] == '/')) ++close;
-      if (close + 1 >= end) return false;
-      tail = close + 2;
-    } else {
-      return false;
+}  // namespace
+
+std::unique_ptr<Statement> Database::prepare_guarded(std::string_view sql, bool read_only, std::string& why) {
+  sqlite3_stmt* raw = nullptr;
+  const char* tail = nullptr;
+  const int rc = sqlite3_prepare_v2(db_, sql.data(), static_cast<int>(sql.size()), &raw, &tail);
+  auto stmt = raw ? std::make_unique<Statement>(raw) : nullptr;  // finalizes it
+  if (rc == SQLITE_AUTH) why = kOnlyReading;
+  else if (rc != SQLITE_OK) why = sqlite3_errmsg(db_);
+  else if (!stmt) why = "no SQL statement";
+  else if (read_only && sqlite3_stmt_readonly(raw) == 0) why = "only reading the timeline is allowed (the statement writes)";
+  if (!why.empty()) return nullptr;
+  if (read_only) {
+    // What follows the first statement: SQLite itself says whether it is only blanks and
+    // comments (a prepare that succeeds and yields no statement; a refused one is a statement).
+    sqlite3_stmt* next = nullptr;
+    const char* end = sql.data() + sql.size();
+    const int next_rc = sqlite3_prepare_v2(db_, tail, static_cast<int>(end - tail), &next, nullptr);
+    if (next_rc != SQLITE_OK || next) {
+      sqlite3_finalize(next);
+      why = "one statement only (more follow the first)";
+      return nullptr;
     }
   }
-  return true;
+  return stmt;
 }
-
-}  // namespace
 
 QueryResult Database::query(std::string_view sql, const QueryGuard& guard) {
   // One prepare, under the guard: the authorizer sees the statement as it is compiled, and the
   // statement that passed the checks is the one that runs.
   const Guarded on(db_, guard);
-  sqlite3_stmt* raw = nullptr;
-  const char* tail = nullptr;
-  const int rc = sqlite3_prepare_v2(db_, sql.data(), static_cast<int>(sql.size()), &raw, &tail);
-  QueryResult refused;
-  if (rc != SQLITE_OK || !raw) {
-    refused.error = rc == SQLITE_AUTH ? std::string(kOnlyReading) : rc == SQLITE_OK ? "no SQL statement"
-                                                                                  : sqlite3_errmsg(db_);
-    if (raw) sqlite3_finalize(raw);
-    return refused;
-  }
-  Statement stmt(raw);  // finalizes it
-  if (guard.read_only) {
-    if (auto why = read_only_problem(raw, tail, sql); !why.empty()) {
-      refused.error = why;
-      return refused;
-    }
-  }
-  auto result = rows_of(stmt);
+  QueryResult result;
+  auto stmt = prepare_guarded(sql, guard.read_only, result.error);
+  if (!stmt) return result;
+  result = rows_of(*stmt);
   if (result.error == "interrupted" && guard.budget_seconds > 0) {
     result.stopped = true;
     result.error = fmt::format("stopped after {} s, its time budget", guard.budget_seconds);
@@ -116,25 +108,10 @@ QueryResult Database::query(std::string_view sql, const QueryGuard& guard) {
   return result;
 }
 
-std::string Database::read_only_problem(sqlite3_stmt* stmt, const char* tail, std::string_view sql) {
-  if (sqlite3_stmt_readonly(stmt) == 0) return "only reading the timeline is allowed (the statement writes)";
-  if (!only_blanks(tail, sql.data() + sql.size())) return "one statement only (more follow the first)";
-  return {};
-}
-
 std::string Database::check_read_only(std::string_view sql) {
   const Guarded on(db_, QueryGuard{true, 0});
-  sqlite3_stmt* stmt = nullptr;
-  const char* tail = nullptr;
-  const int rc = sqlite3_prepare_v2(db_, sql.data(), static_cast<int>(sql.size()), &stmt, &tail);
-  if (rc != SQLITE_OK || !stmt) {
-    std::string why = rc == SQLITE_AUTH ? std::string(kOnlyReading) : rc == SQLITE_OK ? "no SQL statement"
-                                                                                          : sqlite3_errmsg(db_);
-    if (stmt) sqlite3_finalize(stmt);
-    return why;
-  }
-  std::string why = read_only_problem(stmt, tail, sql);
-  sqlite3_finalize(stmt);
+  std::string why;
+  prepare_guarded(sql, true, why);
   return why;
 }
 

@@ -24,6 +24,8 @@ sum_before=$(sha256sum t.db)
 "$culprit" query t.db "PRAGMA writable_schema=ON" >out 2>err; check query_pragma_writable_schema 2 $? err "only reading the timeline"
 "$culprit" query t.db "UPDATE sqlite_master SET sql = ''" >out 2>err; check query_update_schema 2 $? err "only reading the timeline\|may not be modified"
 "$culprit" query t.db "SELECT count(*) FROM json_each('[1,2]')" >out 2>err; check query_table_valued_function 0 $? out "2"
+"$culprit" query t.db "SELECT count(*) FROM events; -- a comment
+/* and another */" >out 2>err; check query_trailing_comments 0 $? out "count"
 "$culprit" query t.db "SELECT 1; DELETE FROM events" >out 2>err; check query_second_statement 2 $? err "one statement only"
 "$culprit" query --timeout 1 t.db "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n+1 FROM r) SELECT count(*) FROM r" \
   >out 2>err; check query_endless_cte 2 $? err "time budget"

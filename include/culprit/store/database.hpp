@@ -88,9 +88,9 @@ class Database {
   explicit Database(sqlite3* db) : db_(db) {}
   /// Steps a prepared statement to its end and reads every row (both query() forms).
   static QueryResult rows_of(Statement& stmt);
-  /// Why the statement `stmt`, prepared from `sql` with `tail` after it, is not one read-only
-  /// statement, or empty.
-  static std::string read_only_problem(sqlite3_stmt* stmt, const char* tail, std::string_view sql);
+  /// Prepares `sql` (under the caller's guard); with `read_only`, only one read-only statement.
+  /// nullptr and `why` set when it is refused or does not compile.
+  std::unique_ptr<Statement> prepare_guarded(std::string_view sql, bool read_only, std::string& why);
   sqlite3* db_ = nullptr;
 };
 
