@@ -490,34 +490,9 @@ Detection smi_csv(Scan& scan, size_t i) {
 }
 
 namespace {
-/// Both layouts start `USER PID N…`: a name, a pid, then %CPU (`1.7`) or PPID (`1`). This
-/// look at the first three tokens turns nearly every log line away before any search (the scan
-/// runs it on every line: a stamp, a `[tag]` or syslog's `Apr  8 12:00:01` fails it).
-bool user_pid_number(std::string_view line) {
-  auto word = [&line](std::size_t& i, auto&& ok, std::size_t max) {
-    const std::size_t start = i;
-    while (i < line.size() && i - start <= max && ok(line[i])) ++i;
-    if (i == start || i >= line.size() || line[i] != ' ') return false;
-    while (i < line.size() && line[i] == ' ') ++i;
-    return true;
-  };
-  const auto user_char = [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '+' || c == '.' || c == '$';
-  };
-  const auto digit = [](char c) { return c >= '0' && c <= '9'; };
-  const auto number = [](char c) { return (c >= '0' && c <= '9') || c == '.'; };
-  std::size_t i = line.find_first_not_of(" \t");
-  return i != std::string_view::npos && word(i, user_char, 32) && word(i, digit, 10) && word(i, number, 8);
-}
-
-/// A ps row without its header (`ps aux | grep X`): the TTY column (`?`, `pts/N`, `ttyN`) is the
-/// literal every such row has; the shape check (ps_columns.hpp) decides.
-const ps::Header* headerless_ps_row(std::string_view line) {
-  if (!user_pid_number(line)) return nullptr;
-  if (!(contains(line, " ? ") || contains(line, " pts/") || contains(line, " tty") || contains(line, " console ")))
-    return nullptr;
-  return ps::headerless_layout(trim(line));
-}
+/// A ps row without its header (`ps aux | grep X`): ps_columns.hpp's shape check decides (it
+/// turns a log line away at its first three tokens).
+const ps::Header* headerless_ps_row(std::string_view line) { return ps::headerless_layout(trim(line)); }
 }  // namespace
 
 Detection ps_block(Scan& scan, size_t i) {

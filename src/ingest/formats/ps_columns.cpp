@@ -137,12 +137,27 @@ Header make_header(std::initializer_list<Sv> names) {
   return h;
 }
 
+/// Both layouts start `USER PID N`: a name, a pid, then %CPU (`1.7`) or PPID (`1`). The scan asks
+/// this of every line, so the first three tokens are looked at before anything is split: a
+/// stamp, a `[tag]` or syslog's `Apr  8 12:00:01` fails here.
+bool starts_like_row(Sv line) {
+  std::size_t i = 0;
+  auto next = [&line, &i]() {
+    while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
+    const std::size_t b = i;
+    while (i < line.size() && i - b <= 32 && line[i] != ' ' && line[i] != '\t') ++i;
+    return line.substr(b, i - b);
+  };
+  const Sv user = next(), pid = next(), third = next();
+  return is_user(user) && all_digits(pid) && (is_percent(third) || all_digits(third));
+}
+
 }  // namespace
 
 const Header* headerless_layout(Sv line) {
   static const Header aux = make_header({"USER", "PID", "%CPU", "%MEM", "VSZ", "RSS", "TTY", "STAT", "START", "TIME", "COMMAND"});
   static const Header ef = make_header({"UID", "PID", "PPID", "C", "STIME", "TTY", "TIME", "CMD"});
-  if (line.size() < 20) return nullptr;
+  if (line.size() < 20 || !starts_like_row(line)) return nullptr;
   const auto t = tokens(line.substr(0, std::min<std::size_t>(line.size(), 400)));
   if (t.size() >= 11 && is_user(t[0].text) && all_digits(t[1].text) && is_percent(t[2].text) && is_percent(t[3].text) &&
       all_digits(t[4].text) && all_digits(t[5].text) && is_tty(t[6].text) && is_stat(t[7].text) &&
