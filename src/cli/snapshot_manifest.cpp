@@ -1,26 +1,13 @@
-// The manifest as JSON: written by hand (a handful of fields), read with simdjson.
+// The manifest as JSON: a handful of fields written with report::json_quote, read with simdjson.
 #include "cli/snapshot_manifest.hpp"
 
 #include <fmt/format.h>
 #include <simdjson.h>
 
+#include "culprit/report/json_writer.hpp"
+
 namespace culprit::cli {
 namespace {
-
-std::string esc(std::string_view s) {
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += static_cast<char>(c);
-    } else if (c < 0x20) {
-      out += fmt::format("\\u{:04x}", c);
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  return out + "\"";
-}
 
 std::string text_of(simdjson::dom::object o, std::string_view key) {
   std::string_view v;
@@ -33,21 +20,21 @@ std::string text_of(simdjson::dom::object o, std::string_view key) {
 std::string manifest_json(const Manifest& m) {
   std::string s = "{\n";
   s += fmt::format("  \"culprit_snapshot\": 1,\n  \"made_by\": {},\n  \"host\": {},\n  \"taken\": {},\n  \"taken_utc\": {},\n",
-                   esc(m.made_by), esc(m.host), fmt::format("{:.6f}", m.taken), esc(iso_utc(m.taken)));
+                   report::json_quote(m.made_by), report::json_quote(m.host), fmt::format("{:.6f}", m.taken), report::json_quote(iso_utc(m.taken)));
   if (m.job) {
     const auto& j = *m.job;
     std::string cmd;
-    for (const auto& a : j.command) cmd += (cmd.empty() ? "" : ", ") + esc(a);
+    for (const auto& a : j.command) cmd += (cmd.empty() ? "" : ", ") + report::json_quote(a);
     s += fmt::format(
         "  \"job\": {{\"pid\": {}, \"user\": {}, \"started\": {:.6f}, \"started_utc\": {}, \"command\": [{}], "
         "\"exit_code\": {}, \"signal\": {}}},\n",
-        j.pid, esc(j.user), j.started, esc(iso_utc(j.started, true)), cmd, j.exit_code, j.signal);
+        j.pid, report::json_quote(j.user), j.started, report::json_quote(iso_utc(j.started, true)), cmd, j.exit_code, j.signal);
   }
   s += "  \"tools\": [";
   for (std::size_t i = 0; i < m.tools.size(); ++i) {
     const auto& t = m.tools[i];
-    s += fmt::format("{}\n    {{\"tool\": {}, \"file\": {}, \"status\": {}, \"detail\": {}}}", i ? "," : "", esc(t.tool),
-                     esc(t.file), esc(t.status), esc(t.detail));
+    s += fmt::format("{}\n    {{\"tool\": {}, \"file\": {}, \"status\": {}, \"detail\": {}}}", i ? "," : "", report::json_quote(t.tool),
+                     report::json_quote(t.file), report::json_quote(t.status), report::json_quote(t.detail));
   }
   s += "\n  ]\n}\n";
   return s;
