@@ -193,8 +193,12 @@ IngestStats ingest(const IngestInput& input, const text::SignalSet& signals, cor
   LineMap map;
   detail::RepairReport repairs;
   detail::RepairOptions repair_options;
-  repair_options.structured =
-      kind == format::kJournalJson || kind == format::kDockerInspect || kind == format::kNvidiaSmiXml;
+  // A document or a tool's table: its cells are its parser's (a `ps` row's command line may
+  // hold a `\n` that is no newline; splitting it would lose the row).
+  repair_options.structured = kind == format::kJournalJson || kind == format::kDockerInspect ||
+                              kind == format::kNvidiaSmiXml || kind == format::kPs || kind == format::kDockerPs ||
+                              kind == format::kNvidiaSmiTable || kind == format::kNvidiaSmiCsv ||
+                              kind == format::kNvidiaSmiQ || kind == format::kFree || kind == format::kProcStack;
   body = detail::repair_text(body, &signals, repaired_storage, map, repairs, repair_options);
   if (repairs.any()) report_repairs(input, repairs, line_offset, diagnostics);
   const auto segments = segment_text(body);

@@ -51,8 +51,9 @@ struct RepairReport {
 };
 
 struct RepairOptions {
-  /// The input is a structured document (JSON, XML): only chrome and gutters are repaired; its
-  /// escapes belong to its parser and its lines are never joined.
+  /// The input is a structured document (JSON, XML) or a tool's table (ps, nvidia-smi, free):
+  /// only chrome and gutters are repaired; its escapes belong to its parser and its lines are
+  /// never joined.
   bool structured = false;
 };
 

@@ -163,3 +163,23 @@ TEST_CASE("culprit's own reports saved next to the logs are skipped, not read as
   CHECK(none.empty());
   CHECK(logs.events.size() >= 1);
 }
+
+TEST_CASE("a tool's table is not repaired: a ps command line holding `\\n` stays one row", "[pipeline][repair]") {
+  // `ps -e -ww -o user:32,pid,ppid,state,lstart,rss,cgroup,cmd` as `culprit run` takes it (procps-ng
+  // 4.0.2, Debian 12), with a shell whose argument holds a literal backslash-n — a CI runner's
+  // `sh -c '… echo "a\nb"'`; before, the row was split at the `\n` and every row after it was
+  // read as an application log (CI's run_foreign lost the stale holder's user).
+  const std::string listing =
+      "USER                                 PID    PPID S                  STARTED   RSS CGROUP                      CMD\n"
+      "root                               29181       1 S Tue Dec  1 14:29:19 2026  1684 4:memory:/ci sh -c sleep 30; echo \"a\\nb\"\n"
+      "nobody                             29205       1 S Tue Dec  1 14:29:22 2026  3236 4:memory:/ci sleep 60\n";
+  RecordingSink sink;
+  Diagnostics d;
+  culprit::ingest::ingest(IngestInput{"vm/ps.txt", "vm", "in", listing}, builtin().signals, sink, d);
+  REQUIRE(sink.processes.size() == 2);
+  CHECK(sink.processes[0].cmdline == "sh -c sleep 30; echo \"a\\nb\"");
+  CHECK(sink.processes[1].user == "nobody");
+  CHECK(find(d, "input-repaired") == nullptr);
+  REQUIRE(sink.sources.size() == 1);
+  CHECK(sink.sources[0].format == "ps");
+}
