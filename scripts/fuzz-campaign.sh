@@ -1,0 +1,72 @@
+#!/bin/sh
+# A longer fuzz campaign, beside CI's deterministic smoke step (scripts/ci-fuzz.sh): every fuzz
+# target (fuzz/) for MINUTES each from a random seed, PARALLEL targets at a time (default 2),
+# at low priority (nice) so a developer's build keeps the machine.
+#
+#   scripts/fuzz-campaign.sh [MINUTES] [TARGET...]      (default 30 minutes, every target)
+#
+# Builds build-fuzz as ci-fuzz.sh does. The seed corpus (build-fuzz/fuzz/corpus/TARGET, made from
+# fixtures/ and rules/ at build time) is only read: new inputs libFuzzer keeps go to
+# build-fuzz/campaign/TARGET/new, crashes / leaks / timeouts to build-fuzz/campaign/TARGET/crash-*
+# (reproduce: build-fuzz/fuzz/fuzz_TARGET FILE). Each target's seed, executions, coverage and
+# findings are printed at the end and kept in build-fuzz/campaign/summary.txt. A finding becomes
+# a regression test (tests/unit or tests/hostile) named after what it found; the campaign's
+# inputs are never committed as such. Exit status: 1 when any target found something.
+set -eu
+cd "$(dirname "$0")/.."
+MINUTES=${1:-30}
+[ $# -gt 0 ] && shift
+TARGETS=${*:-segment parse ingest rules archive}
+PARALLEL=${PARALLEL:-2}
+JOBS=${JOBS:-2}
+if ! command -v clang++-14 >/dev/null 2>&1 || ! dpkg -s libclang-rt-14-dev >/dev/null 2>&1; then
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get install -y -qq --no-install-recommends clang-14 libclang-rt-14-dev >/dev/null
+fi
+cmake -S . -B build-fuzz -G Ninja -DCMAKE_CXX_COMPILER=clang++-14 -DCULPRIT_FUZZ=ON \
+  -DCULPRIT_DEVELOPER_MODE=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build build-fuzz -j "$JOBS"
+out=build-fuzz/campaign
+mkdir -p "$out"
+
+# One target: a random seed (recorded, so a finding's run can be repeated), MINUTES of wall time.
+run_target() {
+  t=$1
+  dir=$out/$t
+  mkdir -p "$dir/new"
+  seed=$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')
+  echo "$seed" > "$dir/seed"
+  nice -n 19 ./build-fuzz/fuzz/fuzz_"$t" -seed="$seed" -max_total_time=$((MINUTES * 60)) \
+    -timeout=20 -rss_limit_mb=2560 -max_len=65536 -print_final_stats=1 \
+    -artifact_prefix="$dir/" "$dir/new" "build-fuzz/fuzz/corpus/$t" > "$dir/log" 2>&1
+  echo $? > "$dir/rc"
+}
+
+started=0
+for t in $TARGETS; do
+  [ -x "build-fuzz/fuzz/fuzz_$t" ] || { echo "no fuzz target fuzz_$t" >&2; exit 2; }
+  rm -rf "${out:?}/$t"
+  echo "== fuzz_$t: $MINUTES min from $(date -u +%H:%M:%SZ)"
+  run_target "$t" &
+  started=$((started + 1))
+  if [ $((started % PARALLEL)) -eq 0 ]; then wait; fi
+done
+wait
+
+status=0
+: > "$out/summary.txt"
+for t in $TARGETS; do
+  dir=$out/$t
+  execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$dir/log" | tail -1)
+  cov=$(grep -o 'cov: [0-9]*' "$dir/log" | tail -1 | cut -d' ' -f2)
+  found=$(find "$dir" -maxdepth 1 \( -name 'crash-*' -o -name 'leak-*' -o -name 'timeout-*' -o -name 'oom-*' \) |
+    wc -l)
+  kept=$(find "$dir/new" -type f | wc -l)
+  line="fuzz_$t: seed $(cat "$dir/seed"), $MINUTES min, ${execs:-?} executions, coverage ${cov:-?}, $kept new inputs, $found findings, exit $(cat "$dir/rc")"
+  echo "$line" | tee -a "$out/summary.txt"
+  if [ "$found" -gt 0 ] || [ "$(cat "$dir/rc")" -ne 0 ]; then
+    status=1
+    grep -m1 -A20 -E "ERROR: (AddressSanitizer|libFuzzer|UndefinedBehaviorSanitizer)|runtime error" "$dir/log" || true
+  fi
+done
+exit $status
