@@ -1,7 +1,8 @@
 #!/bin/sh
 # A longer fuzz campaign, beside CI's deterministic smoke step (scripts/ci-fuzz.sh): every fuzz
 # target (fuzz/) for MINUTES each from a random seed, PARALLEL targets at a time (default 2),
-# at low priority (nice) so a developer's build keeps the machine.
+# at priority NICE (default 19)
+# so a developer's build keeps the machine.
 #
 #   scripts/fuzz-campaign.sh [MINUTES] [TARGET...]      (default 30 minutes, every target)
 #
@@ -18,6 +19,7 @@ MINUTES=${1:-30}
 [ $# -gt 0 ] && shift
 TARGETS=${*:-segment parse ingest rules archive}
 PARALLEL=${PARALLEL:-2}
+NICE=${NICE:-19}
 JOBS=${JOBS:-2}
 if ! command -v clang++-14 >/dev/null 2>&1 || ! dpkg -s libclang-rt-14-dev >/dev/null 2>&1; then
   export DEBIAN_FRONTEND=noninteractive
@@ -36,7 +38,7 @@ run_target() {
   mkdir -p "$dir/new"
   seed=$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')
   echo "$seed" > "$dir/seed"
-  nice -n 19 ./build-fuzz/fuzz/fuzz_"$t" -seed="$seed" -max_total_time=$((MINUTES * 60)) \
+  nice -n "$NICE" ./build-fuzz/fuzz/fuzz_"$t" -seed="$seed" -max_total_time=$((MINUTES * 60)) \
     -timeout=20 -rss_limit_mb=2560 -max_len=65536 -print_final_stats=1 \
     -artifact_prefix="$dir/" "$dir/new" "build-fuzz/fuzz/corpus/$t" > "$dir/log" 2>&1
   echo $? > "$dir/rc"
