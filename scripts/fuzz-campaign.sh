@@ -1,8 +1,7 @@
 #!/bin/sh
 # A longer fuzz campaign, beside CI's deterministic smoke step (scripts/ci-fuzz.sh): every fuzz
 # target (fuzz/) for MINUTES each from a random seed, PARALLEL targets at a time (default 2),
-# at priority NICE (default 19)
-# so a developer's build keeps the machine.
+# at priority NICE (default 19) so a developer's build keeps the machine.
 #
 #   scripts/fuzz-campaign.sh [MINUTES] [TARGET...]      (default 30 minutes, every target)
 #

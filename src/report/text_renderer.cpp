@@ -108,24 +108,27 @@ fmt::text_style confidence_style(diagnose::Confidence c) {
   return {};
 }
 
-// The verdict in one line. When it does not fit, words go in this order: the victim clause,
-// the label "culprit:", the word "confidence"; then the body is cut with an ellipsis.
+// The verdict in one line, in its one shape (wording.hpp). When it does not fit: the victim
+// clause goes (the Victim section names it), then the culprit's name is shortened; the lead —
+// what, where and when — is cut only when it alone is wider than the terminal.
 void write_headline(TextOut& out, const diagnose::Verdict& v) {
-  const Headline h = headline(v);
+  Headline h = headline(v);
   const int w = out.width();
-  HeadlineStyle style;
-  auto fits = [&] {
-    return w <= 0 || utf8::columns(utf8::one_line(headline_body(h, style))) + 1 +
-                             utf8::columns(headline_confidence(h, style)) <= w;
+  const std::string conf = headline_confidence(h);
+  bool with_victim = true;
+  auto excess = [&] {
+    return w <= 0 ? 0 : utf8::columns(utf8::one_line(headline_body(h, with_victim))) + 1 + utf8::columns(conf) - w;
   };
-  if (!fits()) style.victim = false;
-  if (!fits()) style.culprit_label = false;
-  if (!fits()) style.confidence_word = false;
-  std::string body = utf8::one_line(headline_body(h, style));
-  const std::string conf = headline_confidence(h, style);
-  if (!fits()) body = utf8::cut(body, w - 1 - utf8::columns(conf));
-  out.line(out.paint(body, verdict_style(v.verdict)) + " " +
-           out.paint(conf, confidence_style(v.confidence)));
+  if (excess() > 0) with_victim = false;
+  if (const int over = excess(); over > 0 && !h.culprit_name.empty()) {
+    const std::string name = utf8::one_line(h.culprit_name);
+    const int keep = std::max(2, utf8::columns(name) - over);
+    if (const auto at = h.culprit.find(h.culprit_name); at != std::string::npos && keep < utf8::columns(name))
+      h.culprit.replace(at, h.culprit_name.size(), utf8::cut(name, keep));
+  }
+  std::string body = utf8::one_line(headline_body(h, with_victim));
+  if (excess() > 0) body = utf8::cut(body, w - 1 - utf8::columns(conf));
+  out.line(out.paint(body, verdict_style(v.verdict)) + " " + out.paint(conf, confidence_style(v.confidence)));
 }
 
 void write_process(TextOut& out, const std::string& title, const diagnose::ProcessRef& p,

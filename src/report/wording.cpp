@@ -197,8 +197,12 @@ Headline headline(const diagnose::Verdict& v) {
   if (v.root) {
     if (const std::string t = short_time(v.root->ts); !t.empty()) h.lead += " at " + t;
   }
-  if (v.culprit) h.culprit = process_phrase(*v.culprit, host);
-  else if (is_oom_verdict(v.verdict)) h.culprit = "unknown";
+  if (v.culprit) {
+    h.culprit = process_phrase(*v.culprit, host);
+    if (v.culprit->pid) h.culprit_name = v.culprit->name;
+  } else if (is_oom_verdict(v.verdict)) {
+    h.culprit = "culprit unknown";
+  }
   if (victim_differs(v)) h.victim = process_phrase(*v.victim, host, false);
   h.victim_word = victim_word(v);
   return h;
@@ -208,16 +212,14 @@ const char* victim_word(const diagnose::Verdict& v) {
   return v.verdict == diagnose::verdict::kCudaOom ? "failed" : "killed";
 }
 
-std::string headline_body(const Headline& h, const HeadlineStyle& style) {
+std::string headline_body(const Headline& h, bool with_victim) {
   std::string body = h.lead;
-  if (!h.culprit.empty()) body += (style.culprit_label ? " — culprit: " : " — ") + h.culprit;
-  if (style.victim && !h.victim.empty()) body += "; " + h.victim_word + ": " + h.victim;
+  if (!h.culprit.empty()) body += " — " + h.culprit;
+  if (with_victim && !h.victim.empty()) body += "; " + h.victim_word + ": " + h.victim;
   return body;
 }
 
-std::string headline_confidence(const Headline& h, const HeadlineStyle& style) {
-  return style.confidence_word ? "[" + h.confidence + " confidence]" : "[" + h.confidence + "]";
-}
+std::string headline_confidence(const Headline& h) { return "[" + h.confidence + "]"; }
 
 std::vector<LedgerRow> ledger_rows(const diagnose::Budget& b) {
   std::vector<LedgerRow> rows;

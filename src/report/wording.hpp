@@ -56,28 +56,25 @@ std::string incident_host(const diagnose::Verdict& v);
 /// `spark-b GPU 0`, `node-3`, or empty.
 std::string where_phrase(const diagnose::Verdict& v);
 
-/// The one-line answer in parts: what, where, when, who, how sure.
-///   `CUDA OOM on spark-b GPU 0 at 2026-04-09 00:47:13Z — culprit: pid 48211 VLLM::EngineCore
-///    (foreign) [high confidence]`
+/// The one-line answer in parts: what, where, when, who, how sure. One shape for every verdict
+/// and every format (text, Markdown title, HTML title), so a script can read it:
+///   `CUDA OOM on spark-b GPU 0 at 2026-04-09 00:47:13Z — pid 48211 VLLM::EngineCore (foreign) [high]`
+///   `Host kernel OOM on node-3 at … — pid 4242 python3 (job); killed: pid 5151 postgres [high]`
+///   `Not an OOM: NCCL error on node-b [medium]`
 struct Headline {
-  std::string lead;        ///< `CUDA OOM on spark-b GPU 0 at 2026-04-09 00:47:13Z`
-  std::string culprit;     ///< `pid 48211 VLLM::EngineCore (foreign)`, `unknown`, or empty
-  std::string victim;      ///< `pid 5151 postgres` when the victim is not the culprit, else empty
+  std::string lead;          ///< `CUDA OOM on spark-b GPU 0 at 2026-04-09 00:47:13Z`
+  std::string culprit;       ///< `pid 48211 VLLM::EngineCore (foreign)`, `culprit unknown`, or empty
+  std::string culprit_name;  ///< the part of `culprit` a narrow terminal may shorten (the name)
+  std::string victim;        ///< `pid 5151 postgres` when the victim is not the culprit, else empty
   std::string victim_word = "killed";  ///< victim_word(v)
-  std::string confidence;  ///< `high` | `medium` | `low`
+  std::string confidence;    ///< `high` | `medium` | `low`
 };
 Headline headline(const diagnose::Verdict& v);
 
-/// How much of the headline to spell out; the text report drops words to fit its width.
-struct HeadlineStyle {
-  bool victim = true;           ///< `; killed: pid 5151 postgres`
-  bool culprit_label = true;    ///< `— culprit: pid …` rather than `— pid …`
-  bool confidence_word = true;  ///< `[high confidence]` rather than `[high]`
-};
-
-/// The body without the confidence bracket, and the bracket alone.
-std::string headline_body(const Headline& h, const HeadlineStyle& style = {});
-std::string headline_confidence(const Headline& h, const HeadlineStyle& style = {});
+/// The body without the confidence bracket (`with_victim` false leaves the victim clause out, as a
+/// narrow terminal does: the Victim section names it), and the bracket alone (`[high]`).
+std::string headline_body(const Headline& h, bool with_victim = true);
+std::string headline_confidence(const Headline& h);
 
 /// True when victim and culprit name different processes.
 bool victim_differs(const diagnose::Verdict& v);

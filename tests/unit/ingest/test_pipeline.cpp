@@ -140,7 +140,7 @@ TEST_CASE("culprit's own reports saved next to the logs are skipped, not read as
   REQUIRE(!md.empty());
   const std::string json = R"({"schema_version":1,"verdict":"not_oom","confidence":"high","summary":"x"})";
   const std::string text =
-      "Not an OOM: CUDA error (not out of memory) [high confidence]\n\nA CUDA error…\n\nRuled out\n"
+      "Not an OOM: CUDA error (not out of memory) [high]\n\nA CUDA error…\n\nRuled out\n"
       "  - cgroup / container OOM: no memory cgroup OOM, no OOMKilled container or Slurm oom_kill in the inputs\n\n"
       "Sources (1)\n  train.log  (app_log, 21 lines)\n";
   RecordingSink sink;

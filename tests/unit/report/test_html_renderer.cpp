@@ -32,7 +32,7 @@ TEST_CASE("html: CUDA OOM report is well-formed, offline, and shows the verdict"
   const std::string html = render(test::cuda_oom_foreign(), Format::html);
   require_clean(html);
   CHECK(contains(html, "<main id=\"culprit-report\" data-verdict=\"cuda_oom\" data-confidence=\"high\">"));
-  CHECK(contains(html, "<h1 id=\"verdict\">CUDA OOM on spark-b GPU 0 at 2026-04-09 00:47:13Z — culprit: pid 48211 "
+  CHECK(contains(html, "<h1 id=\"verdict\">CUDA OOM on spark-b GPU 0 at 2026-04-09 00:47:13Z — pid 48211 "
                        "VLLM::EngineCore (foreign)</h1>"));
   CHECK(contains(html, "<title>culprit: CUDA OOM on spark-b GPU 0"));
   // The only URL is the one PyTorch printed, as escaped text inside the evidence block.

@@ -60,7 +60,7 @@ TEST_CASE("markdown: CUDA OOM incident report", "[report]") {
   const auto lines = lines_of(md);
   REQUIRE_FALSE(lines.empty());
   CHECK(lines[0] ==
-        "# Incident: CUDA OOM on spark-b GPU 0 at 2026-04-09 00:47:13Z — culprit: pid 48211 "
+        "# Incident: CUDA OOM on spark-b GPU 0 at 2026-04-09 00:47:13Z — pid 48211 "
         "VLLM::EngineCore (foreign)");
   require_tables_well_formed(md);
 
@@ -105,7 +105,7 @@ TEST_CASE("markdown: kernel OOM shows the victim apart from the culprit", "[repo
   const std::string md = render(test::kernel_oom_victim_not_hog(), Format::markdown);
   require_tables_well_formed(md);
   CHECK(lines_of(md)[0] ==
-        "# Incident: Host kernel OOM on node-3 at 2026-03-02 14:05:09Z — culprit: pid 4242 python3 "
+        "# Incident: Host kernel OOM on node-3 at 2026-03-02 14:05:09Z — pid 4242 python3 "
         "(job); killed: pid 5151 postgres");
   CHECK(has_line(md, "| Killed | pid 5151 `postgres` on node-3 |"));
   CHECK(has_line(md, "## Victim (killed, not the culprit)"));

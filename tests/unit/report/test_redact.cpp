@@ -97,7 +97,7 @@ TEST_CASE("redact: no original value survives in any format", "[report]") {
     CHECK(contains(out, "2026-04-09"));
   }
   const std::string md = render(r, Format::markdown);
-  CHECK(contains(md, "# Incident: CUDA OOM on host-2 GPU 0 at 2026-04-09 00:47:13Z — culprit: pid 48211"));
+  CHECK(contains(md, "# Incident: CUDA OOM on host-2 GPU 0 at 2026-04-09 00:47:13Z — pid 48211"));
   CHECK(contains(md, "user-1@host-1:~$ ssh user-1@host-2"));
   CHECK(contains(md, "/home/user-1/venvs/sglang/"));
   CHECK(contains(md, "Using [0]enP7s7:ip-2<0> [1]wlP9s9:ip-3%wlP9s9<0>"));
