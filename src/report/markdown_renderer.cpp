@@ -146,7 +146,7 @@ void process_section(Doc& doc, const std::string& title, const diagnose::Process
   item("PID", p.pid ? std::to_string(*p.pid) : std::string());
   item("Name", code(p.name));
   if (full) {
-    item("Role", role_text(p.role));
+    item("Role", role_value(p.role));
     item("Why", prose(p.why));
     item("Container", code(p.container));
   }

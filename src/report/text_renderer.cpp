@@ -140,7 +140,7 @@ void write_process(TextOut& out, const std::string& title, const diagnose::Proce
       {"name", p.name},
   };
   if (full) {
-    rows.emplace_back("role", role_text(p.role));
+    rows.emplace_back("role", role_value(p.role));
     rows.emplace_back("why", p.why);
     rows.emplace_back("container", p.container);
   }

@@ -54,9 +54,14 @@ std::string short_time(const std::optional<double>& ts) {
   return iso;
 }
 
-std::string role_text(std::string_view role) {
+std::string role_value(std::string_view role) {
   if (role == "job" || role == "foreign") return std::string(role);
-  return "role unknown";
+  return "unknown";
+}
+
+std::string role_text(std::string_view role) {
+  const std::string value = role_value(role);
+  return value == "unknown" ? "role unknown" : value;
 }
 
 std::string process_phrase(const diagnose::ProcessRef& p, std::string_view here, bool with_role) {

@@ -42,7 +42,9 @@ std::string iso_time(const std::optional<double>& ts);
 /// For headlines: `2026-04-09 00:47:13Z` (seconds, no milliseconds), or empty.
 std::string short_time(const std::optional<double>& ts);
 
-/// `job`, `foreign`, or `role unknown` for anything else.
+/// `job`, `foreign`, or `unknown` for anything else: the value of a `role` row.
+std::string role_value(std::string_view role);
+/// `job`, `foreign`, or `role unknown` for anything else: the role beside a name, `(role unknown)`.
 std::string role_text(std::string_view role);
 
 /// `pid 48211 VLLM::EngineCore (foreign)`; adds ` on HOST` when the process is on another host

@@ -250,3 +250,13 @@ TEST_CASE("text: the ledger shows each holder once, with the engine's own labels
   const std::string md = render(v, Format::markdown);
   CHECK(md.find("| unknown: pid 7001 Xorg | unknown | 7001 | 512.00 MiB | 536870912 | 0.4% |") != std::string::npos);
 }
+
+TEST_CASE("text: a culprit of no known role says `role  unknown`, `(role unknown)` beside its name", "[report]") {
+  auto v = test::cuda_oom_foreign();
+  REQUIRE(v.culprit);
+  v.culprit->role = "unknown";
+  const std::string out = render(v, Format::text);
+  CHECK(has_line(out, "  role       unknown"));
+  CHECK_FALSE(contains(out, "role       role unknown"));
+  CHECK(contains(lines_of(out)[0], "(role unknown) [high]"));
+}
