@@ -9,7 +9,9 @@
 #include <map>
 #include <set>
 
+#include "culprit/core/event.hpp"
 #include "culprit/rules/loader.hpp"
+#include "culprit/text/spelling.hpp"
 #include "draft.hpp"
 #include "precomputed_literals.hpp"
 
@@ -159,6 +161,35 @@ void check_diagnosis_ids(Drafts& drafts, core::Diagnostics& problems) {
                                              "must be unique across all rule files: rename one",
                                              rule.id, it->second->where.at("id").str())));
     }
+  }
+}
+
+/// A signal's kind must be read by something, else its events are recorded that nothing uses (a
+/// typo such as `cuda_oomm` would pass silently): a kind the code reads (core::kind::kAll) or a
+/// word of some diagnosis query, built-in or the user's (a rule set may bring its own kind and
+/// the diagnosis that reads it).
+void check_signal_kinds(Drafts& drafts, core::Diagnostics& problems) {
+  std::set<std::string> read;
+  for (const auto kind : core::kind::kAll) read.emplace(kind);
+  for (const auto& d : drafts.diagnoses) {
+    if (d.broken) continue;
+    const auto words = sql_words(d.rule.query);
+    read.insert(words.begin(), words.end());
+  }
+  std::vector<std::string> known;
+  for (const auto kind : core::kind::kAll) known.emplace_back(kind);
+  for (const auto& d : drafts.signals)
+    if (!d.broken && read.count(d.rule.kind)) known.push_back(d.rule.kind);
+  for (auto& d : drafts.signals) {
+    if (d.broken || !d.where.keys.count("kind") || read.count(d.rule.kind)) continue;
+    d.broken = true;
+    const auto near = text::near_word(d.rule.kind, known);
+    problems.push_back(problem(code::kBadValue, d.where.at("kind"),
+                               fmt::format("signal kind `{}` of `{}` is read by no diagnosis{}; name a kind a "
+                                           "diagnosis reads (`cuda_oom`, `signal_exit`, `log` for context…) or add "
+                                           "the [[diagnosis]] whose query reads it",
+                                           d.rule.kind, d.rule.id,
+                                           near ? fmt::format(" (did you mean `{}`?)", *near) : std::string())));
   }
 }
 
@@ -328,6 +359,7 @@ void compile_drafts(Drafts& drafts, const QueryChecker& check_query, bool check_
                     core::Diagnostics& problems) {
   check_signal_ids(drafts, problems);
   check_diagnosis_ids(drafts, problems);
+  check_signal_kinds(drafts, problems);
 
   // Regexes.
   std::vector<std::shared_ptr<const text::Pattern>> patterns(drafts.signals.size());

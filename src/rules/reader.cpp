@@ -8,6 +8,7 @@
 
 #include "culprit/core/event.hpp"
 #include "culprit/rules/loader.hpp"
+#include "culprit/text/spelling.hpp"
 #include "draft.hpp"
 
 namespace culprit::rules::detail {
@@ -48,20 +49,6 @@ Where where_of(const std::string& file, const toml::source_region& region) {
   return Where{file, static_cast<int>(region.begin.line), static_cast<int>(region.begin.column)};
 }
 
-std::size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diag = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diag = up;
-    }
-  }
-  return row[b.size()];
-}
 
 std::string type_name(const toml::node& node) {
   switch (node.type()) {
@@ -95,8 +82,8 @@ class TableReader {
       const std::string_view k = key.str();
       if (std::find(known.begin(), known.end(), k) != known.end()) continue;
       std::string hint;
-      for (const char* candidate : known)
-        if (edit_distance(k, candidate) <= 2) hint = fmt::format(" (did you mean `{}`?)", candidate);
+      if (const auto near = text::near_word(k, {known.begin(), known.end()}))
+        hint = fmt::format(" (did you mean `{}`?)", *near);
       problems_.push_back(problem(
           code::kUnknownKey, where_of(file_, key.source()),
           fmt::format("unknown key `{}` in {}{}; it is ignored. Known keys: {}", k, what_, hint,
@@ -374,8 +361,8 @@ void read_rule_text(const std::string& path, std::string_view text, Drafts& out,
         read_diagnosis(path, *t, out, problems);
     } else {
       std::string hint;
-      for (const char* candidate : {"signal", "diagnosis"})
-        if (edit_distance(k, candidate) <= 2) hint = fmt::format(" (did you mean `[[{}]]`?)", candidate);
+      if (const auto near = text::near_word(k, {"signal", "diagnosis"}))
+        hint = fmt::format(" (did you mean `[[{}]]`?)", *near);
       problems.push_back(problem(code::kUnknownKey, where_of(path, key.source()),
                                  fmt::format("unknown top-level key `{}`{}; a rule file holds "
                                              "[[signal]] and [[diagnosis]] tables only",

@@ -2,6 +2,7 @@
 // Parsers produce Events; the store writes them; diagnoses read them back with SQL.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -51,6 +52,10 @@ inline constexpr std::string_view kPeerLost = "peer_lost";             // echoes
 inline constexpr std::string_view kIllegalAccess = "illegal_memory_access";
 inline constexpr std::string_view kHostAllocFail = "host_alloc_fail";
 inline constexpr std::string_view kLog = "log";                        // a plain log line kept for context
+/// Every kind above: a signal may name one of these, or a kind some diagnosis query reads.
+inline constexpr std::array kAll = {kCudaOom,  kStartupMemCheck, kKernelOom,   kOomKill,       kUserspaceOomKill,
+                                    kContainerOom, kSignalExit,  kTraceback,   kXid,           kNcclTimeout,
+                                    kPeerLost,     kIllegalAccess, kHostAllocFail, kLog};
 }  // namespace kind
 
 /// One dated fact. `line` is 1-based within the source; `line_end` >= `line` for blocks.

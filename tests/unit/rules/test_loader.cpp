@@ -466,3 +466,34 @@ TEST_CASE("story: an advice names a column nobody selects", "[rules]") {
   text.replace(text.find("Stop the other process."), 23, "Stop it{on_host}.{ledger_sentence} {culprit_action}");
   CHECK(load(text).problems.empty());
 }
+
+TEST_CASE("story: a signal kind no diagnosis reads is an error with a suggestion", "[rules]") {
+  // rules/README.md: `rule-bad-value` for a bad kind. `cuda_oomm` would record events nothing reads.
+  auto r = load(R"([[signal]]
+id = "acme_oom"
+kind = "cuda_oomm"
+pattern = 'acme ran out of GPU memory'
+)");
+  const auto d = only(r.problems, rules::code::kBadValue);
+  CHECK(d.where == "my.toml:3:8");
+  CHECK(d.message.find("`cuda_oomm` of `acme_oom` is read by no diagnosis") != std::string::npos);
+  CHECK(d.message.find("did you mean `cuda_oom`?") != std::string::npos);
+  CHECK(r.rules.signal_rules.empty());
+  // A kind of the user's own, read by the user's own diagnosis, is fine.
+  auto own = load(R"([[signal]]
+id = "acme_stall"
+kind = "acme_stall"
+pattern = 'acme stalled'
+
+[[diagnosis]]
+id = "acme-stall"
+verdict = "not_oom"
+priority = 50
+query = "SELECT host, ts FROM events WHERE kind = 'acme_stall'"
+title = "acme stalled"
+message = "acme stalled"
+)");
+  INFO(dump(own.problems));
+  CHECK(own.rules.signal_rules.size() == 1);
+  for (const auto& p : own.problems) CHECK(p.code != rules::code::kBadValue);
+}
