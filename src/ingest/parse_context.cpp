@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include "culprit/ingest/parser.hpp"
+#include "culprit/ingest/sniff.hpp"
 #include "ingest/format_table.hpp"
 
 namespace culprit::ingest {
@@ -19,6 +20,13 @@ void ParseContext::note(std::string code, std::int64_t seg_line, std::string mes
   if (!diagnostics) return;
   diagnostics->push_back({core::DiagLevel::note, std::move(code),
                           fmt::format("{}:{}", source_name, absolute_line(seg_line)), std::move(message)});
+}
+
+void ParseContext::unparsed(std::int64_t seg_line, std::string_view line) const {
+  ParseContext one = *this;
+  one.first_line = first_line + seg_line - 1;
+  one.format = std::string(format::kAppLog);
+  parse_app_log(line, one);
 }
 
 void parse_segment(std::string_view text, ParseContext& ctx) {

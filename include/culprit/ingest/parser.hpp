@@ -59,6 +59,10 @@ struct ParseContext {
     return line_map && !line_map->empty() ? line_map->last_of(k - map_offset) + map_offset : k;
   }
   void note(std::string code, std::int64_t seg_line, std::string message) const;
+  /// A line of a structured segment that its parser does not read (a row that fits no header,
+  /// a log line the sniffer took for a row): read as an application-log line, so the signals
+  /// still see it. Sniffing may mistake a line's format; it must never swallow the line.
+  void unparsed(std::int64_t seg_line, std::string_view line) const;
 };
 
 /// Parses `text` as format `ctx.format` with the parser its row of the format table names

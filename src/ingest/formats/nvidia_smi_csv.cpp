@@ -3,6 +3,7 @@
 // Columns are found by header name, so any field order works; without a header the common
 // `index, name, memory.total, memory.used, …` order is assumed only for rows that look like it.
 // Output: one GpuSnapshot per GPU row, compute-app rows as GpuProcess + ProcessSighting.
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <string>
@@ -62,6 +63,22 @@ std::optional<std::int64_t> mib(Sv v) {
   if (is_special(v)) return std::nullopt;
   if (auto n = to_int(v)) return *n * 1024 * 1024;
   return core::parse_size(v, 1024 * 1024);
+}
+
+/// A row that is what its header promises: one cell per column (more only where a process name
+/// holds commas), integers under `index` / `pid`, sizes under memory columns (or nvidia-smi's
+/// `[N/A]`-style words). A log line that the block took for a row fails it.
+bool fits_columns(const std::vector<Sv>& cells, const std::vector<std::string>& cols) {
+  const bool named = std::find(cols.begin(), cols.end(), "process_name") != cols.end();
+  if (cells.size() < cols.size() || (cells.size() > cols.size() && !named)) return false;
+  for (std::size_t c = 0; c < cols.size(); ++c) {
+    const std::string& col = cols[c];
+    const Sv v = cells[c];
+    if (is_special(v) || v == "N/A") continue;
+    if ((col == "index" || col == "pid") && !to_int(v)) return false;
+    if ((col.rfind("memory.", 0) == 0 || col.rfind("used_", 0) == 0) && !mib(v)) return false;
+  }
+  return true;
 }
 
 /// `00000000:18:00.0` → `0000:18:00` (lower case); '' when it is not a bus id.
@@ -172,11 +189,16 @@ void parse_nvidia_smi_csv(std::string_view text, ParseContext& ctx) {
   std::optional<double> ts;
   std::string ts_raw;
   bool noted_headerless = false;
+  bool noted_misfit = false;
   for (std::size_t i = 0; i < lines.size(); ++i) {
     const std::int64_t seg_line = static_cast<std::int64_t>(i) + 1;
     Sv line = text::trim(lines[i]);
     if (!line.empty() && line.back() == '\r') line = text::trim(line.substr(0, line.size() - 1));
-    if (line.empty() || line.find(',') == Sv::npos) continue;
+    if (line.empty()) continue;
+    if (line.find(',') == Sv::npos) {
+      ctx.unparsed(seg_line, lines[i]);
+      continue;
+    }
     const auto cells = split_csv(line);
     if (is_header(cells)) {
       columns.clear();
@@ -188,8 +210,15 @@ void parse_nvidia_smi_csv(std::string_view text, ParseContext& ctx) {
     std::vector<std::string> cols = columns;
     if (cols.empty()) cols = guess_columns(cells);
     if (cols.empty()) {
-      if (!noted_headerless) ctx.note("nvidia_smi_csv.row", seg_line, "row without a header, not understood; skipped");
+      if (!noted_headerless) ctx.note("nvidia_smi_csv.row", seg_line, "row without a header, not understood; read as a log line");
       noted_headerless = true;
+      ctx.unparsed(seg_line, lines[i]);
+      continue;
+    }
+    if (!fits_columns(cells, cols)) {
+      if (!noted_misfit) ctx.note("nvidia_smi_csv.row", seg_line, "row does not fit its header; read as a log line");
+      noted_misfit = true;
+      ctx.unparsed(seg_line, lines[i]);
       continue;
     }
     std::map<std::string, Sv> row;

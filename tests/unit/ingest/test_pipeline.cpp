@@ -3,6 +3,7 @@
 // are read, line numbers stay true), and the run's event budget (--max-events).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <fstream>
 #include <iterator>
 #include <string>
@@ -182,4 +183,35 @@ TEST_CASE("a tool's table is not repaired: a ps command line holding `\\n` stays
   CHECK(find(d, "input-repaired") == nullptr);
   REQUIRE(sink.sources.size() == 1);
   CHECK(sink.sources[0].format == "ps");
+}
+
+TEST_CASE("sniffing never swallows a line: a log line inside a table's segment still reaches the signals",
+          "[pipeline][sniff]") {
+  // `nvidia-smi --query-gpu=index,name,memory.used,memory.total --format=csv` (its header and row
+  // shapes, nvidia-smi 550+), then the job's own error: PyTorch 2.x's CUDA OOM message, which holds
+  // `, ` like a CSV row does. The CSV block takes the line; its parser, finding no column for it,
+  // hands it on instead of skipping it.
+  const std::string paste =
+      "index, name, memory.used [MiB], memory.total [MiB]\n"
+      "0, NVIDIA GB10, 1200 MiB, 122570 MiB\n"
+      "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of "
+      "119.70 GiB of which 1.06 MiB is free. Including non-PyTorch memory, this process has 614.00 MiB memory in "
+      "use. Of the allocated memory 0 bytes is allocated by PyTorch, and 0 bytes is reserved by PyTorch but "
+      "unallocated.\n";
+  RecordingSink sink;
+  Diagnostics d;
+  culprit::ingest::ingest(IngestInput{"paste.txt", "", "in", paste}, builtin().signals, sink, d);
+  const auto ooms = sink.of_kind("cuda_oom");
+  REQUIRE(ooms.size() == 1);
+  CHECK(ooms[0].line == 3);
+  // A row that fits no header in a ps listing is read as a log line too.
+  const std::string listing =
+      "USER         PID %CPU %MEM    VSZ   RSS TTY      STAT START   TIME COMMAND\n"
+      "alice    2381044 99.6  3.1 35632140 8234156 pts/3 Rl+ 09:12 127:33 python3 -u train.py\n"
+      "Killed process 2381044 (python3) total-vm:35632140kB, anon-rss:8234156kB, file-rss:0kB, shmem-rss:0kB\n";
+  RecordingSink ps_sink;
+  culprit::ingest::ingest(IngestInput{"ps.txt", "node-1", "in", listing}, builtin().signals, ps_sink, d);
+  CHECK(std::count_if(ps_sink.processes.begin(), ps_sink.processes.end(),
+                      [](const auto& p) { return p.evidence == "ps"; }) == 1);
+  CHECK(ps_sink.of_kind("oom_kill").size() == 1);
 }
