@@ -66,7 +66,8 @@ grep -q "127.0.0.1/nvidia-smi.txt  (nvidia_smi_table" "$work/report" || fail "th
 # Through a jump host (`--ssh-jump`: ssh -J), the same sshd as the jump and as the target. ssh
 # hands a -J hop none of the -o options, only -p / -l / -F: the test's settings go in an ssh
 # config file, as a user's ~/.ssh/config would hold them, given to both hops by an `ssh` on PATH
-# that adds `-F` and logs each call (the hop's `ssh … -W` proves the jump was taken).
+# that adds `-F` and logs each call (the hop's `ssh … -W` proves the jump was taken). It runs
+# the real ssh as plain `ssh`: OpenSSH starts the hop with its own path when that is absolute.
 mkdir -p "$d/bin"
 cat > "$d/ssh_config" <<CFG
 Host *
@@ -82,7 +83,7 @@ real_ssh=$(command -v ssh)
 cat > "$d/bin/ssh" <<SH
 #!/bin/sh
 echo "ssh \$*" >> "$d/ssh-calls"
-exec "$real_ssh" -F "$d/ssh_config" "\$@"
+exec python3 -c 'import os, sys; os.execv(sys.argv[1], ["ssh"] + sys.argv[2:])' "$real_ssh" -F "$d/ssh_config" "\$@"
 SH
 chmod +x "$d/bin/ssh"
 : > "$d/ssh-calls"
