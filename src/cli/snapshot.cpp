@@ -1,9 +1,10 @@
 // The snapshot table and its two runners (here, over ssh). The formats: nvidia-smi's default
 // table, `-q -x` XML and `--query-*` CSV with headers; `ps -o` with a header and lstart (exact
 // start times, UTC); `free` (KiB); `dmesg --time-format iso` (absolute stamps), else
-// `journalctl -k -o short-iso`; `docker ps -a` with its header and `docker inspect` JSON — each
-// read by culprit's own parsers. /proc/meminfo, the cgroup files and the environment are kept
-// for people (no parser reads them).
+// `journalctl -k -o short-iso`; `docker ps -a` with its header and `docker inspect` JSON;
+// /proc/meminfo and the cgroup's memory files (`==> PATH <==` per file) under a stamp line of
+// the time they were read (kStampShell) — each read by culprit's own parsers. The environment is
+// kept for people.
 #include "cli/snapshot.hpp"
 
 #include <fmt/format.h>
@@ -21,16 +22,24 @@
 namespace culprit::cli {
 namespace {
 
+// The time the next files are read, on the node's clock: /proc/meminfo and the cgroup files
+// carry none, and a sample without one could not be placed on the memory chart. Its shape is
+// ingest's sample stamp (src/ingest/formats/sample_stamp.hpp).
+#define CULPRIT_STAMP_SHELL "date -u +%Y-%m-%dT%H:%M:%S.%NZ; "
+constexpr std::string_view kMeminfoShell = CULPRIT_STAMP_SHELL "cat /proc/meminfo";
+
 // The cgroup of the shell that runs it (for `culprit run`: the job's, which it inherits), v2 or v1.
 constexpr std::string_view kCgroupShell =
+    CULPRIT_STAMP_SHELL
     "p=$(sed -n 's/^0:://p' /proc/self/cgroup); "
-    "if [ -n \"$p\" ] && [ -d \"/sys/fs/cgroup$p\" ]; then d=\"/sys/fs/cgroup$p\"; "
+    "if [ -n \"$p\" ] && [ -r \"/sys/fs/cgroup${p%/}/memory.current\" ]; then d=\"/sys/fs/cgroup${p%/}\"; "
     "for f in memory.current memory.max memory.high memory.peak memory.swap.current memory.swap.max "
     "memory.events memory.stat; do [ -r \"$d/$f\" ] && { echo \"==> $d/$f <==\"; cat \"$d/$f\"; }; done; "
     "else p=$(sed -n 's/^[0-9]*:[^:]*memory[^:]*://p' /proc/self/cgroup); d=\"/sys/fs/cgroup/memory$p\"; "
     "for f in memory.usage_in_bytes memory.limit_in_bytes memory.max_usage_in_bytes memory.failcnt "
     "memory.oom_control memory.stat; do [ -r \"$d/$f\" ] && { echo \"==> $d/$f <==\"; cat \"$d/$f\"; }; done; fi; "
     "echo \"==> /proc/self/cgroup <==\"; cat /proc/self/cgroup";
+#undef CULPRIT_STAMP_SHELL
 
 constexpr std::string_view kEnvShell =
     "env | grep -E '^(CUDA_VISIBLE_DEVICES|NVIDIA_VISIBLE_DEVICES|CUDA_DEVICE_ORDER|CUDA_LAUNCH_BLOCKING|"
@@ -129,7 +138,7 @@ const std::vector<SnapshotItem>& snapshot_items() {
       {"nvidia-smi-query.csv", "nvidia-smi", kGpuQueryShell, 30, ""},
       {"nvidia-smi-q.xml", "nvidia-smi", "nvidia-smi -q -x", 30, ""},
       kPs,
-      {"meminfo.txt", "", "cat /proc/meminfo", 5, ""},
+      {"meminfo.txt", "", kMeminfoShell, 5, ""},
       {"free.txt", "free", "free", 5, ""},
       {"dmesg.txt", "dmesg", "dmesg --time-format iso", 15, ""},
       {"journalctl-k.txt", "journalctl", kJournalShell, 20, "dmesg.txt"},
@@ -144,7 +153,7 @@ const std::vector<SnapshotItem>& snapshot_items() {
 const std::vector<SnapshotItem>& sample_items() {
   static const std::vector<SnapshotItem> items = {
       {"nvidia-smi-query.csv", "nvidia-smi", kGpuQueryShell, 20, ""},
-      {"meminfo.txt", "", "cat /proc/meminfo", 5, ""},
+      {"meminfo.txt", "", kMeminfoShell, 5, ""},
       {"cgroup.txt", "", kCgroupShell, 5, ""},
   };
   return items;

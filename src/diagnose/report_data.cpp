@@ -273,6 +273,7 @@ void add_report_data(store::Database& db, Verdict& verdict) {
   mark_timeline(verdict, data.timeline);
   data.hosts = load_host_clocks(db);
   data.gpus = load_gpus(db, verdict.root ? verdict.root->ts : std::nullopt);
+  data.memory = load_memory_series(db);
   data.ooms = load_ooms(db, verdict.root ? verdict.root->event_id : 0);
   // The diagnosis may know a process's role better than the process table (a hog the kernel
   // table names, a foreign holder): the pictures must agree with the verdict.

@@ -9,9 +9,12 @@
 #include "culprit/ingest/sniff.hpp"
 #include "culprit/text/lines.hpp"
 #include "culprit/text/pattern.hpp"
+#include "ingest/formats/cgroup_memory.hpp"
 #include "ingest/formats/kernel_stamp.hpp"
+#include "ingest/formats/meminfo.hpp"
 #include "ingest/formats/proc_stack.hpp"
 #include "ingest/formats/ps_columns.hpp"
+#include "ingest/formats/sample_stamp.hpp"
 
 namespace culprit::ingest::detect {
 namespace {
@@ -434,6 +437,41 @@ Detection free_block(Scan& scan, size_t i) {
     while (end < e && (is_free_row(lines[end]) || trim(lines[end]).empty())) ++end;
   }
   return {i, end};
+}
+
+namespace {
+/// The block starts one line higher when that line is a sample stamp (sample_stamp.hpp).
+size_t with_stamp_above(const Scan& scan, size_t i) {
+  return i > scan.begin && sample_stamp::parse(scan.lines[i - 1]) ? i - 1 : i;
+}
+}  // namespace
+
+Detection meminfo_block(Scan& scan, size_t i) {
+  const auto& lines = scan.lines;
+  if (!meminfo::is_anchor(lines[i])) return {};
+  size_t end = i + 1;
+  while (end < scan.end && !meminfo::is_anchor(lines[end]) && meminfo::parse_line(lines[end])) ++end;
+  return {with_stamp_above(scan, i), end};
+}
+
+Detection cgroup_memory_block(Scan& scan, size_t i) {
+  const auto& lines = scan.lines;
+  const size_t e = scan.end;
+  if (!cgroup_memory::is_memory_header(lines[i])) return {};
+  // Headers and their content; `head` puts a blank line before each header after the first.
+  size_t end = i + 1;
+  while (end < e) {
+    if (cgroup_memory::is_listing_header(lines[end]) || cgroup_memory::is_body_line(lines[end])) {
+      ++end;
+      continue;
+    }
+    if (trim(lines[end]).empty() && end + 1 < e && cgroup_memory::is_listing_header(lines[end + 1])) {
+      ++end;
+      continue;
+    }
+    break;
+  }
+  return {with_stamp_above(scan, i), end};
 }
 
 Detection journal_json(Scan& scan, size_t i) { return json_block(scan, i, format::kJournalJson); }

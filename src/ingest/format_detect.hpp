@@ -13,6 +13,8 @@ namespace culprit::ingest::detect {
 // Blocks: the block an anchor at scan.lines[i] opens, or nothing.
 Detection smi_table(Scan& scan, std::size_t i);         ///< nvidia-smi banner or Processes box
 Detection free_block(Scan& scan, std::size_t i);        ///< `free` header (`total used free shared`)
+Detection meminfo_block(Scan& scan, std::size_t i);     ///< `MemTotal:  N kB` (cat /proc/meminfo)
+Detection cgroup_memory_block(Scan& scan, std::size_t i);  ///< `==> …/memory.current <==` (culprit's cgroup.txt)
 Detection journal_json(Scan& scan, std::size_t i);      ///< JSON with journald's keys
 Detection docker_inspect(Scan& scan, std::size_t i);    ///< JSON with docker's / a Pod's keys
 Detection kubectl_describe(Scan& scan, std::size_t i);  ///< `Name:` then `Namespace:` / `Roles:`

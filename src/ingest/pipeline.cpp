@@ -198,7 +198,8 @@ IngestStats ingest(const IngestInput& input, const text::SignalSet& signals, cor
   repair_options.structured = kind == format::kJournalJson || kind == format::kDockerInspect ||
                               kind == format::kNvidiaSmiXml || kind == format::kPs || kind == format::kDockerPs ||
                               kind == format::kNvidiaSmiTable || kind == format::kNvidiaSmiCsv ||
-                              kind == format::kNvidiaSmiQ || kind == format::kFree || kind == format::kProcStack;
+                              kind == format::kNvidiaSmiQ || kind == format::kFree || kind == format::kProcStack ||
+                              kind == format::kMeminfo || kind == format::kCgroupMemory;
   body = detail::repair_text(body, &signals, repaired_storage, map, repairs, repair_options);
   if (repairs.any()) report_repairs(input, repairs, line_offset, diagnostics);
   const auto segments = segment_text(body);

@@ -1,7 +1,8 @@
 // The HTML report's pictures as inline SVG: the cross-host timeline, GPU memory over time
-// (stacked by process and role, with the failed request against the free memory), and the
-// kernel OOM task table by rss. Each returns a complete HTML fragment (figure + legend), or
-// empty when there is nothing to draw. Pure functions of the verdict; no I/O.
+// (stacked by process and role, with the failed request against the free memory), host and
+// cgroup memory over time, and the kernel OOM task table by rss. Each returns a complete HTML
+// fragment (figure + legend), or empty when there is nothing to draw. Pure functions of the
+// verdict; no I/O.
 #pragma once
 
 #include <string>
@@ -16,6 +17,10 @@ std::string timeline(const diagnose::Verdict& v);
 /// One figure per GPU that has snapshots or the failure's budget. The budget's GPU comes first
 /// and gets an "at the failure" bar built from the ledger, with the request drawn beside it.
 std::string gpu_memory(const diagnose::Verdict& v);
+
+/// One figure per host / cgroup memory series with timed readings (culprit run's stamped
+/// /proc/meminfo and cgroup samples): the memory in use over time under its total or limit.
+std::string host_memory(const diagnose::Verdict& v);
 
 /// What a memory chart shows, by the budget's domain: "GPU memory" (a GPU's series, a discrete
 /// or unified GPU's budget), "Host memory" (a kernel OOM's host ledger), "Memory cgroup" (a

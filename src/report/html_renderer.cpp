@@ -76,6 +76,10 @@ svg .divider { stroke: #c3cad4; stroke-width: 1; }
 svg .leader { stroke: #8a94a3; stroke-width: 1; }
 svg .callout { font-size: 12px; } svg .callout.job { fill: #1f4fa3; } svg .callout.foreign { fill: #a82727; font-weight: 600; }
 svg .callout.unknown { fill: #8a5d12; } svg .callout.free { fill: #3d7a50; }
+svg .mem-line { stroke-width: 2; fill: none; } svg .mem-line.host { stroke: #2f6fd6; } svg .mem-line.cgroup { stroke: #805ad5; }
+svg .point.host { fill: #2f6fd6; } svg .point.cgroup { fill: #805ad5; }
+.swatch.mem-host { background: #2f6fd6; } .swatch.mem-cgroup { background: #805ad5; }
+.swatch.total { border-top: 2px dashed #1a202c; border-radius: 0; height: 0; }
 svg .free-level { stroke: #5f9d70; stroke-width: 1; stroke-dasharray: 3 3; }
 .swatch.outlined { border: 3px solid #1a202c; background: #ffffff; }
 svg .shortfall-label { fill: #c53030; font-size: 11px; font-weight: 600; }
@@ -130,6 +134,8 @@ std::string render_html(const diagnose::Verdict& v) {
     // Titled by the budget's domain: a kernel / cgroup OOM's chart is its host / cgroup ledger.
     out += "<section id=\"gpu-memory\">\n<h2>" + charts::memory_label(v.budget ? &*v.budget : nullptr) + "</h2>\n" + g +
            "</section>\n";
+  if (const std::string m = charts::host_memory(v); !m.empty())
+    out += "<section id=\"host-memory\">\n<h2>Host and cgroup memory over time</h2>\n" + m + "</section>\n";
   if (const std::string o = charts::oom_tasks(v); !o.empty())
     out += "<section id=\"oom-tasks\">\n<h2>Kernel OOM: who held the memory</h2>\n" + o + "</section>\n";
 

@@ -1,8 +1,8 @@
 #!/bin/sh
 # `culprit collect` over ssh against a real sshd (OpenSSH) started here on 127.0.0.1 with a
 # throw-away key: one subfolder per host reached (the stand-in nvidia-smi on the remote PATH),
-# an unreachable host named while the others are kept (exit 1), and `culprit collect` without
-# --ssh snapshots this machine.
+# an unreachable host named while the others are kept (exit 1), the same through a jump host
+# (--ssh-jump), and `culprit collect` without --ssh snapshots this machine.
 . "$(dirname "$0")/lib.sh"
 need ssh ssh-keygen python3
 sshd=$(command -v sshd 2>/dev/null || true)
@@ -63,6 +63,47 @@ grep -q "^  *PID  *USER\|USER  *PID" "$work/nodes/127.0.0.1/ps.txt" || fail "ps.
 "$culprit" "$work/nodes" > "$work/report" || true
 grep -q "host 127.0.0.1" "$work/report" && grep -q "host localhost" "$work/report" || fail "culprit DIR does not read both nodes"
 grep -q "127.0.0.1/nvidia-smi.txt  (nvidia_smi_table" "$work/report" || fail "the remote nvidia-smi table is not read as one"
+# Through a jump host (`--ssh-jump`: ssh -J), the same sshd as the jump and as the target. ssh
+# hands a -J hop none of the -o options, only -p / -l / -F: the test's settings go in an ssh
+# config file, as a user's ~/.ssh/config would hold them, given to both hops by an `ssh` on PATH
+# that adds `-F` and logs each call (the hop's `ssh … -W` proves the jump was taken). It runs
+# the real ssh as plain `ssh`: OpenSSH starts the hop with its own path when that is absolute.
+mkdir -p "$d/bin"
+cat > "$d/ssh_config" <<CFG
+Host *
+  Port $port
+  IdentityFile $d/id
+  IdentitiesOnly yes
+  StrictHostKeyChecking no
+  UserKnownHostsFile $d/known_hosts
+  BatchMode yes
+  LogLevel ERROR
+CFG
+real_ssh=$(command -v ssh)
+cat > "$d/bin/ssh" <<SH
+#!/bin/sh
+echo "ssh \$*" >> "$d/ssh-calls"
+exec python3 -c 'import os, sys; os.execv(sys.argv[1], ["ssh"] + sys.argv[2:])' "$real_ssh" -F "$d/ssh_config" "\$@"
+SH
+chmod +x "$d/bin/ssh"
+: > "$d/ssh-calls"
+PATH="$d/bin:$PATH" "$culprit" collect --ssh-jump "$user@127.0.0.1" --ssh localhost -o "$work/jumped" 2> "$work/err-jump" ||
+  fail "collect through the jump failed: $(cat "$work/err-jump")"
+grep -q -- "-J $user@127.0.0.1 .*localhost" "$d/ssh-calls" || fail "culprit did not ask ssh for the jump: $(cat "$d/ssh-calls")"
+grep -q -- "-W .*localhost.*:$port.* 127.0.0.1" "$d/ssh-calls" || fail "ssh did not hop through the jump: $(cat "$d/ssh-calls")"
+[ "$(ls "$work/jumped")" = localhost ] || fail "the jumped collect did not write one folder named for the target"
+for f in nvidia-smi.txt ps.txt meminfo.txt free.txt cgroup.txt culprit-snapshot.json; do
+  [ -s "$work/jumped/localhost/$f" ] || fail "the host behind the jump lacks $f"
+done
+grep -q '"host": "localhost"' "$work/jumped/localhost/culprit-snapshot.json" || fail "the jumped manifest does not name the target"
+# A jump host that cannot be reached: every host behind it is named, nothing is kept for it.
+set +e
+PATH="$d/bin:$PATH" "$culprit" collect --ssh-jump 127.0.0.2 --ssh localhost -o "$work/nojump" 2> "$work/err-nojump"
+rc=$?
+set -e
+[ "$rc" -ne 0 ] || fail "collect through an unreachable jump succeeded"
+grep -q "^culprit collect: localhost: not reached: " "$work/err-nojump" || fail "the host behind an unreachable jump is not named: $(cat "$work/err-nojump")"
+[ ! -e "$work/nojump/localhost" ] || fail "a host behind an unreachable jump has a folder"
 # This machine, without ssh.
 "$culprit" collect -o "$work/here" 2> "$work/err-here" || fail "collect here failed: $(cat "$work/err-here")"
 [ "$(ls "$work/here")" = "$(hostname | cut -d. -f1)" ] || fail "collect here did not write one folder named for this host"

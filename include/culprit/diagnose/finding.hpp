@@ -162,6 +162,25 @@ struct GpuSeries {
   std::vector<GpuSample> samples;
 };
 
+/// One timed reading of a host's memory (/proc/meminfo, a stamped `free`) or of a cgroup's
+/// (its memory files): for a cgroup `used` is memory.current and `total` its limit.
+struct MemoryReading {
+  double ts = 0;
+  std::string source;
+  std::int64_t line = 0;
+  std::optional<std::int64_t> used, total, available;
+};
+
+/// Host or cgroup memory over time, oldest reading first; only readings with a time (culprit
+/// run's stamped samples) — an untimed paste has no place on a time axis.
+struct MemorySeries {
+  std::string host;
+  std::string kind;        ///< host | cgroup
+  std::string cgroup;      ///< the cgroup's path (kind cgroup)
+  bool unlimited = false;  ///< a cgroup whose limit is `max`
+  std::vector<MemoryReading> readings;
+};
+
 /// One row of a kernel OOM report's task table, sizes in bytes.
 struct OomTaskRow {
   std::int64_t pid = 0;
@@ -196,6 +215,7 @@ struct ReportData {
   std::int64_t timeline_total = 0;      ///< events before the cap (> timeline.size(): cut)
   std::vector<HostClock> hosts;
   std::vector<GpuSeries> gpus;
+  std::vector<MemorySeries> memory;     ///< host, then cgroup series per host
   std::vector<OomTable> ooms;
 };
 

@@ -18,6 +18,8 @@ inline constexpr std::size_t kReportTimelineEvents = 500;
 /// GPU samples kept per GPU (nearest the failure), and OOM task rows per report.
 inline constexpr std::size_t kReportGpuSamples = 200;
 inline constexpr std::size_t kReportOomTasks = 10;
+/// Host / cgroup memory readings kept per series (the latest; `culprit run` keeps 360 samples).
+inline constexpr std::size_t kReportMemoryReadings = 400;
 
 /// Which events `load_timeline` returns.
 struct TimelineQuery {
@@ -40,6 +42,11 @@ std::vector<TimelineEvent> load_timeline(store::Database& db, const TimelineQuer
 /// The `hosts` table: each host's clock method and confidence, sorted by name (of one incident
 /// of a scan database when `incident` is given).
 std::vector<HostClock> load_host_clocks(store::Database& db, std::optional<std::int64_t> incident = std::nullopt);
+
+/// Host memory (host_memory rows) and cgroup memory (`cgroup_memory` events) over time: the
+/// timed readings, one series per host and per host and cgroup, oldest first, at most
+/// kReportMemoryReadings each (the latest).
+std::vector<MemorySeries> load_memory_series(store::Database& db);
 
 /// Marks `events` root / echo from the verdict's root and echo findings (by event id).
 void mark_timeline(const Verdict& verdict, std::vector<TimelineEvent>& events);

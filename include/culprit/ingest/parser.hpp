@@ -75,6 +75,8 @@ void parse_kernel_log(std::string_view text, ParseContext& ctx);     ///< dmesg,
 void parse_app_log(std::string_view text, ParseContext& ctx);        ///< worker logs, tracebacks
 void parse_nvidia_smi_table(std::string_view text, ParseContext& ctx);
 void parse_free(std::string_view text, ParseContext& ctx);
+void parse_meminfo(std::string_view text, ParseContext& ctx);        ///< cat /proc/meminfo
+void parse_cgroup_memory(std::string_view text, ParseContext& ctx);  ///< culprit's cgroup.txt / head memory.*
 void parse_docker_ps(std::string_view text, ParseContext& ctx);
 void parse_journal_json(std::string_view text, ParseContext& ctx);   ///< journalctl -o json / json-pretty / json-seq
 void parse_docker_inspect(std::string_view text, ParseContext& ctx); ///< docker inspect / kubectl get pod -o json

@@ -19,6 +19,8 @@ inline constexpr std::string_view kNvidiaSmiCsv = "nvidia_smi_csv";
 inline constexpr std::string_view kNvidiaSmiQ = "nvidia_smi_q";      // nvidia-smi -q text
 inline constexpr std::string_view kNvidiaSmiXml = "nvidia_smi_xml";  // nvidia-smi -q -x
 inline constexpr std::string_view kFree = "free";
+inline constexpr std::string_view kMeminfo = "meminfo";                 // cat /proc/meminfo
+inline constexpr std::string_view kCgroupMemory = "cgroup_memory";      // culprit's cgroup.txt (`==> …/memory.current <==`)
 inline constexpr std::string_view kPs = "ps";                            // ps aux / -ef / -eo …
 inline constexpr std::string_view kDockerPs = "docker_ps";
 inline constexpr std::string_view kProcStack = "proc_stack";            // cat /proc/PID/stack

@@ -169,3 +169,29 @@ TEST_CASE("html: a thousand snapshots and events stay bounded", "[report]") {
   require_clean(html);
   CHECK(html.size() < 3'000'000);
 }
+
+TEST_CASE("html: host and cgroup memory over time carry their readings", "[report]") {
+  d::Verdict v = test::unknown_nothing();
+  const double t0 = culprit::core::civil_to_epoch(2026, 4, 9, 0, 47, 10);
+  d::MemorySeries host{"gpu-7", "host", "", false, {}};
+  d::MemorySeries cgroup{"gpu-7", "cgroup", "/job", true, {}};
+  for (int i = 0; i < 3; ++i) {
+    host.readings.push_back({t0 + i * 0.5, "gpu-7/sample-000" + std::to_string(i) + "-meminfo.txt", 2,
+                             (10 + i) * test::kGiB, 64 * test::kGiB, (54 - i) * test::kGiB});
+    cgroup.readings.push_back({t0 + i * 0.5, "gpu-7/sample-000" + std::to_string(i) + "-cgroup.txt", 1,
+                               (2 + i) * test::kGiB, std::nullopt, std::nullopt});
+  }
+  v.data.memory = {host, cgroup};
+  const std::string html = render(v, Format::html);
+  require_clean(html);
+  CHECK(contains(html, "<h2>Host and cgroup memory over time</h2>"));
+  CHECK(contains(html, "data-kind=\"host\" data-host=\"gpu-7\" data-readings=\"[[1775695630.000000,10737418240,68719476736],"));
+  CHECK(contains(html, "data-kind=\"cgroup\""));
+  CHECK(contains(html, "gpu-7 · cgroup /job · no limit (max)"));
+  CHECK(contains(html, "2026-04-09T00:47:11.000Z: used 12.00 GiB of 64.00 GiB, available 52.00 GiB"));
+  CHECK_FALSE(contains(html, "limit: memory.max"));  // no limit: none drawn, none in the legend
+  // Each second labelled once on a run shorter than the ticks.
+  std::size_t labels = 0;
+  for (std::size_t at = html.find(">00:47:10<"); at != std::string::npos; at = html.find(">00:47:10<", at + 1)) ++labels;
+  CHECK(labels == 2);  // once per chart
+}

@@ -211,3 +211,48 @@ TEST_CASE("report data: a long timeline is capped around the failure", "[report]
   CHECK(total == static_cast<std::int64_t>(window.size()));
   for (const auto& e : window) CHECK(std::fabs(*e.ts - kOom) <= 10);
 }
+
+TEST_CASE("report data: timed host and cgroup memory series, untimed readings left out", "[report]") {
+  auto db = timeline();
+  const std::string sql = fmt::format(R"sql(
+INSERT INTO sources(id, name, host, format, bytes, lines) VALUES
+  (6, 'spark-b/sample-0000-meminfo.txt', 'spark-b', 'meminfo', 1500, 55),
+  (7, 'spark-b/sample-0001-meminfo.txt', 'spark-b', 'meminfo', 1500, 55),
+  (8, 'spark-b/sample-0000-cgroup.txt', 'spark-b', 'cgroup_memory', 900, 30),
+  (9, 'spark-b/sample-0001-cgroup.txt', 'spark-b', 'cgroup_memory', 900, 30);
+INSERT INTO host_memory(source_id, line, host, ts, total, used, available) VALUES
+  (7, 2, 'spark-b', {0} + 10, 127775277056, 100000000000, 27775277056),
+  (6, 2, 'spark-b', {0}, 127775277056, 90000000000, 37775277056);
+INSERT INTO events(id, source_id, line, line_end, ts, ts_raw, ts_kind, ts_value, host, pid, comm, rank, kind,
+                   severity, rule, message, fields) VALUES
+  (20, 9, 1, 30, {0} + 10, '2026-04-09T00:47:19Z', 'wall', NULL, 'spark-b', NULL, '', NULL, 'log', 'info',
+   'cgroup_memory', 'cgroup /job: usage', '{{"cgroup":"/job","usage_bytes":64000000000,"limit_bytes":68719476736}}'),
+  (21, 8, 1, 30, {0}, '2026-04-09T00:47:09Z', 'wall', NULL, 'spark-b', NULL, '', NULL, 'log', 'info',
+   'cgroup_memory', 'cgroup /job: usage', '{{"cgroup":"/job","usage_bytes":60000000000,"limit_bytes":68719476736}}');
+)sql", kOom);
+  REQUIRE(db->exec(sql).empty());
+  auto v = verdict_for_cuda_oom();
+  d::add_report_data(*db, v);
+  REQUIRE(v.data.memory.size() == 2);
+  const auto& host = v.data.memory[0];
+  CHECK(host.kind == "host");
+  CHECK(host.host == "spark-b");
+  REQUIRE(host.readings.size() == 2);  // free.txt's untimed row is not on the time axis
+  CHECK(host.readings[0].ts == kOom);
+  CHECK(host.readings[0].source == "spark-b/sample-0000-meminfo.txt");
+  CHECK(*host.readings[1].used == 100000000000);
+  CHECK(*host.readings[1].available == 27775277056);
+  const auto& cg = v.data.memory[1];
+  CHECK(cg.kind == "cgroup");
+  CHECK(cg.cgroup == "/job");
+  CHECK_FALSE(cg.unlimited);
+  REQUIRE(cg.readings.size() == 2);
+  CHECK(cg.readings[0].ts < cg.readings[1].ts);
+  CHECK(*cg.readings[1].used == 64000000000);
+  CHECK(*cg.readings[1].total == 68719476736);
+  // Without timed readings: no series.
+  auto plain = timeline();
+  auto w = verdict_for_cuda_oom();
+  d::add_report_data(*plain, w);
+  CHECK(w.data.memory.empty());
+}
