@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <map>
 #include <set>
 
 #include "cli/parallel_ingest.hpp"
@@ -20,21 +22,50 @@
 namespace culprit::cli {
 namespace {
 
+/// One entry per source name and host (a paste's segments together), in input order: its
+/// formats in order of appearance and the one with the most lines as `format`; the clock id of
+/// its largest stamped segment (store/clock.cpp); the host's clock sentence as `clock_note`.
 void add_sources(store::Database& db, diagnose::Verdict& v) {
   auto rows = db.query(
-      "SELECT s.name, s.host, group_concat(DISTINCT s.format) AS format, sum(s.lines) AS lines, sum(s.bytes) AS bytes,"
-      " coalesce(h.clock_method, '') AS clock, coalesce(group_concat(DISTINCT nullif(s.host_from, '')), '') AS host_from"
-      " FROM sources s LEFT JOIN hosts h ON h.name = s.host GROUP BY s.name, s.host ORDER BY min(s.id)");
+      "SELECT s.name, s.host, s.format, s.lines, s.bytes, s.clock, s.host_from,"
+      " coalesce(h.clock_method, '') AS clock_note FROM sources s LEFT JOIN hosts h ON h.name = s.host ORDER BY s.id");
+  struct Largest {
+    std::int64_t format_lines = -1, clock_lines = -1;
+  };
+  std::map<std::pair<std::string, std::string>, std::size_t> index;
+  std::vector<Largest> largest;
+  const std::size_t first = v.sources.size();
   for (const auto& r : rows.rows) {
-    diagnose::SourceSummary s{r["name"].as_text(), r["host"].as_text(), r["format"].as_text(), r["clock"].as_text(),
-                              r["lines"].as_int().value_or(0), r["bytes"].as_int().value_or(0), {}};
-    for (char c : r["host_from"].as_text()) {  // segments of one paste: `launcher line, prompt`
-      s.host_from += c;
-      if (c == ',') s.host_from += ' ';
+    const std::string name = r["name"].as_text(), host = r["host"].as_text();
+    auto [it, fresh] = index.emplace(std::make_pair(name, host), v.sources.size());
+    if (fresh) {
+      diagnose::SourceSummary s;
+      s.name = name;
+      s.host = host;
+      s.clock = "none";
+      s.clock_note = r["clock_note"].as_text();
+      v.sources.push_back(std::move(s));
+      largest.emplace_back();
     }
-    // A host nothing of the source's own named was the incident's one host (align_clocks).
+    auto& s = v.sources[it->second];
+    auto& big = largest[it->second - first];
+    const std::int64_t lines = r["lines"].as_int().value_or(0);
+    s.lines += lines;
+    s.bytes += r["bytes"].as_int().value_or(0);
+    const std::string format = r["format"].as_text();
+    if (std::find(s.formats.begin(), s.formats.end(), format) == s.formats.end()) s.formats.push_back(format);
+    if (lines > big.format_lines) s.format = format, big.format_lines = lines;
+    const std::string clock = r["clock"].as_text();
+    if (!clock.empty() && clock != "none" && lines > big.clock_lines) s.clock = clock, big.clock_lines = lines;
+    // Segments of one paste that got their hosts differently: `launcher line, prompt`.
+    const std::string from = r["host_from"].as_text();
+    if (!from.empty() && (", " + s.host_from + ", ").find(", " + from + ", ") == std::string::npos)
+      s.host_from += (s.host_from.empty() ? "" : ", ") + from;
+  }
+  // A host nothing of the source's own named was the incident's one host (align_clocks).
+  for (std::size_t i = first; i < v.sources.size(); ++i) {
+    auto& s = v.sources[i];
     if (!s.host.empty() && s.host_from.empty()) s.host_from = std::string(input::host_from::kOnlyHost);
-    v.sources.push_back(std::move(s));
   }
 }
 
@@ -115,6 +146,7 @@ struct ManifestReader {
       u.name = t.detail.empty() ? t.tool : t.tool + " — " + t.detail;
       u.host = host;
       u.format = t.status;
+      u.formats = {t.status};
       u.host_from = src.name;
       unanswered.push_back(std::move(u));
     }

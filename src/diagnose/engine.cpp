@@ -257,9 +257,11 @@ Verdict diagnose(store::Database& db, const rules::RuleSet& rules, core::Diagnos
     return ts_or_max(fa) < ts_or_max(fb);
   });
   Finding root = findings[causes.front()];
+  // A finding is an echo or not in one place: its own `echo` flag, set here on `findings`
+  // itself; `echoes` is a copy of the flagged ones, so the two lists never disagree.
   for (size_t i = 0; i < findings.size(); ++i) {
     if (i == causes.front()) continue;
-    Finding f = findings[i];
+    Finding& f = findings[i];
     const bool later_or_unknown = !f.ts || !root.ts || *f.ts >= *root.ts - 1.0;
     // Inferred (low-confidence) failures weaker than the root are its consequences too: a
     // container that exited 137 after its process hit a CUDA OOM was torn down, not OOM-killed.

@@ -3,8 +3,10 @@
 //                                               and tmpfs charged to the cgroup, not in any rss)
 // for the host,
 //   RAM = Σ holder groups + shmem + slab + rest  (rest: page cache, kernel, reserved, free)
+// The groups' bytes go to the budget's job / foreign / unattributed terms by role, shmem and slab
+// to `kernel`, so total = free + job + foreign + unattributed + kernel + unexplained exactly.
 // Resident sets include the file and shmem pages a task maps, so shmem may count twice; the rest
-// is then an underestimate and is never shown below zero.
+// is then an underestimate, negative when the resident sets add up to more than the whole.
 #include "host_ledger.hpp"
 
 #include <fmt/format.h>
@@ -95,32 +97,50 @@ std::optional<Budget> build_host_budget(const HostOomRecord& r) {
   if (other_count > 0)
     b.entries.push_back({fmt::format("{} other processes", other_count), r.memcg ? "job" : "unknown", std::nullopt, others});
   if (other_count > 0) b.holders.push_back({"other processes", r.memcg ? "job" : "unknown", {}, others});
-  if (r.memcg) b.job = tasks_sum;
+  // Each group's bytes in the term of its role (a cgroup's tasks are the job's unless foreign).
+  std::int64_t job = 0, foreign = 0, unattributed = 0;
+  for (const auto& g : b.holders) (g.role == "job" ? job : g.role == "foreign" ? foreign : unattributed) += g.bytes;
+  // (Set only where there is some: the reports show a set term without an entry as a row of its own.)
+  if (r.memcg || job > 0) b.job = job;
+  if (foreign > 0) b.foreign = foreign;
+  if (!groups.empty()) b.unattributed = unattributed;
 
   std::int64_t kernel = 0;
   if (!r.memcg) {
     if (r.shmem && *r.shmem > 0) {
-      b.entries.push_back({"shmem / tmpfs (kernel)", "unknown", std::nullopt, *r.shmem});
+      b.entries.push_back({"shmem / tmpfs (kernel)", "kernel", std::nullopt, *r.shmem});
       b.holders.push_back({"shmem / tmpfs", "kernel", {}, *r.shmem});
       kernel += *r.shmem;
     }
     if (r.slab_unreclaimable && *r.slab_unreclaimable > 0) {
-      b.entries.push_back({"slab, unreclaimable (kernel)", "unknown", std::nullopt, *r.slab_unreclaimable});
+      b.entries.push_back({"slab, unreclaimable (kernel)", "kernel", std::nullopt, *r.slab_unreclaimable});
       b.holders.push_back({"slab, unreclaimable", "kernel", {}, *r.slab_unreclaimable});
       kernel += *r.slab_unreclaimable;
     }
+    if (kernel > 0) b.kernel = kernel;
   }
 
-  // The rest: what the figures hold beyond every listed holder.
+  // The rest: what the whole holds beyond free and every listed holder — negative when resident
+  // sets add up to more than the whole (shared pages counted in each). The whole is a cgroup's
+  // usage (above its limit, free shown as 0: the limit; unknown: the limit, free included) or
+  // the host's RAM.
+  std::optional<std::int64_t> whole = r.ram;
+  if (r.memcg) whole = r.usage ? (r.limit ? std::min(*r.usage, *r.limit) : *r.usage) : r.limit;
   std::optional<std::int64_t> rest;
-  // Resident sets that add up to more than the whole (shared pages counted in each) leave no
-  // rest to show.
-  if (r.memcg && r.usage && !groups.empty() && tasks_sum <= *r.usage) rest = *r.usage - tasks_sum;
-  if (!r.memcg && r.ram && (!groups.empty() || kernel > 0) && tasks_sum + kernel <= *r.ram) rest = *r.ram - tasks_sum - kernel;
-  if (rest) {
+  if (whole) rest = *whole - tasks_sum - kernel;
+  if (rest && (!groups.empty() || kernel > 0)) {
     b.unexplained = rest;
-    b.entries.push_back({r.memcg ? "charged to the cgroup, in no task's rss (page cache, kernel memory, tmpfs)"
-                                 : "in no task's rss (page cache, kernel, reserved, free)",
+    std::string label = r.memcg ? "charged to the cgroup, in no task's rss (page cache, kernel memory, tmpfs)"
+                                : "in no task's rss (page cache, kernel, reserved, free)";
+    if (r.memcg && !r.usage) label = "free or charged to the cgroup, in no task's rss";
+    if (*rest < 0) label = "counted in more than one resident set (shared pages)";
+    b.entries.push_back({label, "rest", std::nullopt, *rest});
+  } else if (rest && b.total) {
+    // No task table: nothing listed accounts for any of it.
+    b.unexplained = rest;
+    b.entries.push_back({r.memcg && r.usage ? "charged to the cgroup (the report lists no tasks)"
+                         : r.memcg          ? "free or charged to the cgroup (the report lists no tasks)"
+                                            : "in use or free (the report lists no tasks)",
                          "rest", std::nullopt, *rest});
   }
 
@@ -152,14 +172,18 @@ std::optional<Budget> build_host_budget(const HostOomRecord& r) {
                                          "(forked workers, file mappings, shared memory) count in each",
                                          r.memcg ? "the usage" : "RAM", size(*base)));
   }
-  if (rest) {
-    if (r.memcg && r.usage)
-      b.arithmetic.push_back(fmt::format("usage {} - tasks {} = {} not in any task's resident set", size(*r.usage),
-                                         size(tasks_sum), size(*rest)));
-    else if (r.ram)
-      b.arithmetic.push_back(fmt::format("RAM {} - tasks {}{} = {} in no task's resident set", size(*r.ram), size(tasks_sum),
+  if (rest && (!groups.empty() || kernel > 0)) {
+    const char* shared = "(negative: pages shared between resident sets count in each)";
+    if (r.memcg)
+      b.arithmetic.push_back(fmt::format("{} {} - tasks {} = {} {}", r.usage ? "usage" : "limit", size(*whole),
+                                         size(tasks_sum), size(*rest),
+                                         *rest < 0 ? shared
+                                         : r.usage ? "not in any task's resident set"
+                                                   : "free or not in any task's resident set"));
+    else
+      b.arithmetic.push_back(fmt::format("RAM {} - tasks {}{} = {} {}", size(*whole), size(tasks_sum),
                                          kernel > 0 ? fmt::format(" - shmem and slab {}", size(kernel)) : std::string(),
-                                         size(*rest)));
+                                         size(*rest), *rest < 0 ? shared : "in no task's resident set"));
   }
   return b;
 }

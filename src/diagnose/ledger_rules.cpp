@@ -1,8 +1,10 @@
 // The ledger arithmetic and the culprit rules over plain records (see ledger_model.hpp).
-// total = free + job + foreign + unknown holders + unexplained; the unexplained rest is memory no
-// listed process accounts for (on unified memory: the host's own use — OS, page cache, CPU
-// processes). Snapshots taken at other instants can disagree; the rest is clamped at zero and the
-// report says so. The rules are tried in order; the first that holds decides (ARCHITECTURE.md).
+// total = free + job + foreign + unattributed (role-unknown holders) + host processes + kernel
+// (page cache) + unexplained, exactly; the unexplained rest is memory no listed process accounts
+// for (on unified memory: the host's own use — OS, CPU processes). Snapshots taken at other
+// instants can disagree: the rest is then negative (the listed holders exceed total - free), the
+// report says so, and the rules reason as if it were zero. The rules are tried in order; the
+// first that holds decides (ARCHITECTURE.md).
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -205,13 +207,13 @@ LedgerResult decide_ledger(const GpuLedgerInput& in) {
   }
   const bool job_seen = self_held || std::any_of(sorted.begin(), sorted.end(), [](const Holder& h) { return h.role == "job"; });
   if (job_seen) b.job = job;
-  if (!sorted.empty()) b.foreign = foreign;
+  if (!sorted.empty()) b.foreign = foreign, b.unattributed = unknown;
   if (b.requested && b.free) b.shortfall = *b.requested - *b.free;
-  std::optional<std::int64_t> rest;  // unexplained, before host processes take their share
+  std::optional<std::int64_t> rest;  // unexplained (never below 0), before host processes take their share
   if (b.total && b.free) {
     std::int64_t r = *b.total - *b.free - job - foreign - unknown;
-    const bool negative = r < 0;
-    if (negative) r = 0;
+    const std::int64_t excess = r < 0 ? -r : 0;  // listed holders beyond total - free
+    if (excess) r = 0;
     rest = r;
     std::int64_t host_procs = 0;
     if (b.unified && r > 0) {
@@ -240,25 +242,29 @@ LedgerResult decide_ledger(const GpuLedgerInput& in) {
       b.holders.push_back({"page cache", "kernel", {}, cache});
       r -= cache;
     }
-    b.unexplained = r;
+    if (b.unified) b.host_processes = host_procs, b.kernel = cache;
+    // The rest as the sum leaves it: negative by the excess when the snapshots disagree.
+    b.unexplained = r - excess;
     b.entries.push_back({b.unified ? (cache ? "unexplained (unified memory: host OS, CPU processes)"
                                             : "unexplained (unified memory: host OS, page cache, CPU processes)")
                                    : "unexplained (driver, other containers, not listed)",
-                         "rest", std::nullopt, r});
+                         "rest", std::nullopt, *b.unexplained});
     b.arithmetic.push_back(fmt::format("total {} = free {} + job {} + foreign {}{}{}{} + unexplained {}", fs(b.total),
                                        fs(b.free), fs(job), fs(foreign),
                                        unknown ? " + unattributed " + core::format_size(unknown) : std::string(),
                                        host_procs ? " + host processes " + core::format_size(host_procs) : std::string(),
-                                       cache ? " + page cache " + core::format_size(cache) : std::string(), fs(r)));
+                                       cache ? " + page cache " + core::format_size(cache) : std::string(),
+                                       fs(b.unexplained)));
     if (cache)
       b.arithmetic.push_back(fmt::format("the page cache held {} of the unified pool (free's buff/cache{}); "
                                          "CUDA's free figure does not count it",
                                          core::format_size(*in.page_cache),
                                          cache < *in.page_cache ? fmt::format(", {} of it within the rest", core::format_size(cache))
                                                                 : std::string()));
-    if (negative)
-      b.arithmetic.push_back("(the snapshots were taken at different instants: the listed holders exceed "
-                             "total - free, so the rest is shown as 0)");
+    if (excess)
+      b.arithmetic.push_back(fmt::format("(the snapshots were taken at different instants: the listed holders exceed "
+                                         "total - free by {}, so the rest is negative)",
+                                         core::format_size(excess)));
   }
   if (b.shortfall)
     b.arithmetic.push_back(fmt::format("shortfall = requested {} - free {} = {}", core::format_size(*b.requested),
@@ -417,7 +423,7 @@ LedgerResult decide_ledger(const GpuLedgerInput& in) {
     reason = fmt::format("the job itself holds {} of the GPU's {}; the inputs hold no process list of that GPU, so "
                          "another holder could only hide in the {} not accounted for",
                          core::format_size(*self_held), core::format_size(*b.total),
-                         core::format_size(b.unexplained.value_or(0)));
+                         core::format_size(std::max<std::int64_t>(0, b.unexplained.value_or(0))));
   } else if (in.stage == FailureStage::startup_check && b.total && b.free) {
     reason = fmt::format("{} of the GPU was in use at the start-up check, within what the engine's own context and "
                          "libraries can hold: the engine asks for more than the GPU has",

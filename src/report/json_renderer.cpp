@@ -1,6 +1,8 @@
-// The JSON contract (schema_version 2): one compact object with keys in a fixed order, sizes
-// in bytes as integers, times as ISO 8601 UTC strings, absent values as null. Documented
-// field by field in the README ("JSON output"); change both together and bump the version.
+// The JSON contract (schema_version 3): one compact object with keys in a fixed order, sizes
+// in bytes as integers, times as ISO 8601 UTC strings, absent values as null. The schema is
+// schema/culprit-report.schema.json (keys in this order, enumerations, types), documented field
+// by field in the README ("JSON output"); tests/schema checks output, schema and README agree.
+// Change all three together and bump the version.
 #include <cmath>
 #include <string>
 
@@ -11,7 +13,7 @@
 namespace culprit::report {
 namespace {
 
-constexpr std::int64_t kSchemaVersion = 2;
+constexpr std::int64_t kSchemaVersion = 3;
 
 // A time that is unknown or not a finite number is null, never "".
 void write_ts(JsonWriter& w, const std::optional<double>& ts) {
@@ -93,6 +95,9 @@ void write_budget(JsonWriter& w, const std::optional<diagnose::Budget>& b) {
   w.key("shortfall"); w.value(b->shortfall);
   w.key("job"); w.value(b->job);
   w.key("foreign"); w.value(b->foreign);
+  w.key("unattributed"); w.value(b->unattributed);
+  w.key("host_processes"); w.value(b->host_processes);
+  w.key("kernel"); w.value(b->kernel);
   w.key("unexplained"); w.value(b->unexplained);
   w.key("torch_allocated"); w.value(b->torch_allocated);
   w.key("torch_reserved"); w.value(b->torch_reserved);
@@ -160,9 +165,13 @@ std::string render_json(const diagnose::Verdict& v) {
     w.key("host"); w.value(s.host);
     w.key("host_from"); w.value(s.host_from);
     w.key("format"); w.value(s.format);
+    w.key("formats");
+    if (!s.formats.empty() || s.format.empty()) write_strings(w, s.formats);
+    else write_strings(w, {s.format});
     w.key("lines"); w.value(s.lines);
     w.key("bytes"); w.value(s.bytes);
-    w.key("clock"); w.value(s.clock);
+    w.key("clock"); w.value(s.clock.empty() ? std::string("none") : s.clock);
+    w.key("clock_note"); w.value(s.clock_note);
     w.end_object();
   }
   w.end_array();

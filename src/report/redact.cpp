@@ -146,7 +146,7 @@ void visit_strings(V& v, F&& f) {
   evidence(v.evidence);
   for (auto& s : v.advice) f(s);
   for (auto& s : v.ruled_out) f(s);
-  for (auto& s : v.sources) f(s.name), f(s.host), f(s.clock);
+  for (auto& s : v.sources) f(s.name), f(s.host), f(s.clock_note);
   for (auto& s : v.skipped) f(s);
   for (auto& e : v.data.timeline) f(e.ts_raw), f(e.host), f(e.comm), f(e.summary), f(e.source);
   for (auto& h : v.data.hosts) f(h.host), f(h.method);

@@ -298,10 +298,11 @@ std::string render_text(const diagnose::Verdict& v, const RenderOptions& options
     const std::size_t shown = std::min(v.sources.size(), kMaxSources);
     for (std::size_t i = 0; i < shown; ++i) {
       const auto& s = v.sources[i];
-      std::string detail = s.format.empty() ? std::string("unknown format") : s.format;
+      std::string detail = formats_text(s);
+      if (detail.empty()) detail = "unknown format";
       if (!s.host.empty()) detail += ", host " + s.host + (s.host_from.empty() ? "" : " from " + s.host_from);
       detail += fmt::format(", {} line{}", s.lines, s.lines == 1 ? "" : "s");
-      if (!s.clock.empty()) detail += ", clock " + s.clock;
+      if (!s.clock_note.empty()) detail += ", clock " + s.clock_note;
       out.line("  " + utf8::cut(utf8::one_line(s.name + "  (" + detail + ")"), out.room(2)));
     }
     if (v.sources.size() > shown) out.line(fmt::format("  … and {} more", v.sources.size() - shown));

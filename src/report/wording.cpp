@@ -44,6 +44,12 @@ std::string iso_time(const std::optional<double>& ts) {
   return ts ? core::format_iso(*ts) : std::string();
 }
 
+std::string formats_text(const diagnose::SourceSummary& s) {
+  std::string out;
+  for (const auto& f : s.formats) out += (out.empty() ? "" : ",") + f;
+  return out.empty() ? s.format : out;
+}
+
 std::string short_time(const std::optional<double>& ts) {
   if (!ts) return {};
   std::string iso = core::format_iso(*ts);  // 2026-04-09T00:47:13.000Z
@@ -282,7 +288,7 @@ std::vector<LedgerRow> ledger_rows(const diagnose::Budget& b) {
 }
 
 std::string share_text(std::int64_t bytes, const std::optional<std::int64_t>& total) {
-  if (!total || *total <= 0) return {};
+  if (!total || *total <= 0 || bytes < 0) return {};  // a negative rest is no share of anything
   return fmt::format("{:.1f}%", 100.0 * static_cast<double>(bytes) / static_cast<double>(*total));
 }
 

@@ -42,6 +42,9 @@ std::string iso_time(const std::optional<double>& ts);
 /// For headlines: `2026-04-09 00:47:13Z` (seconds, no milliseconds), or empty.
 std::string short_time(const std::optional<double>& ts);
 
+/// A source's formats for people: every id of its segments, comma-separated (`ps,app_log`).
+std::string formats_text(const diagnose::SourceSummary& s);
+
 /// `job`, `foreign`, or `unknown` for anything else: the value of a `role` row.
 std::string role_value(std::string_view role);
 /// `job`, `foreign`, or `role unknown` for anything else: the role beside a name, `(role unknown)`.

@@ -14,7 +14,7 @@
 //     as `kernel_clock_anchor` events (one per run of equal offsets); when the offset moves
 //     (a suspend, a clock step) each run places the stamps after it;
 //  5. the record: hosts.clock_method (what each part rested on) and clock_confidence (the
-//     weakest part), oom_reports.ts, sources.first_ts / last_ts / clock.
+//     weakest part), oom_reports.ts, sources.first_ts / last_ts / clock (an id: kSourceClockSql).
 // Events that cannot be placed keep ts NULL and still count, ordered by source and line.
 #include "culprit/store/clock.hpp"
 
@@ -29,6 +29,17 @@
 
 namespace culprit::store {
 namespace {
+
+/// sources.clock: how most of the source's stamped lines were placed on UTC, as one id of the
+/// JSON contract (`sources[].clock`): `wall` (full dates), `no-year` (syslog stamps, year
+/// inferred), `time-of-day` (times without a date, day inferred), `boot+offset` (seconds since
+/// boot, placed by an anchor), `unplaced` (stamps no alignment could place), `none` (no stamps).
+/// Ties go to the kind of the earlier line.
+constexpr const char* kSourceClockSql =
+    "coalesce((SELECT CASE WHEN ts IS NULL THEN 'unplaced' WHEN ts_kind = 'wall_no_year' THEN 'no-year'"
+    " WHEN ts_kind = 'time_of_day' THEN 'time-of-day' WHEN ts_kind = 'boot' THEN 'boot+offset' ELSE 'wall' END AS c"
+    " FROM events WHERE source_id = sources.id AND ts_kind <> 'none' GROUP BY c ORDER BY count(*) DESC, min(id)"
+    " LIMIT 1), 'none')";
 
 enum Level { kNone = 0, kLow = 1, kMedium = 2, kHigh = 3 };
 
@@ -477,7 +488,7 @@ class Aligner {
         "UPDATE oom_reports SET ts = (SELECT ts FROM events WHERE id = oom_reports.event_id) WHERE ts IS NULL;"
         "UPDATE sources SET first_ts = (SELECT min(ts) FROM events WHERE source_id = sources.id),"
         " last_ts = (SELECT max(ts) FROM events WHERE source_id = sources.id),"
-        " clock = coalesce((SELECT group_concat(DISTINCT ts_kind) FROM events WHERE source_id = sources.id), 'none');");
+        " clock = " + std::string(kSourceClockSql) + ";");
   }
 
   Database& db_;

@@ -30,7 +30,7 @@ CREATE TABLE sources (
   host_from  TEXT NOT NULL DEFAULT '',    -- where host came from: `folder name`, `--host`, `prompt`, `log lines`, `the only host named`
   first_ts   REAL,              -- earliest / latest wall time of its events (after alignment)
   last_ts    REAL,
-  clock      TEXT NOT NULL DEFAULT ''     -- how its times were placed: `wall`, `no-year (year from …)`, `boot+offset`, `none`
+  clock      TEXT NOT NULL DEFAULT ''     -- how most of its stamps were placed: wall | no-year | time-of-day | boot+offset | unplaced | none
 );
 
 -- One row per host seen in the inputs, with how its clocks were aligned.

@@ -43,7 +43,7 @@ run() {
 
 expect_rc() { [ "$RC" -eq "$1" ] || fail "exit code $RC, wanted $1"; }
 expect_verdict() {
-  grep -q "^{\"schema_version\":2,\"verdict\":\"$1\"" "$T/out" || fail "verdict is not $1: $(head -c 300 "$T/out")"
+  grep -q "^{\"schema_version\":3,\"verdict\":\"$1\"" "$T/out" || fail "verdict is not $1: $(head -c 300 "$T/out")"
 }
 # The message, as a fixed string on stderr (`where: level[code]: text`).
 expect_msg() { grep -qF -- "$1" "$T/err" || fail "no message: $1"; }

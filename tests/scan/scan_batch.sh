@@ -34,7 +34,7 @@ while IFS= read -r line; do
   check=$(sqlite3 :memory: "WITH l(j) AS (SELECT CAST(readfile('$work/line.json') AS TEXT))
     SELECT json_valid(j)
     AND json_type(j, '\$.incident') = 'text'
-    AND json_extract(j, '\$.schema_version') = 2
+    AND json_extract(j, '\$.schema_version') = 3
     AND json_extract(j, '\$.verdict') IN ('cuda_oom','kernel_oom','cgroup_oom','userspace_oom_kill','not_oom','unknown')
     AND json_extract(j, '\$.confidence') IN ('high','medium','low')
     AND json_type(j, '\$.culprit') IN ('object','null')

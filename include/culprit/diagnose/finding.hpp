@@ -62,8 +62,12 @@ struct HolderGroup {
   std::int64_t bytes = 0;
 };
 
-/// The memory budget at a CUDA OOM: total = free + job + foreign + unexplained; shortfall =
-/// requested - free. `arithmetic` is the human text of the sum, checked to add up.
+/// The memory budget at an OOM. Every holder is in one term, so whenever `total` is known
+///   total = free + job + foreign + unattributed + host_processes + kernel + unexplained
+/// exactly (a term that is nullopt counts 0: `free` of a host ledger, which the kernel's report
+/// does not give apart from the rest); `unexplained` is negative when the listed holders exceed
+/// the total (snapshots of other instants, pages shared between resident sets). shortfall =
+/// requested - free. `arithmetic` is the human text of the same sum.
 struct Budget {
   std::string host;
   std::optional<int> gpu;
@@ -73,6 +77,9 @@ struct Budget {
   std::optional<std::int64_t> context_bound;  ///< bytes allowed for the failing process's own context + libraries
   std::vector<HolderGroup> holders; ///< holder groups, largest first (the failing process included)
   std::optional<std::int64_t> total, free, requested, job, foreign, unexplained, shortfall;
+  std::optional<std::int64_t> unattributed;    ///< holders of role `unknown` (no log ties them to anyone)
+  std::optional<std::int64_t> host_processes;  ///< unified memory: CPU processes' resident memory (role `host`)
+  std::optional<std::int64_t> kernel;          ///< memory the kernel holds: page cache (unified), shmem, slab
   std::optional<std::int64_t> torch_allocated, torch_reserved;
   std::vector<LedgerEntry> entries;
   std::vector<std::string> arithmetic;  ///< lines of the worked sum
@@ -96,9 +103,14 @@ struct Finding {
   bool echo = false;          ///< a consequence of the root failure, not a cause
 };
 
-/// A source that was read, for the report's "sources" list.
+/// A source that was read, for the report's "sources" list (one per name and host: a paste's
+/// segments together).
 struct SourceSummary {
-  std::string name, host, format, clock;
+  std::string name, host;
+  std::string format;                ///< format id of most of its lines (ingest/sniff.hpp), or a snapshot status
+  std::vector<std::string> formats;  ///< every format id of its segments, in order of appearance
+  std::string clock = "none";        ///< wall | no-year | time-of-day | boot+offset | unplaced | none (sources.clock)
+  std::string clock_note;            ///< the host's clock alignment in words (hosts.clock_method)
   std::int64_t lines = 0;
   std::int64_t bytes = 0;
   std::string host_from;  ///< where the host came from: `folder name`, `--host`, `prompt`, `log lines`, …

@@ -1,6 +1,7 @@
 // The host / cgroup ledger over plain records: holder groups (processes of one name are one
 // holder), the cgroup sum limit = free + holders + rest, the host sum RAM = holders + shmem +
-// slab + rest, and no budget when a report gives no size.
+// slab + rest, each exact with every holder in one budget term (job / foreign / unattributed by
+// role, kernel), and no budget when a report gives no size.
 #include <catch2/catch.hpp>
 
 #include "diagnose/host_ledger.hpp"
@@ -10,7 +11,13 @@ using culprit::diagnose::HostTask;
 
 namespace {
 constexpr std::int64_t GiB = 1LL << 30;
+
+/// The budget's sum, every holder in one term (a term not set counts 0): what JSON consumers add.
+std::int64_t terms(const culprit::diagnose::Budget& b) {
+  return b.free.value_or(0) + b.job.value_or(0) + b.foreign.value_or(0) + b.unattributed.value_or(0) +
+         b.host_processes.value_or(0) + b.kernel.value_or(0) + b.unexplained.value_or(0);
 }
+}  // namespace
 
 TEST_CASE("holder groups: one name is one holder, largest first, the victim marked", "[host_ledger]") {
   std::vector<HostTask> tasks = {{1, "php-fpm", 2 * GiB, 0}, {2, "php-fpm", 3 * GiB, 0}, {3, "java", 4 * GiB, 0},
@@ -51,6 +58,8 @@ TEST_CASE("cgroup ledger: limit = free + holders + rest, with the worked sum", "
   for (const auto& e : b->entries)
     if (e.role == "job") sum += e.bytes;
   CHECK(sum == *b->total);
+  CHECK(terms(*b) == *b->total);
+  CHECK(b->job == 6 * GiB + GiB / 4);  // a cgroup's tasks are the job's
   REQUIRE(b->entries.size() >= 2);
   CHECK(b->entries[0].label.find("python (2 processes") != std::string::npos);
   CHECK(b->entries[0].label.find("the victim's") != std::string::npos);
@@ -58,7 +67,7 @@ TEST_CASE("cgroup ledger: limit = free + holders + rest, with the worked sum", "
   CHECK(b->arithmetic[0].find("100%") != std::string::npos);
 }
 
-TEST_CASE("cgroup ledger: resident sets over the usage are said to share pages, the rest is not negative", "[host_ledger]") {
+TEST_CASE("cgroup ledger: resident sets over the usage share pages: the rest is negative, the sum exact", "[host_ledger]") {
   HostOomRecord r;
   r.memcg = true;
   r.limit = 4 * GiB;
@@ -66,10 +75,49 @@ TEST_CASE("cgroup ledger: resident sets over the usage are said to share pages, 
   r.tasks = {{1, "python", 3 * GiB, 0}, {2, "python", 3 * GiB, 0}};  // forked workers share pages
   auto b = culprit::diagnose::build_host_budget(r);
   REQUIRE(b);
-  CHECK_FALSE(b->unexplained);  // no rest below zero, no made-up zero either
+  CHECK(b->unexplained == -2 * GiB);  // counted twice, not a made-up zero
+  CHECK(terms(*b) == *b->total);
+  CHECK(b->entries.back().role == "rest");
+  CHECK(b->entries.back().label == "counted in more than one resident set (shared pages)");
   bool said = false;
   for (const auto& a : b->arithmetic) said |= a.find("shared between processes") != std::string::npos;
   CHECK(said);
+}
+
+TEST_CASE("cgroup ledger: usage above the limit counts as the limit; no usage figure puts free in the rest",
+          "[host_ledger]") {
+  HostOomRecord r;
+  r.memcg = true;
+  r.limit = 4 * GiB;
+  r.usage = 4 * GiB + GiB / 8;  // the counter can overshoot its limit a little
+  r.tasks = {{1, "python", 3 * GiB, 0}};
+  auto b = culprit::diagnose::build_host_budget(r);
+  REQUIRE(b);
+  CHECK(b->free == 0);
+  CHECK(b->unexplained == GiB);
+  CHECK(terms(*b) == *b->total);
+
+  r.usage.reset();
+  b = culprit::diagnose::build_host_budget(r);
+  REQUIRE(b);
+  CHECK_FALSE(b->free);
+  CHECK(b->unexplained == GiB);
+  CHECK(b->entries.back().label == "free or charged to the cgroup, in no task's rss");
+  CHECK(terms(*b) == *b->total);
+}
+
+TEST_CASE("cgroup ledger without a task table: all of the usage is unexplained", "[host_ledger]") {
+  HostOomRecord r;
+  r.memcg = true;
+  r.limit = 4 * GiB;
+  r.usage = 4 * GiB;
+  r.victim_pid = 3;
+  auto b = culprit::diagnose::build_host_budget(r);
+  REQUIRE(b);
+  CHECK(b->unexplained == 4 * GiB);
+  CHECK(terms(*b) == *b->total);
+  REQUIRE(b->entries.size() == 1);
+  CHECK(b->entries[0].label == "charged to the cgroup (the report lists no tasks)");
 }
 
 TEST_CASE("host ledger: RAM = holders + shmem + slab + rest; a protected hog is said", "[host_ledger]") {
@@ -83,12 +131,36 @@ TEST_CASE("host ledger: RAM = holders + shmem + slab + rest; a protected hog is 
   REQUIRE(b);
   CHECK(b->total == 64 * GiB);
   CHECK(b->unexplained == 64 * GiB - 48 * GiB - 12 * GiB);
+  // Each holder in one term: the groups by role, shmem and slab as the kernel's.
+  CHECK(b->foreign == 40 * GiB);
+  CHECK(b->job == 8 * GiB);
+  CHECK(b->unattributed == 0);
+  CHECK(b->kernel == 12 * GiB);
+  CHECK_FALSE(b->free);  // the kernel's report gives none apart from the rest
+  CHECK(terms(*b) == *b->total);
+  for (const auto& e : b->entries)
+    if (e.label.find("(kernel)") != std::string::npos) CHECK(e.role == "kernel");
   bool said = false;
   for (const auto& a : b->arithmetic) said |= a.find("-1000") != std::string::npos;
   CHECK(said);
   REQUIRE(b->entries.size() >= 2);
   CHECK(b->entries[0].role == "foreign");  // the processes table's role of the group
   CHECK(b->entries[1].role == "job");
+}
+
+TEST_CASE("host ledger: resident sets and kernel memory over the RAM leave a negative rest", "[host_ledger]") {
+  HostOomRecord r;
+  r.ram = 16 * GiB;
+  r.shmem = 4 * GiB;
+  r.tasks = {{1, "python", 14 * GiB, 0}, {2, "redis-server", 1 * GiB, 0}};  // python maps the shmem too
+  auto b = culprit::diagnose::build_host_budget(r);
+  REQUIRE(b);
+  CHECK(b->unexplained == -3 * GiB);
+  CHECK(b->unattributed == 15 * GiB);  // no log ties either to anyone
+  CHECK(terms(*b) == *b->total);
+  bool said = false;
+  for (const auto& a : b->arithmetic) said |= a.find("= -3.00 GiB (negative: pages shared") != std::string::npos;
+  CHECK(said);
 }
 
 TEST_CASE("no sizes, no budget; a report with only a victim is not a ledger", "[host_ledger]") {

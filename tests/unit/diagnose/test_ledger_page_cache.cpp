@@ -97,3 +97,57 @@ TEST_CASE("look-alikes: no page cache holder on a discrete GPU or without a figu
   REQUIRE(kernel_group(small.budget));
   CHECK(culprit_action(small.culprit, "", "", &small.budget).find("drop_caches") == std::string::npos);
 }
+
+namespace {
+/// The budget's sum, every holder in one term (a term not set counts 0): what JSON consumers add.
+std::int64_t terms(const Budget& b) {
+  return b.free.value_or(0) + b.job.value_or(0) + b.foreign.value_or(0) + b.unattributed.value_or(0) +
+         b.host_processes.value_or(0) + b.kernel.value_or(0) + b.unexplained.value_or(0);
+}
+}  // namespace
+
+TEST_CASE("the budget sums to the total with every holder in a term", "[diagnose][ledger][unified]") {
+  // The seed's display servers (Xorg, gnome-shell: no log names them) and a CPU process from `ps`.
+  auto in = seed(true, gib(100));
+  GpuHolder xorg;
+  xorg.pid = 3094;
+  xorg.bytes = mib(43);
+  xorg.name = "/usr/lib/xorg/Xorg";
+  xorg.type = "G";
+  xorg.role = "unknown";
+  in.holders.push_back(xorg);
+  in.host_processes.push_back({7001, "postgres", gib(2)});
+  const auto r = decide_ledger(in);
+  CHECK(r.budget.unattributed == mib(43));
+  CHECK(r.budget.host_processes == gib(2));
+  CHECK(r.budget.kernel == gib(100));
+  REQUIRE(r.budget.total);
+  CHECK(terms(r.budget) == *r.budget.total);
+  // The text's worked sum names the same terms.
+  REQUIRE_FALSE(r.budget.arithmetic.empty());
+  CHECK_THAT(r.budget.arithmetic[0], Catch::Contains("+ unattributed 43.00 MiB + host processes 2.00 GiB + page cache "
+                                                     "100.00 GiB"));
+
+  // A discrete GPU: no host processes or kernel term, the same exact sum.
+  const auto discrete = decide_ledger(seed(false, gib(100)));
+  CHECK_FALSE(discrete.budget.kernel);
+  CHECK_FALSE(discrete.budget.host_processes);
+  CHECK(terms(discrete.budget) == *discrete.budget.total);
+}
+
+TEST_CASE("holders listed beyond total - free leave a negative rest, not a made-up zero", "[diagnose][ledger]") {
+  // The snapshot was taken later than the error: its holders add up to more than the error's
+  // total - free.
+  auto in = seed(false, std::nullopt);
+  in.holders[0].bytes = gib(119.5);
+  const auto r = decide_ledger(in);
+  REQUIRE(r.budget.unexplained);
+  CHECK(*r.budget.unexplained < 0);
+  CHECK(terms(r.budget) == *r.budget.total);
+  bool rest_row = false;
+  for (const auto& e : r.budget.entries) rest_row |= e.role == "rest" && e.bytes == *r.budget.unexplained;
+  CHECK(rest_row);
+  bool said = false;
+  for (const auto& a : r.budget.arithmetic) said |= a.find("so the rest is negative") != std::string::npos;
+  CHECK(said);
+}

@@ -124,6 +124,7 @@ inline d::Verdict cuda_oom_foreign() {
   b.shortfall = *b.requested - *b.free;
   b.job = 30 * kGiB;
   b.foreign = 84 * kGiB;
+  b.unattributed = 0;
   b.unexplained = *b.total - *b.free - *b.job - *b.foreign;
   b.torch_allocated = 28 * kGiB + 102 * kMiB;
   b.torch_reserved = 29 * kGiB + 225 * kMiB;
@@ -200,9 +201,10 @@ inline d::Verdict cuda_oom_foreign() {
   v.ruled_out = {"host kernel OOM: no oom-kill line on spark-b between 00:40 and 00:50",
                  "the job itself: 30.00 GiB held by the job is less than its usual 31 GiB"};
   v.sources = {
-      {"spark-b/train-rank0.log", "spark-b", "python_log", "wall", 1190, 183402, ""},
-      {"spark-b/nvidia-smi.txt", "spark-b", "nvidia_smi_table", "none", 24, 2533, ""},
-      {"spark-a/train-rank1.log", "spark-a", "python_log", "wall", 2240, 301777, ""},
+      {"spark-b/train-rank0.log", "spark-b", "app_log", {"app_log"}, "wall", "wall-clock stamps", 1190, 183402, "folder name"},
+      {"spark-b/nvidia-smi.txt", "spark-b", "nvidia_smi_table", {"nvidia_smi_table"}, "none", "wall-clock stamps", 24, 2533,
+       "folder name"},
+      {"spark-a/train-rank1.log", "spark-a", "app_log", {"app_log"}, "wall", "wall-clock stamps", 2240, 301777, "folder name"},
   };
   v.skipped = {"spark-b/core.48211: binary file"};
   add_cuda_oom_report_data(v);
@@ -264,7 +266,8 @@ inline d::Verdict kernel_oom_victim_not_hog() {
   v.root = root;
   v.findings = {root};
   v.advice = {root.advice};
-  v.sources = {{"node-3/kern.log", "node-3", "kern_log", "syslog_year_inferred", 9120, 1022334, ""}};
+  v.sources = {{"node-3/kern.log", "node-3", "kernel_log", {"kernel_log"}, "no-year", "syslog stamps, year from the latest dated line",
+                9120, 1022334, "folder name"}};
   d::OomTable oom;
   oom.event_id = 301;
   oom.host = "node-3";
@@ -304,8 +307,8 @@ inline d::Verdict unknown_nothing() {
   v.verdict = d::verdict::kUnknown;
   v.confidence = d::Confidence::low;
   v.summary = "No OOM, signal exit or failure line was recognised in the inputs.";
-  v.sources = {{"<stdin>:1", "", "python_log", "none", 212, 14880, ""},
-               {"<stdin>:213", "", "unknown", "none", 40, 1900, ""}};
+  v.sources = {{"<stdin>:1", "", "app_log", {"app_log"}, "none", "", 212, 14880, ""},
+               {"<stdin>:213", "", "app_log", {"ps", "app_log"}, "none", "", 40, 1900, ""}};
   v.skipped = {"<stdin>:213: format not recognised (40 lines)"};
   return v;
 }

@@ -1,14 +1,20 @@
-// The JSON contract (schema_version 2): every documented key, in order, with its type; null
-// where the contract says so; and valid JSON whatever the logs contained.
+// The JSON contract (schema_version 3): the renderer's output of the sample verdicts against
+// schema/culprit-report.schema.json — every key, in the schema's order, with its type and
+// enumeration — read here by a small validator of the subset the schema uses (type, const,
+// enum, oneOf, $ref, properties, items); null where the contract says so; and valid JSON
+// whatever the logs contained. tests/schema validates real output with python3-jsonschema.
 #include <catch2/catch.hpp>
 
 #include <simdjson.h>
 
+#include <algorithm>
 #include <string>
-#include <utility>
 #include <vector>
 
+#include "culprit/diagnose/finding.hpp"
+#include "culprit/ingest/sniff.hpp"
 #include "culprit/report/renderer.hpp"
+#include "ingest/format_table.hpp"
 #include "unit/report/sample_verdicts.hpp"
 
 using namespace culprit::report;
@@ -18,117 +24,111 @@ using simdjson::dom::element_type;
 
 namespace {
 
-enum class T { str, integer, boolean, object, array, str_or_null, int_or_null, object_or_null };
-
-using Shape = std::vector<std::pair<std::string, T>>;
-
-const Shape kTop = {
-    {"schema_version", T::integer}, {"verdict", T::str},         {"confidence", T::str},
-    {"summary", T::str},            {"culprit", T::object_or_null}, {"victim", T::object_or_null},
-    {"budget", T::object_or_null},  {"root", T::object_or_null}, {"echoes", T::array},
-    {"findings", T::array},         {"evidence", T::array},      {"advice", T::array},
-    {"ruled_out", T::array},        {"sources", T::array},       {"skipped", T::array},
-};
-const Shape kCulprit = {{"host", T::str}, {"pid", T::int_or_null}, {"name", T::str},
-                        {"role", T::str}, {"why", T::str},          {"container", T::str}};
-const Shape kVictim = {{"host", T::str}, {"pid", T::int_or_null}, {"name", T::str}};
-const Shape kBudget = {
-    {"host", T::str},          {"gpu", T::int_or_null},         {"unified", T::boolean},
-    {"domain", T::str},        {"rule", T::str},
-    {"total", T::int_or_null}, {"free", T::int_or_null},        {"requested", T::int_or_null},
-    {"shortfall", T::int_or_null}, {"job", T::int_or_null},     {"foreign", T::int_or_null},
-    {"unexplained", T::int_or_null}, {"torch_allocated", T::int_or_null},
-    {"torch_reserved", T::int_or_null}, {"context_bound", T::int_or_null}, {"holders", T::array},
-    {"entries", T::array},  {"arithmetic", T::array},
-};
-const Shape kHolder = {{"group", T::str}, {"role", T::str}, {"pids", T::array}, {"bytes", T::integer}};
-const Shape kEntry = {{"label", T::str}, {"role", T::str}, {"pid", T::int_or_null}, {"bytes", T::integer}};
-const Shape kFinding = {
-    {"rule", T::str},    {"verdict", T::str}, {"confidence", T::str}, {"title", T::str},
-    {"host", T::str},    {"ts", T::str_or_null}, {"summary", T::str}, {"advice", T::str},
-    {"culprit", T::object_or_null}, {"victim", T::object_or_null}, {"echo", T::boolean},
-    {"evidence", T::array},
-};
-const Shape kEvidence = {{"source", T::str}, {"line", T::integer}, {"text", T::str}, {"host", T::str},
-                         {"ts", T::str_or_null}};
-const Shape kSource = {{"name", T::str},    {"host", T::str},  {"host_from", T::str}, {"format", T::str},
-                       {"lines", T::integer}, {"bytes", T::integer}, {"clock", T::str}};
-
-bool has_type(element e, T t) {
-  const auto type = e.type();
-  switch (t) {
-    case T::str: return type == element_type::STRING;
-    case T::integer: return type == element_type::INT64;
-    case T::boolean: return type == element_type::BOOL;
-    case T::object: return type == element_type::OBJECT;
-    case T::array: return type == element_type::ARRAY;
-    case T::str_or_null: return type == element_type::STRING || type == element_type::NULL_VALUE;
-    case T::int_or_null: return type == element_type::INT64 || type == element_type::NULL_VALUE;
-    case T::object_or_null: return type == element_type::OBJECT || type == element_type::NULL_VALUE;
+/// The schema file, parsed once.
+struct Schema {
+  simdjson::dom::parser parser;
+  element root;
+  Schema() {
+    const std::string path = std::string(CULPRIT_SOURCE_DIR) + "/schema/culprit-report.schema.json";
+    REQUIRE(parser.load(path).get(root) == simdjson::SUCCESS);
   }
-  return false;
+  element def(std::string_view name) { return root["$defs"][name].value(); }
+  element deref(element node) {
+    const std::string_view ref = node["$ref"].get_string().value();
+    REQUIRE(ref.rfind("#/$defs/", 0) == 0);
+    return def(ref.substr(8));
+  }
+};
+
+Schema& schema() {
+  static Schema s;
+  return s;
 }
 
-// The object has exactly these keys, in this order, with these types.
-void check_shape(element e, const Shape& shape, const std::string& where) {
-  INFO(where);
-  REQUIRE(e.type() == element_type::OBJECT);
+bool has(element node, std::string_view key) { return node[key].error() == simdjson::SUCCESS; }
+
+std::vector<std::string> strings_of(element array) {
+  std::vector<std::string> out;
+  for (element e : array.get_array()) out.emplace_back(std::string_view(e.get_string().value()));
+  return out;
+}
+
+bool type_is(element value, std::string_view type) {
+  const auto t = value.type();
+  if (type == "string") return t == element_type::STRING;
+  if (type == "integer") return t == element_type::INT64 || t == element_type::UINT64;
+  if (type == "boolean") return t == element_type::BOOL;
+  if (type == "array") return t == element_type::ARRAY;
+  if (type == "object") return t == element_type::OBJECT;
+  if (type == "null") return t == element_type::NULL_VALUE;
+  return false;  // a type this validator does not know fails
+}
+
+using Problems = std::vector<std::string>;
+
+/// `value` against schema `node`: one line per violation, at JSON path `where`.
+void check_value(element value, element node, const std::string& where, Problems& out) {
+  Schema& s = schema();
+  // An object's keys: its own properties, then its $ref's, in order.
   std::vector<std::string> keys;
-  const simdjson::dom::object object = e.get_object();
-  for (auto field : object) {
-    keys.emplace_back(field.key);
-    const auto it = std::find_if(shape.begin(), shape.end(),
-                                 [&](const auto& p) { return p.first == field.key; });
-    INFO("key " << field.key);
-    REQUIRE(it != shape.end());
-    CHECK(has_type(field.value, it->second));
+  std::vector<element> subs;
+  for (element n = node;;) {
+    if (has(n, "oneOf")) {  // the schema's oneOf: one shape or null
+      if (value.is_null()) return;
+      for (element branch : n["oneOf"].get_array())
+        if (!has(branch, "type") || std::string_view(branch["type"].get_string().value()) != "null")
+          return check_value(value, branch, where, out);
+      return out.push_back(where + ": no branch of oneOf");
+    }
+    if (has(n, "type") && !type_is(value, n["type"].get_string().value()))
+      return out.push_back(where + ": not of type " + std::string(std::string_view(n["type"].get_string().value())));
+    if (has(n, "const") && (value.type() != element_type::INT64 || int64_t(value) != int64_t(n["const"])))
+      return out.push_back(where + ": not the constant");
+    if (has(n, "enum")) {
+      const auto allowed = strings_of(n["enum"].value());
+      if (value.type() != element_type::STRING ||
+          std::find(allowed.begin(), allowed.end(), std::string(std::string_view(value.get_string().value()))) ==
+              allowed.end())
+        return out.push_back(where + ": not one of the enumeration");
+    }
+    if (has(n, "minimum") && value.type() == element_type::INT64 && int64_t(value) < int64_t(n["minimum"]))
+      out.push_back(where + ": below the minimum");
+    if (has(n, "properties"))
+      for (auto field : n["properties"].get_object()) keys.emplace_back(field.key), subs.push_back(field.value);
+    if (has(n, "items") && value.type() == element_type::ARRAY) {
+      std::size_t i = 0;
+      for (element item : value.get_array())
+        check_value(item, n["items"].value(), where + "[" + std::to_string(i++) + "]", out);
+    }
+    if (!has(n, "$ref")) break;
+    n = s.deref(n);
   }
-  std::vector<std::string> expected;
-  for (const auto& [k, t] : shape) expected.push_back(k);
-  CHECK(keys == expected);
+  if (keys.empty()) return;
+  if (value.type() != element_type::OBJECT) return out.push_back(where + ": not an object");
+  std::vector<std::string> got;
+  for (auto field : value.get_object()) {
+    got.emplace_back(field.key);
+    const auto it = std::find(keys.begin(), keys.end(), got.back());
+    if (it == keys.end()) {
+      out.push_back(where + ": key " + got.back() + " is not in the schema");
+      continue;
+    }
+    check_value(field.value, subs[static_cast<std::size_t>(it - keys.begin())], where + "." + got.back(), out);
+  }
+  if (got != keys) out.push_back(where + ": keys missing or not in the schema's order");
 }
 
-void check_array_of(element e, const Shape& shape, const std::string& where) {
-  REQUIRE(e.type() == element_type::ARRAY);
-  const simdjson::dom::array array = e.get_array();
-  for (element item : array) check_shape(item, shape, where);
+Problems problems_of(element doc) {
+  Problems out;
+  check_value(doc, schema().root, "$", out);
+  return out;
 }
 
-void check_strings(element e) {
-  REQUIRE(e.type() == element_type::ARRAY);
-  const simdjson::dom::array array = e.get_array();
-  for (element item : array) CHECK(item.type() == element_type::STRING);
-}
-
-void check_finding(element f, const std::string& where) {
-  check_shape(f, kFinding, where);
-  if (f["culprit"].type() == element_type::OBJECT) check_shape(f["culprit"].value(), kCulprit, where + ".culprit");
-  if (f["victim"].type() == element_type::OBJECT) check_shape(f["victim"].value(), kVictim, where + ".victim");
-  check_array_of(f["evidence"].value(), kEvidence, where + ".evidence");
-}
-
-// The whole contract, recursively.
+// The whole contract, recursively, as the schema's root says.
 void check_contract(element doc) {
-  check_shape(doc, kTop, "top");
-  CHECK(int64_t(doc["schema_version"]) == 2);
-  if (doc["culprit"].type() == element_type::OBJECT) check_shape(doc["culprit"].value(), kCulprit, "culprit");
-  if (doc["victim"].type() == element_type::OBJECT) check_shape(doc["victim"].value(), kVictim, "victim");
-  if (doc["budget"].type() == element_type::OBJECT) {
-    check_shape(doc["budget"].value(), kBudget, "budget");
-    check_array_of(doc["budget"]["entries"].value(), kEntry, "budget.entries");
-    check_array_of(doc["budget"]["holders"].value(), kHolder, "budget.holders");
-    check_strings(doc["budget"]["arithmetic"].value());
-  }
-  if (doc["root"].type() == element_type::OBJECT) check_finding(doc["root"].value(), "root");
-  const simdjson::dom::array echoes = doc["echoes"].get_array();
-  for (element f : echoes) check_finding(f, "echoes[]");
-  const simdjson::dom::array findings = doc["findings"].get_array();
-  for (element f : findings) check_finding(f, "findings[]");
-  check_array_of(doc["evidence"].value(), kEvidence, "evidence");
-  check_strings(doc["advice"].value());
-  check_strings(doc["ruled_out"].value());
-  check_array_of(doc["sources"].value(), kSource, "sources");
-  check_strings(doc["skipped"].value());
+  const auto problems = problems_of(doc);
+  CAPTURE(problems);
+  CHECK(problems.empty());
 }
 
 struct Parsed {
@@ -171,6 +171,8 @@ TEST_CASE("json: CUDA OOM with a foreign culprit and a budget", "[report]") {
   CHECK(int64_t(budget["entries"].at(1)["pid"]) == 48211);
   CHECK(str(budget["entries"].at(1)["role"]) == "foreign");
   CHECK(str(budget["arithmetic"].at(0)).rfind("119.70 GiB total = ", 0) == 0);
+  CHECK(int64_t(budget["unattributed"]) == 0);
+  CHECK(budget["kernel"].is_null());
   CHECK(str(doc["root"]["ts"]) == "2026-04-09T00:47:13.412Z");
   CHECK(str(doc["root"]["rule"]) == "cuda_oom_foreign_holder");
   CHECK(bool(doc["echoes"].at(0)["echo"]));
@@ -239,7 +241,7 @@ TEST_CASE("json: quotes, newlines, control characters and invalid UTF-8 stay val
   v.evidence[0].text = "bad \xff\xfe bytes \xe2\x82 and \xed\xa0\x80 surrogate and \xc0\xaf overlong";
   v.evidence[0].source = "dir/\"quoted\".log";
   v.ruled_out.push_back(std::string("nul\0byte", 8));
-  v.sources[0].clock = "\x7f";
+  v.sources[0].clock_note = "\x7f";
   const std::string json = render(v, Format::json);
   Parsed p;
   parse(json, p);
@@ -254,4 +256,47 @@ TEST_CASE("json: quotes, newlines, control characters and invalid UTF-8 stay val
   CHECK(str(p.doc["ruled_out"].at(2)) == std::string("nul\0byte", 8));
   CHECK(json.find("\\u0001") != std::string::npos);
   CHECK(json.find("\\u001b[0m\\t") != std::string::npos);
+}
+
+TEST_CASE("json schema: the format enumeration is the format table's ids, the skipped ones and snapshot statuses",
+          "[report][schema]") {
+  namespace f = culprit::ingest::format;
+  std::vector<std::string> ids;
+  for (const auto& row : culprit::ingest::format_table()) ids.emplace_back(row.id);
+  for (auto id : {f::kBinary, f::kEmpty, f::kCulpritReport}) ids.emplace_back(id);
+  // The statuses of a `culprit run` / `collect` command that did not answer (src/cli/snapshot.cpp).
+  for (const char* status : {"missing", "refused", "failed", "timed out"}) ids.emplace_back(status);
+  auto listed = strings_of(schema().def("format")["enum"].value());
+  std::sort(ids.begin(), ids.end());
+  std::sort(listed.begin(), listed.end());
+  CHECK(listed == ids);  // a new format row needs its id in the schema (and the README's source table)
+}
+
+TEST_CASE("json schema: the verdict enumeration is the verdict ids", "[report][schema]") {
+  namespace v = culprit::diagnose::verdict;
+  std::vector<std::string> ids = {v::kCudaOom, v::kKernelOom, v::kCgroupOom, v::kUserspaceOomKill,
+                                  v::kHostAllocFail, v::kNotOom, v::kUnknown};
+  auto listed = strings_of(schema().def("verdict")["enum"].value());
+  std::sort(ids.begin(), ids.end());
+  std::sort(listed.begin(), listed.end());
+  CHECK(listed == ids);
+}
+
+TEST_CASE("json schema: a report that breaks the schema fails this test's validator", "[report][schema]") {
+  // A validator that passes everything proves nothing: each broken report must give a problem.
+  auto broken = [](auto change) {
+    auto v = test::cuda_oom_foreign();
+    change(v);
+    simdjson::dom::parser parser;
+    element doc;
+    REQUIRE(parser.parse(render(v, Format::json)).get(doc) == simdjson::SUCCESS);
+    return problems_of(doc);
+  };
+  CHECK(broken([](d::Verdict&) {}).empty());
+  CHECK_FALSE(broken([](d::Verdict& v) { v.sources[0].clock = "zoneless stamps read as UTC"; }).empty());
+  CHECK_FALSE(broken([](d::Verdict& v) { v.sources[0].format = "ps,app_log"; }).empty());
+  CHECK_FALSE(broken([](d::Verdict& v) { v.verdict = "cuda-oom"; }).empty());
+  CHECK_FALSE(broken([](d::Verdict& v) { v.culprit->role = "stranger"; }).empty());
+  CHECK_FALSE(broken([](d::Verdict& v) { v.budget->entries[0].role = "mine"; }).empty());
+  CHECK_FALSE(broken([](d::Verdict& v) { v.budget->total = -1; }).empty());
 }

@@ -97,7 +97,7 @@ TEST_CASE("markdown: CUDA OOM incident report", "[report]") {
   CHECK(has_line(md, "- Check `nvidia-smi` before starting a job on a shared GPU."));
   CHECK(has_line(md, "## Ruled out"));
   CHECK(has_line(md, "## Sources"));
-  CHECK(has_line(md, "| `spark-b/nvidia-smi.txt` | spark-b | nvidia\\_smi\\_table | 24 | 2533 | none |"));
+  CHECK(has_line(md, "| `spark-b/nvidia-smi.txt` | spark-b (folder name) | nvidia\\_smi\\_table | 24 | 2533 | wall-clock stamps |"));
   CHECK(has_line(md, "## Skipped inputs"));
 }
 
@@ -124,7 +124,7 @@ TEST_CASE("markdown: unknown verdict lists what was read", "[report]") {
   CHECK_FALSE(contains(md, "## Culprit"));
   CHECK_FALSE(contains(md, "## Timeline"));
   CHECK_FALSE(contains(md, "## Evidence"));
-  CHECK(has_line(md, "| `<stdin>:213` | — | unknown | 40 | 1900 | none |"));
+  CHECK(has_line(md, "| `<stdin>:213` | — | ps,app\\_log | 40 | 1900 | — |"));  // every format; the clock note
 }
 
 TEST_CASE("markdown: pipes, backticks and fences in log text are escaped", "[report]") {
@@ -133,6 +133,7 @@ TEST_CASE("markdown: pipes, backticks and fences in log text are escaped", "[rep
   v.echoes[0].summary = "a|b ``c`` *d* <e>";
   v.sources[0].name = "weird|name`x`.log";
   v.sources[0].host = "host|x";
+  v.sources[0].clock_note = "stamps | zones";
   v.culprit->name = "py|thon";
   d::Evidence fence;
   fence.source = "notes.md";
@@ -143,7 +144,7 @@ TEST_CASE("markdown: pipes, backticks and fences in log text are escaped", "[rep
   require_tables_well_formed(md);
   CHECK(contains(md, "Echo: rank \\| 1 timed out — a\\|b "));
   CHECK(contains(md, "\\*d\\* \\<e\\>"));
-  CHECK(has_line(md, "| ``weird\\|name`x`.log`` | host\\|x | python\\_log | 1190 | 183402 | wall |"));
+  CHECK(has_line(md, "| ``weird\\|name`x`.log`` | host\\|x (folder name) | app\\_log | 1190 | 183402 | stamps \\| zones |"));
   CHECK(has_line(md, "| Culprit | pid 48211 `py\\|thon` on spark-b (foreign) |"));
   // The block is fenced with more backticks than any run inside it.
   CHECK(contains(md, "`````text\nbefore\n```\nnot the end\n````\nafter\n`````\n"));

@@ -57,7 +57,8 @@ d::Verdict realistic() {
   v.summary += " The head at 192.168.200.12 (dist_init_addr='192.168.200.12:20000') lost its peer.";
   v.culprit->why += "; container c41f9e2a7b68, pod uid 4f9d6a0e-6b1c-4e7a-9c2d-8f3b1a5e7d90";
   v.skipped.push_back("/Users/jane.doe/Downloads/spark-logs.tar.gz: member core.48211: binary file");
-  v.sources.push_back({"gpu-node-17/kern.log", "gpu-node-17", "kernel_log", "wall-clock stamps", 120, 9000, ""});
+  v.sources.push_back({"gpu-node-17/kern.log", "gpu-node-17", "kernel_log", {"kernel_log"}, "wall",
+                       "wall-clock stamps on gpu-node-17", 120, 9000, ""});
   v.data.timeline.push_back(test::event(77, v.data.timeline[0].ts, "gpu-node-17", "oom_kill", "error", 51913,
                                         "gpu-node-17/kern.log", 41,
                                         "oom-kill:constraint=CONSTRAINT_MEMCG,task_memcg=/kubepods.slice/"
@@ -133,6 +134,8 @@ TEST_CASE("redact: the same value gets the same placeholder in every field and f
   CHECK(v.echoes[0].host == "host-1");
   CHECK(v.data.gpus[0].host == "host-2");
   CHECK(v.sources[0].name == "host-2/train-rank0.log");
+  CHECK(v.sources.back().clock_note == "wall-clock stamps on host-3");  // the sentence is text
+  CHECK(v.sources.back().clock == "wall");                              // the id is not
   CHECK(v.data.timeline[0].host == "host-2");
   CHECK(v.data.hosts[1].host == "host-2");
   // Ids are culprit's own words, not data: untouched.

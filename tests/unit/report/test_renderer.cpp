@@ -33,7 +33,7 @@ TEST_CASE("render dispatches to each format and ends with a newline", "[report]"
   const std::string json = render(v, Format::json);
   CHECK(text.rfind("CUDA OOM on spark-b", 0) == 0);
   CHECK(md.rfind("# Incident: CUDA OOM on spark-b", 0) == 0);
-  CHECK(json.rfind("{\"schema_version\":2,", 0) == 0);
+  CHECK(json.rfind("{\"schema_version\":3,", 0) == 0);
   for (const std::string* s : {&text, &md, &json}) {
     REQUIRE_FALSE(s->empty());
     CHECK(s->back() == '\n');

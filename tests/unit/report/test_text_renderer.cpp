@@ -167,6 +167,7 @@ TEST_CASE("text: unknown verdict with nothing found still says so in one line", 
   require_width(out, 100);
   const auto lines = lines_of(out);
   CHECK(lines[0] == "Unknown — no failure recognised in 2 sources (252 lines) [low]");
+  CHECK(has_line(out, "  <stdin>:213  (ps,app_log, 40 lines)"));  // a paste's formats, no clock note
   CHECK_FALSE(contains(out, "\nCulprit\n"));
   CHECK_FALSE(contains(out, "\nEvidence\n"));
   CHECK(has_line(out, "Skipped inputs"));
