@@ -96,7 +96,8 @@ int run_scan(const std::vector<std::string>& args) {
   if (vm.count("help") || o.paths.empty()) {
     std::cout << "Usage: culprit scan [options] PATH...\n\n"
                  "Each archive PATH is one incident; inside a folder PATH, each archive or folder is one\n"
-                 "incident and the loose files together are one more. Prints one line per incident.\n\n"
+                 "incident and the loose files together are one more. Prints one line per incident: a table,\n"
+                 "a Markdown table (--format markdown) or JSON Lines (--format json).\n\n"
                  "Exit codes: 0 every incident was read, 2 errors.\n\n"
               << opts;
     return o.paths.empty() && !vm.count("help") ? kExitError : 0;
