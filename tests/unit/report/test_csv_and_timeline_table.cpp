@@ -43,7 +43,7 @@ TEST_CASE("CSV: plain fields bare, records end in CRLF", "[report]") {
   CHECK(record({}) == "\r\n");
 }
 
-TEST_CASE("CSV: a comma, a quote, CR or LF quotes the field; quotes double", "[report]") {
+TEST_CASE("CSV: a comma, a quote, CR or LF quotes the field, and quotes double", "[report]") {
   CHECK(record({"a,b"}) == "\"a,b\"\r\n");
   CHECK(record({"say \"hi\""}) == "\"say \"\"hi\"\"\"\r\n");
   CHECK(record({"two\nlines", "cr\rhere"}) == "\"two\nlines\",\"cr\rhere\"\r\n");
@@ -55,7 +55,7 @@ TEST_CASE("CSV: an absent value is an empty field, an empty string is \"\"", "[r
   CHECK(record({std::nullopt, "", "x"}) == ",\"\",x\r\n");
 }
 
-TEST_CASE("JsonWriter::number: reals stay reals; NaN and infinities are null", "[report]") {
+TEST_CASE("JsonWriter::number: reals stay reals, NaN and infinities are null", "[report]") {
   JsonWriter w;
   w.begin_array();
   w.number(2.5);
