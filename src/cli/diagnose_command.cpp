@@ -13,7 +13,9 @@
 #include <optional>
 #include <thread>
 
+#include "cli/command_table.hpp"
 #include "cli/commands.hpp"
+#include "cli/shared_options.hpp"
 #include "cli/rule_loading.hpp"
 #include "cli/incident.hpp"
 #include "cli/option_checks.hpp"
@@ -65,25 +67,21 @@ std::string check_options(const Options& o) {
   return {};
 }
 
-}  // namespace
-
-int run_diagnose(const std::vector<std::string>& args) {
-  Options o;
-  po::options_description opts("Options");
+/// Diagnose's options, bound to `o`: the parser's table, and what --help, the man page and the
+/// completions show (command_table.hpp).
+void add_diagnose_options(po::options_description& opts, Options& o) {
+  opts.add_options()("help,h", "show this help");
+  add_format_option(opts, o.format, {"text", "markdown", "json", "html"});
+  opts.add_options()("json", po::bool_switch(&o.json), "shorthand for --format json");
+  add_redact_option(opts, o.redact);
+  add_output_option(opts, o.output);
+  opts.add_options()("db", po::value(&o.db), "keep the timeline in this SQLite FILE (default: in memory)");
+  add_host_option(opts, o.host);
+  add_rules_option(opts, o.rule_dirs);
+  add_exclude_option(opts, o.excludes);
+  add_year_option(opts, o.year);
+  add_tz_option(opts, o.tz);
   opts.add_options()
-      ("help,h", "show this help")
-      ("format,f", po::value(&o.format)->default_value("text"), "output format: text | markdown | json | html")
-      ("json", po::bool_switch(&o.json), "shorthand for --format json")
-      ("redact", po::bool_switch(&o.redact), "replace host names, IPs, user names, container ids and pod uids "
-                                              "with placeholders (host-1, ip-1, user-1, …) to share the report")
-      ("output,o", po::value(&o.output), "write the report to FILE (atomically) instead of stdout")
-      ("db", po::value(&o.db), "keep the timeline in this SQLite FILE (default: in memory)")
-      ("host", po::value(&o.host), "host name for inputs that name none")
-      ("rules", po::value(&o.rule_dirs)->composing(), "also load the *.toml rules under DIR (repeatable)")
-      ("exclude", po::value(&o.excludes)->composing(), "skip files whose name matches GLOB (repeatable)")
-      ("year", po::value(&o.year), "year for time stamps that carry none, when no input gives one")
-      ("tz", po::value(&o.tz), "zone of time stamps that carry none: UTC, +02:00, or a name such as Europe/Berlin "
-                               "(default: each host's own zoned stamps, else UTC)")
       ("boot-time", po::value(&o.boot_times)->composing(),
        "HOST=TIME: when HOST booted (`uptime -s`, or seconds since the epoch), to place its dmesg stamps (repeatable)")
       ("color", po::value(&o.color)->default_value("auto"), "colour the text report: auto | always | never")
@@ -97,6 +95,19 @@ int run_diagnose(const std::vector<std::string>& args) {
       ("rule-timeout", po::value(&o.rule_timeout)->default_value(diagnose::kRuleQuerySeconds),
        "stop a [[diagnosis]] query after SECONDS, with a warning naming the rule (the others still run)")
       ("quiet,q", po::bool_switch(&o.quiet), "do not print skipped-input notes on stderr");
+}
+
+}  // namespace
+
+void diagnose_option_table(po::options_description& out) {
+  static Options unused;  // the table's values point here; it is only read for documentation
+  add_diagnose_options(out, unused);
+}
+
+int run_diagnose(const std::vector<std::string>& args) {
+  Options o;
+  po::options_description opts("Options");
+  add_diagnose_options(opts, o);
   po::options_description hidden;
   hidden.add_options()("input", po::value(&o.inputs)->composing(), "inputs");
   po::options_description all;

@@ -1,4 +1,5 @@
 // Entry point: dispatches subcommands; `culprit INPUT...` means `culprit diagnose INPUT...`.
+// The usage lists the subcommand table (command_table.hpp), which the man page is made from too.
 // Exceptions are bugs: they are caught here once and reported with exit code 2.
 #include <cstdio>
 #include <exception>
@@ -8,50 +9,32 @@
 
 #include <fmt/format.h>
 
+#include "cli/command_table.hpp"
 #include "cli/commands.hpp"
 #include "cli/interrupt.hpp"
 #include "cli/option_checks.hpp"
 #include "cli/scan_support.hpp"
-
-namespace {
-
-constexpr const char* kUsage = R"(culprit — post-mortem failure diagnosis for GPU and ML jobs
-
-Usage:
-  culprit [diagnose] [options] INPUT...   diagnose logs (files, folders, archives, - for stdin)
-  culprit scan [options] PATH...          one verdict per incident (archive or folder) of a batch
-  culprit merge FILE...                   join `scan` shard outputs (JSON Lines or --db)
-  culprit timeline [options] INPUT...     the merged cross-host timeline (or --db FILE)
-  culprit query --db FILE "SQL"           run SQL over a saved timeline
-  culprit run [options] -- CMD [ARGS...]  run a job; when it fails, snapshot the node and diagnose
-  culprit collect [--ssh HOST]... [-o DIR] snapshot this node (or HOSTs over ssh) for diagnosis
-  culprit rules check [DIR]               validate the built-in rules (and those in DIR)
-  culprit --help | --version
-
-Run `culprit diagnose --help` for the diagnose options.
-
-Exit codes: 0 a verdict was reached, 1 nothing known was found, 2 errors (`culprit run`: the job's).
-)";
-
-}  // namespace
+#include "cli/version.hpp"
 
 int main(int argc, char** argv) {
   culprit::cli::install_interrupt_handlers();
   try {
     std::vector<std::string> args(argv + 1, argv + argc);
     if (args.empty()) {
-      std::fputs(kUsage, stderr);
+      std::fputs(culprit::cli::usage_text().c_str(), stderr);
       return culprit::cli::kExitError;
     }
     const std::string& first = args[0];
     if (first == "--help" || first == "-h" || first == "help") {
-      std::fputs(kUsage, stdout);
+      std::fputs(culprit::cli::usage_text().c_str(), stdout);
       return 0;
     }
     if (first == "--version" || first == "-V") {
-      fmt::print("culprit {}\n", CULPRIT_VERSION);
+      fmt::print("{}", culprit::cli::version_text());
       return 0;
     }
+    // Hidden: the build generates the man page and the shell completions with it.
+    if (first == "--generate") return culprit::cli::run_generate({args.begin() + 1, args.end()});
     std::vector<std::string> rest(args.begin() + 1, args.end());
     if (first == "diagnose") return culprit::cli::run_diagnose(rest);
     if (first == "timeline") return culprit::cli::run_timeline(rest);
@@ -64,8 +47,9 @@ int main(int argc, char** argv) {
     // Not a command: inputs to diagnose — unless it names no file and is a command's typo.
     std::error_code ec;
     if (first != "-" && first[0] != '-' && !std::filesystem::exists(first, ec)) {
-      if (auto near = culprit::cli::near_command(first, {"diagnose", "timeline", "query", "rules", "scan", "merge",
-                                                         "run", "collect"})) {
+      std::vector<std::string> commands;
+      for (const auto& c : culprit::cli::command_table()) commands.push_back(c.name.substr(0, c.name.find(' ')));
+      if (auto near = culprit::cli::near_command(first, commands)) {
         fmt::print(stderr, "culprit: '{}' is neither a command nor an input file (did you mean `culprit {}`?)\n",
                    first, *near);
         return culprit::cli::kExitError;

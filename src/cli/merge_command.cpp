@@ -11,6 +11,7 @@
 #include <iostream>
 #include <map>
 
+#include "cli/command_table.hpp"
 #include "cli/commands.hpp"
 #include "cli/scan_support.hpp"
 #include "culprit/store/merge.hpp"
@@ -40,13 +41,23 @@ std::string incident_of(const std::string& line) {
   return {};
 }
 
+
+void add_merge_options(po::options_description& opts, std::string& db_out) {
+  opts.add_options()("help,h", "show this help")("db", po::value(&db_out), "write the merged scan database to FILE");
+}
+
 }  // namespace
+
+void merge_option_table(po::options_description& out) {
+  static std::string unused;  // the table's value points here; it is only read for documentation
+  add_merge_options(out, unused);
+}
 
 int run_merge(const std::vector<std::string>& args) {
   std::vector<std::string> inputs;
   std::string db_out;
   po::options_description opts("Options");
-  opts.add_options()("help,h", "show this help")("db", po::value(&db_out), "write the merged scan database to FILE");
+  add_merge_options(opts, db_out);
   po::options_description hidden;
   hidden.add_options()("input", po::value(&inputs)->composing(), "inputs");
   po::options_description all;

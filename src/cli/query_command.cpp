@@ -1,28 +1,106 @@
 // `culprit query [--db] FILE "SQL"`: runs one read-only SQL statement over a saved timeline and
-// prints a table (tab-separated with a header). The file is opened read-only and the statement
-// runs under store::QueryGuard: a write, ATTACH, PRAGMA or a second statement is refused (exit
-// 2) and nothing on disk changes; `--timeout` stops a query that runs too long (Ctrl-C too).
+// prints a table (tab-separated with a header), or the rows as JSON (--json) or CSV (--csv). The
+// file is opened read-only and the statement runs under store::QueryGuard: a write, ATTACH,
+// PRAGMA or a second statement is refused (exit 2) and nothing on disk changes; `--timeout` stops
+// a query that runs too long (Ctrl-C too).
 #include <boost/program_options.hpp>
 #include <fmt/format.h>
 
+#include <cmath>
+#include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <iostream>
 
+#include "cli/command_table.hpp"
 #include "cli/commands.hpp"
+#include "culprit/report/csv_writer.hpp"
+#include "culprit/report/json_writer.hpp"
 #include "culprit/store/database.hpp"
 
 namespace culprit::cli {
 namespace po = boost::program_options;
 
-int run_query(const std::vector<std::string>& args) {
-  po::options_description opts("culprit query options");
+namespace {
+
+struct QueryOptions {
   std::string db_path;
   std::vector<std::string> positional;
   double timeout = 0;
-  opts.add_options()("help,h", "show this help")("db", po::value(&db_path), "timeline database (from diagnose --db)")(
-      "timeout", po::value(&timeout)->default_value(0), "stop the query after SECONDS (0: no limit)");
+  bool json = false, csv = false;
+};
+
+void add_query_options(po::options_description& opts, QueryOptions& o) {
+  opts.add_options()
+      ("help,h", "show this help")
+      ("db", po::value(&o.db_path), "timeline database (from diagnose --db)")
+      ("timeout", po::value(&o.timeout)->default_value(0), "stop the query after SECONDS (0: no limit)")
+      ("json", po::bool_switch(&o.json), "print the rows as a JSON array of objects keyed by column "
+                                         "(integers and reals as numbers, NULL as null)")
+      ("csv", po::bool_switch(&o.csv), "print the rows as CSV (RFC 4180) under a header; NULL is an empty field, "
+                                       "an empty string \"\"");
+}
+
+/// The rows as a JSON array of objects: one key per column, in column order, SQLite's types kept.
+std::string rows_json(const store::QueryResult& result) {
+  report::JsonWriter w;
+  w.begin_array();
+  for (const auto& row : result.rows) {
+    w.begin_object();
+    for (std::size_t i = 0; i < result.columns.size() && i < row.values.size(); ++i) {
+      const auto& v = row.values[i];
+      w.key(result.columns[i]);
+      switch (v.type) {
+        case store::Value::Type::null: w.null(); break;
+        case store::Value::Type::integer: w.value(v.i); break;
+        case store::Value::Type::real: w.number(v.d); break;
+        case store::Value::Type::text: w.value(v.s); break;
+      }
+    }
+    w.end_object();
+  }
+  w.end_array();
+  return w.take() + "\n";
+}
+
+std::string rows_csv(const store::QueryResult& result) {
+  std::string out;
+  report::append_csv_record(out, {result.columns.begin(), result.columns.end()});
+  for (const auto& row : result.rows) {
+    std::vector<std::optional<std::string>> fields;
+    for (const auto& v : row.values) {
+      if (v.is_null()) fields.emplace_back(std::nullopt);
+      else if (v.type == store::Value::Type::real && std::isfinite(v.d)) fields.emplace_back(report::real_text(v.d));
+      else fields.emplace_back(v.as_text());
+    }
+    report::append_csv_record(out, fields);
+  }
+  return out;
+}
+
+std::string rows_tsv(const store::QueryResult& result) {
+  std::string out = fmt::format("{}\n", fmt::join(result.columns, "\t"));
+  for (const auto& row : result.rows) {
+    std::vector<std::string> cells;
+    for (const auto& v : row.values) cells.push_back(v.as_text());
+    out += fmt::format("{}\n", fmt::join(cells, "\t"));
+  }
+  return out;
+}
+
+}  // namespace
+
+void query_option_table(po::options_description& out) {
+  static QueryOptions unused;  // the table's values point here; it is only read for documentation
+  add_query_options(out, unused);
+}
+
+int run_query(const std::vector<std::string>& args) {
+  QueryOptions o;
+  po::options_description opts("culprit query options");
+  add_query_options(opts, o);
   po::options_description hidden;
-  hidden.add_options()("arg", po::value(&positional)->composing(), "FILE and SQL");
+  hidden.add_options()("arg", po::value(&o.positional)->composing(), "FILE and SQL");
   po::options_description all;
   all.add(opts).add(hidden);
   po::positional_options_description pos;
@@ -31,7 +109,9 @@ int run_query(const std::vector<std::string>& args) {
   try {
     po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
     if (vm.count("help")) {
-      std::cout << "Usage: culprit query [--db] FILE \"SQL\"   (one read-only statement)\n" << opts;
+      std::cout << "Usage: culprit query [--db] FILE \"SQL\"   (one read-only statement)\n"
+                   "Prints a table (tab-separated, with a header), or --json / --csv.\n"
+                << opts;
       return 0;
     }
     po::notify(vm);
@@ -40,47 +120,47 @@ int run_query(const std::vector<std::string>& args) {
     return kExitError;
   }
   // `culprit query FILE "SQL"` and `culprit query --db FILE "SQL"` are one command.
-  if (db_path.empty() && positional.size() == 2) {
-    db_path = positional[0];
-    positional.erase(positional.begin());
+  if (o.db_path.empty() && o.positional.size() == 2) {
+    o.db_path = o.positional[0];
+    o.positional.erase(o.positional.begin());
   }
-  if (db_path.empty() || positional.size() != 1) {
+  if (o.db_path.empty() || o.positional.size() != 1) {
     fmt::print(stderr, "culprit query: give a timeline FILE and one SQL statement: culprit query FILE \"SQL\"\n");
     return kExitError;
   }
-  if (timeout < 0) {
-    fmt::print(stderr, "culprit query: --timeout {} is negative (seconds, 0 for no limit)\n", timeout);
+  if (o.json && o.csv) {
+    fmt::print(stderr, "culprit query: give --json or --csv, not both\n");
     return kExitError;
   }
-  const std::string& sql = positional[0];
-  if (!std::filesystem::exists(db_path)) {
-    fmt::print(stderr, "culprit query: {}: no such database (write one with `culprit diagnose --db {} …`)\n", db_path,
-               db_path);
+  if (o.timeout < 0) {
+    fmt::print(stderr, "culprit query: --timeout {} is negative (seconds, 0 for no limit)\n", o.timeout);
+    return kExitError;
+  }
+  const std::string& sql = o.positional[0];
+  if (!std::filesystem::exists(o.db_path)) {
+    fmt::print(stderr, "culprit query: {}: no such database (write one with `culprit diagnose --db {} …`)\n", o.db_path,
+               o.db_path);
     return kExitError;
   }
   std::string error;
-  auto db = store::Database::open_read_only(db_path, error);
+  auto db = store::Database::open_read_only(o.db_path, error);
   if (!db) {
-    fmt::print(stderr, "culprit query: {}: {}\n", db_path, error);
+    fmt::print(stderr, "culprit query: {}: {}\n", o.db_path, error);
     return kExitError;
   }
   const auto version = db->query("PRAGMA user_version");
   if (version.rows.empty() || version.rows[0].values.empty() ||
       version.rows[0].values[0].as_int().value_or(-1) != store::Database::schema_version()) {
-    fmt::print(stderr, "culprit query: {} is not a culprit timeline of this version\n", db_path);
+    fmt::print(stderr, "culprit query: {} is not a culprit timeline of this version\n", o.db_path);
     return kExitError;
   }
-  auto result = db->query(sql, store::QueryGuard{true, timeout});
+  auto result = db->query(sql, store::QueryGuard{true, o.timeout});
   if (!result.error.empty()) {
     fmt::print(stderr, "culprit query: {}\n", result.error);
     return kExitError;
   }
-  fmt::print("{}\n", fmt::join(result.columns, "\t"));
-  for (const auto& row : result.rows) {
-    std::vector<std::string> cells;
-    for (const auto& v : row.values) cells.push_back(v.as_text());
-    fmt::print("{}\n", fmt::join(cells, "\t"));
-  }
+  const std::string text = o.json ? rows_json(result) : o.csv ? rows_csv(result) : rows_tsv(result);
+  std::fwrite(text.data(), 1, text.size(), stdout);
   return result.rows.empty() ? kExitNothing : 0;
 }
 

@@ -1,32 +1,64 @@
-// `culprit rules check [DIR]`: loads the built-in rules (and DIR's), checks every pattern,
+// `culprit rules check [DIR...]`: loads the built-in rules (and DIR's), checks every pattern,
 // sample and query, prints each problem as `file:line:column: error[code]: message`.
+// `culprit rules literals [DIR...]`: the prefilter's literal set, one per line.
+#include <boost/program_options.hpp>
 #include <fmt/format.h>
 
+#include <iostream>
 #include <set>
 
+#include "cli/command_table.hpp"
 #include "cli/commands.hpp"
 #include "cli/rule_loading.hpp"
 
 namespace culprit::cli {
+namespace po = boost::program_options;
+namespace {
+
+constexpr const char* kUsage =
+    "Usage: culprit rules check [DIR...]   |   culprit rules literals [DIR...]\n"
+    "`check` validates the built-in rules and the *.toml rule files under each DIR: TOML syntax,\n"
+    "required keys, RE2 patterns, every sample line, and each diagnosis query against the\n"
+    "timeline schema (exit code 0 when all rules are valid, 2 otherwise). `literals` prints the\n"
+    "prefilter's literal set of those rules, one per line.\n";
+
+}  // namespace
+
+void rules_option_table(po::options_description& out) { out.add_options()("help,h", "show this help"); }
 
 int run_rules(const std::vector<std::string>& args) {
-  if (!args.empty() && args[0] == "literals") {
-    // The prefilter's literal set, one per line (tests/bench/run.sh gives it to `rg -F -f`).
-    auto result = load_rule_set(std::vector<std::string>(args.begin() + 1, args.end()));
+  po::options_description opts("Options");
+  rules_option_table(opts);
+  std::vector<std::string> words;
+  po::options_description hidden;
+  hidden.add_options()("word", po::value(&words)->composing(), "check|literals and DIRs");
+  po::options_description all;
+  all.add(opts).add(hidden);
+  po::positional_options_description pos;
+  pos.add("word", -1);
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    fmt::print(stderr, "culprit rules: {}\n", e.what());
+    return kExitError;
+  }
+  const bool help = vm.count("help") > 0;
+  if (help || words.empty() || (words[0] != "check" && words[0] != "literals")) {
+    (help ? std::cout : std::cerr) << kUsage << "\n" << opts;
+    return help ? 0 : kExitError;
+  }
+  const std::vector<std::string> dirs(words.begin() + 1, words.end());
+  if (words[0] == "literals") {
+    // tests/bench/run.sh gives the set to `rg -F -f`.
+    auto result = load_rule_set(dirs);
     std::set<std::string> seen;
     for (const auto& s : result.rules.signals.signals())
       for (const auto& l : s.literals)
         if (seen.insert(l).second) fmt::print("{}\n", l);
     return 0;
   }
-  if (args.empty() || args[0] == "--help" || args[0] != "check") {
-    fmt::print("Usage: culprit rules check [DIR...]   |   culprit rules literals [DIR...]\n"
-               "Validates the built-in rules and the *.toml rule files under each DIR: TOML syntax,\n"
-               "required keys, RE2 patterns, every sample line, and each diagnosis query against the\n"
-               "timeline schema. Exit code 0 when all rules are valid, 2 otherwise.\n");
-    return args.empty() || args[0] != "--help" ? kExitError : 0;
-  }
-  std::vector<std::string> dirs(args.begin() + 1, args.end());
   auto result = load_rule_set(dirs, true, RuleChecks::all);
   for (const auto& p : result.problems) fmt::print(stderr, "{}\n", p.to_string());
   std::size_t samples = 0;

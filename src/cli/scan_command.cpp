@@ -1,7 +1,8 @@
 // `culprit scan PATH...`: batch diagnosis. Each archive, or each folder / archive directly inside
 // a folder PATH, is one incident; incidents run in parallel (--jobs), each in its own timeline.
-// Output: a table (one line per incident) or JSON Lines (--jsonl: the diagnose JSON contract
-// plus "incident"). `--shard I/N` takes a stable share of the incidents (by path hash), and
+// Output: a table (one line per incident), a Markdown table (--format markdown) or JSON Lines
+// (--format json / --jsonl: the diagnose JSON contract plus "incident"), on stdout or to -o FILE;
+// --redact, --host and --tz act on each incident as they do on diagnose's one. `--shard I/N` takes a stable share of the incidents (by path hash), and
 // `--db FILE` keeps every incident's timeline in one SQLite file.
 #include <unistd.h>
 
@@ -17,13 +18,17 @@
 #include <optional>
 #include <thread>
 
+#include "cli/command_table.hpp"
 #include "cli/commands.hpp"
+#include "cli/shared_options.hpp"
 #include "cli/option_checks.hpp"
 #include "cli/incident.hpp"
 #include "cli/interrupt.hpp"
 #include "cli/rule_loading.hpp"
 #include "cli/scan_support.hpp"
+#include "culprit/report/redact.hpp"
 #include "culprit/report/renderer.hpp"
+#include "culprit/store/clock.hpp"
 #include "culprit/store/database.hpp"
 #include "culprit/store/merge.hpp"
 
@@ -31,26 +36,51 @@ namespace culprit::cli {
 namespace po = boost::program_options;
 namespace fs = std::filesystem;
 
-int run_scan(const std::vector<std::string>& args) {
+namespace {
+
+struct ScanOptions {
   std::vector<std::string> paths, rule_dirs, excludes;
-  std::string shard_text, db_path;
-  bool jsonl = false, each_path = false, progress_flag = false;
-  std::int64_t jobs_option = std::max(1u, std::thread::hardware_concurrency());
+  std::string shard_text, db_path, format = "text", output, host, tz;
+  bool jsonl = false, each_path = false, progress = false, redact = false;
+  std::int64_t jobs = std::max(1u, std::thread::hardware_concurrency());
   int year = 0;
-  po::options_description opts("Options");
+};
+
+/// Scan's options, bound to `o`; those it shares with diagnose (--format, -o, --redact, --host,
+/// --tz, --rules, --exclude, --year) come from their one definition (shared_options.hpp).
+void add_scan_options(po::options_description& opts, ScanOptions& o) {
+  opts.add_options()("help,h", "show this help");
+  add_format_option(opts, o.format, {"text", "markdown", "json"});
   opts.add_options()
-      ("help,h", "show this help")
-      ("jsonl", po::bool_switch(&jsonl), "print one JSON object per incident (the diagnose contract + \"incident\")")
-      ("db", po::value(&db_path), "keep every incident's timeline in this SQLite FILE (column `incident`)")
-      ("shard", po::value(&shard_text), "take shard I of N (0 <= I < N) of the incidents, by a stable hash of their path")
-      ("jobs,j", po::value(&jobs_option), "incidents diagnosed at once (default: the number of cores)")
-      ("each-path", po::bool_switch(&each_path), "make every PATH one incident (e.g. a node's /var/log)")
-      ("rules", po::value(&rule_dirs)->composing(), "also load the *.toml rules under DIR")
-      ("exclude", po::value(&excludes)->composing(), "skip files whose name matches GLOB")
-      ("year", po::value(&year), "year for stamps that carry none")
-      ("progress", po::bool_switch(&progress_flag), "show progress on stderr even when it is not a terminal");
+      ("jsonl", po::bool_switch(&o.jsonl), "print one JSON object per incident (the diagnose contract + \"incident\"); "
+                                           "shorthand for --format json")
+      ("db", po::value(&o.db_path), "keep every incident's timeline in this SQLite FILE (column `incident`)")
+      ("shard", po::value(&o.shard_text), "take shard I of N (0 <= I < N) of the incidents, by a stable hash of their path")
+      ("jobs,j", po::value(&o.jobs), "incidents diagnosed at once (default: the number of cores)")
+      ("each-path", po::bool_switch(&o.each_path), "make every PATH one incident (e.g. a node's /var/log)");
+  add_output_option(opts, o.output);
+  add_redact_option(opts, o.redact);
+  add_host_option(opts, o.host);
+  add_tz_option(opts, o.tz);
+  add_rules_option(opts, o.rule_dirs);
+  add_exclude_option(opts, o.excludes);
+  add_year_option(opts, o.year);
+  opts.add_options()("progress", po::bool_switch(&o.progress), "show progress on stderr even when it is not a terminal");
+}
+
+}  // namespace
+
+void scan_option_table(po::options_description& out) {
+  static ScanOptions unused;  // the table's values point here; it is only read for documentation
+  add_scan_options(out, unused);
+}
+
+int run_scan(const std::vector<std::string>& args) {
+  ScanOptions o;
+  po::options_description opts("Options");
+  add_scan_options(opts, o);
   po::options_description hidden;
-  hidden.add_options()("path", po::value(&paths)->composing(), "paths");
+  hidden.add_options()("path", po::value(&o.paths)->composing(), "paths");
   po::options_description all;
   all.add(opts).add(hidden);
   po::positional_options_description pos;
@@ -63,37 +93,42 @@ int run_scan(const std::vector<std::string>& args) {
     fmt::print(stderr, "culprit scan: {}\n", e.what());
     return kExitError;
   }
-  if (vm.count("help") || paths.empty()) {
+  if (vm.count("help") || o.paths.empty()) {
     std::cout << "Usage: culprit scan [options] PATH...\n\n"
                  "Each archive PATH is one incident; inside a folder PATH, each archive or folder is one\n"
-                 "incident and the loose files together are one more. Prints one line per incident.\n\n"
+                 "incident and the loose files together are one more. Prints one line per incident: a table,\n"
+                 "a Markdown table (--format markdown) or JSON Lines (--format json).\n\n"
                  "Exit codes: 0 every incident was read, 2 errors.\n\n"
               << opts;
-    return paths.empty() && !vm.count("help") ? kExitError : 0;
+    return o.paths.empty() && !vm.count("help") ? kExitError : 0;
   }
-  for (const std::string& why : {check_range("--jobs", jobs_option, 1, 4096, "incidents diagnosed at once"),
-                                 check_year("--year", year)}) {
+  if (o.jsonl) o.format = "json";
+  store::ClockOptions clock;
+  clock.tz = o.tz;
+  for (const std::string& why : {check_range("--jobs", o.jobs, 1, 4096, "incidents diagnosed at once"),
+                                 check_year("--year", o.year), check_choice("--format", o.format, {"text", "markdown", "json"}),
+                                 store::check_clock_options(clock)}) {
     if (!why.empty()) {
       fmt::print(stderr, "culprit scan: {}\n", why);
       return kExitError;
     }
   }
-  const auto jobs = static_cast<unsigned>(jobs_option);
+  const auto jobs = static_cast<unsigned>(o.jobs);
   Shard shard;
-  if (!shard_text.empty()) {
-    auto parsed = parse_shard(shard_text);
+  if (!o.shard_text.empty()) {
+    auto parsed = parse_shard(o.shard_text);
     if (!parsed) {
-      fmt::print(stderr, "culprit scan: --shard wants I/N with 0 <= I < N (e.g. 0/4), not '{}'\n", shard_text);
+      fmt::print(stderr, "culprit scan: --shard wants I/N with 0 <= I < N (e.g. 0/4), not '{}'\n", o.shard_text);
       return kExitError;
     }
     shard = *parsed;
   }
-  auto loaded = load_rule_set(rule_dirs);
+  auto loaded = load_rule_set(o.rule_dirs);
   for (const auto& p : loaded.problems) fmt::print(stderr, "{}\n", p.to_string());
   if (!loaded.ok()) return kExitError;
 
   core::Diagnostics problems;
-  auto incidents = find_incidents(paths, each_path, problems);
+  auto incidents = find_incidents(o.paths, o.each_path, problems);
   bool path_errors = false;  // a PATH that does not exist: the scan is not of what was asked
   for (const auto& p : problems) {
     fmt::print(stderr, "{}\n", p.to_string());
@@ -108,25 +143,28 @@ int run_scan(const std::vector<std::string>& args) {
   std::atomic<std::int64_t> bytes_done{0};
   std::int64_t bytes_total = 0;
   for (const auto& inc : mine) bytes_total += inc.bytes;
-  const bool show_progress = progress_flag || ::isatty(STDERR_FILENO);
+  const bool show_progress = o.progress || ::isatty(STDERR_FILENO);
   std::mutex print_mutex;
   const auto started = std::chrono::steady_clock::now();
   // Interrupted, the run removes every part and the merged temporary file (cli/interrupt.hpp).
   std::optional<TempFileGuard> parts_guard, tmp_guard;
-  if (!db_path.empty()) {
-    parts_guard.emplace(fmt::format("{}.part-{}-", db_path, ::getpid()), mine.size());
-    tmp_guard.emplace(fmt::format("{}.tmp-{}", db_path, ::getpid()));
+  if (!o.db_path.empty()) {
+    parts_guard.emplace(fmt::format("{}.part-{}-", o.db_path, ::getpid()), mine.size());
+    tmp_guard.emplace(fmt::format("{}.tmp-{}", o.db_path, ::getpid()));
   }
   auto worker = [&] {
     for (size_t i = next++; i < mine.size(); i = next++) {
       IncidentOptions options;
-      options.excludes = excludes;
-      options.year = year;
+      options.excludes = o.excludes;
+      options.year = o.year;
+      options.default_host = o.host;
+      options.tz = o.tz;
       // Cores the other incidents leave free go to this one's big inputs.
       options.threads = std::max(1u, jobs / std::max<unsigned>(1u, static_cast<unsigned>(
                                                 std::min<std::size_t>(jobs, mine.size() - i))));
-      if (!db_path.empty()) options.db_path = fmt::format("{}.part-{}-{}", db_path, ::getpid(), i);
+      if (!o.db_path.empty()) options.db_path = fmt::format("{}.part-{}-{}", o.db_path, ::getpid(), i);
       auto result = run_incident(mine[i].inputs, loaded.rules, options);
+      if (o.redact) result.verdict = report::redact(result.verdict);
       rows[i] = make_row(mine[i], result);
       bytes_done += mine[i].bytes;
       ++done;
@@ -143,27 +181,35 @@ int run_scan(const std::vector<std::string>& args) {
   if (show_progress) fmt::print(stderr, "\n");
 
   int status = 0;
-  if (!db_path.empty()) {
+  if (!o.db_path.empty()) {
     std::vector<store::IncidentPart> parts;
     for (size_t i = 0; i < mine.size(); ++i)
-      parts.push_back({fmt::format("{}.part-{}-{}", db_path, ::getpid(), i), mine[i].name, rows[i].verdict, rows[i].json});
-    const std::string tmp = fmt::format("{}.tmp-{}", db_path, ::getpid());
+      parts.push_back({fmt::format("{}.part-{}-{}", o.db_path, ::getpid(), i), mine[i].name, rows[i].verdict, rows[i].json});
+    const std::string tmp = fmt::format("{}.tmp-{}", o.db_path, ::getpid());
     std::remove(tmp.c_str());
     if (auto err = store::write_scan_database(tmp, parts); !err.empty()) {
-      fmt::print(stderr, "culprit scan: {}: {}\n", db_path, err);
+      fmt::print(stderr, "culprit scan: {}: {}\n", o.db_path, err);
       status = kExitError;
       std::remove(tmp.c_str());
     } else {
       std::error_code ec;
-      fs::rename(tmp, db_path, ec);
+      fs::rename(tmp, o.db_path, ec);
       if (ec) {
-        fmt::print(stderr, "culprit scan: {}: {}\n", db_path, ec.message());
+        fmt::print(stderr, "culprit scan: {}: {}\n", o.db_path, ec.message());
         status = kExitError;
       }
     }
     for (const auto& p : parts) std::remove(p.db_path.c_str());
   }
-  std::cout << (jsonl ? format_jsonl(rows) : format_table(rows));
+  const std::string text = o.format == "json"       ? format_jsonl(rows)
+                           : o.format == "markdown" ? format_markdown(rows)
+                                                    : format_table(rows);
+  if (o.output.empty()) {
+    std::fwrite(text.data(), 1, text.size(), stdout);
+  } else if (auto err = write_file_atomically(o.output, text); !err.empty()) {
+    fmt::print(stderr, "culprit scan: {}\n", err);
+    return kExitError;
+  }
   for (const auto& r : rows)
     if (!r.readable) status = kExitError;
   return path_errors ? kExitError : status;

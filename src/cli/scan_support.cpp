@@ -8,6 +8,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "culprit/report/json_writer.hpp"
 #include "culprit/report/renderer.hpp"
 
 namespace culprit::cli {
@@ -127,14 +128,8 @@ ScanRow make_row(const Incident& incident, const IncidentResult& result) {
   if (row.where.empty() && v.root) row.where = v.root->host;
   std::string json = report::render(v, report::Format::json);
   while (!json.empty() && json.back() == '\n') json.pop_back();
-  // The incident path goes first, in the contract's own escaping.
-  std::string escaped;
-  for (unsigned char ch : incident.name) {
-    if (ch == '"' || ch == '\\') { escaped += '\\'; escaped += static_cast<char>(ch); }
-    else if (ch < 0x20) escaped += fmt::format("\\u{:04x}", ch);
-    else escaped += static_cast<char>(ch);
-  }
-  row.json = fmt::format("{{\"incident\":\"{}\",{}", escaped, json.size() > 1 ? json.substr(1) : std::string("}"));
+  // The incident path goes first, quoted by the contract's own JSON writer.
+  row.json = fmt::format("{{\"incident\":{},{}", report::json_quote(incident.name), json.size() > 1 ? json.substr(1) : std::string("}"));
   return row;
 }
 
@@ -155,6 +150,23 @@ std::string format_table(const std::vector<ScanRow>& rows) {
     out += fmt::format("{:<{}}  {:<{}}  {:<{}}  {:<{}}  {}\n", r.verdict, wv, r.confidence, wc, culprit, wk, where, ww,
                        one_line(r.incident));
   }
+  return out;
+}
+
+std::string format_markdown(const std::vector<ScanRow>& rows) {
+  // A cell holds no line break, and a `|` in a path or a name does not end the cell.
+  auto cell = [](const std::string& s) {
+    std::string out;
+    for (char c : one_line(s.empty() ? std::string("-") : s)) {
+      if (c == '|' || c == '\\' || c == '`') out += '\\';
+      out += c;
+    }
+    return out;
+  };
+  std::string out = "| Verdict | Confidence | Culprit | Where | Incident |\n|---|---|---|---|---|\n";
+  for (const auto& r : rows)
+    out += fmt::format("| {} | {} | {} | {} | {} |\n", cell(r.verdict), cell(r.confidence), cell(r.culprit),
+                       cell(r.where), cell(r.incident));
   return out;
 }
 

@@ -39,6 +39,7 @@ struct ScanRow {
 ScanRow make_row(const Incident& incident, const IncidentResult& result);
 
 std::string format_table(const std::vector<ScanRow>& rows);
+std::string format_markdown(const std::vector<ScanRow>& rows);  ///< the table as Markdown
 std::string format_jsonl(const std::vector<ScanRow>& rows);
 
 void print_progress(std::size_t done, std::size_t total, std::int64_t bytes_done, std::int64_t bytes_total,

@@ -12,7 +12,9 @@
 #include <filesystem>
 #include <iostream>
 
+#include "cli/command_table.hpp"
 #include "cli/commands.hpp"
+#include "cli/shared_options.hpp"
 #include "cli/option_checks.hpp"
 #include "cli/incident.hpp"
 #include "cli/rule_loading.hpp"
@@ -33,7 +35,8 @@ Prints the merged timeline of every host, one line per event: time (UTC; `boot+9
 `line N` when the host's clock could not be aligned), host, kind, pid/rank, source:line and the
 message. The header says how each host's clock was aligned and how sure that is. Plain log
 lines (kind `log`) are left out unless --all or --kind log. When INPUTs are given they are
-diagnosed first: `>` marks the root failure, `~` its echoes.
+diagnosed first: `>` marks the root failure, `~` its echoes. --json and --csv print the same
+events as data (mark: root / echo).
 
   culprit timeline logs/                          # everything around the failure
   culprit timeline --host spark-b --kind cuda_oom,nccl_timeout logs/
@@ -51,8 +54,35 @@ struct Options {
   std::int64_t limit = 500;
   std::int64_t incident = -1;
   int width = 100, year = 0;
-  bool all = false, redact = false, quiet = false;
+  std::vector<std::string> kinds_raw, hosts_raw;
+  bool all = false, redact = false, quiet = false, json = false, csv = false;
 };
+
+/// Timeline's options, bound to `o` (--redact, --rules, --exclude and --year are the shared
+/// definitions of shared_options.hpp; --host here filters, so inputs' host is --default-host).
+void add_timeline_options(po::options_description& opts, Options& o) {
+  opts.add_options()
+      ("help,h", "show this help")
+      ("db", po::value(&o.db), "read a saved timeline (from `culprit diagnose --db FILE`) instead of INPUTs")
+      ("host", po::value(&o.hosts_raw)->composing(), "only events of host H (repeatable, or H1,H2)")
+      ("kind", po::value(&o.kinds_raw)->composing(), "only events of kind K (repeatable, or K1,K2), e.g. cuda_oom")
+      ("around", po::value(&o.around), "centre on an event id, or a UTC time (2026-04-09T00:47:13 or 00:47:13)")
+      ("window", po::value(&o.window)->default_value(300), "with --around TIME or a placed event: seconds each side")
+      ("limit", po::value(&o.limit)->default_value(500), "at most N events, centred on the failure (0: all)")
+      ("incident", po::value(&o.incident), "with --db of `culprit scan --db`: only incident N")
+      ("all", po::bool_switch(&o.all), "include plain log lines (kind `log`)")
+      ("json", po::bool_switch(&o.json), "print the events as a JSON array of objects (mark: root / echo)")
+      ("csv", po::bool_switch(&o.csv), "print the events as CSV (RFC 4180) under a header");
+  add_redact_option(opts, o.redact);
+  opts.add_options()
+      ("color", po::value(&o.color)->default_value("auto"), "colour: auto | always | never (NO_COLOR is honoured)")
+      ("width", po::value(&o.width)->default_value(100), "columns per line (0: do not cut)")
+      ("default-host", po::value(&o.default_host), "host name for inputs that name none");
+  add_rules_option(opts, o.rule_dirs);
+  add_exclude_option(opts, o.excludes);
+  add_year_option(opts, o.year);
+  opts.add_options()("quiet,q", po::bool_switch(&o.quiet), "do not print skipped-input notes on stderr");
+}
 
 bool use_color(const Options& o) { return color_wanted(o.color, false, ::isatty(STDOUT_FILENO) != 0); }
 
@@ -109,28 +139,15 @@ std::int64_t saved_root_event(store::Database& db) {
 
 }  // namespace
 
+void timeline_option_table(po::options_description& out) {
+  static Options unused;  // the table's values point here; it is only read for documentation
+  add_timeline_options(out, unused);
+}
+
 int run_timeline(const std::vector<std::string>& args) {
   Options o;
-  std::vector<std::string> kinds_raw, hosts_raw;
   po::options_description opts("Options");
-  opts.add_options()
-      ("help,h", "show this help")
-      ("db", po::value(&o.db), "read a saved timeline (from `culprit diagnose --db FILE`) instead of INPUTs")
-      ("host", po::value(&hosts_raw)->composing(), "only events of host H (repeatable, or H1,H2)")
-      ("kind", po::value(&kinds_raw)->composing(), "only events of kind K (repeatable, or K1,K2), e.g. cuda_oom")
-      ("around", po::value(&o.around), "centre on an event id, or a UTC time (2026-04-09T00:47:13 or 00:47:13)")
-      ("window", po::value(&o.window)->default_value(300), "with --around TIME or a placed event: seconds each side")
-      ("limit", po::value(&o.limit)->default_value(500), "at most N events, centred on the failure (0: all)")
-      ("incident", po::value(&o.incident), "with --db of `culprit scan --db`: only incident N")
-      ("all", po::bool_switch(&o.all), "include plain log lines (kind `log`)")
-      ("redact", po::bool_switch(&o.redact), "replace host names, IPs, user names, container ids and pod uids")
-      ("color", po::value(&o.color)->default_value("auto"), "colour: auto | always | never (NO_COLOR is honoured)")
-      ("width", po::value(&o.width)->default_value(100), "columns per line (0: do not cut)")
-      ("default-host", po::value(&o.default_host), "host name for inputs that name none")
-      ("rules", po::value(&o.rule_dirs)->composing(), "also load the *.toml rules under DIR (repeatable)")
-      ("exclude", po::value(&o.excludes)->composing(), "skip files whose name matches GLOB (repeatable)")
-      ("year", po::value(&o.year), "year for time stamps that carry none, when no input gives one")
-      ("quiet,q", po::bool_switch(&o.quiet), "do not print skipped-input notes on stderr");
+  add_timeline_options(opts, o);
   po::options_description hidden;
   hidden.add_options()("input", po::value(&o.inputs)->composing(), "inputs");
   po::options_description all;
@@ -149,8 +166,12 @@ int run_timeline(const std::vector<std::string>& args) {
     std::cout << kHelpHeader << opts;
     return 0;
   }
-  o.hosts = split_list(hosts_raw);
-  o.kinds = split_list(kinds_raw);
+  o.hosts = split_list(o.hosts_raw);
+  o.kinds = split_list(o.kinds_raw);
+  if (o.json && o.csv) {
+    fmt::print(stderr, "culprit timeline: give --json or --csv, not both\n");
+    return kExitError;
+  }
   if (o.inputs.empty() == o.db.empty()) {
     fmt::print(stderr, "culprit timeline: give either INPUTs or --db FILE (not both)\n");
     return kExitError;
@@ -274,7 +295,9 @@ int run_timeline(const std::vector<std::string>& args) {
   report::TimelineOptions render_options;
   render_options.color = use_color(o);
   render_options.width = o.width;
-  const std::string text = report::render_timeline(shown.data.timeline, shown.data.hosts, total, render_options);
+  const std::string text = o.json  ? report::render_timeline_json(shown.data.timeline)
+                           : o.csv ? report::render_timeline_csv(shown.data.timeline)
+                                   : report::render_timeline(shown.data.timeline, shown.data.hosts, total, render_options);
   std::fwrite(text.data(), 1, text.size(), stdout);
   return shown.data.timeline.empty() ? kExitNothing : 0;
 }

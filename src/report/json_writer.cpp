@@ -2,6 +2,10 @@
 // any bytes (control characters, invalid UTF-8 from broken logs) still yield valid JSON.
 #include "culprit/report/json_writer.hpp"
 
+#include <fmt/format.h>
+
+#include <cmath>
+
 #include "report/utf8.hpp"
 
 namespace culprit::report {
@@ -95,6 +99,18 @@ void JsonWriter::value(std::string_view text) {
 void JsonWriter::value(std::int64_t number) {
   before_value();
   out_ += std::to_string(number);
+}
+
+std::string real_text(double number) {
+  std::string text = fmt::format("{}", number);
+  if (text.find_first_of(".en") == std::string::npos) text += ".0";  // not after inf / nan
+  return text;
+}
+
+void JsonWriter::number(double number) {
+  if (!std::isfinite(number)) return null();
+  before_value();
+  out_ += real_text(number);
 }
 
 void JsonWriter::value(bool flag) {

@@ -18,6 +18,10 @@ void append_json_string(std::string& out, std::string_view text);
 /// `append_json_string` into a fresh string.
 std::string json_quote(std::string_view text);
 
+/// A finite real as JSON writes it: the shortest text that reads back as the same double, with a
+/// `.0` when it would look like an integer (`2.5`, `3.0`, `1e+20`), so a real stays one.
+std::string real_text(double number);
+
 /// Builds one compact JSON document. Misuse (a value without a key inside an object) is a bug
 /// in the caller; the writer does not check nesting beyond what it needs for commas.
 ///   JsonWriter w; w.begin_object(); w.key("n"); w.value(std::int64_t{1}); w.end_object();
@@ -34,6 +38,8 @@ class JsonWriter {
   void value(std::int64_t number);
   void value(int number) { value(static_cast<std::int64_t>(number)); }
   void value(bool flag);
+  /// A real number as real_text writes it; NaN and infinities, which JSON cannot hold, as null.
+  void number(double number);
   void null();
   void value(const std::optional<std::int64_t>& number);  ///< null when empty
   void value(const std::optional<int>& number);           ///< null when empty

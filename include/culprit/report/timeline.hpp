@@ -26,3 +26,16 @@ std::string render_timeline(const std::vector<diagnose::TimelineEvent>& events,
                             const TimelineOptions& options = {});
 
 }  // namespace culprit::report
+
+namespace culprit::report {
+
+/// The events as a JSON array of objects (`culprit timeline --json`), in timeline order, with the
+/// fields the text listing shows: id, time (ISO 8601 UTC, null when unplaced), time_text (what the
+/// listing prints: the time, `boot+93.1s` or `line N`), host, kind, severity, pid, rank, comm,
+/// source, line, mark (`root`, `echo` or null) and message. Absent values are null.
+std::string render_timeline_json(const std::vector<diagnose::TimelineEvent>& events);
+
+/// The same fields as CSV (RFC 4180, csv_writer.hpp) under a header record.
+std::string render_timeline_csv(const std::vector<diagnose::TimelineEvent>& events);
+
+}  // namespace culprit::report
