@@ -166,10 +166,12 @@ GpuLedgerInput load_ledger_input(store::Database& db, std::int64_t event_id, std
       if (!h.from_error) h.bytes = r["mem_used"].as_int().value_or(0);
     }
   }
+  // The host-memory reading nearest the failure (`culprit run` samples meminfo through the run).
+  const std::string near = ts ? fmt::format("CASE WHEN ts IS NULL THEN 1e12 ELSE abs(ts - ({})) END, line", *ts) : "line";
   // Unified memory with no capacity from the GPU: the host's memory is the pool.
   if (!in.capacity && in.unified) {
-    auto mem = db.query(fmt::format("SELECT total, available FROM host_memory WHERE host = {} ORDER BY line LIMIT 1",
-                                    store::sql_literal(host)));
+    auto mem = db.query(fmt::format("SELECT total, available FROM host_memory WHERE host = {} ORDER BY {} LIMIT 1",
+                                    store::sql_literal(host), near));
     if (!mem.rows.empty()) {
       in.capacity = mem.rows[0]["total"].as_int();
       if (!in.free) in.free = mem.rows[0]["available"].as_int();
@@ -196,7 +198,6 @@ GpuLedgerInput load_ledger_input(store::Database& db, std::int64_t event_id, std
   }
   if (in.unified) {
     // The page cache nearest the failure: `free`'s buff/cache (or meminfo's Buffers + Cached).
-    const std::string near = ts ? fmt::format("CASE WHEN ts IS NULL THEN 1e12 ELSE abs(ts - ({})) END", *ts) : "line";
     auto cache = db.query(fmt::format("SELECT buff_cache FROM host_memory WHERE host = {} AND buff_cache IS NOT NULL"
                                       " ORDER BY {} LIMIT 1",
                                       store::sql_literal(host), near));
