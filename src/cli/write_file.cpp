@@ -26,7 +26,8 @@ std::string write_file_atomically(const std::string& path, const std::string& te
       std::error_code ec;
       const auto parent = std::filesystem::path(path).parent_path();
       if (!parent.empty() && !std::filesystem::is_directory(parent, ec))
-        return fmt::format("cannot write {}: the folder {} does not exist", path, parent.string());
+        return fmt::format("cannot write {}: {} {}", path, parent.string(),
+                           std::filesystem::exists(parent, ec) ? "is not a folder" : "does not exist");
       return fmt::format("cannot write {}: {}", path, err ? std::strerror(err) : "cannot create a file there");
     }
     out << text;

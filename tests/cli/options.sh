@@ -28,11 +28,11 @@ expect scan_jobs "--jobs -3" "$culprit" scan --jobs -3 "$incident"
 expect scan_year "--year 24" "$culprit" scan --year 24 "$incident"
 expect scan_missing_dir "nope-dir: error\[input-missing\]" "$culprit" scan nope-dir
 # -o names the path the user gave and the reason, never culprit's temporary file.
-expect output_missing_folder "cannot write /nonexistent/dir/r.txt: the folder /nonexistent/dir does not exist" \
+expect output_missing_folder "cannot write /nonexistent/dir/r.txt: /nonexistent/dir does not exist" \
   "$culprit" -o /nonexistent/dir/r.txt "$incident"
 if grep -q "tmp-" err; then echo "FAIL output_missing_folder: names the temporary file"; fail=1; fi
 mkdir -p out-dir && touch out-dir/plain
-expect output_under_a_file "cannot write out-dir/plain/r.txt: the folder out-dir/plain does not exist" \
+expect output_under_a_file "cannot write out-dir/plain/r.txt: out-dir/plain is not a folder" \
   "$culprit" -o out-dir/plain/r.txt "$incident"
 # A file named like a typo is an input, not a typo.
 printf 'hello\n' > scna
