@@ -7,6 +7,9 @@
 
 #include <algorithm>
 #include <cstring>
+#include <set>
+#include <string>
+#include <tuple>
 
 #include "culprit/ingest/parser.hpp"
 #include "culprit/ingest/sniff.hpp"
@@ -110,6 +113,18 @@ void report_repairs(const IngestInput& input, const detail::RepairReport& r, std
   one(r.join, "wrapped line(s) joined where a message was cut (terminal width or by hand)");
 }
 
+/// A repeated segment shorter than this is read again: a one-line `Killed` after the same
+/// prompt twice may be two runs; a block of this size pasted twice is one.
+constexpr std::size_t kRepeatMinBytes = 64;
+
+/// When `text` is one text twice (A + A, A ending in a newline), the length of A; else 0.
+std::size_t repeated_half(std::string_view text) {
+  if (text.size() < 2 * kRepeatMinBytes || text.size() % 2 != 0) return 0;
+  const std::size_t half = text.size() / 2;
+  if (text[half - 1] != '\n' || text.substr(0, half) != text.substr(half)) return 0;
+  return half;
+}
+
 /// Lines in `text` as text::split_lines counts them (\n, \r\n, lone \r; a last line without
 /// a terminator counts), and the offset where line `from` (1-based) starts.
 std::int64_t count_lines(std::string_view text, std::int64_t from, size_t& from_offset) {
@@ -202,8 +217,24 @@ IngestStats ingest(const IngestInput& input, const text::SignalSet& signals, cor
                               kind == format::kMeminfo || kind == format::kCgroupMemory;
   body = detail::repair_text(body, &signals, repaired_storage, map, repairs, repair_options);
   if (repairs.any()) report_repairs(input, repairs, line_offset, diagnostics);
+  // The same text twice (`cat p p`, a block pasted again): read once, or every event, holder and
+  // evidence line counts twice and the registry sees each process as two sightings.
+  if (const std::size_t half = repeated_half(body); half != 0) {
+    size_t unused = 0;
+    const std::int64_t first_lines = count_lines(body.substr(0, half), 0, unused);
+    note(diagnostics, code::kRepeat, fmt::format("{}:{}", input.name, line_offset + first_lines + 1),
+         fmt::format("lines {}-{} repeat lines 1-{} (pasted twice?); read once", first_lines + 1, 2 * first_lines,
+                     first_lines));
+    body = body.substr(0, half);
+  }
   const auto segments = segment_text(body);
+  std::set<std::tuple<std::string, std::string, std::string_view>> seen;  // (host, format, text)
   for (const auto& seg : segments) {
+    if (seg.text.size() >= kRepeatMinBytes && !seen.emplace(seg.host, seg.format, seg.text).second) {
+      note(diagnostics, code::kRepeat, fmt::format("{}:{}", input.name, seg.first_line + line_offset),
+           "a block that repeats an earlier one of this input (pasted twice?); read once");
+      continue;
+    }
     core::SourceInfo info;
     info.name = input.name;
     info.host = seg.host.empty() ? input.host : seg.host;

@@ -25,6 +25,7 @@ inline constexpr std::string_view kLongLine = "input-long-line";     ///< lines 
 inline constexpr std::string_view kTooManyLines = "input-too-many-lines";  ///< only the last max_lines read
 inline constexpr std::string_view kMaxEvents = "input-max-events";   ///< --max-events reached
 inline constexpr std::string_view kRepaired = "input-repaired";     ///< text repaired before matching (one per kind)
+inline constexpr std::string_view kRepeat = "input-repeat";         ///< a block pasted twice, read once
 }  // namespace code
 
 /// The events one run may record (`--max-events`), shared by every input of the run. Once it

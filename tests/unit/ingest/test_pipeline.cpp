@@ -215,3 +215,38 @@ TEST_CASE("sniffing never swallows a line: a log line inside a table's segment s
                       [](const auto& p) { return p.evidence == "ps"; }) == 1);
   CHECK(ps_sink.of_kind("oom_kill").size() == 1);
 }
+
+TEST_CASE("a paste given twice is read once, with a note", "[pipeline][repeat]") {
+  // `cat paste paste | culprit -`: every event, process and evidence line would count twice.
+  const std::string once =
+      "alice@spark-b:~$ python train.py\n" + std::string(kOomLine) + "\n" +
+      "alice@spark-b:~$ docker ps\n"
+      "CONTAINER ID   IMAGE                      COMMAND                  CREATED      STATUS      PORTS     NAMES\n"
+      "3f2a9c1d7e44   vllm/vllm-openai:v0.6.3    \"python3 -m vllm.ent…\"   2 days ago   Up 2 days             vllm-embeddings\n";
+  RecordingSink one, two;
+  Diagnostics d1, d2;
+  culprit::ingest::ingest(IngestInput{"<stdin>", "", "in", once}, builtin().signals, one, d1);
+  culprit::ingest::ingest(IngestInput{"<stdin>", "", "in", once + once}, builtin().signals, two, d2);
+  CHECK(find(d1, "input-repeat") == nullptr);
+  const auto* note = find(d2, "input-repeat");
+  REQUIRE(note);
+  CHECK(note->where == "<stdin>:6");
+  CHECK(note->message == "lines 6-10 repeat lines 1-5 (pasted twice?); read once");
+  CHECK(two.events.size() == one.events.size());
+  CHECK(two.containers.size() == one.containers.size());
+  CHECK(two.of_kind("cuda_oom").size() == 1);
+
+  // A block pasted again inside a longer paste (after other output) is read once too.
+  const std::string again = once + "alice@spark-b:~$ uptime\n 10:02:11 up 3 days\n" + once.substr(once.find("alice@spark-b:~$ docker ps"));
+  RecordingSink three;
+  Diagnostics d3;
+  culprit::ingest::ingest(IngestInput{"<stdin>", "", "in", again}, builtin().signals, three, d3);
+  CHECK(find(d3, "input-repeat") != nullptr);
+  CHECK(three.containers.size() == one.containers.size());
+  // Short repeats (a one-line `Killed` after the same prompt) are two runs, not a paste: kept.
+  const std::string killed = "$ ./run.sh\nKilled\n$ ./run.sh\nKilled\n";
+  RecordingSink four;
+  Diagnostics d4;
+  culprit::ingest::ingest(IngestInput{"<stdin>", "", "in", killed}, builtin().signals, four, d4);
+  CHECK(find(d4, "input-repeat") == nullptr);
+}
