@@ -179,7 +179,9 @@ LedgerResult decide_ledger(const GpuLedgerInput& in) {
   for (auto& [pid, h] : holders) sorted.push_back(h);
   std::sort(sorted.begin(), sorted.end(), [](const Holder& a, const Holder& c) { return a.bytes > c.bytes; });
   for (const auto& h : sorted) {
-    const std::string label = fmt::format("{}: pid {}{}", h.role, h.pid, h.name.empty() ? "" : " " + h.name);
+    // The label's word is the sum's term for its role (job, foreign, unattributed), one voice.
+    const std::string label = fmt::format("{}: pid {}{}", h.role == "job" || h.role == "foreign" ? h.role : "unattributed",
+                                          h.pid, h.name.empty() ? "" : " " + h.name);
     b.entries.push_back({label, h.role, h.pid, h.bytes});
     if (h.role == "job") job += h.bytes;
     else if (h.role == "foreign") foreign += h.bytes;
@@ -225,7 +227,7 @@ LedgerResult decide_ledger(const GpuLedgerInput& in) {
         if (counted.count(p.pid)) continue;
         const std::int64_t bytes = std::min(p.rss, r - host_procs);
         if (bytes <= 0 || listed >= 5) break;
-        b.entries.push_back({fmt::format("host: pid {}{} (resident memory, ps)", p.pid, p.name.empty() ? "" : " " + p.name),
+        b.entries.push_back({fmt::format("host processes: pid {}{} (resident memory, ps)", p.pid, p.name.empty() ? "" : " " + p.name),
                              "host", p.pid, bytes});
         b.holders.push_back({p.name.empty() ? fmt::format("pid {}", p.pid) : p.name, "host", {p.pid}, bytes});
         host_procs += bytes;
@@ -253,7 +255,7 @@ LedgerResult decide_ledger(const GpuLedgerInput& in) {
                                        fs(b.free), fs(job), fs(foreign),
                                        unknown ? " + unattributed " + core::format_size(unknown) : std::string(),
                                        host_procs ? " + host processes " + core::format_size(host_procs) : std::string(),
-                                       cache ? " + page cache " + core::format_size(cache) : std::string(),
+                                       cache ? " + kernel (page cache) " + core::format_size(cache) : std::string(),
                                        fs(b.unexplained)));
     if (cache)
       b.arithmetic.push_back(fmt::format("the page cache held {} of the unified pool (free's buff/cache{}); "

@@ -277,8 +277,10 @@ std::string series_caption(const diagnose::GpuSeries* s, const diagnose::Budget*
   if (s && !s->model.empty()) parts.push_back(s->model);
   const bool unified = (s && s->unified) || (b && b->unified);
   if (unified) {
-    std::optional<std::int64_t> pool = s ? s->pool_total : std::nullopt;
-    if (!pool && b) pool = b->total;
+    // The ledger's total where there is one: the text report's number (a `free -h` snapshot
+    // rounds the pool to 119Gi where CUDA said 119.70 GiB).
+    std::optional<std::int64_t> pool = b ? b->total : std::nullopt;
+    if (!pool && s) pool = s->pool_total;
     parts.push_back(pool ? "unified memory: the GPU uses the host's " + size_text(*pool)
                          : std::string("unified memory: the GPU uses host memory"));
   }

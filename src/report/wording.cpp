@@ -61,7 +61,9 @@ std::string short_time(const std::optional<double>& ts) {
 }
 
 std::string role_value(std::string_view role) {
-  if (role == "job" || role == "foreign") return std::string(role);
+  // `kernel` (page cache, shmem, slab) and `host` (CPU processes of a unified pool) are holders'
+  // roles in a ledger; a process's role is one of the first two or unknown.
+  if (role == "job" || role == "foreign" || role == "kernel" || role == "host") return std::string(role);
   return "unknown";
 }
 

@@ -45,9 +45,10 @@ std::string short_time(const std::optional<double>& ts);
 /// A source's formats for people: every id of its segments, comma-separated (`ps,app_log`).
 std::string formats_text(const diagnose::SourceSummary& s);
 
-/// `job`, `foreign`, or `unknown` for anything else: the value of a `role` row.
+/// `job`, `foreign` (a ledger's `kernel`, `host`), or `unknown` for anything else: the value of a
+/// `role` row.
 std::string role_value(std::string_view role);
-/// `job`, `foreign`, or `role unknown` for anything else: the role beside a name, `(role unknown)`.
+/// role_value, with `role unknown` for unknown: the role beside a name, `(role unknown)`.
 std::string role_text(std::string_view role);
 
 /// `pid 48211 VLLM::EngineCore (foreign)`; adds ` on HOST` when the process is on another host

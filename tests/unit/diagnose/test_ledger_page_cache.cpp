@@ -125,7 +125,7 @@ TEST_CASE("the budget sums to the total with every holder in a term", "[diagnose
   CHECK(terms(r.budget) == *r.budget.total);
   // The text's worked sum names the same terms.
   REQUIRE_FALSE(r.budget.arithmetic.empty());
-  CHECK_THAT(r.budget.arithmetic[0], Catch::Contains("+ unattributed 43.00 MiB + host processes 2.00 GiB + page cache "
+  CHECK_THAT(r.budget.arithmetic[0], Catch::Contains("+ unattributed 43.00 MiB + host processes 2.00 GiB + kernel (page cache) "
                                                      "100.00 GiB"));
 
   // A discrete GPU: no host processes or kernel term, the same exact sum.
