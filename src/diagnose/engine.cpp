@@ -46,9 +46,11 @@ std::vector<Evidence> load_evidence(store::Database& db, const std::vector<std::
   std::vector<Evidence> out;
   for (auto id : ids) {
     auto r = db.query(fmt::format(
-        // A traceback is cited at its exception line, the line its text is.
-        "SELECT e.id, s.name, CASE WHEN e.kind = 'traceback' THEN coalesce(json_extract(e.fields, '$.exc_line'), e.line)"
-        " ELSE e.line END AS line, e.message, e.host, e.ts FROM events e JOIN sources s ON s.id = e.source_id"
+        // Evidence cites the line its text is: a block's event (a kernel OOM report) names it in
+        // `message_line`, a traceback is cited at its exception line.
+        "SELECT e.id, s.name, coalesce(json_extract(e.fields, '$.message_line'), CASE WHEN e.kind = 'traceback'"
+        " THEN json_extract(e.fields, '$.exc_line') END, e.line) AS line, e.message, e.host, e.ts"
+        " FROM events e JOIN sources s ON s.id = e.source_id"
         " WHERE e.id = {}",
         id));
     if (r.rows.empty()) continue;

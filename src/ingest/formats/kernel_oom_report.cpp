@@ -132,6 +132,7 @@ Feed OomBlock::feed(std::int64_t seg_line, const KernelLine& line) {
     report_.order = inv->order;
     report_.trigger_oom_score_adj = inv->oom_score_adj;
     invoked_message_ = std::string(t);
+    invoked_line_ = seg_line;
     has_invoked_ = report_content_ = true;
     result = Feed::taken;
   } else if (starts_with(t, "Pid: ") && contains(t, ", comm: ")) {  // 2.6.32 stack header
@@ -223,6 +224,7 @@ Feed OomBlock::feed(std::int64_t seg_line, const KernelLine& line) {
     if (summary_) return Feed::rejected;
     summary_ = std::move(*s);
     summary_message_ = std::string(t);
+    summary_line_ = seg_line;
     if (stamped) pending_tail_ = PendingTail{PendingTail::What::summary, std::string(t)};
     report_content_ = true;
     result = Feed::taken;
@@ -244,6 +246,7 @@ Feed OomBlock::feed(std::int64_t seg_line, const KernelLine& line) {
     victim_ = std::move(*kill);
     if (!victim_->reason.empty()) report_.reason = victim_->reason;
     kill_message_ = std::string(t);
+    kill_line_ = seg_line;
     killed_ = true;
     kill_time_ = time_of(line);
     if (stamped) pending_tail_ = PendingTail{PendingTail::What::kill, std::string(t)};
@@ -574,6 +577,7 @@ void OomBlock::emit_kill_only(ParseContext& ctx) {
   ev.pid = pid;
   ev.comm = comm;
   ev.message = !kill_message_.empty() ? kill_message_ : "kernel OOM kill";
+  if (!kill_message_.empty() && kill_line_) ev.set_int("message_line", ctx.absolute_line(kill_line_));
   ev.set_int("victim_pid", pid);
   ev.set("victim_comm", comm);
   std::string reason = report_.reason;
@@ -687,6 +691,9 @@ void OomBlock::emit_report(ParseContext& ctx) {
                : !summary_message_.empty() ? summary_message_
                : !invoked_message_.empty() ? invoked_message_
                                            : "kernel OOM report (no kill line)";
+  // The line the message is (the block starts at its `invoked oom-killer` line): evidence cites it.
+  const std::int64_t at = !kill_message_.empty() ? kill_line_ : !summary_message_.empty() ? summary_line_ : invoked_line_;
+  if (at > 0) ev.set_int("message_line", ctx.absolute_line(at));
   if (r.victim_pid) ev.pid = r.victim_pid;
   ev.comm = r.victim_comm;
 

@@ -193,6 +193,7 @@ class OomBlock {
   std::optional<KillLine> victim_;
   std::optional<OomSummary> summary_;
   std::string kill_message_, summary_message_, invoked_message_;
+  std::int64_t kill_line_ = 0, summary_line_ = 0, invoked_line_ = 0;  ///< segment lines of those messages
   std::string task_in_task_memcg_, task_in_oom_memcg_;
   std::optional<std::int64_t> memsw_usage_, memsw_limit_, kmem_usage_, swap_usage_, swap_limit_;
   std::optional<std::int64_t> pages_ram_, pages_reserved_, swap_cache_pages_;

@@ -166,3 +166,17 @@ TEST_CASE("a Slurm oom-kill record takes its victim from the batch script's Kill
   CHECK(bare.verdict == "cgroup_oom");
   CHECK_FALSE(bare.victim);
 }
+
+TEST_CASE("kernel OOM: evidence cites the line its text is (the kill line), not the report's first line", "[diagnose][host_oom]") {
+  // The report spans `invoked oom-killer` (line 1) to the kill line (line 7); the evidence shows
+  // the kill line, so it is cited there.
+  std::string log = kHeader;
+  for (int pid : {1001, 1002}) log += row(pid, 524288, 0, "php-fpm");
+  log += kill(2001, "java", 5242880);
+  const auto v = culprit::test::diagnose_texts({{"kern.log", "web-1", log}});
+  REQUIRE(v.verdict == "kernel_oom");
+  REQUIRE_FALSE(v.evidence.empty());
+  const auto& e = v.evidence.front();
+  CHECK(e.text.rfind("Out of memory: Killed process 2001 (java)", 0) == 0);
+  CHECK(e.line == 7);
+}
