@@ -17,7 +17,7 @@ namespace culprit::report {
 namespace {
 
 constexpr int kMinWidth = 60;
-constexpr int kMaxHost = 14, kMaxKind = 18, kMaxProc = 12, kMaxSource = 30, kMinMessage = 20;
+constexpr int kMaxHost = 14, kMaxKind = 18, kMaxProc = 12, kMaxSource = 30, kMinMessage = 30;
 
 std::string pad(const std::string& s, int cols) {
   return s + std::string(static_cast<std::size_t>(std::max(0, cols - utf8::columns(s))), ' ');
@@ -111,7 +111,11 @@ std::string render_timeline(const std::vector<diagnose::TimelineEvent>& events,
 
   // Column widths from the data, capped.
   int c_time = 0, c_host = 0, c_kind = 0, c_proc = 0, c_src = 0;
+  int c_file = 0;  // the widest `file:line` without its folders: what a cut location keeps first
   for (const auto& e : events) {
+    const std::string where = utf8::one_line(event_location(e));
+    const std::size_t slash = where.rfind('/');
+    c_file = std::max(c_file, utf8::columns(slash == std::string::npos ? where : where.substr(slash + 1)) + 1);
     c_time = std::max(c_time, utf8::columns(time_of(e)));
     c_host = std::max(c_host, utf8::columns(utf8::one_line(e.host)));
     c_kind = std::max(c_kind, utf8::columns(utf8::one_line(e.kind)));
@@ -127,13 +131,20 @@ std::string render_timeline(const std::vector<diagnose::TimelineEvent>& events,
   if (width > 0) {
     // mark(2) + 5 separators of two spaces.
     c_msg = width - (2 + c_time + c_host + c_kind + c_proc + c_src + 10);
-    // Too narrow: the location, host and kind give way first, down to a few columns each.
-    for (int floor : {12, 6}) {
-      while (c_msg < kMinMessage && c_src > floor) --c_src, ++c_msg;
-      while (c_msg < kMinMessage && c_host > std::min(floor, 8)) --c_host, ++c_msg;
-      while (c_msg < kMinMessage && c_kind > std::min(floor + 2, 10)) --c_kind, ++c_msg;
-      while (c_msg < kMinMessage && c_proc > 5) --c_proc, ++c_msg;
-    }
+    // Too narrow: the location gives way first (its folders, keeping `file:line`), then host,
+    // process and kind down to what most values need; then all of them down to a few columns.
+    // The time never does.
+    auto shrink = [&](int& col, int floor) {
+      while (c_msg < kMinMessage && col > floor) --col, ++c_msg;
+    };
+    shrink(c_src, std::max(12, std::min(c_file, 24)));
+    shrink(c_host, 8);
+    shrink(c_proc, 8);
+    shrink(c_kind, 14);
+    shrink(c_src, 6);
+    shrink(c_host, 6);
+    shrink(c_proc, 5);
+    shrink(c_kind, 8);
     c_msg = std::max(c_msg, 1);
   }
   for (const auto& e : events) {
