@@ -210,12 +210,16 @@ void write_evidence(TextOut& out, const std::vector<diagnose::Evidence>& evidenc
   const std::size_t shown = std::min(evidence.size(), kMaxEvidence);
   for (std::size_t i = 0; i < shown; ++i) {
     const auto& e = evidence[i];
-    std::string label = e.source.empty() ? std::string("?") : e.source;
-    if (e.line > 0) label += fmt::format(":{}", e.line);
-    if (!e.host.empty() && e.source.find(e.host) == std::string::npos) label += "  " + e.host;
-    if (e.ts) label += "  " + iso_time(e.ts);
-    out.line("  " + out.paint(utf8::cut(utf8::one_line(label), out.room(2)),
-                              fmt::fg(fmt::terminal_color::cyan)));
+    std::string where = e.source.empty() ? std::string("?") : e.source;
+    if (e.line > 0) where += fmt::format(":{}", e.line);
+    std::string tail;
+    if (!e.host.empty() && e.source.find(e.host) == std::string::npos) tail += "  " + utf8::one_line(e.host);
+    if (e.ts) tail += "  " + iso_time(e.ts);
+    // Too wide: the path gives way first (from the left, keeping `file:line`), never the time.
+    where = utf8::one_line(where);
+    if (const int room = out.room(2); room > 0 && utf8::columns(where) + utf8::columns(tail) > room)
+      where = utf8::cut_left(where, std::max(12, room - utf8::columns(tail)));
+    out.line("  " + out.paint(utf8::cut(where + tail, out.room(2)), fmt::fg(fmt::terminal_color::cyan)));
     // A block (kernel OOM report, traceback) keeps its lines; each is cut, never wrapped.
     std::string text = utf8::clean(e.text);
     while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();

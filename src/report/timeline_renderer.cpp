@@ -23,17 +23,6 @@ std::string pad(const std::string& s, int cols) {
   return s + std::string(static_cast<std::size_t>(std::max(0, cols - utf8::columns(s))), ' ');
 }
 
-/// `…/train-rank0.log:1184`: long locations keep their end (the file name and line).
-std::string cut_left(const std::string& s, int cols) {
-  if (cols <= 0 || utf8::columns(s) <= cols) return s;
-  std::size_t i = 0;
-  int drop = utf8::columns(s) - (cols - 1);
-  while (i < s.size() && drop > 0) {
-    const char32_t cp = utf8::next(s, i);
-    drop -= utf8::columns(cp);
-  }
-  return "…" + s.substr(i);
-}
 
 std::string proc_text(const diagnose::TimelineEvent& e) {
   std::string out = e.pid ? std::to_string(*e.pid) : std::string();
@@ -160,7 +149,7 @@ std::string render_timeline(const std::vector<diagnose::TimelineEvent>& events,
     row += paint(pad(utf8::cut(host, c_host), c_host), fmt::fg(fmt::terminal_color::cyan)) + "  ";
     row += paint(pad(utf8::cut(utf8::one_line(e.kind), c_kind), c_kind), kind_style) + "  ";
     row += pad(utf8::cut(proc_text(e), c_proc), c_proc) + "  ";
-    row += pad(cut_left(utf8::one_line(event_location(e)), c_src), c_src) + "  ";
+    row += pad(utf8::cut_left(utf8::one_line(event_location(e)), c_src), c_src) + "  ";
     row += msg;
     while (!row.empty() && row.back() == ' ') row.pop_back();
     if (e.mark == "root") row = paint(row.substr(0, 2), fmt::fg(fmt::terminal_color::red) | fmt::emphasis::bold) + row.substr(2);

@@ -237,4 +237,16 @@ std::vector<std::string> wrap(std::string_view text, int width) {
   return lines;
 }
 
+
+std::string cut_left(std::string_view s, int cols) {
+  if (cols <= 0 || columns(s) <= cols) return std::string(s);
+  std::size_t i = 0;
+  int drop = columns(s) - (cols - 1);
+  while (i < s.size() && drop > 0) {
+    const char32_t cp = next(s, i);
+    drop -= columns(cp);
+  }
+  return "…" + std::string(s.substr(i));
+}
+
 }  // namespace culprit::report::utf8

@@ -39,6 +39,10 @@ std::string one_line(std::string_view text);
 /// `width` <= 0 means no limit.
 std::string cut(std::string_view text, int width);
 
+/// `text` (clean, one line) cut from the left to at most `cols` columns, with a leading `…`:
+/// `…/train-rank0.log:1184` — a location keeps its end (the file name and line).
+std::string cut_left(std::string_view text, int cols);
+
 /// Greedy word wrap of one clean line into lines of at most `width` columns; a word longer than
 /// a line is split at code points. `width` <= 0 means no wrapping. Never returns an empty vector.
 std::vector<std::string> wrap(std::string_view text, int width);

@@ -261,3 +261,19 @@ TEST_CASE("text: a culprit of no known role says `role  unknown`, `(role unknown
   CHECK_FALSE(contains(out, "role       role unknown"));
   CHECK(contains(lines_of(out)[0], "(role unknown) [high]"));
 }
+
+TEST_CASE("text: a long evidence path is cut from the left; the time stays", "[report]") {
+  auto v = test::cuda_oom_foreign();
+  REQUIRE_FALSE(v.evidence.empty());
+  v.evidence[0].source = "incidents/2026-04-09/a-very-long-folder-of-node-logs/spark-b/sglang-worker-rank1-of-2.log";
+  const std::string out = render(v, Format::text);
+  require_width(out, 100);
+  bool found = false;
+  for (const auto& l : lines_of(out)) {
+    if (l.find("sglang-worker-rank1-of-2.log:") == std::string::npos) continue;
+    found = true;
+    CHECK(l.rfind("  …", 0) == 0);
+    CHECK(contains(l, "2026-04-09T00:47:13.412Z"));
+  }
+  CHECK(found);
+}
