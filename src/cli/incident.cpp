@@ -15,6 +15,7 @@
 #include "culprit/diagnose/report_data.hpp"
 #include "culprit/ingest/pipeline.hpp"
 #include "culprit/input/reader.hpp"
+#include "culprit/report/json_writer.hpp"
 #include "culprit/store/clock.hpp"
 #include "culprit/store/hosts.hpp"
 #include "culprit/store/timeline.hpp"
@@ -69,22 +70,12 @@ void add_sources(store::Database& db, diagnose::Verdict& v) {
   }
 }
 
-std::string json_escape(std::string_view s) {
-  std::string out;
-  for (unsigned char c : s) {
-    if (c == '"' || c == '\\') { out += '\\'; out += static_cast<char>(c); }
-    else if (c < 0x20) out += fmt::format("\\u{:04x}", c);
-    else out += static_cast<char>(c);
-  }
-  return out;
-}
-
 /// The findings go into the timeline too, for `culprit query`.
 void save_findings(store::Database& db, const diagnose::Verdict& v) {
   std::string error;
   auto st = db.prepare(
       "INSERT INTO findings(rule,verdict,confidence,host,ts,culprit_host,culprit_pid,culprit_name,culprit_role,"
-      "summary,evidence) VALUES(?,?,?,?,?,?,?,?,?,?,?)",
+      "summary,evidence,echo) VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
       error);
   if (!st) return;
   for (const auto& f : v.findings) {
@@ -106,10 +97,11 @@ void save_findings(store::Database& db, const diagnose::Verdict& v) {
     std::string ev = "[";
     for (size_t i = 0; i < f.evidence.size(); ++i) {
       if (i) ev += ",";
-      ev += fmt::format("{{\"source\":\"{}\",\"line\":{},\"text\":\"{}\"}}", json_escape(f.evidence[i].source),
-                        f.evidence[i].line, json_escape(f.evidence[i].text));
+      ev += fmt::format("{{\"source\":{},\"line\":{},\"text\":{}}}", report::json_quote(f.evidence[i].source),
+                        f.evidence[i].line, report::json_quote(f.evidence[i].text));
     }
     st->bind(11, ev + "]");
+    st->bind(12, std::int64_t{f.echo ? 1 : 0});
     st->step();
   }
 }

@@ -11,6 +11,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <map>
+#include <string>
 
 #include "cli/command_table.hpp"
 #include "cli/commands.hpp"
@@ -126,15 +128,26 @@ std::optional<double> parse_time(const std::string& text, store::Database& db) {
   return std::nullopt;
 }
 
-/// The root failure of a saved timeline: the first finding's first evidence line (findings are
-/// saved root first). Echoes are not recorded in the file, so only the root is marked.
-std::int64_t saved_root_event(store::Database& db) {
+/// The marks of a saved timeline: each finding's first evidence event, `root` for the first
+/// finding (findings are saved root first), `echo` for those saved as echoes.
+std::map<std::int64_t, std::string> saved_marks(store::Database& db) {
+  std::map<std::int64_t, std::string> marks;
   auto r = db.query(
-      "SELECT e.id FROM findings f, json_each(f.evidence) j JOIN sources s ON s.name = json_extract(j.value, '$.source')"
-      " JOIN events e ON e.source_id = s.id AND e.line = json_extract(j.value, '$.line')"
-      " WHERE f.id = (SELECT min(id) FROM findings) ORDER BY j.key LIMIT 1");
-  if (!r.error.empty() || r.rows.empty()) return 0;
-  return r.rows[0]["id"].as_int().value_or(0);
+      "SELECT f.id AS finding, f.echo, (SELECT e.id FROM json_each(f.evidence) j"
+      " JOIN sources s ON s.name = json_extract(j.value, '$.source')"
+      " JOIN events e ON e.source_id = s.id AND e.line = json_extract(j.value, '$.line') ORDER BY j.key LIMIT 1) AS event"
+      " FROM findings f ORDER BY f.id");
+  if (!r.error.empty()) return marks;
+  bool first = true;
+  for (const auto& row : r.rows) {
+    const auto event = row["event"].as_int();
+    const bool root = first;
+    first = false;
+    if (!event) continue;
+    if (root) marks[*event] = "root";
+    else if (row["echo"].as_int().value_or(0) != 0) marks.emplace(*event, "echo");
+  }
+  return marks;
 }
 
 }  // namespace
@@ -240,8 +253,14 @@ int run_timeline(const std::vector<std::string>& args) {
     cleanup();
     return kExitError;
   }
-  if (scratch.empty()) root_event = saved_root_event(*db);
-  else if (verdict.root) root_event = verdict.root->event_id;
+  std::map<std::int64_t, std::string> marks;
+  if (scratch.empty()) {
+    marks = saved_marks(*db);
+    for (const auto& [id, mark] : marks)
+      if (mark == "root") root_event = id;
+  } else if (verdict.root) {
+    root_event = verdict.root->event_id;
+  }
 
   diagnose::TimelineQuery query;
   query.hosts = o.hosts;
@@ -289,7 +308,7 @@ int run_timeline(const std::vector<std::string>& args) {
     diagnose::mark_timeline(verdict, shown.data.timeline);
   } else {
     for (auto& e : shown.data.timeline)
-      if (root_event && e.event_id == root_event) e.mark = "root";
+      if (const auto it = marks.find(e.event_id); it != marks.end()) e.mark = it->second;
   }
   if (o.redact) shown = report::redact(shown);
   report::TimelineOptions render_options;

@@ -5,6 +5,9 @@
 
 #include <fmt/format.h>
 
+#include <cstdlib>
+#include <string>
+#include <string_view>
 #include <utility>
 
 namespace culprit::store {
@@ -154,7 +157,16 @@ std::string sql_literal(std::string_view s) {
   return out + "'";
 }
 
-int Database::schema_version() { return 2; }
+int Database::schema_version() {
+  // One home for the number: schema.sql's `PRAGMA user_version = N;`.
+  static const int version = [] {
+    const std::string_view text = schema();
+    constexpr std::string_view key = "PRAGMA user_version = ";
+    const std::size_t at = text.find(key);
+    return at == std::string_view::npos ? 0 : std::atoi(std::string(text.substr(at + key.size(), 8)).c_str());
+  }();
+  return version;
+}
 
 std::string Database::ensure_schema() {
   QueryResult tables = query("SELECT count(*) AS n FROM sqlite_master WHERE type='table'");

@@ -6,7 +6,7 @@
 --
 -- `incident` (in every table) is 0 in a one-incident timeline (`culprit diagnose --db`); a scan
 -- database (`culprit scan --db`) holds many incidents, numbered from 1 and named in `incidents`.
-PRAGMA user_version = 2;
+PRAGMA user_version = 3;
 
 -- The incidents of a scan database (empty in a one-incident timeline).
 CREATE TABLE incidents (
@@ -204,7 +204,8 @@ CREATE TABLE findings (
   ts           REAL,
   culprit_host TEXT, culprit_pid INTEGER, culprit_name TEXT, culprit_role TEXT,
   summary      TEXT NOT NULL,
-  evidence     TEXT NOT NULL    -- JSON array of {source, line, text}
+  evidence     TEXT NOT NULL,   -- JSON array of {source, line, text}
+  echo         INTEGER NOT NULL DEFAULT 0  -- 1: a consequence of the root failure (the first finding)
 );
 
 -- Events with their source's name: what evidence columns are built from.

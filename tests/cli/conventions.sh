@@ -175,6 +175,12 @@ PY
     python3 -c 'import json,sys; print("".join({"root": ">", "echo": "~"}[e["mark"]] for e in json.load(sys.stdin) if e["mark"]), end="")' > jmarks.txt
   if [ -s marks.txt ] && cmp -s marks.txt jmarks.txt; then ok "marks as in the listing: $(cat marks.txt)"
   else bad "marks: listing '$(cat marks.txt)', --json '$(cat jmarks.txt)'"; fi
+  # A saved timeline (`diagnose --db`) keeps the root and its echoes.
+  rm -f saved.db
+  "$culprit" --db saved.db "$hosts" >/dev/null 2>&1
+  "$culprit" timeline --db saved.db --width 0 2>/dev/null | sed -n 's/^\([>~]\) .*/\1/p' | tr -d '\n' > dbmarks.txt
+  if cmp -s marks.txt dbmarks.txt; then ok "timeline --db marks as the live listing: $(cat dbmarks.txt)"
+  else bad "timeline --db marks '$(cat dbmarks.txt)', live '$(cat marks.txt)'"; fi
   ;;
 
 scan_diagnose_options)
