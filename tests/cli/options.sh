@@ -34,6 +34,11 @@ if grep -q "tmp-" err; then echo "FAIL output_missing_folder: names the temporar
 mkdir -p out-dir && touch out-dir/plain
 expect output_under_a_file "cannot write out-dir/plain/r.txt: out-dir/plain is not a folder" \
   "$culprit" -o out-dir/plain/r.txt "$incident"
+# --rules naming a folder that is not there: exit 2, the path and the system's reason (it ended
+# with "the rules have errors").
+"$culprit" --rules /nonexistent "$incident" >out 2>err; rc=$?
+if [ $rc -eq 2 ] && grep -q "^/nonexistent: error\[rule-unreadable\]: not a readable directory: No such file or directory" err
+then echo "ok   rules_nonexistent: $(head -1 err)"; else echo "FAIL rules_nonexistent: exit $rc"; cat err; fail=1; fi
 # A file named like a typo is an input, not a typo.
 printf 'hello\n' > scna
 "$culprit" scna >out 2>err; rc=$?
