@@ -36,7 +36,7 @@ std::vector<const CommandDoc*> sub_commands(const std::string& top) {
 /// A description short enough for a completion menu: the text before the first `;` or ` (`.
 std::string short_description(const std::string& d) {
   std::string s = d.substr(0, std::min(d.find("; "), d.find(" (")));
-  if (s.size() > 72) s = s.substr(0, 69) + "...";
+  if (s.size() > 72) s.replace(69, std::string::npos, "...");
   return s;
 }
 
