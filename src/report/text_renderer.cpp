@@ -120,11 +120,14 @@ void write_headline(TextOut& out, const diagnose::Verdict& v) {
     return w <= 0 ? 0 : utf8::columns(utf8::one_line(headline_body(h, with_victim))) + 1 + utf8::columns(conf) - w;
   };
   if (excess() > 0) with_victim = false;
-  if (const int over = excess(); over > 0 && !h.culprit_name.empty()) {
-    const std::string name = utf8::one_line(h.culprit_name);
-    const int keep = std::max(2, utf8::columns(name) - over);
-    if (const auto at = h.culprit.find(h.culprit_name); at != std::string::npos && keep < utf8::columns(name))
-      h.culprit.replace(at, h.culprit_name.size(), utf8::cut(name, keep));
+  if (const int over = excess(); over > 0 && h.culprit_process && h.culprit_process->pid) {
+    diagnose::ProcessRef shorter = *h.culprit_process;
+    shorter.name = utf8::one_line(shorter.name);
+    const int keep = std::max(2, utf8::columns(shorter.name) - over);
+    if (keep < utf8::columns(shorter.name)) {
+      shorter.name = utf8::cut(shorter.name, keep);
+      h.culprit = process_phrase(shorter, h.host);
+    }
   }
   std::string body = utf8::one_line(headline_body(h, with_victim));
   if (excess() > 0) body = utf8::cut(body, w - 1 - utf8::columns(conf));

@@ -212,7 +212,8 @@ Headline headline(const diagnose::Verdict& v) {
   }
   if (v.culprit) {
     h.culprit = process_phrase(*v.culprit, host);
-    if (v.culprit->pid) h.culprit_name = v.culprit->name;
+    h.culprit_process = *v.culprit;
+    h.host = host;
   } else if (is_oom_verdict(v.verdict)) {
     h.culprit = "culprit unknown";
   }

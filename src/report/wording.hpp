@@ -70,7 +70,10 @@ std::string where_phrase(const diagnose::Verdict& v);
 struct Headline {
   std::string lead;          ///< `CUDA OOM on spark-b GPU 0 at 2026-04-09 00:47:13Z`
   std::string culprit;       ///< `pid 48211 VLLM::EngineCore (foreign)`, `culprit unknown`, or empty
-  std::string culprit_name;  ///< the part of `culprit` a narrow terminal may shorten (the name)
+  /// The process `culprit` names and the incident's host it was phrased against, so a narrow
+  /// terminal can phrase it again with a shorter name.
+  std::optional<diagnose::ProcessRef> culprit_process;
+  std::string host;
   std::string victim;        ///< `pid 5151 postgres` when the victim is not the culprit, else empty
   std::string victim_word = "killed";  ///< victim_word(v)
   std::string confidence;    ///< `high` | `medium` | `low`

@@ -77,6 +77,15 @@ TEST_CASE("text: CUDA OOM verdict line says what, where, when, who and how sure"
     CHECK(lines[0].rfind("CUDA OOM on spark-b GPU 0 at 2026-04-09 00:47:13Z — pid 48211 V", 0) == 0);
     CHECK(contains(lines[0], "… (foreign) [high]"));
   }
+  SECTION("the name is the one shortened even when it repeats the pid's digits") {
+    auto same = v;
+    same.culprit->name = std::to_string(*same.culprit->pid) + "-worker-of-the-embeddings-server";
+    const auto lines = lines_of(render(same, Format::text, {false, 100}));
+    REQUIRE_FALSE(lines.empty());
+    CHECK(columns(lines[0]) <= 100);
+    CHECK(contains(lines[0], "— pid 48211 48211-"));
+    CHECK(contains(lines[0], "… (foreign) [high]"));
+  }
 }
 
 TEST_CASE("text: CUDA OOM sections fit 100 columns and carry the ledger", "[report]") {
