@@ -190,9 +190,7 @@ void parse_cgroup_memory(std::string_view text, ParseContext& ctx) {
   if (ctx.sink == nullptr) return;
   const auto lines = text::split_lines(text);
   std::optional<Listing> cur;
-  std::optional<double> stamp_ts;
-  std::string stamp_text;
-  std::int64_t stamp_line = 0;
+  sample_stamp::Last stamp;
   for (std::size_t i = 0; i < lines.size(); ++i) {
     const auto seg = static_cast<std::int64_t>(i) + 1;
     const std::string_view line = lines[i];
@@ -200,18 +198,14 @@ void parse_cgroup_memory(std::string_view text, ParseContext& ctx) {
       const std::string_view path = cgroup_memory::header_path(line);
       const auto slash = path.rfind('/');
       const std::string file(slash == std::string_view::npos ? path : path.substr(slash + 1));
-      if (cur && (cur->files.count(file) || (stamp_ts && stamp_line == seg - 1))) {
+      if (cur && (cur->files.count(file) || stamp.above(seg))) {
         emit(*cur, ctx);
         cur.reset();
       }
       if (!cur) {
         cur = Listing{};
         cur->first_line = seg;
-        if (stamp_ts && stamp_line == seg - 1) {
-          cur->ts = stamp_ts;
-          cur->stamp = stamp_text;
-          cur->first_line = stamp_line;
-        }
+        if (stamp.above(seg)) stamp.date(*cur);
       }
       cur->files.insert(file);
       cur->current_file = file;
@@ -220,12 +214,7 @@ void parse_cgroup_memory(std::string_view text, ParseContext& ctx) {
       cur->last_line = seg;
       continue;
     }
-    if (const auto ts = sample_stamp::parse(line)) {
-      stamp_ts = ts;
-      stamp_text = std::string(text::trim(line));
-      stamp_line = seg;
-      continue;
-    }
+    if (stamp.take(line, seg)) continue;
     if (cur && cgroup_memory::is_body_line(line)) {
       std::string_view body = line;
       if (!body.empty() && body.back() == '\r') body.remove_suffix(1);

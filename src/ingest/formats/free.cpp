@@ -22,6 +22,7 @@
 
 #include "culprit/core/size.hpp"
 #include "culprit/ingest/parser.hpp"
+#include "ingest/formats/host_memory_fields.hpp"
 #include "culprit/text/lines.hpp"
 
 namespace culprit::ingest {
@@ -267,18 +268,7 @@ class FreeParser {
     mem.line = ctx_.absolute_line(mem_line);
     ctx_.sink->add_host_memory(mem);
 
-    auto put = [&](const char* key, const std::optional<std::int64_t>& v) {
-      if (v) ev.set_int(key, *v);
-    };
-    put("mem_total_bytes", mem.total);
-    put("mem_used_bytes", mem.used);
-    put("mem_free_bytes", mem.free);
-    put("mem_shared_bytes", mem.shared);
-    put("mem_buff_cache_bytes", mem.buff_cache);
-    put("mem_available_bytes", mem.available);
-    put("swap_total_bytes", mem.swap_total);
-    put("swap_used_bytes", mem.swap_used);
-    put("swap_free_bytes", mem.swap_free);
+    set_host_memory_fields(ev, mem);
     ev.set_int("unit_bytes", unit);
     if (guessed) ev.set_int("unit_guessed", 1);
     ev.set_int("snapshot", ++snapshots_);

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "culprit/ingest/parser.hpp"
+#include "ingest/formats/host_memory_fields.hpp"
 #include "culprit/text/lines.hpp"
 #include "ingest/formats/sample_stamp.hpp"
 
@@ -112,18 +113,7 @@ void emit(const Listing& l, ParseContext& ctx, std::int64_t& count) {
     ev.ts_kind = core::TsKind::wall;
     ev.ts_value = l.ts;
   }
-  auto put = [&](const char* key, const std::optional<std::int64_t>& v) {
-    if (v) ev.set_int(key, *v);
-  };
-  put("mem_total_bytes", mem.total);
-  put("mem_used_bytes", mem.used);
-  put("mem_free_bytes", mem.free);
-  put("mem_shared_bytes", mem.shared);
-  put("mem_buff_cache_bytes", mem.buff_cache);
-  put("mem_available_bytes", mem.available);
-  put("swap_total_bytes", mem.swap_total);
-  put("swap_used_bytes", mem.swap_used);
-  put("swap_free_bytes", mem.swap_free);
+  set_host_memory_fields(ev, mem);
   ev.set_int("snapshot", ++count);
   ctx.sink->add_event(ev);
 }
@@ -135,9 +125,7 @@ void parse_meminfo(std::string_view text, ParseContext& ctx) {
   const auto lines = text::split_lines(text);
   std::optional<Listing> cur;
   std::int64_t count = 0;
-  std::optional<double> stamp_ts;
-  std::string stamp_text;
-  std::int64_t stamp_line = 0;
+  sample_stamp::Last stamp;
   for (std::size_t i = 0; i < lines.size(); ++i) {
     const auto seg = static_cast<std::int64_t>(i) + 1;
     const std::string_view line = lines[i];
@@ -145,11 +133,7 @@ void parse_meminfo(std::string_view text, ParseContext& ctx) {
       if (cur) emit(*cur, ctx, count);
       cur = Listing{};
       cur->first_line = cur->anchor_line = cur->last_line = seg;
-      if (stamp_ts && stamp_line == seg - 1) {
-        cur->ts = stamp_ts;
-        cur->stamp = stamp_text;
-        cur->first_line = stamp_line;
-      }
+      if (stamp.above(seg)) stamp.date(*cur);
       cur->anchor_text = std::string(text::trim(line));
     }
     if (const auto l = meminfo::parse_line(line); l && cur) {
@@ -157,11 +141,7 @@ void parse_meminfo(std::string_view text, ParseContext& ctx) {
       cur->last_line = seg;
       continue;
     }
-    if (const auto ts = sample_stamp::parse(line)) {
-      stamp_ts = ts;
-      stamp_text = std::string(text::trim(line));
-      stamp_line = seg;
-    }
+    stamp.take(line, seg);
     if (cur) {  // other text ends the listing
       emit(*cur, ctx, count);
       cur.reset();

@@ -51,4 +51,13 @@ std::optional<double> parse(std::string_view line) {
   return core::civil_to_epoch(*year, *month, *day, *hour, *minute, *second + fraction) - offset;
 }
 
+bool Last::take(std::string_view text_line, std::int64_t seg) {
+  const auto t = parse(text_line);
+  if (!t) return false;
+  ts = t;
+  text = std::string(text::trim(text_line));
+  line = seg;
+  return true;
+}
+
 }  // namespace culprit::ingest::sample_stamp
