@@ -14,13 +14,7 @@ SECONDS_EACH=${FUZZ_SECONDS:-300}
 RUNS=${FUZZ_RUNS:-25000}
 SEED=${FUZZ_SEED:-1}
 JOBS=${JOBS:-2}
-if ! command -v clang++-14 >/dev/null 2>&1 || ! dpkg -s libclang-rt-14-dev >/dev/null 2>&1; then
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get install -y -qq --no-install-recommends clang-14 libclang-rt-14-dev >/dev/null
-fi
-cmake -S . -B build-fuzz -G Ninja -DCMAKE_CXX_COMPILER=clang++-14 -DCULPRIT_FUZZ=ON \
-  -DCULPRIT_DEVELOPER_MODE=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo
-cmake --build build-fuzz -j "$JOBS"
+JOBS="$JOBS" scripts/fuzz-build.sh
 mkdir -p build-fuzz/artifacts
 status=0
 for target in segment parse ingest rules archive; do

@@ -21,13 +21,7 @@ PARALLEL=${PARALLEL:-2}
 NICE=${NICE:-19}
 JOBS=${JOBS:-2}
 TIMEOUT=${TIMEOUT:-120}
-if ! command -v clang++-14 >/dev/null 2>&1 || ! dpkg -s libclang-rt-14-dev >/dev/null 2>&1; then
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get install -y -qq --no-install-recommends clang-14 libclang-rt-14-dev >/dev/null
-fi
-cmake -S . -B build-fuzz -G Ninja -DCMAKE_CXX_COMPILER=clang++-14 -DCULPRIT_FUZZ=ON \
-  -DCULPRIT_DEVELOPER_MODE=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build build-fuzz -j "$JOBS"
+JOBS="$JOBS" scripts/fuzz-build.sh
 out=build-fuzz/campaign
 mkdir -p "$out"
 
