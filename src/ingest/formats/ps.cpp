@@ -166,18 +166,14 @@ void parse_ps(std::string_view text, ParseContext& ctx) {
     }
     // Rows whose header grep ate (`ps aux | grep X`) are read by their shape, one row at a time.
     const ps::Header* layout = header ? &*header : ps::headerless_layout(line);
-    if (!layout) {
-      ctx.unparsed(seg, line);
-      continue;
-    }
+    if (!layout) continue;
     if (first == 0) first = seg;
     const ps::Row row = ps::split_row(line, *layout);
     if (!row.ok) {
       if (!noted) {
         noted = true;
-        ctx.note("ps_row_skipped", seg, "ps row does not fit its header (no PID where the header has one); read as a log line");
+        ctx.note("ps_row_skipped", seg, "ps row does not fit its header (no PID where the header has one); skipped");
       }
-      ctx.unparsed(seg, line);
       continue;
     }
     last = seg;

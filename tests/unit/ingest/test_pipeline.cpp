@@ -3,7 +3,6 @@
 // are read, line numbers stay true), and the run's event budget (--max-events).
 #include <catch2/catch.hpp>
 
-#include <algorithm>
 #include <fstream>
 #include <iterator>
 #include <string>
@@ -204,16 +203,6 @@ TEST_CASE("sniffing never swallows a line: a log line inside a table's segment s
   const auto ooms = sink.of_kind("cuda_oom");
   REQUIRE(ooms.size() == 1);
   CHECK(ooms[0].line == 3);
-  // A row that fits no header in a ps listing is read as a log line too.
-  const std::string listing =
-      "USER         PID %CPU %MEM    VSZ   RSS TTY      STAT START   TIME COMMAND\n"
-      "alice    2381044 99.6  3.1 35632140 8234156 pts/3 Rl+ 09:12 127:33 python3 -u train.py\n"
-      "Killed process 2381044 (python3) total-vm:35632140kB, anon-rss:8234156kB, file-rss:0kB, shmem-rss:0kB\n";
-  RecordingSink ps_sink;
-  culprit::ingest::ingest(IngestInput{"ps.txt", "node-1", "in", listing}, builtin().signals, ps_sink, d);
-  CHECK(std::count_if(ps_sink.processes.begin(), ps_sink.processes.end(),
-                      [](const auto& p) { return p.evidence == "ps"; }) == 1);
-  CHECK(ps_sink.of_kind("oom_kill").size() == 1);
 }
 
 TEST_CASE("a paste given twice is read once, with a note", "[pipeline][repeat]") {
