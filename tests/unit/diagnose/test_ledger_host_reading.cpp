@@ -1,29 +1,27 @@
 // Unified memory with no capacity from the GPU (GB10's nvidia-smi says `Not Supported`): the
 // pool is the host's memory, read from the host-memory reading nearest the failure — `culprit
 // run` samples /proc/meminfo through the run, and an early sample is not the failure's.
-// meminfo in the shape `culprit run` writes it (a `date -u` stamp line, then fs/proc/meminfo.c's
-// `Name:   N kB` rows); the GB10 table as in test_ledger.cpp (nvidia-smi 580, formats.md §3.1.2).
+// The inputs are fixtures, byte for byte: meminfo is fixtures/formats/meminfo/
+// culprit-sample-6x.txt (a `culprit run` sample) restamped, the GB10 table is fixtures/formats/
+// nvidia_smi/r580-gb10-not-supported.txt (nvidia-smi 580, formats.md §3.1.2).
 #include "unit/diagnose/diagnose_support.hpp"
+#include "unit/ingest/fixture_files.hpp"
 
 namespace {
 
-std::string meminfo(const char* stamp, const char* free_kb, const char* available_kb) {
-  return std::string(stamp) + "\nMemTotal:       125536256 kB\nMemFree:        " + free_kb +
-         " kB\nMemAvailable:   " + available_kb + " kB\nBuffers:          204800 kB\nCached:         10240000 kB\n";
+/// The meminfo fixture (a `culprit run` sample: fs/proc/meminfo.c's rows under a `date -u` stamp),
+/// stamped `stamp`, with MemAvailable (8 digits, the kernel's column width kept) set.
+std::string meminfo(const std::string& stamp, const std::string& available_kb) {
+  std::string text = culprit::test::read_fixture(std::filesystem::path(CULPRIT_SOURCE_DIR) /
+                                                 "fixtures/formats/meminfo/culprit-sample-6x.txt");
+  text.replace(0, text.find('\n'), stamp);
+  const std::string key = "MemAvailable:   ";
+  const std::size_t at = text.find(key);
+  REQUIRE(at != std::string::npos);
+  REQUIRE(available_kb.size() == 8);
+  text.replace(at + key.size(), 8, available_kb);
+  return text;
 }
-
-constexpr const char* kGb10Table =
-    "+-----------------------------------------------------------------------------------------+\n"
-    "| NVIDIA-SMI 580.95.05              Driver Version: 580.95.05      CUDA Version: 13.0     |\n"
-    "+-----------------------------------------+------------------------+----------------------+\n"
-    "| GPU  Name                 Persistence-M | Bus-Id          Disp.A | Volatile Uncorr. ECC |\n"
-    "| Fan  Temp   Perf          Pwr:Usage/Cap |           Memory-Usage | GPU-Util  Compute M. |\n"
-    "|                                         |                        |               MIG M. |\n"
-    "|=========================================+========================+======================|\n"
-    "|   0  NVIDIA GB10                    On  |   0000000F:01:00.0 Off |                  N/A |\n"
-    "| N/A   39C    P8              3W /  N/A  | Not Supported          |      0%      Default |\n"
-    "|                                         |                        |                  N/A |\n"
-    "+-----------------------------------------+------------------------+----------------------+\n";
 
 }  // namespace
 
@@ -36,14 +34,16 @@ TEST_CASE("unified memory: the pool's free memory is the host reading nearest th
   // The early sample comes first in every order a listing gives (name, line): only time tells.
   const auto v = culprit::test::diagnose_texts({
       {"spark-b/app.log", "spark-b", oom},
-      {"spark-b/nvidia-smi.txt", "spark-b", kGb10Table},
-      {"spark-b/a-sample-meminfo.txt", "spark-b", meminfo("2026-04-09T00:46:20.000000000Z", "100000000", "110000000")},
-      {"spark-b/z-meminfo.txt", "spark-b", meminfo("2026-04-09T00:47:20.100000000Z", "500000", "1000000")},
+      {"spark-b/nvidia-smi.txt", "spark-b",
+       culprit::test::read_fixture(std::filesystem::path(CULPRIT_SOURCE_DIR) /
+                                   "fixtures/formats/nvidia_smi/r580-gb10-not-supported.txt")},
+      {"spark-b/a-sample-meminfo.txt", "spark-b", meminfo("2026-04-09T00:46:20.000000000Z", "90000000")},
+      {"spark-b/z-meminfo.txt", "spark-b", meminfo("2026-04-09T00:47:20.100000000Z", "10000000")},
   });
   REQUIRE(v.budget);
   CHECK(v.budget->unified);
   REQUIRE(v.budget->total);
-  CHECK(*v.budget->total == std::int64_t{125536256} * 1024);
+  CHECK(*v.budget->total == std::int64_t{527958024} * 1024);
   REQUIRE(v.budget->free);
-  CHECK(*v.budget->free == std::int64_t{1000000} * 1024);
+  CHECK(*v.budget->free == std::int64_t{10000000} * 1024);
 }
