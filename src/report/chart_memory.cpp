@@ -67,31 +67,37 @@ std::string axis_size(std::int64_t bytes) {
 /// Consistent shades: the same process keeps its colour in every bar of a chart.
 class Shades {
  public:
-  std::string cls(std::string_view role, std::int64_t pid) {
+  /// A holder without a pid (page cache, slab) is told apart by its name.
+  std::string cls(std::string_view role, std::int64_t pid, const std::string& name) {
     const std::string r = role_class(role);
-    auto [it, added] = index_.try_emplace({r, pid}, next_[r]);
+    auto [it, added] = index_.try_emplace({r, pid, pid > 0 ? std::string() : name}, next_[r]);
     if (added) next_[r] = (next_[r] + 1) % 3;
     return fmt::format("seg {} s{}", r, it->second);
   }
 
  private:
-  std::map<std::pair<std::string, std::int64_t>, int> index_;
+  std::map<std::tuple<std::string, std::int64_t, std::string>, int> index_;
   std::map<std::string, int> next_;
 };
 
 /// A legend entry per process (largest reading), plus the kinds of memory that appear.
 struct Legend {
   struct Proc {
-    std::string role, name, cls;
+    std::string role, term, name, cls;  // term: the ledger's word for it where the ledger has it
     std::int64_t pid = 0, bytes = 0;
   };
-  std::map<std::pair<std::string, std::int64_t>, Proc> procs;
+  // By role and pid; holders without a pid (page cache, "19 other processes") by their name too.
+  std::map<std::tuple<std::string, std::int64_t, std::string>, Proc> procs;
   std::set<std::string> kinds;  // rest, free, unreported, request, shortfall
 
+  /// `term` is the ledger's word for a holder of the failure's bar; a snapshot's process passes
+  /// none and is named by its role unless the ledger names it.
   void add(const std::string& role, std::int64_t pid, const std::string& name, const std::string& cls,
-           std::int64_t bytes) {
-    auto& p = procs[{role_class(role), pid}];
+           std::int64_t bytes, const std::string& term = {}) {
+    auto& p = procs[{role_class(role), pid, pid > 0 ? std::string() : name}];
     p.role = role_class(role);
+    if (!term.empty()) p.term = term;
+    if (p.term.empty()) p.term = role_text(p.role);
     p.pid = pid;
     if (p.name.empty()) p.name = name;
     p.cls = cls;
@@ -108,7 +114,7 @@ struct Legend {
     std::string out = "<ul class=\"legend\">";
     for (const auto* p : list) {
       std::string who = p->pid > 0 ? fmt::format("pid {} {}", p->pid, p->name) : p->name;
-      out += "<li><span class=\"swatch " + p->cls + "\"></span>" + html::escape_line(role_text(p->role)) + ": " +
+      out += "<li><span class=\"swatch " + p->cls + "\"></span>" + html::escape_line(p->term) + ": " +
              html::escape_line(who) + " &middot; up to " + html::escape_line(size_text(p->bytes)) + "</li>";
     }
     static const std::pair<const char*, const char*> kKinds[] = {
@@ -124,8 +130,19 @@ struct Legend {
   }
 };
 
+/// The longest word a ledger label starts with (`host processes: pid 12 …`).
+constexpr std::size_t kTermMax = 16;
+
+/// The ledger's word for a holder, the start of its label (`unattributed: pid 3094 Xorg` ->
+/// `unattributed`, `kernel: page cache` -> `kernel`): the chart names a holder as the ledger's
+/// table and sum do; a label without one gives the role's words.
+std::string ledger_term(const std::string& label, std::string_view role) {
+  if (auto c = label.find(": "); c != std::string::npos && c > 0 && c < kTermMax) return label.substr(0, c);
+  return role_text(role);
+}
+
 /// The process name in a ledger label (`foreign: pid 48211 VLLM::EngineCore` -> the name),
-/// else the label without its `role: ` prefix.
+/// else the label without its `term: ` prefix.
 std::string holder_name(const std::string& label) {
   if (auto p = label.find("pid "); p != std::string::npos) {
     std::size_t i = p + 4;
@@ -136,7 +153,7 @@ std::string holder_name(const std::string& label) {
       return name;
     }
   }
-  if (auto c = label.find(": "); c != std::string::npos && c < 12) return label.substr(c + 2);
+  if (auto c = label.find(": "); c != std::string::npos && c < kTermMax) return label.substr(c + 2);
   return label;
 }
 
@@ -179,7 +196,7 @@ Bar sample_bar(const diagnose::GpuSeries& series, const diagnose::GpuSample& sam
   std::int64_t sum = 0;
   for (const auto* p : procs) {
     Segment s;
-    s.cls = shades.cls(p->role, p->pid);
+    s.cls = shades.cls(p->role, p->pid, p->name);
     s.bytes = *p->bytes;
     s.label = p->name;
     s.tip = fmt::format("{}: pid {} {} ({}) holds {}", when, p->pid, p->name, role_text(p->role), size_text(*p->bytes));
@@ -239,11 +256,11 @@ Bar failure_bar(const diagnose::Verdict& v, const diagnose::Budget& b, Shades& s
         s.dark_text = true;
         legend.kinds.insert("rest");
       } else {
-        s.cls = shades.cls(r.role, r.pid.value_or(0));
-        s.role = role_text(r.role);
         const std::string name = holder_name(r.label);
+        s.cls = shades.cls(r.role, r.pid.value_or(0), name);
+        s.role = ledger_term(r.label, r.role);
         s.label = name;
-        legend.add(r.role, r.pid.value_or(0), name, s.cls, *r.bytes);
+        legend.add(r.role, r.pid.value_or(0), name, s.cls, *r.bytes, s.role);
       }
       s.tip = fmt::format("at the failure: {} — {}", r.label, size_text(*r.bytes));
       if (!is_free) used += *r.bytes;
@@ -358,8 +375,8 @@ std::vector<std::pair<double, double>> draw_segments(html::Svg& svg, const Bar& 
   return spans;
 }
 
-/// Snapshots in time order on the left (with a marker where the failure falls among them),
-/// the ledger at the failure with a label per holder on the right, then the request panel.
+/// Snapshots in time order with the ledger at the failure (a label per holder) standing where
+/// the failure falls among them — chronological left to right — then the request panel.
 std::string draw_chart(const std::vector<Bar>& samples, const Bar* failure, std::optional<double> failure_ts,
                        std::string_view label) {
   const bool request = failure && failure->requested && *failure->requested > 0;
@@ -408,36 +425,43 @@ std::string draw_chart(const std::vector<Bar>& samples, const Bar* failure, std:
     if (label_it) svg.text(x - 4, y - 5, "total " + size_text(*b.total), "total-label");
   };
 
-  // Snapshots.
+  // Snapshots in time order, the ledger block standing where the failure falls among them: the
+  // snapshots taken up to the failure left of it, the later ones right of it.
+  std::size_t before = samples.size();
+  if (failure && failure_ts) {
+    before = 0;
+    while (before < samples.size() && samples[before].ts && *samples[before].ts <= *failure_ts) ++before;
+  }
+  const double ledger_x = kLeft + plot_w * (samples.empty() ? 1.0 : static_cast<double>(before) /
+                                                                        static_cast<double>(samples.size()));
   if (!samples.empty()) {
     const double slot = plot_w / static_cast<double>(samples.size());
     const double bar_w = std::clamp(slot * 0.62, 2.0, 84.0);
     const std::size_t label_every = static_cast<std::size_t>(std::max(1.0, std::ceil(70.0 / slot)));
     for (std::size_t i = 0; i < samples.size(); ++i) {
       const Bar& b = samples[i];
-      const double cx = kLeft + slot * (static_cast<double>(i) + 0.5);
-      bar_total(b, cx - bar_w / 2, bar_w, i == 0 || samples[i - 1].total != b.total);
+      const double cx = kLeft + slot * (static_cast<double>(i) + 0.5) + (i >= before ? ledger_w : 0);
+      bar_total(b, cx - bar_w / 2, bar_w, i == 0 || i == before || samples[i - 1].total != b.total);
       draw_segments(svg, b, cx - bar_w / 2, bar_w, y_of);
       if (i % label_every == 0) svg.text(cx, kTop + kPlot + 18, b.label, "tick", "middle");
     }
-    svg.text(kLeft + plot_w / 2, kTop + kPlot + 38,
-             samples.size() > 1 ? "snapshots in time order (UTC)" : "snapshot", "axis-label", "middle");
-    if (failure && failure_ts) {
-      // Where the failure falls among the snapshots: before the first one taken after it.
-      std::size_t k = 0;
-      while (k < samples.size() && samples[k].ts && *samples[k].ts <= *failure_ts) ++k;
-      const double x = kLeft + slot * static_cast<double>(k);
-      svg.line(x, kTop - 4, x, kTop + kPlot, "separator");
-      svg.text(x, kTop - 8, "failure", "tick failure", k == samples.size() ? "end" : "middle");
-    }
+    const std::string axis = samples.size() > 1 ? "snapshots in time order (UTC)" : "snapshot";
+    if (before > 0 && before < samples.size())  // one caption under each side of the ledger
+      for (const auto& [from, to] : {std::pair{kLeft, ledger_x}, std::pair{ledger_x + ledger_w, right}})
+        svg.text((from + to) / 2, kTop + kPlot + 38, axis, "axis-label", "middle");
+    else
+      svg.text(before == 0 && failure ? (ledger_x + ledger_w + right) / 2 : (kLeft + ledger_x) / 2,
+               kTop + kPlot + 38, axis, "axis-label", "middle");
   }
 
-  // The ledger at the failure: the bar, the request beside it, a label per holder.
+  // The ledger at the failure: the bar, the request beside it, a label per holder, between
+  // dividers where snapshots stand beside it.
   if (failure) {
     const Bar& b = *failure;
     constexpr double kBarW = 64;
-    const double x = kLeft + plot_w + 40;
-    if (!samples.empty()) svg.line(kLeft + plot_w, kTop, kLeft + plot_w, kTop + kPlot, "divider");
+    const double x = ledger_x + 40;
+    if (before > 0) svg.line(ledger_x, kTop, ledger_x, kTop + kPlot, "divider");
+    if (before < samples.size()) svg.line(ledger_x + ledger_w, kTop, ledger_x + ledger_w, kTop + kPlot, "divider");
     bar_total(b, x, kBarW, true);
     const auto spans = draw_segments(svg, b, x, kBarW, y_of);
     if (request) {

@@ -2,6 +2,7 @@
 // the pictures present with finite coordinates, and log text unable to inject markup.
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <string>
 
 #include "culprit/report/renderer.hpp"
@@ -194,4 +195,56 @@ TEST_CASE("html: host and cgroup memory over time carry their readings", "[repor
   std::size_t labels = 0;
   for (std::size_t at = html.find(">00:47:10<"); at != std::string::npos; at = html.find(">00:47:10<", at + 1)) ++labels;
   CHECK(labels == 2);  // once per chart
+}
+
+namespace {
+
+/// The x of the first SVG `<text>` whose content is `content` (NaN when there is none).
+double text_x(const std::string& html, const std::string& content) {
+  const auto end = html.find(">" + content + "</text>");
+  if (end == std::string::npos) return std::nan("");
+  const auto open = html.rfind("<text x=\"", end);
+  if (open == std::string::npos) return std::nan("");
+  return std::stod(html.substr(open + 9));
+}
+
+}  // namespace
+
+TEST_CASE("html: the memory chart is chronological, the ledger at the failure standing between the snapshots",
+          "[report]") {
+  // Snapshots at 00:42:13 and 00:46:13 before the failure (00:47:13), one at 00:47:22 after it.
+  const std::string html = render(test::cuda_oom_foreign(), Format::html);
+  const double before = text_x(html, "00:46:13");
+  const double ledger = text_x(html, "failure 00:47:13");
+  const double after = text_x(html, "00:47:22");
+  CHECK(text_x(html, "00:42:13") < before);
+  CHECK(before < ledger);
+  CHECK(ledger < after);
+  // The holders' labels stay left of the later snapshot, inside the ledger block.
+  CHECK(text_x(html, "foreign: VLLM::EngineCore 84.00 GiB") < after);
+  CHECK(test::count_of(html, ">snapshots in time order (UTC)</text>") == 2);  // one per side
+}
+
+TEST_CASE("html: snapshots all taken before the failure stand left of the ledger", "[report]") {
+  auto v = test::cuda_oom_foreign();
+  v.data.gpus[0].samples.pop_back();  // drop the one taken after the failure
+  const std::string html = render(v, Format::html);
+  CHECK(text_x(html, "00:46:13") < text_x(html, "failure 00:47:13"));
+  CHECK(test::count_of(html, ">snapshots in time order (UTC)</text>") == 1);
+}
+
+TEST_CASE("html: the chart names each holder with the ledger's word, holders without a pid apart", "[report]") {
+  auto v = test::cuda_oom_foreign();
+  auto& b = *v.budget;
+  b.entries.push_back({"unattributed: pid 3094 /usr/lib/xorg/Xorg", "unknown", 3094, 43 * test::kMiB});
+  b.entries.push_back({"kernel: page cache (buff/cache)", "kernel", std::nullopt, 2 * test::kGiB});
+  b.entries.push_back({"kernel: slab, unreclaimable", "kernel", std::nullopt, 300 * test::kMiB});
+  const std::string html = render(v, Format::html);
+  // The legend and the callouts say what the ledger's table says; each size is its own holder's.
+  CHECK(contains(html, "unattributed: pid 3094 /usr/lib/xorg/Xorg &middot; up to 43.00 MiB</li>"));
+  CHECK(contains(html, "kernel: page cache (buff/cache) &middot; up to 2.00 GiB</li>"));
+  CHECK(contains(html, "kernel: slab, unreclaimable &middot; up to 300.00 MiB</li>"));
+  CHECK_FALSE(contains(html, "role unknown: page cache"));
+  // A snapshot's process the ledger does not name keeps its role's words.
+  CHECK(contains(html, "foreign: pid 48211 VLLM::EngineCore &middot; up to 84.00 GiB</li>"));
 }
