@@ -14,24 +14,40 @@ SECONDS_EACH=${FUZZ_SECONDS:-300}
 RUNS=${FUZZ_RUNS:-25000}
 SEED=${FUZZ_SEED:-1}
 JOBS=${JOBS:-2}
-JOBS="$JOBS" scripts/fuzz-build.sh
-mkdir -p build-fuzz/artifacts
-status=0
-for target in segment parse ingest rules archive; do
+
+# One target: `ci-fuzz.sh --one TARGET` (what the dispatch below runs, JOBS at a time; each
+# target is one libFuzzer process, so the targets share the cores instead of taking turns).
+if [ "${1:-}" = --one ]; then
+  target=$2
   work=build-fuzz/findings/$target
   rm -rf "$work"  # a fresh run: what an earlier run found would change the inputs tried
   mkdir -p "$work"
-  echo "== fuzz_$target: $RUNS runs from seed $SEED (at most ${SECONDS_EACH}s)"
-  # New inputs go to $work (first directory); the seeds are read from the corpus folder.
-  if ! ./build-fuzz/fuzz/fuzz_$target -seed="$SEED" -runs="$RUNS" -max_total_time="$SECONDS_EACH" \
+  if ./build-fuzz/fuzz/fuzz_$target -seed="$SEED" -runs="$RUNS" -max_total_time="$SECONDS_EACH" \
       -timeout=20 -rss_limit_mb=2560 \
       -max_len=65536 -print_final_stats=1 -artifact_prefix="build-fuzz/artifacts/$target-" \
       "$work" "build-fuzz/fuzz/corpus/$target" 2>"build-fuzz/fuzz_$target.log"; then
+    echo 0 >"build-fuzz/fuzz_$target.rc"
+  else
+    echo 1 >"build-fuzz/fuzz_$target.rc"
+  fi
+  exit 0
+fi
+
+JOBS="$JOBS" scripts/fuzz-build.sh
+mkdir -p build-fuzz/artifacts
+# The slowest targets first, so the last one to start is a short one.
+targets="parse ingest rules archive segment"
+rm -f build-fuzz/fuzz_*.rc
+echo "== fuzz: $targets, $RUNS runs each from seed $SEED (at most ${SECONDS_EACH}s each), $JOBS at a time"
+printf '%s\n' $targets | xargs -P "$JOBS" -n 1 "$0" --one
+status=0
+for target in $targets; do
+  if [ "$(cat "build-fuzz/fuzz_$target.rc" 2>/dev/null || echo 1)" = 0 ]; then
+    echo "fuzz_$target: $(grep -E "stat::number_of_executed_units|stat::peak_rss_mb" "build-fuzz/fuzz_$target.log" | tr -s ' ' | tr '\n' ' ')"
+  else
     status=1
     tail -n 60 "build-fuzz/fuzz_$target.log"
     echo "fuzz_$target FAILED; the input is in build-fuzz/artifacts/ (ls -la build-fuzz/artifacts)"
-  else
-    grep -E "stat::number_of_executed_units|stat::peak_rss_mb" "build-fuzz/fuzz_$target.log" || true
   fi
 done
 exit $status
