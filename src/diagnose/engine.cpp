@@ -286,7 +286,10 @@ Verdict diagnose(store::Database& db, const rules::RuleSet& rules, core::Diagnos
   const std::string root_ledger = ledger_of(rules, root.rule);
   if (root_ledger != rules::ledger::kGpu) v.budget.reset();
   if (root_ledger == rules::ledger::kHost && root.event_id)
-    if (auto rec = load_host_oom(db, root.event_id)) v.budget = build_host_budget(*rec);
+    if (auto rec = load_host_oom(db, root.event_id)) {
+      if (root.culprit) adopt_culprit_role(*rec, *root.culprit);
+      v.budget = build_host_budget(*rec);
+    }
   v.root = root;
   std::sort(findings.begin(), findings.end(), [&](const Finding& a, const Finding& b) {
     if ((a.event_id == root.event_id) != (b.event_id == root.event_id)) return a.event_id == root.event_id;

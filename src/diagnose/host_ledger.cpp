@@ -62,6 +62,12 @@ std::vector<TaskGroup> holder_groups(const std::vector<HostTask>& tasks, std::op
   return groups;
 }
 
+void adopt_culprit_role(HostOomRecord& r, const ProcessRef& culprit) {
+  if (!culprit.pid || culprit.host != r.host || culprit.role == "unknown" || culprit.role.empty()) return;
+  for (auto& t : r.tasks)
+    if (t.pid == *culprit.pid && t.role == "unknown") t.role = culprit.role;
+}
+
 std::optional<Budget> build_host_budget(const HostOomRecord& r) {
   const auto groups = holder_groups(r.tasks, r.victim_pid);
   std::int64_t tasks_sum = 0;

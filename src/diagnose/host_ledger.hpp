@@ -59,6 +59,11 @@ std::vector<TaskGroup> holder_groups(const std::vector<HostTask>& tasks, std::op
 inline constexpr std::size_t kHostLedgerGroups = 5;
 std::optional<Budget> build_host_budget(const HostOomRecord& r);
 
+/// Gives the culprit's task the role its diagnosis found where the processes table has none
+/// (a kernel OOM rule calls a process `foreign` when the host runs a known job it is not part
+/// of), so the ledger's row for the culprit says what the verdict says.
+void adopt_culprit_role(HostOomRecord& r, const ProcessRef& culprit);
+
 /// Reads the record of the kernel_oom event `event_id`; nullopt when it is not a report.
 std::optional<HostOomRecord> load_host_oom(store::Database& db, std::int64_t event_id);
 

@@ -168,3 +168,34 @@ TEST_CASE("no sizes, no budget; a report with only a victim is not a ledger", "[
   r.victim_pid = 5;
   CHECK_FALSE(culprit::diagnose::build_host_budget(r));
 }
+
+TEST_CASE("host ledger: the culprit's row takes the role its diagnosis found, only where the table has none",
+          "[host_ledger]") {
+  HostOomRecord r;
+  r.host = "node-7";
+  r.ram = 64 * GiB;
+  r.tasks = {{1893, "redis-server", 40 * GiB, -1000, "unknown"},
+             {2054, "nv-hostengine", 1 * GiB, 0, "unknown"},
+             {40287, "python", 8 * GiB, 0, "job"}};
+  culprit::diagnose::ProcessRef culprit;
+  culprit.host = "node-7";
+  culprit.pid = 1893;
+  culprit.role = "foreign";  // the kernel OOM rule: a host with a known job, and not of it
+  auto other_host = r;
+  culprit::diagnose::adopt_culprit_role(r, culprit);
+  auto b = culprit::diagnose::build_host_budget(r);
+  REQUIRE(b);
+  CHECK(b->entries[0].role == "foreign");
+  CHECK(b->foreign == 40 * GiB);
+  CHECK(b->unattributed == 1 * GiB);  // nv-hostengine: nothing said it, it stays unattributed
+  CHECK(terms(*b) == *b->total);
+
+  // Another host's culprit, or a role the table already gives, changes nothing.
+  culprit.host = "node-8";
+  culprit::diagnose::adopt_culprit_role(other_host, culprit);
+  CHECK(other_host.tasks[0].role == "unknown");
+  culprit.host = "node-7";
+  culprit.pid = 40287;
+  culprit::diagnose::adopt_culprit_role(r, culprit);
+  CHECK(r.tasks[2].role == "job");
+}
