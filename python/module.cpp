@@ -71,7 +71,7 @@ culprit::Format format_of(const std::string& name) {
   return *f;
 }
 
-std::shared_ptr<culprit::Analysis> analyze(const std::vector<RawInput>& raw, culprit::Options options) {
+std::shared_ptr<culprit::Analysis> analyze(const std::vector<RawInput>& raw, const culprit::Options& options) {
   std::vector<culprit::Input> inputs;
   inputs.reserve(raw.size());
   for (const auto& [kind, value, host, name] : raw) {
@@ -149,7 +149,7 @@ PYBIND11_MODULE(_culprit, m) {
         o.rule_timeout_seconds = rule_timeout;
         o.prefilter = prefilter;
         o.db_path = db_path;
-        return analyze(inputs, std::move(o));
+        return analyze(inputs, o);
       },
       py::arg("inputs"), py::arg("host"), py::arg("excludes"), py::arg("rule_dirs"), py::arg("year"), py::arg("tz"),
       py::arg("boot_times"), py::arg("max_events"), py::arg("max_line_bytes"), py::arg("threads"),
