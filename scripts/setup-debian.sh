@@ -4,8 +4,9 @@
 #   scripts/setup-debian.sh build    only what building needs (the README's first command: quick)
 # The test-only packages: Chromium (the HTML report check), sqlite3 / zstd / xz / zip (hostile and
 # archive inputs), for the `culprit run` / `collect` tests (tests/run) sshd + ssh, setpriv
-# (util-linux), ps and python3, python3-jsonschema (the JSON contract's tests, tests/schema), and
-# groff, zsh and fish (the man page is rendered and the completions parsed by tests/cli).
+# (util-linux), ps and python3, python3-jsonschema (the JSON contract's tests, tests/schema),
+# groff, zsh and fish (the man page is rendered and the completions parsed by tests/cli), and
+# pybind11-dev / python3-dev (the Python module, python/) with python3-pytest (its tests, tests/python).
 set -eu
 export DEBIAN_FRONTEND=noninteractive
 build="build-essential cmake ninja-build pkg-config ccache \
@@ -13,7 +14,7 @@ build="build-essential cmake ninja-build pkg-config ccache \
   catch2 libtomlplusplus-dev libarchive-dev ca-certificates"
 tests="chromium fonts-dejavu-core sqlite3 zstd xz-utils gzip zip tar \
   openssh-server openssh-client util-linux procps python3 python3-jsonschema \
-  groff-base zsh fish"
+  groff-base zsh fish pybind11-dev python3-dev python3-pytest"
 case "${1:-all}" in
   build) packages=$build ;;
   all) packages="$build $tests" ;;

@@ -18,9 +18,12 @@
 #include "cli/commands.hpp"
 #include "cli/snapshot.hpp"
 #include "cli/snapshot_archive.hpp"
-#include "cli/snapshot_manifest.hpp"
+#include "culprit/api/snapshot_manifest.hpp"
 
 namespace culprit::cli {
+using api::Manifest;
+using api::kManifestName;
+using api::manifest_json;
 namespace po = boost::program_options;
 namespace fs = std::filesystem;
 namespace {

@@ -16,14 +16,9 @@
 #include "cli/command_table.hpp"
 #include "cli/commands.hpp"
 #include "cli/shared_options.hpp"
-#include "cli/rule_loading.hpp"
-#include "cli/incident.hpp"
 #include "cli/option_checks.hpp"
 #include "cli/interrupt.hpp"
-#include "culprit/report/redact.hpp"
-#include "culprit/report/renderer.hpp"
-#include "culprit/store/clock.hpp"
-#include "culprit/store/database.hpp"
+#include "culprit/culprit.hpp"
 
 namespace culprit::cli {
 namespace po = boost::program_options;
@@ -50,7 +45,7 @@ struct Options {
   std::string tz;
   std::vector<std::string> boot_times;
   std::int64_t jobs = std::max(1u, std::thread::hardware_concurrency());
-  double rule_timeout = diagnose::kRuleQuerySeconds;
+  double rule_timeout = culprit::kDefaultRuleTimeoutSeconds;
 };
 
 bool use_color(const Options& o) { return color_wanted(o.color, !o.output.empty(), ::isatty(STDOUT_FILENO) != 0); }
@@ -92,7 +87,7 @@ void add_diagnose_options(po::options_description& opts, Options& o) {
       ("no-prefilter", po::bool_switch(&o.no_prefilter), "run every rule's regex on every line (slower; for checks)")
       ("jobs,j", po::value(&o.jobs), "big inputs (1 MiB+) parsed at once (default: the number of cores); "
                                      "the report is the same for any number")
-      ("rule-timeout", po::value(&o.rule_timeout)->default_value(diagnose::kRuleQuerySeconds),
+      ("rule-timeout", po::value(&o.rule_timeout)->default_value(culprit::kDefaultRuleTimeoutSeconds),
        "stop a [[diagnosis]] query after SECONDS, with a warning naming the rule (the others still run)")
       ("quiet,q", po::bool_switch(&o.quiet), "do not print skipped-input notes on stderr");
 }
@@ -131,7 +126,7 @@ int run_diagnose(const std::vector<std::string>& args) {
     return kExitError;
   }
   if (o.json) o.format = "json";
-  const auto format = report::parse_format(o.format);
+  const auto format = culprit::parse_format(o.format);
   if (!format) {
     fmt::print(stderr, "culprit: unknown --format '{}' (text, markdown, json or html)\n", o.format);
     return kExitError;
@@ -141,64 +136,50 @@ int run_diagnose(const std::vector<std::string>& args) {
     return kExitError;
   }
 
-  auto loaded = load_rule_set(o.rule_dirs);
-  bool rule_errors = false;
-  for (const auto& p : loaded.problems) {
-    fmt::print(stderr, "{}\n", p.to_string());
-    rule_errors |= p.level == core::DiagLevel::error;
+  culprit::Options options;
+  options.excludes = o.excludes;
+  options.host = o.host;
+  options.year = o.year;
+  options.max_events = o.max_events;
+  options.max_line_bytes = o.max_line_bytes;
+  options.tz = o.tz;
+  options.boot_times = o.boot_times;
+  options.threads = static_cast<unsigned>(o.jobs);
+  options.rule_timeout_seconds = o.rule_timeout;
+  if (auto why = culprit::check_options(options)) {
+    fmt::print(stderr, "culprit: {}\n", why->message);
+    return kExitError;
   }
+  const auto rules = culprit::Rules::load(o.rule_dirs, !o.no_prefilter);
+  for (const auto& p : rules.problems()) fmt::print(stderr, "{}\n", p.to_string());
   // A broken rule is named above and left out; the others still diagnose, and the exit code
   // says there were errors.
+  const bool rule_errors = rules.has_errors();
   if (rule_errors)
     fmt::print(stderr, "culprit: rules with errors (above) are left out; `culprit rules check DIR` checks them\n");
-  if (o.no_prefilter) loaded.rules.signals.set_prefilter(false);
 
   // The timeline: in memory, or a temporary file renamed into place at the end (an
   // interrupted run leaves an existing file intact; another version's file is refused).
-  IncidentOptions incident;
-  incident.excludes = o.excludes;
-  incident.default_host = o.host;
-  incident.year = o.year;
-  incident.max_events = o.max_events;
-  incident.max_line_bytes = static_cast<std::size_t>(o.max_line_bytes);
-  incident.tz = o.tz;
-  incident.boot_times = o.boot_times;
-  incident.threads = static_cast<unsigned>(o.jobs);
-  incident.rule_query_seconds = o.rule_timeout;
-  {
-    store::ClockOptions check;
-    check.tz = o.tz;
-    check.boot_times = o.boot_times;
-    if (auto err = store::check_clock_options(check); !err.empty()) {
-      fmt::print(stderr, "culprit: {}\n", err);
+  if (!o.db.empty()) {
+    if (auto refused = culprit::check_timeline_target(o.db)) {
+      fmt::print(stderr, "culprit: {} — choose another --db\n", refused->message);
       return kExitError;
     }
-  }
-  if (!o.db.empty()) {
-    if (std::filesystem::exists(o.db)) {
-      std::string err;
-      auto existing = store::Database::open(o.db, err);
-      const auto v = existing ? existing->query("PRAGMA user_version") : store::QueryResult{};
-      const auto version = v.rows.empty() ? -1 : v.rows[0].values[0].as_int().value_or(0);
-      if (version != store::Database::schema_version()) {
-        fmt::print(stderr, "culprit: {} exists and is not a culprit timeline of this version; "
-                           "refusing to overwrite it — choose another --db\n", o.db);
-        return kExitError;
-      }
-    }
-    incident.db_path = fmt::format("{}.tmp-{}", o.db, ::getpid());
-    std::remove(incident.db_path.c_str());
+    options.db_path = fmt::format("{}.tmp-{}", o.db, ::getpid());
+    std::remove(options.db_path.c_str());
   }
   std::optional<TempFileGuard> db_guard;
-  if (!incident.db_path.empty()) db_guard.emplace(incident.db_path);
-  auto result = run_incident(o.inputs, loaded.rules, incident);
-  auto& problems = result.problems;
-  auto& verdict = result.verdict;
+  if (!options.db_path.empty()) db_guard.emplace(options.db_path);
+  std::vector<culprit::Input> inputs;
+  for (const auto& path : o.inputs) inputs.push_back(culprit::Input::file(path));
+  const auto result = culprit::analyze(inputs, options, rules);
+  core::Diagnostics problems = result ? result->diagnostics : result.error().diagnostics;
   if (!o.db.empty()) {
+    // The timeline is kept whenever it was written, also when no input could be read.
     std::error_code ec;
-    if (result.ok) std::filesystem::rename(incident.db_path, o.db, ec);
+    if (result || result.error().code == culprit::Errc::no_input) std::filesystem::rename(options.db_path, o.db, ec);
     if (ec) problems.push_back({core::DiagLevel::error, "db", o.db, ec.message()});
-    std::remove(incident.db_path.c_str());
+    std::remove(options.db_path.c_str());
     db_guard.reset();
   }
 
@@ -207,14 +188,15 @@ int run_diagnose(const std::vector<std::string>& args) {
     if (p.level == core::DiagLevel::error) errors = true;
     if (!o.quiet || p.level == core::DiagLevel::error) fmt::print(stderr, "{}\n", p.to_string());
   }
-  if (result.sources == 0) {
+  if (!result) {
     // Nothing was read: a report would be empty, so an existing -o file is left as it was.
     if (!o.output.empty()) fmt::print(stderr, "culprit: no input could be read; {} not written\n", o.output);
     return kExitError;
   }
-  report::RenderOptions render_options;
-  render_options.color = *format == report::Format::text && use_color(o);
-  const std::string text = report::render(o.redact ? report::redact(verdict) : verdict, *format, render_options);
+  culprit::RenderOptions render_options;
+  render_options.color = *format == culprit::Format::text && use_color(o);
+  render_options.redact = o.redact;
+  const std::string text = culprit::render(*result, *format, render_options);
   if (o.output.empty()) {
     std::fwrite(text.data(), 1, text.size(), stdout);
   } else if (auto err = write_file_atomically(o.output, text); !err.empty()) {
@@ -222,7 +204,7 @@ int run_diagnose(const std::vector<std::string>& args) {
     return kExitError;
   }
   if (rule_errors) return kExitError;
-  if (verdict.verdict == diagnose::verdict::kUnknown) return errors ? kExitError : kExitNothing;
+  if (result->verdict.verdict == diagnose::verdict::kUnknown) return errors ? kExitError : kExitNothing;
   return kExitVerdict;
 }
 

@@ -9,9 +9,11 @@
 
 #include "cli/command_table.hpp"
 #include "cli/commands.hpp"
-#include "cli/rule_loading.hpp"
+#include "culprit/api/rule_loading.hpp"
 
 namespace culprit::cli {
+using api::load_rule_set;
+using api::RuleChecks;
 namespace po = boost::program_options;
 namespace {
 

@@ -30,14 +30,16 @@
 
 #include "cli/child_process.hpp"
 #include "cli/commands.hpp"
-#include "cli/incident.hpp"
-#include "cli/rule_loading.hpp"
+#include "culprit/culprit.hpp"
 #include "cli/snapshot.hpp"
-#include "cli/snapshot_manifest.hpp"
+#include "culprit/api/snapshot_manifest.hpp"
 #include "cli/snapshot_archive.hpp"
-#include "culprit/report/renderer.hpp"
 
 namespace culprit::cli {
+using api::JobRecord;
+using api::Manifest;
+using api::kManifestName;
+using api::manifest_json;
 namespace po = boost::program_options;
 namespace fs = std::filesystem;
 namespace {
@@ -286,14 +288,14 @@ int relay(const SpawnedChild& child, Stream& out, Stream& err, int signal_fd, co
 
 /// Diagnoses the incident folder (as `culprit DIR` would) and writes the report to stderr.
 void print_report(const std::string& folder, const Options& o) {
-  auto loaded = load_rule_set({});
-  IncidentOptions incident;
-  incident.threads = 1;
-  const auto result = run_incident({folder}, loaded.rules, incident);
-  const auto format = report::parse_format(o.format).value_or(report::Format::text);
-  report::RenderOptions render_options;
-  render_options.color = format == report::Format::text && ::isatty(STDERR_FILENO) != 0 && !std::getenv("NO_COLOR");
-  const std::string text = report::render(result.verdict, format, render_options);
+  culprit::Options options;
+  options.empty_is_error = false;  // the report says so when no file of the folder was read
+  const auto analysis = culprit::analyze({culprit::Input::file(folder)}, options);
+  const auto format = culprit::parse_format(o.format).value_or(culprit::Format::text);
+  culprit::RenderOptions render_options;
+  render_options.color = format == culprit::Format::text && ::isatty(STDERR_FILENO) != 0 && !std::getenv("NO_COLOR");
+  const std::string text = analysis ? culprit::render(*analysis, format, render_options)
+                                    : culprit::render(culprit::Analysis{}, format, render_options);
   std::fflush(stdout);
   std::fwrite(text.data(), 1, text.size(), stderr);
 }
@@ -330,7 +332,7 @@ int run_run(const std::vector<std::string>& args) {
     fmt::print(stderr, "culprit run: no command given: culprit run [options] -- CMD [ARGS...]\n");
     return kExitError;
   }
-  if (!report::parse_format(o.format)) {
+  if (!culprit::parse_format(o.format)) {
     fmt::print(stderr, "culprit run: unknown --format '{}' (text, markdown, json or html)\n", o.format);
     return kExitError;
   }

@@ -22,13 +22,9 @@
 #include "cli/commands.hpp"
 #include "cli/shared_options.hpp"
 #include "cli/option_checks.hpp"
-#include "cli/incident.hpp"
 #include "cli/interrupt.hpp"
-#include "cli/rule_loading.hpp"
+#include "culprit/culprit.hpp"
 #include "cli/scan_support.hpp"
-#include "culprit/report/redact.hpp"
-#include "culprit/report/renderer.hpp"
-#include "culprit/store/clock.hpp"
 #include "culprit/store/database.hpp"
 #include "culprit/store/merge.hpp"
 
@@ -103,11 +99,12 @@ int run_scan(const std::vector<std::string>& args) {
     return o.paths.empty() && !vm.count("help") ? kExitError : 0;
   }
   if (o.jsonl) o.format = "json";
-  store::ClockOptions clock;
+  culprit::Options clock;
   clock.tz = o.tz;
+  const auto clock_error = culprit::check_options(clock);
   for (const std::string& why : {check_range("--jobs", o.jobs, 1, 4096, "incidents diagnosed at once"),
                                  check_year("--year", o.year), check_choice("--format", o.format, {"text", "markdown", "json"}),
-                                 store::check_clock_options(clock)}) {
+                                 clock_error ? clock_error->message : std::string()}) {
     if (!why.empty()) {
       fmt::print(stderr, "culprit scan: {}\n", why);
       return kExitError;
@@ -123,9 +120,9 @@ int run_scan(const std::vector<std::string>& args) {
     }
     shard = *parsed;
   }
-  auto loaded = load_rule_set(o.rule_dirs);
-  for (const auto& p : loaded.problems) fmt::print(stderr, "{}\n", p.to_string());
-  if (!loaded.ok()) return kExitError;
+  const auto rules = culprit::Rules::load(o.rule_dirs);
+  for (const auto& p : rules.problems()) fmt::print(stderr, "{}\n", p.to_string());
+  if (rules.has_errors()) return kExitError;
 
   core::Diagnostics problems;
   auto incidents = find_incidents(o.paths, o.each_path, problems);
@@ -154,18 +151,22 @@ int run_scan(const std::vector<std::string>& args) {
   }
   auto worker = [&] {
     for (size_t i = next++; i < mine.size(); i = next++) {
-      IncidentOptions options;
+      culprit::Options options;
       options.excludes = o.excludes;
       options.year = o.year;
-      options.default_host = o.host;
+      options.host = o.host;
       options.tz = o.tz;
+      options.empty_is_error = false;  // an unreadable incident is a row saying so
       // Cores the other incidents leave free go to this one's big inputs.
       options.threads = std::max(1u, jobs / std::max<unsigned>(1u, static_cast<unsigned>(
                                                 std::min<std::size_t>(jobs, mine.size() - i))));
       if (!o.db_path.empty()) options.db_path = fmt::format("{}.part-{}-{}", o.db_path, ::getpid(), i);
-      auto result = run_incident(mine[i].inputs, loaded.rules, options);
-      if (o.redact) result.verdict = report::redact(result.verdict);
-      rows[i] = make_row(mine[i], result);
+      std::vector<culprit::Input> inputs;
+      for (const auto& path : mine[i].inputs) inputs.push_back(culprit::Input::file(path));
+      auto result = culprit::analyze(inputs, options, rules);
+      culprit::Analysis analysis = result ? std::move(result).value() : culprit::Analysis{};
+      if (o.redact) analysis.verdict = culprit::redacted(analysis.verdict);
+      rows[i] = make_row(mine[i], analysis);
       bytes_done += mine[i].bytes;
       ++done;
       if (show_progress) {

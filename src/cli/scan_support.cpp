@@ -9,7 +9,6 @@
 #include <filesystem>
 
 #include "culprit/report/json_writer.hpp"
-#include "culprit/report/renderer.hpp"
 
 namespace culprit::cli {
 namespace fs = std::filesystem;
@@ -110,13 +109,13 @@ std::vector<Incident> find_incidents(const std::vector<std::string>& paths, bool
   return out;
 }
 
-ScanRow make_row(const Incident& incident, const IncidentResult& result) {
+ScanRow make_row(const Incident& incident, const culprit::Analysis& analysis) {
   ScanRow row;
-  const auto& v = result.verdict;
+  const auto& v = analysis.verdict;
   row.incident = incident.name;
   row.verdict = v.verdict;
   row.confidence = diagnose::to_string(v.confidence);
-  row.readable = result.sources > 0;
+  row.readable = analysis.sources > 0;
   if (v.culprit) {
     const auto& c = *v.culprit;
     row.culprit = !c.pid && c.name.empty() && c.role == "job"
@@ -126,7 +125,7 @@ ScanRow make_row(const Incident& incident, const IncidentResult& result) {
     row.where = c.host;
   }
   if (row.where.empty() && v.root) row.where = v.root->host;
-  std::string json = report::render(v, report::Format::json);
+  std::string json = culprit::render(analysis, culprit::Format::json);
   while (!json.empty() && json.back() == '\n') json.pop_back();
   // The incident path goes first, quoted by the contract's own JSON writer.
   row.json = fmt::format("{{\"incident\":{},{}", report::json_quote(incident.name), json.size() > 1 ? json.substr(1) : std::string("}"));

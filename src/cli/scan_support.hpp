@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/incident.hpp"
+#include "culprit/culprit.hpp"
 #include "culprit/core/diagnostic.hpp"
 
 namespace culprit::cli {
@@ -23,7 +23,7 @@ std::uint64_t stable_hash(const std::string& text);  ///< FNV-1a 64: the same on
 
 struct Incident {
   std::string name;                 ///< the path as given (or PATH/child)
-  std::vector<std::string> inputs;  ///< what run_incident reads
+  std::vector<std::string> inputs;  ///< the paths culprit::analyze reads
   std::int64_t bytes = 0;           ///< on-disk size, for progress
 };
 
@@ -36,7 +36,8 @@ struct ScanRow {
   std::string incident, verdict, confidence, culprit, where, json;
   bool readable = true;
 };
-ScanRow make_row(const Incident& incident, const IncidentResult& result);
+/// The incident's row; unreadable when no source was read (`analysis.sources` 0).
+ScanRow make_row(const Incident& incident, const culprit::Analysis& analysis);
 
 std::string format_table(const std::vector<ScanRow>& rows);
 std::string format_markdown(const std::vector<ScanRow>& rows);  ///< the table as Markdown

@@ -321,15 +321,4 @@ std::string compact_utc(double seconds) {
   return out;
 }
 
-std::string iso_utc(double seconds, bool fraction) {
-  const auto whole = static_cast<std::time_t>(std::floor(seconds));
-  std::tm tm{};
-  ::gmtime_r(&whole, &tm);
-  char buf[40];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
-  if (!fraction) return std::string(buf) + "Z";
-  const auto micros = static_cast<long>((seconds - static_cast<double>(whole)) * 1e6);
-  return fmt::format("{}.{:06d}Z", buf, std::min(micros, 999999L));
-}
-
 }  // namespace culprit::cli

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cli/child_process.hpp"
+#include "culprit/api/snapshot_manifest.hpp"
 
 namespace culprit::cli {
 
@@ -34,13 +35,8 @@ const std::vector<SnapshotItem>& sample_items();
 /// The `ps` line of the table (also taken once when the job starts).
 const SnapshotItem& ps_item();
 
-/// How one command went, as the report's sources name it.
-struct ToolStatus {
-  std::string tool;     ///< `nvidia-smi`, `dmesg`
-  std::string file;     ///< the file written ('' none)
-  std::string status;   ///< ok | missing | refused | failed | timed out | empty
-  std::string detail;   ///< `not found on PATH`, `dmesg: read kernel buffer failed: Operation not permitted`
-};
+/// How one command went (defined beside the manifest that records it).
+using api::ToolStatus;
 
 struct SnapshotOptions {
   std::optional<double> since;  ///< the job's start (UTC s): kernel log lines before it are left out
@@ -77,7 +73,7 @@ double now_utc();
 /// UTC seconds → `20260409T004719Z` (for file names: no `:`, which tar and scp read as a host).
 std::string compact_utc(double seconds);
 
-/// UTC seconds → `2026-04-09T00:47:19Z` (with `fraction`: `.123456`).
-std::string iso_utc(double seconds, bool fraction = false);
+/// UTC seconds → `2026-04-09T00:47:19Z` (defined beside the manifest, which writes it).
+using api::iso_utc;
 
 }  // namespace culprit::cli

@@ -18,8 +18,7 @@
 #include "cli/commands.hpp"
 #include "cli/shared_options.hpp"
 #include "cli/option_checks.hpp"
-#include "cli/incident.hpp"
-#include "cli/rule_loading.hpp"
+#include "culprit/culprit.hpp"
 #include "culprit/core/time.hpp"
 #include "culprit/diagnose/report_data.hpp"
 #include "culprit/report/redact.hpp"
@@ -208,28 +207,26 @@ int run_timeline(const std::vector<std::string>& args) {
   std::string scratch;
   std::int64_t root_event = 0;
   if (o.db.empty()) {
-    auto loaded = load_rule_set(o.rule_dirs);
-    bool rule_errors = false;
-    for (const auto& p : loaded.problems) {
-      fmt::print(stderr, "{}\n", p.to_string());
-      rule_errors |= p.level == core::DiagLevel::error;
-    }
-    if (rule_errors) return kExitError;
-    IncidentOptions incident;
-    incident.excludes = o.excludes;
-    incident.default_host = o.default_host;
-    incident.year = o.year;
+    const auto rules = culprit::Rules::load(o.rule_dirs);
+    for (const auto& p : rules.problems()) fmt::print(stderr, "{}\n", p.to_string());
+    if (rules.has_errors()) return kExitError;
+    culprit::Options options;
+    options.excludes = o.excludes;
+    options.host = o.default_host;
+    options.year = o.year;
     scratch = (std::filesystem::temp_directory_path() / fmt::format("culprit-timeline-{}.db", ::getpid())).string();
     std::remove(scratch.c_str());
-    incident.db_path = scratch;
-    auto result = run_incident(o.inputs, loaded.rules, incident);
-    for (const auto& p : result.problems)
+    options.db_path = scratch;
+    std::vector<culprit::Input> inputs;
+    for (const auto& path : o.inputs) inputs.push_back(culprit::Input::file(path));
+    auto result = culprit::analyze(inputs, options, rules);
+    for (const auto& p : result ? result->diagnostics : result.error().diagnostics)
       if (!o.quiet || p.level == core::DiagLevel::error) fmt::print(stderr, "{}\n", p.to_string());
-    if (result.sources == 0 || !result.ok) {
+    if (!result) {
       std::remove(scratch.c_str());
       return kExitError;
     }
-    verdict = std::move(result.verdict);
+    verdict = std::move(result->verdict);
     o.db = scratch;
   } else if (!std::filesystem::exists(o.db)) {
     fmt::print(stderr, "culprit timeline: {}: no such file (write one with `culprit diagnose --db {} …`)\n", o.db,

@@ -8,9 +8,10 @@
 #include <sstream>
 
 #include "cli/snapshot.hpp"
-#include "cli/snapshot_manifest.hpp"
+#include "culprit/api/snapshot_manifest.hpp"
 
 using namespace culprit::cli;
+using namespace culprit::api;
 
 namespace {
 

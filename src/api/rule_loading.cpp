@@ -1,11 +1,11 @@
-// Rule loading for the CLI: queries are prepared against a scratch in-memory timeline.
-#include "cli/rule_loading.hpp"
+// Rule loading: queries are prepared against a scratch in-memory timeline.
+#include "culprit/api/rule_loading.hpp"
 
 #include <memory>
 
 #include "culprit/store/database.hpp"
 
-namespace culprit::cli {
+namespace culprit::api {
 
 rules::LoadResult load_rule_set(const std::vector<std::string>& dirs, bool builtin, RuleChecks checks) {
   std::vector<rules::RuleText> texts;
@@ -32,4 +32,4 @@ rules::LoadResult load_rule_set(const std::vector<std::string>& dirs, bool built
   return result;
 }
 
-}  // namespace culprit::cli
+}  // namespace culprit::api

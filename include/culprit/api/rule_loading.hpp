@@ -1,4 +1,4 @@
-// Loading the rule set the commands use: the built-in rules plus any --rules folders, with
+// Loading the rule set the pipeline and `culprit rules` use: the built-in rules plus any --rules folders, with
 // diagnosis queries checked against the timeline schema.
 #pragma once
 
@@ -7,7 +7,7 @@
 
 #include "culprit/rules/loader.hpp"
 
-namespace culprit::cli {
+namespace culprit::api {
 
 /// What load_rule_set validates beyond syntax, patterns and templates.
 enum class RuleChecks {
@@ -19,4 +19,4 @@ enum class RuleChecks {
 rules::LoadResult load_rule_set(const std::vector<std::string>& dirs, bool builtin = true,
                                 RuleChecks checks = RuleChecks::user_rules);
 
-}  // namespace culprit::cli
+}  // namespace culprit::api

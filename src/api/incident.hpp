@@ -1,5 +1,5 @@
-// One incident, end to end: read inputs, ingest into a timeline, align clocks, diagnose.
-// Shared by `diagnose` (one incident) and `scan` (one per archive or folder).
+// One incident, end to end: read inputs, ingest into a timeline, align clocks, diagnose, save
+// the findings. The library's pipeline (culprit/culprit.hpp's analyze is its front).
 #pragma once
 
 #include <cstddef>
@@ -7,16 +7,15 @@
 #include <string>
 #include <vector>
 
+#include "api/parallel_ingest.hpp"
 #include "culprit/core/diagnostic.hpp"
 #include "culprit/diagnose/engine.hpp"
 #include "culprit/diagnose/finding.hpp"
 #include "culprit/rules/loader.hpp"
 
-namespace culprit::cli {
+namespace culprit::api {
 
 struct IncidentOptions {
-  std::vector<std::string> excludes;
-  std::string default_host;
   std::string db_path;   ///< '' keeps the timeline in memory; else written here (caller renames)
   int year = 0;
   std::int64_t max_events = 0;            ///< --max-events (0: no limit)
@@ -36,8 +35,8 @@ struct IncidentResult {
   bool ok = true;           ///< false when the timeline could not be written
 };
 
-/// Runs the whole pipeline over `inputs` with `rules`. Never throws for bad inputs.
-IncidentResult run_incident(const std::vector<std::string>& inputs, const rules::RuleSet& rules,
-                            const IncidentOptions& options);
+/// Runs the whole pipeline over the sources `read` produces with `rules`. Never throws for bad
+/// inputs.
+IncidentResult run_incident(const SourceReader& read, const rules::RuleSet& rules, const IncidentOptions& options);
 
-}  // namespace culprit::cli
+}  // namespace culprit::api

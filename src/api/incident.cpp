@@ -1,5 +1,5 @@
 // The incident pipeline. The timeline is closed before returning, so a --db file is complete.
-#include "cli/incident.hpp"
+#include "api/incident.hpp"
 
 #include <fmt/format.h>
 
@@ -7,8 +7,7 @@
 #include <map>
 #include <set>
 
-#include "cli/parallel_ingest.hpp"
-#include "cli/snapshot_manifest.hpp"
+#include "culprit/api/snapshot_manifest.hpp"
 #include "culprit/core/job_evidence.hpp"
 
 #include "culprit/diagnose/engine.hpp"
@@ -20,7 +19,7 @@
 #include "culprit/store/hosts.hpp"
 #include "culprit/store/timeline.hpp"
 
-namespace culprit::cli {
+namespace culprit::api {
 namespace {
 
 /// One entry per source name and host (a paste's segments together), in input order: its
@@ -148,8 +147,7 @@ struct ManifestReader {
 
 }  // namespace
 
-IncidentResult run_incident(const std::vector<std::string>& inputs, const rules::RuleSet& rules,
-                            const IncidentOptions& options) {
+IncidentResult run_incident(const SourceReader& read, const rules::RuleSet& rules, const IncidentOptions& options) {
   IncidentResult result;
   std::string error;
   auto db = store::Database::open(options.db_path.empty() ? ":memory:" : options.db_path, error);
@@ -164,9 +162,6 @@ IncidentResult run_incident(const std::vector<std::string>& inputs, const rules:
     return result;
   }
   ManifestReader manifests;
-  input::ReadOptions read_options;
-  read_options.default_host = options.default_host;
-  read_options.excludes = options.excludes;
   {
     // Sources stream: each is ingested as soon as it is read and its text freed, so memory
     // holds one source at a time, or `threads` + 1 big ones (plus the timeline).
@@ -178,8 +173,8 @@ IncidentResult run_incident(const std::vector<std::string>& inputs, const rules:
     ingest_options.max_line_bytes = options.max_line_bytes;
     ingest_options.budget = &budget;
     const unsigned threads = options.max_events > 0 ? 1u : options.threads;
-    result.sources = ingest_inputs(inputs, read_options, rules.signals, ingest_options, threads, writer,
-                                   result.problems, std::ref(manifests));
+    result.sources = ingest_sources(read, rules.signals, ingest_options, threads, writer, result.problems,
+                                    std::ref(manifests));
     if (auto err = writer.finish(); !err.empty())
       result.problems.push_back({core::DiagLevel::error, "store", "", err});
   }
@@ -204,4 +199,4 @@ IncidentResult run_incident(const std::vector<std::string>& inputs, const rules:
   return result;
 }
 
-}  // namespace culprit::cli
+}  // namespace culprit::api

@@ -12,22 +12,26 @@
 #include "culprit/input/reader.hpp"
 #include "culprit/text/signal_set.hpp"
 
-namespace culprit::cli {
+namespace culprit::api {
 
 /// Sources this big or bigger are parsed on a worker thread when `threads` > 1; smaller ones
 /// inline (a thread per small file would cost more than it saves: 10^5 tiny sources).
 inline constexpr std::size_t kParallelSourceBytes = 1 << 20;
 
-/// Reads `inputs` and ingests every source into `sink`. With `threads` > 1, up to that many big
+/// Produces the sources of an incident in order (input::read_inputs over paths, texts held in
+/// memory), each handed to `on_source`; the reader's own problems go to `problems` as they come.
+using SourceReader = std::function<void(core::Diagnostics& problems, const input::SourceHandler& on_source)>;
+
+/// Ingests every source `read` produces into `sink`. With `threads` > 1, up to that many big
 /// sources are parsed at once (while the calling thread reads the next) into recorded sinks and replayed into `sink` in input order, so
 /// the timeline and the problems (the reader's and ingest's, in input order) are the same for
 /// any thread count. `options.budget` needs input order: give threads = 1 with an event limit.
 /// Returns the number of sources read. `take`, when given, sees each source first (in input order,
 /// after every source before it reached `sink`); a source it returns true for is not ingested
-/// (culprit's own snapshot manifest, snapshot_manifest.hpp).
+/// (culprit's own snapshot manifest, culprit/api/snapshot_manifest.hpp).
 using SourceHook = std::function<bool(const input::Source&, core::EventSink&)>;
-std::size_t ingest_inputs(const std::vector<std::string>& inputs, const input::ReadOptions& read_options,
-                          const text::SignalSet& signals, const ingest::IngestOptions& options, unsigned threads,
-                          core::EventSink& sink, core::Diagnostics& problems, const SourceHook& take = {});
+std::size_t ingest_sources(const SourceReader& read, const text::SignalSet& signals,
+                           const ingest::IngestOptions& options, unsigned threads, core::EventSink& sink,
+                           core::Diagnostics& problems, const SourceHook& take = {});
 
-}  // namespace culprit::cli
+}  // namespace culprit::api

@@ -1,12 +1,16 @@
 // The manifest as JSON: a handful of fields written with report::json_quote, read with simdjson.
-#include "cli/snapshot_manifest.hpp"
+#include "culprit/api/snapshot_manifest.hpp"
 
 #include <fmt/format.h>
 #include <simdjson.h>
 
+#include <algorithm>
+#include <cmath>
+#include <ctime>
+
 #include "culprit/report/json_writer.hpp"
 
-namespace culprit::cli {
+namespace culprit::api {
 namespace {
 
 std::string text_of(simdjson::dom::object o, std::string_view key) {
@@ -89,4 +93,15 @@ bool is_manifest_name(std::string_view source_name) {
   return before == '/' || before == ':' || before == '!';
 }
 
-}  // namespace culprit::cli
+std::string iso_utc(double seconds, bool fraction) {
+  const auto whole = static_cast<std::time_t>(std::floor(seconds));
+  std::tm tm{};
+  ::gmtime_r(&whole, &tm);
+  char buf[40];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
+  if (!fraction) return std::string(buf) + "Z";
+  const auto micros = static_cast<long>((seconds - static_cast<double>(whole)) * 1e6);
+  return fmt::format("{}.{:06d}Z", buf, std::min(micros, 999999L));
+}
+
+}  // namespace culprit::api

@@ -1,7 +1,7 @@
-// ingest_inputs: the reader runs on the calling thread and hands each source over; a big one is
+// ingest_sources: the reader runs on the calling thread and hands each source over; a big one is
 // parsed by std::async into a RecordedSink while the reader goes on; results are replayed in
 // order (a small source first waits for the big ones before it, then is parsed inline).
-#include "cli/parallel_ingest.hpp"
+#include "api/parallel_ingest.hpp"
 
 #include <deque>
 #include <future>
@@ -9,7 +9,7 @@
 
 #include "culprit/ingest/recorded_sink.hpp"
 
-namespace culprit::cli {
+namespace culprit::api {
 namespace {
 
 struct Parsed {
@@ -33,9 +33,9 @@ void append(core::Diagnostics& to, core::Diagnostics& from) {
 
 }  // namespace
 
-std::size_t ingest_inputs(const std::vector<std::string>& inputs, const input::ReadOptions& read_options,
-                          const text::SignalSet& signals, const ingest::IngestOptions& options, unsigned threads,
-                          core::EventSink& sink, core::Diagnostics& problems, const SourceHook& take) {
+std::size_t ingest_sources(const SourceReader& read, const text::SignalSet& signals,
+                           const ingest::IngestOptions& options, unsigned threads, core::EventSink& sink,
+                           core::Diagnostics& problems, const SourceHook& take) {
   std::size_t count = 0;
   core::Diagnostics reader_problems;  // since the last source
   std::deque<Pending> pending;
@@ -47,7 +47,7 @@ std::size_t ingest_inputs(const std::vector<std::string>& inputs, const input::R
     parsed.records.replay(sink);
     append(problems, parsed.problems);
   };
-  input::read_inputs(inputs, read_options, reader_problems, [&](input::Source& src) {
+  read(reader_problems, [&](input::Source& src) {
     ++count;
     if (take && src.text.size() < kParallelSourceBytes) {
       while (!pending.empty()) finish_oldest();
@@ -77,4 +77,4 @@ std::size_t ingest_inputs(const std::vector<std::string>& inputs, const input::R
   return count;
 }
 
-}  // namespace culprit::cli
+}  // namespace culprit::api

@@ -1,0 +1,159 @@
+// libculprit's public API (target `culprit::culprit`): diagnose an incident from paths or texts
+// held in memory, and render the verdict. This is the stable surface; the module headers beside
+// it (culprit/<module>/…) are the implementation's and may change. No SQLite, RE2, Boost or
+// other third-party type appears here: a `Verdict` (culprit/diagnose/finding.hpp) is plain data,
+// the same the JSON contract (schema/culprit-report.schema.json) carries.
+//
+//   culprit::Options options;
+//   auto analysis = culprit::analyze({culprit::Input::memory(paste)}, options);
+//   if (!analysis) return fail(analysis.error().message);      // a typed culprit::Error
+//   std::cout << culprit::render(*analysis, culprit::Format::text);
+//
+// Every function is thread-safe; analyses run concurrently share one `Rules`.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "culprit/core/diagnostic.hpp"
+#include "culprit/diagnose/finding.hpp"
+
+namespace culprit {
+
+/// What stopped an analysis (the message says which input or option).
+enum class Errc {
+  invalid_option,  ///< an option out of its range or choices (`tz`, `boot_times`, `year`, …)
+  no_input,        ///< nothing given, or nothing given could be read
+  database,        ///< the timeline could not be created or written (`db_path`)
+  rules,           ///< a rule file (`rule_dirs`) has errors (analyze without a `Rules`)
+};
+std::string_view to_string(Errc code);  ///< `invalid_option`, `no_input`, `database`, `rules`
+
+struct Error {
+  Errc code = Errc::no_input;
+  std::string message;            ///< one line, e.g. `no input could be read`
+  core::Diagnostics diagnostics;  ///< what was noted before it stopped (unreadable inputs, …)
+};
+
+/// A value or the Error that prevented it (std::expected's shape; C++20 has none).
+template <class T>
+class [[nodiscard]] Result {
+ public:
+  Result(T value) : state_(std::move(value)) {}      // NOLINT(google-explicit-constructor)
+  Result(Error error) : state_(std::move(error)) {}  // NOLINT(google-explicit-constructor)
+  bool has_value() const { return state_.index() == 0; }
+  explicit operator bool() const { return has_value(); }
+  T& value() & { return std::get<0>(state_); }
+  const T& value() const& { return std::get<0>(state_); }
+  T&& value() && { return std::get<0>(std::move(state_)); }
+  T& operator*() & { return value(); }
+  const T& operator*() const& { return value(); }
+  T* operator->() { return &value(); }
+  const T* operator->() const { return &value(); }
+  const Error& error() const { return std::get<1>(state_); }
+
+ private:
+  std::variant<T, Error> state_;
+};
+
+/// One input: a path (file, folder, archive; `-` is standard input) or a text in memory.
+struct Input {
+  std::string path;                 ///< '' when `text` is set
+  std::optional<std::string> text;  ///< the bytes of an in-memory input (a paste, a traceback)
+  /// The text's source name in the report; `<stdin>` by default, the name the CLI gives
+  /// standard input, so `analyze({Input::memory(paste)})` reports what `culprit - < paste` does.
+  std::string name = "<stdin>";
+  std::string host;                 ///< the host of this input ('' : Options::host)
+
+  static Input file(std::string path, std::string host = {});
+  static Input memory(std::string text, std::string host = {}, std::string name = "<stdin>");
+};
+
+/// The time a [[diagnosis]] query may take by default (--rule-timeout).
+inline constexpr double kDefaultRuleTimeoutSeconds = 30;
+
+/// The CLI's `diagnose` options (`culprit diagnose --help` says the same).
+struct Options {
+  std::string host;                      ///< --host: the host of inputs that name none
+  std::vector<std::string> excludes;     ///< --exclude: file-name globs skipped
+  std::vector<std::string> rule_dirs;    ///< --rules: rule folders beside the built-in rules
+  int year = 0;                          ///< --year of stamps without one (0: infer)
+  std::string tz;                        ///< --tz of stamps without a zone ('' infer / UTC)
+  std::vector<std::string> boot_times;   ///< --boot-time HOST=TIME entries
+  std::int64_t max_events = 0;           ///< --max-events (0: no limit)
+  std::int64_t max_line_bytes = 1 << 20; ///< --max-line-bytes (0: no limit)
+  unsigned threads = 1;                  ///< --jobs: big inputs parsed at once (same result for any)
+  double rule_timeout_seconds = kDefaultRuleTimeoutSeconds;  ///< --rule-timeout of one query
+  bool prefilter = true;                 ///< false: --no-prefilter (every regex on every line)
+  /// Keep the timeline (SQLite) in this file, written in place ('' : in memory). The caller
+  /// renames or removes it; check_timeline_target says whether a path may be overwritten.
+  std::string db_path;
+  /// No readable input is Errc::no_input; false gives the (empty) Analysis instead, with
+  /// `sources` 0 (`culprit scan` lists such an incident as unreadable).
+  bool empty_is_error = true;
+};
+
+struct Analysis {
+  diagnose::Verdict verdict;      ///< the JSON contract's data
+  core::Diagnostics diagnostics;  ///< skipped inputs, notes, warnings, in input order
+  std::size_t sources = 0;        ///< inputs read
+  std::string db_path;            ///< the timeline file (Options::db_path), '' in memory
+  bool has_errors() const;        ///< a diagnostic of level error (the CLI exits 2)
+};
+
+/// A loaded rule set: the built-in rules plus rule folders. Load once, analyze many times
+/// (`culprit scan`); copies share it. Broken rules are left out and named in problems().
+class Rules {
+ public:
+  static Rules load(const std::vector<std::string>& rule_dirs = {}, bool prefilter = true);
+  const core::Diagnostics& problems() const;
+  bool has_errors() const;
+  struct Impl;
+  const Impl& impl() const { return *impl_; }
+
+ private:
+  Rules() = default;
+  std::shared_ptr<const Impl> impl_;
+};
+
+/// Reads `inputs` into a timeline, aligns the clocks and diagnoses; `options.rule_dirs` loads
+/// rules (an error in them: Errc::rules). Unreadable inputs are diagnostics, not errors, as
+/// long as one input was read.
+Result<Analysis> analyze(const std::vector<Input>& inputs, const Options& options = {});
+/// The same with rules loaded before (their problems are not repeated; `options.rule_dirs`
+/// and `options.prefilter` are ignored).
+Result<Analysis> analyze(const std::vector<Input>& inputs, const Options& options, const Rules& rules);
+
+/// Options out of range or choices (what analyze refuses as Errc::invalid_option).
+std::optional<Error> check_options(const Options& options);
+
+/// nullopt when `path` may receive a timeline (absent, or a culprit timeline of this version);
+/// else Errc::database naming it.
+std::optional<Error> check_timeline_target(const std::string& path);
+
+enum class Format { text, markdown, json, html };
+/// `text`/`txt`, `markdown`/`md`, `json`, `html`/`htm` (any case); else nullopt.
+std::optional<Format> parse_format(std::string_view name);
+
+struct RenderOptions {
+  bool color = false;  ///< ANSI colours (text only)
+  int width = 100;     ///< terminal columns for text (0: no limit)
+  bool redact = false; ///< host names, IPs, users, container ids become placeholders
+};
+
+/// The report as the CLI prints it (`culprit --format …`), ending with a newline.
+std::string render(const Analysis& analysis, Format format, const RenderOptions& options = {});
+/// The verdict with names redacted (what RenderOptions::redact renders).
+diagnose::Verdict redacted(const diagnose::Verdict& verdict);
+
+/// The library's version (`0.1.0`).
+std::string_view version();
+
+}  // namespace culprit

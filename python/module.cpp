@@ -1,0 +1,158 @@
+// culprit._culprit: libculprit (include/culprit/culprit.hpp) for Python. The analysis and the
+// rendering run with the GIL released, so other Python threads go on meanwhile; a typed
+// culprit::Error becomes an instance of the matching culprit.Error subclass with its message,
+// `code` and `diagnostics`. python/culprit/__init__.py is the documented face of this.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "culprit/culprit.hpp"
+
+namespace py = pybind11;
+
+namespace {
+
+/// One input as __init__.py hands it over: ("path", PATH, HOST, '') or ("text", TEXT, HOST, NAME).
+using RawInput = std::tuple<std::string, py::bytes, std::string, std::string>;
+
+struct Exceptions {
+  py::object base, invalid_option, no_input, database, rules;
+  const py::object& of(culprit::Errc code) const {
+    switch (code) {
+      case culprit::Errc::invalid_option: return invalid_option;
+      case culprit::Errc::no_input: return no_input;
+      case culprit::Errc::database: return database;
+      case culprit::Errc::rules: return rules;
+    }
+    return base;
+  }
+};
+
+Exceptions& exceptions() {
+  static Exceptions* e = new Exceptions();  // lives as long as the interpreter (never freed)
+  return *e;
+}
+
+py::object new_exception(py::module_& m, const char* name, const char* doc, py::handle bases) {
+  PyObject* cls = PyErr_NewExceptionWithDoc((std::string("culprit.") + name).c_str(), doc, bases.ptr(), nullptr);
+  if (!cls) throw py::error_already_set();
+  auto obj = py::reinterpret_steal<py::object>(cls);
+  m.attr(name) = obj;
+  return obj;
+}
+
+[[noreturn]] void raise(const culprit::Error& error) {
+  const py::object& cls = exceptions().of(error.code);
+  py::object exc = cls(error.message);
+  exc.attr("code") = std::string(culprit::to_string(error.code));
+  py::list diagnostics;
+  for (const auto& d : error.diagnostics) diagnostics.append(d.to_string());
+  exc.attr("diagnostics") = diagnostics;
+  PyErr_SetObject(cls.ptr(), exc.ptr());
+  throw py::error_already_set();
+}
+
+/// The built-in rules, loaded once per process (most of a small run's start-up).
+const culprit::Rules& builtin_rules() {
+  static std::once_flag once;
+  static std::unique_ptr<culprit::Rules> rules;
+  std::call_once(once, [] { rules = std::make_unique<culprit::Rules>(culprit::Rules::load()); });
+  return *rules;
+}
+
+culprit::Format format_of(const std::string& name) {
+  const auto f = culprit::parse_format(name);
+  if (!f) raise({culprit::Errc::invalid_option, "unknown format '" + name + "' (text, markdown, json or html)", {}});
+  return *f;
+}
+
+std::shared_ptr<culprit::Analysis> analyze(const std::vector<RawInput>& raw, const culprit::Options& options) {
+  std::vector<culprit::Input> inputs;
+  inputs.reserve(raw.size());
+  for (const auto& [kind, value, host, name] : raw) {
+    std::string bytes = value;  // a copy made with the GIL held
+    if (kind == "text")
+      inputs.push_back(culprit::Input::memory(std::move(bytes), host, name));
+    else
+      inputs.push_back(culprit::Input::file(std::move(bytes), host));
+  }
+  std::optional<culprit::Result<culprit::Analysis>> result;
+  {
+    py::gil_scoped_release unlocked;
+    if (options.rule_dirs.empty() && options.prefilter) {
+      result.emplace(culprit::analyze(inputs, options, builtin_rules()));
+    } else {
+      result.emplace(culprit::analyze(inputs, options));
+    }
+  }
+  if (!*result) raise(result->error());
+  return std::make_shared<culprit::Analysis>(std::move(*result).value());
+}
+
+std::string render(const culprit::Analysis& analysis, const std::string& format, bool color, int width, bool redact) {
+  const culprit::Format f = format_of(format);
+  culprit::RenderOptions options;
+  options.color = color;
+  options.width = width;
+  options.redact = redact;
+  py::gil_scoped_release unlocked;
+  return culprit::render(analysis, f, options);
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_culprit, m) {
+  m.doc() = "libculprit's analysis and rendering (use the `culprit` package, not this module)";
+  auto& e = exceptions();
+  e.base = new_exception(m, "Error", "culprit could not diagnose: the message says why (`code`, `diagnostics`).",
+                         PyExc_Exception);
+  e.invalid_option = new_exception(m, "InvalidOptionError", "An option out of its range or choices.",
+                                   py::make_tuple(e.base, py::handle(PyExc_ValueError)));
+  e.no_input = new_exception(m, "NoInputError", "Nothing given, or nothing given could be read.", e.base);
+  e.database = new_exception(m, "DatabaseError", "The timeline database could not be written.", e.base);
+  e.rules = new_exception(m, "RulesError", "A rule file (rules=) has errors.", e.base);
+
+  py::class_<culprit::Analysis, std::shared_ptr<culprit::Analysis>>(m, "Analysis")
+      .def_property_readonly("diagnostics",
+                             [](const culprit::Analysis& a) {
+                               std::vector<std::string> out;
+                               for (const auto& d : a.diagnostics) out.push_back(d.to_string());
+                               return out;
+                             })
+      .def_property_readonly("sources", [](const culprit::Analysis& a) { return a.sources; })
+      .def_property_readonly("db_path", [](const culprit::Analysis& a) { return a.db_path; })
+      .def_property_readonly("has_errors", &culprit::Analysis::has_errors)
+      .def("render", &render, py::arg("format"), py::arg("color") = false, py::arg("width") = 100,
+           py::arg("redact") = false);
+
+  m.def(
+      "analyze",
+      [](const std::vector<RawInput>& inputs, const std::string& host, const std::vector<std::string>& excludes,
+         const std::vector<std::string>& rule_dirs, int year, const std::string& tz,
+         const std::vector<std::string>& boot_times, std::int64_t max_events, std::int64_t max_line_bytes,
+         unsigned threads, double rule_timeout, bool prefilter, const std::string& db_path) {
+        culprit::Options o;
+        o.host = host;
+        o.excludes = excludes;
+        o.rule_dirs = rule_dirs;
+        o.year = year;
+        o.tz = tz;
+        o.boot_times = boot_times;
+        o.max_events = max_events;
+        o.max_line_bytes = max_line_bytes;
+        o.threads = threads;
+        o.rule_timeout_seconds = rule_timeout;
+        o.prefilter = prefilter;
+        o.db_path = db_path;
+        return analyze(inputs, o);
+      },
+      py::arg("inputs"), py::arg("host"), py::arg("excludes"), py::arg("rule_dirs"), py::arg("year"), py::arg("tz"),
+      py::arg("boot_times"), py::arg("max_events"), py::arg("max_line_bytes"), py::arg("threads"),
+      py::arg("rule_timeout"), py::arg("prefilter"), py::arg("db_path"));
+  m.attr("__version__") = std::string(culprit::version());
+}

@@ -1,0 +1,153 @@
+// culprit::analyze and its checks: the public options become the pipeline's (api/incident.hpp),
+// and what stops a run becomes a typed Error.
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <utility>
+
+#include "api/incident.hpp"
+#include "api/inputs.hpp"
+#include "culprit/api/rule_loading.hpp"
+#include "culprit/culprit.hpp"
+#include "culprit/store/clock.hpp"
+#include "culprit/store/database.hpp"
+
+namespace culprit {
+
+struct Rules::Impl {
+  rules::RuleSet rules;
+  core::Diagnostics problems;
+  bool errors = false;
+};
+
+namespace {
+
+static_assert(kDefaultRuleTimeoutSeconds == diagnose::kRuleQuerySeconds, "the public default is the engine's");
+
+bool has_error(const core::Diagnostics& problems) {
+  for (const auto& p : problems)
+    if (p.level == core::DiagLevel::error) return true;
+  return false;
+}
+
+/// `what` and, when there is one, the first error-level problem that explains it.
+std::string with_first_error(std::string what, const core::Diagnostics& problems) {
+  for (const auto& p : problems)
+    if (p.level == core::DiagLevel::error) return what + ": " + p.to_string();
+  return what;
+}
+
+}  // namespace
+
+std::string_view to_string(Errc code) {
+  switch (code) {
+    case Errc::invalid_option: return "invalid_option";
+    case Errc::no_input: return "no_input";
+    case Errc::database: return "database";
+    case Errc::rules: return "rules";
+  }
+  return "unknown";
+}
+
+Input Input::file(std::string path, std::string host) {
+  Input in;
+  in.path = std::move(path);
+  in.host = std::move(host);
+  return in;
+}
+
+Input Input::memory(std::string text, std::string host, std::string name) {
+  Input in;
+  in.text = std::move(text);
+  in.host = std::move(host);
+  in.name = std::move(name);
+  return in;
+}
+
+bool Analysis::has_errors() const { return has_error(diagnostics); }
+
+Rules Rules::load(const std::vector<std::string>& rule_dirs, bool prefilter) {
+  auto loaded = api::load_rule_set(rule_dirs);
+  auto impl = std::make_shared<Impl>();
+  impl->rules = std::move(loaded.rules);
+  if (!prefilter) impl->rules.signals.set_prefilter(false);
+  impl->errors = has_error(loaded.problems);
+  impl->problems = std::move(loaded.problems);
+  Rules r;
+  r.impl_ = std::move(impl);
+  return r;
+}
+
+const core::Diagnostics& Rules::problems() const { return impl_->problems; }
+bool Rules::has_errors() const { return impl_->errors; }
+
+std::optional<Error> check_options(const Options& o) {
+  auto invalid = [](std::string message) { return Error{Errc::invalid_option, std::move(message), {}}; };
+  if (o.year != 0 && (o.year < 1970 || o.year > 2200))
+    return invalid(fmt::format("year {} is not a four-digit year culprit can place (1970 … 2200, or 0)", o.year));
+  if (o.max_events < 0) return invalid(fmt::format("max_events {} is negative (0: no limit)", o.max_events));
+  if (o.max_line_bytes < 0 || o.max_line_bytes > (std::int64_t{1} << 30))
+    return invalid(fmt::format("max_line_bytes {} is outside 0 … {} (0: no limit)", o.max_line_bytes,
+                               std::int64_t{1} << 30));
+  if (o.threads < 1 || o.threads > 4096) return invalid(fmt::format("threads {} is outside 1 … 4096", o.threads));
+  if (!(o.rule_timeout_seconds > 0))
+    return invalid(fmt::format("rule timeout {} must be a positive number of seconds", o.rule_timeout_seconds));
+  store::ClockOptions clock;
+  clock.tz = o.tz;
+  clock.boot_times = o.boot_times;
+  if (auto err = store::check_clock_options(clock); !err.empty()) return invalid(err);
+  return std::nullopt;
+}
+
+std::optional<Error> check_timeline_target(const std::string& path) {
+  if (!std::filesystem::exists(path)) return std::nullopt;
+  std::string err;
+  auto existing = store::Database::open(path, err);
+  const auto v = existing ? existing->query("PRAGMA user_version") : store::QueryResult{};
+  const auto version = v.rows.empty() ? -1 : v.rows[0].values[0].as_int().value_or(0);
+  if (version == store::Database::schema_version()) return std::nullopt;
+  return Error{Errc::database,
+               fmt::format("{} exists and is not a culprit timeline of this version; refusing to overwrite it", path),
+               {}};
+}
+
+Result<Analysis> analyze(const std::vector<Input>& inputs, const Options& options) {
+  const Rules rules = Rules::load(options.rule_dirs, options.prefilter);
+  if (rules.has_errors())
+    return Error{Errc::rules, with_first_error("rules with errors", rules.problems()), rules.problems()};
+  auto result = analyze(inputs, options, rules);
+  if (result) {
+    auto& d = result->diagnostics;
+    d.insert(d.begin(), rules.problems().begin(), rules.problems().end());
+  }
+  return result;
+}
+
+Result<Analysis> analyze(const std::vector<Input>& inputs, const Options& options, const Rules& rules) {
+  if (auto why = check_options(options)) return *why;
+  if (inputs.empty()) return Error{Errc::no_input, "no input given (a path, a folder, or a text)", {}};
+  api::IncidentOptions incident;
+  incident.db_path = options.db_path;
+  incident.year = options.year;
+  incident.max_events = options.max_events;
+  incident.max_line_bytes = static_cast<std::size_t>(options.max_line_bytes);
+  incident.tz = options.tz;
+  incident.boot_times = options.boot_times;
+  incident.threads = options.threads;
+  incident.rule_query_seconds = options.rule_timeout_seconds;
+  auto result = api::run_incident(api::reader_for(inputs, options), rules.impl().rules, incident);
+  if (!result.ok)
+    return Error{Errc::database, with_first_error("the timeline could not be written", result.problems),
+                 std::move(result.problems)};
+  if (result.sources == 0 && options.empty_is_error)
+    return Error{Errc::no_input, with_first_error("no input could be read", result.problems),
+                 std::move(result.problems)};
+  Analysis analysis;
+  analysis.verdict = std::move(result.verdict);
+  analysis.diagnostics = std::move(result.problems);
+  analysis.sources = result.sources;
+  analysis.db_path = options.db_path;
+  return analysis;
+}
+
+}  // namespace culprit

@@ -1,0 +1,172 @@
+// The public API (include/culprit/culprit.hpp) on texts held in memory: no file is read.
+// analyze's verdict and diagnostics, typed errors for what stops a run, hosts and names of
+// in-memory inputs, one Rules shared by concurrent analyses, and render's formats.
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "culprit/culprit.hpp"
+
+namespace {
+
+// PyTorch's CUDA OOM as torch >= 2.1 raises it (c10/cuda/CUDACachingAllocator.cpp, the
+// "CUDA out of memory. Tried to allocate {}. GPU {} has a total capacity of {} of which {} is
+// free. {}Of the allocated memory …" format string), at the end of a Python traceback.
+constexpr const char* kTorchOom =
+    "Traceback (most recent call last):\n"
+    "  File \"/opt/job/train.py\", line 41, in <module>\n"
+    "    loss = model(batch).sum()\n"
+    "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of "
+    "79.15 GiB of which 1.06 GiB is free. Including non-PyTorch memory, this process has 78.08 GiB memory in "
+    "use. Of the allocated memory 76.50 GiB is allocated by PyTorch, and 1.01 GiB is reserved by PyTorch but "
+    "unallocated. If reserved but unallocated memory is large try setting "
+    "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.  See documentation for Memory "
+    "Management  (https://pytorch.org/docs/stable/notes/cuda.html#environment-variables)\n";
+
+// A job's ordinary output: names CUDA and memory, but nothing failed (the look-alike).
+constexpr const char* kHealthy =
+    "step 100 | loss 2.31 | CUDA memory allocated 12.00 GiB, reserved 14.00 GiB\n"
+    "step 200 | loss 2.05 | CUDA memory allocated 12.00 GiB, reserved 14.00 GiB\n"
+    "training finished\n";
+
+const culprit::Rules& rules() {
+  static const culprit::Rules r = culprit::Rules::load();
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("api: a CUDA OOM traceback held in memory is diagnosed as the command would") {
+  auto analysis = culprit::analyze({culprit::Input::memory(kTorchOom)}, {}, rules());
+  REQUIRE(analysis);
+  CHECK(analysis->sources == 1);
+  CHECK(analysis->verdict.verdict == "cuda_oom");
+  REQUIRE(analysis->verdict.root);
+  CHECK_FALSE(analysis->verdict.evidence.empty());
+  REQUIRE(analysis->verdict.budget);
+  CHECK(analysis->verdict.budget->requested == std::int64_t{2} << 30);
+  // The text's default name is the one the command gives standard input.
+  REQUIRE(analysis->verdict.sources.size() == 1);
+  CHECK(analysis->verdict.sources[0].name == "<stdin>");
+  CHECK(analysis->db_path.empty());
+  CHECK_FALSE(analysis->has_errors());
+}
+
+TEST_CASE("api: an ordinary log is read and gives no verdict, without an error") {
+  auto analysis = culprit::analyze({culprit::Input::memory(kHealthy)}, {}, rules());
+  REQUIRE(analysis);
+  CHECK(analysis->sources == 1);
+  CHECK(analysis->verdict.verdict == "unknown");
+  CHECK(analysis->verdict.findings.empty());
+}
+
+TEST_CASE("api: an in-memory input's host and name") {
+  auto analysis = culprit::analyze({culprit::Input::memory(kTorchOom, "gpu-node-7", "train.log")}, {}, rules());
+  REQUIRE(analysis);
+  REQUIRE(analysis->verdict.sources.size() == 1);
+  CHECK(analysis->verdict.sources[0].name == "train.log");
+  CHECK(analysis->verdict.sources[0].host == "gpu-node-7");
+  CHECK(analysis->verdict.sources[0].host_from == "--host");
+
+  // Options::host names the host of an input that names none; the input's own host wins.
+  culprit::Options options;
+  options.host = "login-1";
+  auto both = culprit::analyze({culprit::Input::memory(kHealthy, "", "a.log"),
+                                culprit::Input::memory(kHealthy, "gpu-node-7", "b.log")},
+                               options, rules());
+  REQUIRE(both);
+  REQUIRE(both->verdict.sources.size() == 2);
+  CHECK(both->verdict.sources[0].host == "login-1");
+  CHECK(both->verdict.sources[1].host == "gpu-node-7");
+}
+
+TEST_CASE("api: what stops a run is a typed error") {
+  SECTION("no input") {
+    auto r = culprit::analyze({}, {}, rules());
+    REQUIRE_FALSE(r);
+    CHECK(r.error().code == culprit::Errc::no_input);
+    CHECK(culprit::to_string(r.error().code) == "no_input");
+  }
+  SECTION("nothing readable: the reader's diagnostic comes with it") {
+    auto r = culprit::analyze({culprit::Input::file("/nonexistent/culprit-api-test/x.log")}, {}, rules());
+    REQUIRE_FALSE(r);
+    CHECK(r.error().code == culprit::Errc::no_input);
+    CHECK(r.error().message.find("no input could be read") == 0);
+    REQUIRE_FALSE(r.error().diagnostics.empty());
+    CHECK(r.error().diagnostics[0].code == "input-missing");
+  }
+  SECTION("nothing readable, asked for the empty analysis instead") {
+    culprit::Options options;
+    options.empty_is_error = false;
+    auto r = culprit::analyze({culprit::Input::file("/nonexistent/culprit-api-test/x.log")}, options, rules());
+    REQUIRE(r);
+    CHECK(r->sources == 0);
+    CHECK(r->has_errors());
+  }
+  SECTION("options out of range") {
+    culprit::Options tz;
+    tz.tz = "Mars/Olympus";
+    culprit::Options year;
+    year.year = 24;
+    culprit::Options timeout;
+    timeout.rule_timeout_seconds = 0;
+    culprit::Options boot;
+    boot.boot_times = {"no-equals-sign"};
+    for (const auto& o : {tz, year, timeout, boot}) {
+      auto r = culprit::analyze({culprit::Input::memory(kTorchOom)}, o, rules());
+      REQUIRE_FALSE(r);
+      CHECK(r.error().code == culprit::Errc::invalid_option);
+      CHECK_FALSE(r.error().message.empty());
+      CHECK(culprit::check_options(o));
+    }
+    CHECK_FALSE(culprit::check_options(culprit::Options{}));
+  }
+  SECTION("a timeline file that cannot be created") {
+    culprit::Options options;
+    options.db_path = "/nonexistent/culprit-api-test/timeline.db";
+    auto r = culprit::analyze({culprit::Input::memory(kTorchOom)}, options, rules());
+    REQUIRE_FALSE(r);
+    CHECK(r.error().code == culprit::Errc::database);
+  }
+}
+
+TEST_CASE("api: one Rules serves concurrent analyses, and the answer is the same") {
+  const std::string alone =
+      culprit::render(*culprit::analyze({culprit::Input::memory(kTorchOom)}, {}, rules()), culprit::Format::json);
+  std::vector<std::string> out(4);
+  std::vector<std::thread> threads;
+  for (auto& o : out)
+    threads.emplace_back([&o] {
+      o = culprit::render(*culprit::analyze({culprit::Input::memory(kTorchOom)}, {}, rules()), culprit::Format::json);
+    });
+  for (auto& t : threads) t.join();
+  for (const auto& o : out) CHECK(o == alone);
+  // analyze without a Rules loads the built-in ones itself: the same report.
+  CHECK(culprit::render(*culprit::analyze({culprit::Input::memory(kTorchOom)}), culprit::Format::json) == alone);
+}
+
+TEST_CASE("api: render's formats and options") {
+  auto analysis = culprit::analyze({culprit::Input::memory(kTorchOom, "gpu-node-7")}, {}, rules());
+  REQUIRE(analysis);
+  const std::string json = culprit::render(*analysis, culprit::Format::json);
+  CHECK(json.rfind("{\"schema_version\":", 0) == 0);
+  CHECK(json.back() == '\n');
+  CHECK(json.find("\"verdict\":\"cuda_oom\"") != std::string::npos);
+  CHECK(culprit::render(*analysis, culprit::Format::markdown).rfind("#", 0) == 0);
+  CHECK(culprit::render(*analysis, culprit::Format::html).find("<html") != std::string::npos);
+  CHECK(culprit::render(*analysis, culprit::Format::text).find("\x1b[") == std::string::npos);
+  culprit::RenderOptions color;
+  color.color = true;
+  CHECK(culprit::render(*analysis, culprit::Format::text, color).find("\x1b[") != std::string::npos);
+  culprit::RenderOptions redact;
+  redact.redact = true;
+  CHECK(json.find("gpu-node-7") != std::string::npos);
+  CHECK(culprit::render(*analysis, culprit::Format::json, redact).find("gpu-node-7") == std::string::npos);
+
+  CHECK(culprit::parse_format("MD") == culprit::Format::markdown);
+  CHECK(culprit::parse_format("htm") == culprit::Format::html);
+  CHECK_FALSE(culprit::parse_format("yaml"));
+  CHECK_FALSE(culprit::version().empty());
+}
