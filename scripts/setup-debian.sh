@@ -4,14 +4,15 @@
 #   scripts/setup-debian.sh build    only what building needs (the README's first command: quick)
 # The test-only packages: Chromium (the HTML report check), sqlite3 / zstd / xz / zip (hostile and
 # archive inputs), for the `culprit run` / `collect` tests (tests/run) sshd + ssh, setpriv
-# (util-linux), ps and python3, and python3-jsonschema (the JSON contract's tests, tests/schema).
+# (util-linux), ps and python3, python3-jsonschema (the JSON contract's tests, tests/schema), and
+# slurm-wlm + munge (the job-array test, tests/slurm: it starts its own throw-away daemons).
 set -eu
 export DEBIAN_FRONTEND=noninteractive
 build="build-essential cmake ninja-build pkg-config ccache \
   libre2-dev libsimdjson-dev libboost-program-options-dev libsqlite3-dev libfmt-dev \
   catch2 libtomlplusplus-dev libarchive-dev ca-certificates"
 tests="chromium fonts-dejavu-core sqlite3 zstd xz-utils gzip zip tar \
-  openssh-server openssh-client util-linux procps python3 python3-jsonschema"
+  openssh-server openssh-client util-linux procps python3 python3-jsonschema slurm-wlm munge"
 case "${1:-all}" in
   build) packages=$build ;;
   all) packages="$build $tests" ;;
