@@ -51,11 +51,13 @@ struct Piece {
 
 class ArchiveStream {
  public:
-  /// Read-ahead: up to 16 MiB decoded while the reading thread ingests the member before
-  /// (blocks are allocated when first needed, so a small archive costs one). A block is one
-  /// archive_read_data call of 64 KiB, as the reading did before it had a thread: a damaged
-  /// stream loses at most that much before its error, and the bomb check runs as often.
-  static constexpr int kBlocks = 256;
+  /// Read-ahead: up to 4 MiB decoded while the reading thread ingests the member before —
+  /// members under 1 MiB are ingested inline (cli/parallel_ingest.hpp), bigger ones on a worker,
+  /// so a few MiB keep the decoder busy; blocks are allocated when first needed, so a small
+  /// archive costs one. A block is one archive_read_data call of 64 KiB, as the reading did
+  /// before it had a thread: a damaged stream loses at most that much before its error, and
+  /// the bomb check runs as often.
+  static constexpr int kBlocks = 64;
   static constexpr std::size_t kBlockBytes = 64 << 10;
 
   /// Starts decoding `reader` (opened, owned by the caller, outliving this object) on a worker

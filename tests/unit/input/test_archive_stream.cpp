@@ -1,4 +1,4 @@
-// The decoding thread (src/input/archive_stream.*): members bigger than the read-ahead (256
+// The decoding thread (src/input/archive_stream.*): members bigger than the read-ahead (64
 // blocks of 64 KiB), many members, a member cut at max_file_bytes followed by more members,
 // excluded members and a handler that takes long (the worker waits, nothing is lost) give the
 // same sources, in the same order, as the archive holds.
@@ -34,7 +34,7 @@ bool has_code(const Diagnostics& d, const std::string& code, const std::string& 
 }  // namespace
 
 TEST_CASE("a gzip larger than the read-ahead is read whole, in order", "[input]") {
-  const std::string text = numbered("kernel", 600000);  // ~22 MiB: more than the 16 MiB read-ahead
+  const std::string text = numbered("kernel", 600000);  // ~22 MiB: far more than the 4 MiB read-ahead
   REQUIRE(text.size() > (16u << 20));
   Diagnostics d;
   std::vector<Source> out;
