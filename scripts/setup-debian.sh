@@ -5,8 +5,10 @@
 # The test-only packages: Chromium (the HTML report check), sqlite3 / zstd / xz / zip (hostile and
 # archive inputs), for the `culprit run` / `collect` tests (tests/run) sshd + ssh, setpriv
 # (util-linux), ps and python3, python3-jsonschema (the JSON contract's tests, tests/schema),
-# groff, zsh and fish (the man page is rendered and the completions parsed by tests/cli), and
-# pybind11-dev / python3-dev (the Python module, python/) with python3-pytest (its tests, tests/python).
+# groff, zsh and fish (the man page is rendered and the completions parsed by tests/cli),
+# pybind11-dev / python3-dev (the Python module, python/) with python3-pytest (its tests,
+# tests/python), and slurm-wlm + munge (the job-array test, tests/slurm: it starts its own
+# throw-away daemons).
 set -eu
 export DEBIAN_FRONTEND=noninteractive
 build="build-essential cmake ninja-build pkg-config ccache \
@@ -14,7 +16,7 @@ build="build-essential cmake ninja-build pkg-config ccache \
   catch2 libtomlplusplus-dev libarchive-dev ca-certificates"
 tests="chromium fonts-dejavu-core sqlite3 zstd xz-utils gzip zip tar \
   openssh-server openssh-client util-linux procps python3 python3-jsonschema \
-  groff-base zsh fish pybind11-dev python3-dev python3-pytest"
+  groff-base zsh fish pybind11-dev python3-dev python3-pytest slurm-wlm munge"
 case "${1:-all}" in
   build) packages=$build ;;
   all) packages="$build $tests" ;;

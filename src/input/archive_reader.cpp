@@ -15,6 +15,7 @@
 #include <memory>
 
 #include "culprit/input/reader.hpp"
+#include "input/archive_stream.hpp"
 #include "input/read_context.hpp"
 
 namespace culprit::input {
@@ -71,7 +72,6 @@ std::string member_path(archive_entry* entry) {
 std::string single_root(archive* a, const ReadOptions& o) {
   std::string root;
   archive_entry* entry = nullptr;
-  std::string scratch(1 << 16, '\0');
   while (archive_read_next_header(a, &entry) == ARCHIVE_OK) {
     if (archive_format(a) == ARCHIVE_FORMAT_RAW) return {};
     if (archive_entry_filetype(entry) != AE_IFREG) continue;
@@ -83,46 +83,49 @@ std::string single_root(archive* a, const ReadOptions& o) {
     if (root.empty()) root = top;
     else if (root != top) return {};
     // Skip the data by reading it (archive_read_data_skip would decompress a huge member in
-    // one call, past the bomb check).
-    la_ssize_t n;
-    while ((n = archive_read_data(a, scratch.data(), scratch.size())) > 0) {
+    // one call, past the bomb check), block by block in libarchive's own buffer: no copy.
+    const void* block = nullptr;
+    size_t size = 0;
+    la_int64_t offset = 0;
+    int n;
+    while ((n = archive_read_data_block(a, &block, &size, &offset)) == ARCHIVE_OK) {
       const std::int64_t out = archive_filter_bytes(a, 0), in = std::max<la_int64_t>(archive_filter_bytes(a, -1), 1);
       if ((out > o.archive_ratio_floor && out > o.max_archive_ratio * in) || out > o.max_total_bytes) return root;
     }
-    if (n < 0) break;
+    if (n != ARCHIVE_EOF) break;
   }
   return root;
 }
 
-/// Reads every member of an opened archive. `root`: see single_root().
+/// Reads every member of an opened archive. `root`: see single_root(). The decoding runs on an
+/// ArchiveStream's worker; this thread keeps every limit and message, in stream order, and
+/// ingests a member (ctx.emit) while the worker decodes the next.
 void read_members(archive* a, const std::string& display, const std::string& host, const std::string& root,
                   const std::string& origin, ReadContext& ctx, int nesting) {
   const ReadOptions& o = ctx.options;
   std::int64_t produced = 0;  // decompressed bytes this archive gave us (the bomb check)
-  bool bomb = false;
-  archive_entry* entry = nullptr;
-  int rc;
-  std::string buf(1 << 16, '\0');
   int members = 0;
-  while (!bomb && (rc = archive_read_next_header(a, &entry)) != ARCHIVE_EOF) {
-    if (rc == ARCHIVE_FATAL || rc == ARCHIVE_RETRY) {
+  ArchiveStream stream(a, [&o](const std::string& base) { return excluded(base, o); });
+  using Kind = Piece::Kind;
+  for (Piece piece = stream.next(); piece.kind != Kind::end; piece = stream.next()) {
+    if (piece.kind == Kind::damaged) {
       ctx.warn(code::kArchive, display,
-               fmt::format("archive is damaged ({}); kept the members read before it", error_text(a)));
+               fmt::format("archive is damaged ({}); kept the members read before it", piece.error));
       return;
     }
-    const bool raw = archive_format(a) == ARCHIVE_FORMAT_RAW;
-    if (raw && archive_filter_count(a) <= 1) {
+    if (piece.kind == Kind::data) stream.release(piece.block);
+    if (piece.kind != Kind::header) continue;  // never: a member's data is taken below
+    if (piece.unrecognised) {
       // libarchive recognised neither a compression nor an archive format.
       ctx.warn(code::kArchive, display, "not an archive or compressed file that can be read (damaged?); skipped");
       return;
     }
-    ++members;
-    if (!raw && archive_entry_filetype(entry) != AE_IFREG) continue;  // folders, links, devices
-    const char* raw_name = archive_entry_pathname(entry);
-    const std::string member = raw_name && *raw_name ? raw_name : "data";
-    const std::string path = member_path(entry);
-    const std::string base = std::filesystem::path(member).filename().string();
-    if (!raw && excluded(base, o)) continue;
+    const auto number = static_cast<std::uint64_t>(++members);
+    if (!piece.wanted) continue;  // folders, links, devices; excluded names (no data follows)
+    const bool raw = piece.raw;
+    const std::string& member = piece.member;
+    std::string path = member;
+    while (path.rfind("./", 0) == 0) path.erase(0, 2);
     Source src;
     src.origin = origin;
     src.name = raw ? display : display + "!/" + member;
@@ -136,30 +139,42 @@ void read_members(archive* a, const std::string& display, const std::string& hos
     // Members that are archives themselves are read whole (bounded), then opened from memory.
     const bool nested_name = !raw && nesting < o.max_archive_nesting && is_archive_name(member);
     const std::int64_t room = ctx.room();
-    bool cut = false;
-    la_ssize_t n = 0;
-    while ((n = archive_read_data(a, buf.data(), buf.size())) > 0) {
-      const auto got = static_cast<std::int64_t>(n);
-      const std::int64_t keep = std::min<std::int64_t>(got, room - static_cast<std::int64_t>(src.text.size()));
-      if (keep > 0) src.text.append(buf.data(), static_cast<size_t>(keep));
-      produced += got;
-      const std::int64_t consumed = std::max<la_int64_t>(archive_filter_bytes(a, -1), 1);
-      if (produced > o.archive_ratio_floor && produced > o.max_archive_ratio * consumed) {
-        bomb = true;
-        ctx.warn(code::kArchiveBomb, src.name,
-                 fmt::format("expanded to {} from {} of compressed data (more than {}:1; an archive bomb?); "
-                             "stopped reading this archive, kept what was read",
-                             human_bytes(produced), human_bytes(consumed), o.max_archive_ratio));
-        break;
+    if (piece.size > 0) src.text.reserve(static_cast<size_t>(std::min(piece.size, room)));
+    bool cut = false, bomb = false, failed = false, fatal = false;
+    std::string failure;
+    for (Piece part = stream.next(); part.kind == Kind::data || part.kind == Kind::data_error; part = stream.next()) {
+      if (part.kind == Kind::data_error) {
+        failed = true;
+        fatal = part.rc == ARCHIVE_FATAL;
+        failure = part.error;
+        continue;
       }
-      if (keep < got) {
-        cut = true;
-        break;
+      const auto got = static_cast<std::int64_t>(part.bytes);
+      const bool left = cut || bomb;  // past a cut: data the old reading never asked for
+      if (!left) {
+        const std::int64_t keep = std::min<std::int64_t>(got, room - static_cast<std::int64_t>(src.text.size()));
+        if (keep > 0) src.text.append(stream.block_data(part.block), static_cast<size_t>(keep));
+        produced += got;
+        const std::int64_t consumed = std::max<std::int64_t>(part.consumed, 1);
+        if (produced > o.archive_ratio_floor && produced > o.max_archive_ratio * consumed) {
+          bomb = true;
+          ctx.warn(code::kArchiveBomb, src.name,
+                   fmt::format("expanded to {} from {} of compressed data (more than {}:1; an archive bomb?); "
+                               "stopped reading this archive, kept what was read",
+                               human_bytes(produced), human_bytes(consumed), o.max_archive_ratio));
+        } else if (keep < got) {
+          cut = true;
+        }
+        if (cut) stream.skip_member(number);
       }
+      stream.release(part.block);
+      if (bomb) break;
     }
-    if (n < 0)
+    // A data error after the cut was not read before the worker ran ahead; only a fatal one
+    // (the archive cannot go on) still counts, as the damage the next header would have met.
+    if (failed && !cut && !bomb)
       ctx.warn(code::kArchiveData, src.name,
-               fmt::format("data is damaged ({}); kept the {} read before it", error_text(a), human_bytes(src.text.size())));
+               fmt::format("data is damaged ({}); kept the {} read before it", failure, human_bytes(src.text.size())));
     if (cut)
       ctx.warn(code::kTooLarge, src.name,
                fmt::format("stopped reading after {} (size limit for one file)", human_bytes(src.text.size())));
@@ -168,10 +183,16 @@ void read_members(archive* a, const std::string& display, const std::string& hos
     if (nested) {
       const std::string bytes = std::move(src.text);  // freed when the nested read returns
       read_archive_bytes(std::string_view(bytes), src.name, src.host, origin, ctx, nesting + 1);
-    } else if (!src.text.empty() || n >= 0) {
+    } else if (!src.text.empty() || !failed || cut || bomb) {
       ctx.emit(src);
     }
-    if (n == ARCHIVE_FATAL) return;  // the reader cannot go on; the message above says so
+    if (bomb) return;
+    if (fatal && cut) {
+      ctx.warn(code::kArchive, display,
+               fmt::format("archive is damaged ({}); kept the members read before it", failure));
+      return;
+    }
+    if (fatal) return;  // the reader cannot go on; the message above says so
   }
   if (members == 0) ctx.warn(code::kArchive, display, "an archive with no files in it; nothing to read");
 }

@@ -1,0 +1,168 @@
+// The decoding worker of an ArchiveStream (see archive_stream.hpp): it walks the members with
+// archive_read_next_header / archive_read_data into free blocks and queues what it read; the
+// reading thread takes pieces in order and gives blocks back. Blocks are allocated once (never
+// zero-filled again) and reused, so memory in flight is bounded whatever the archive holds.
+#include "input/archive_stream.hpp"
+
+#include <archive_entry.h>
+
+#include <filesystem>
+#include <utility>
+
+namespace culprit::input::detail {
+namespace {
+
+/// Pieces waiting at most (headers of empty members hold no block, but are bounded too).
+constexpr std::size_t kMaxQueued = 2 * ArchiveStream::kBlocks;
+
+std::string error_text(archive* a) {
+  const char* s = archive_error_string(a);
+  return s && *s ? s : "unknown error";
+}
+
+}  // namespace
+
+ArchiveStream::ArchiveStream(archive* reader, std::function<bool(const std::string&)> excluded)
+    : reader_(reader), excluded_(std::move(excluded)) {
+  worker_ = std::thread([this] { run(); });
+}
+
+ArchiveStream::~ArchiveStream() {
+  {
+    std::lock_guard lock(mutex_);
+    stop_ = true;
+  }
+  changed_.notify_all();
+  worker_.join();
+}
+
+Piece ArchiveStream::next() {
+  std::unique_lock lock(mutex_);
+  changed_.wait(lock, [&] { return !queue_.empty() || finished_; });
+  if (queue_.empty()) return Piece{};
+  Piece piece = std::move(queue_.front());
+  queue_.pop_front();
+  lock.unlock();
+  changed_.notify_all();
+  return piece;
+}
+
+void ArchiveStream::release(int block) {
+  {
+    std::lock_guard lock(mutex_);
+    free_.push_back(block);
+  }
+  changed_.notify_all();
+}
+
+void ArchiveStream::skip_member(std::uint64_t member) {
+  std::lock_guard lock(mutex_);
+  if (member > skip_through_) skip_through_ = member;
+}
+
+bool ArchiveStream::push(Piece piece) {
+  std::unique_lock lock(mutex_);
+  changed_.wait(lock, [&] { return queue_.size() < kMaxQueued || stop_; });
+  if (stop_) return false;
+  queue_.push_back(std::move(piece));
+  lock.unlock();
+  changed_.notify_all();
+  return true;
+}
+
+int ArchiveStream::take_block() {
+  std::unique_lock lock(mutex_);
+  if (free_.empty() && allocated_ < kBlocks) {
+    blocks_[static_cast<std::size_t>(allocated_)].reset(new char[kBlockBytes]);
+    return allocated_++;
+  }
+  changed_.wait(lock, [&] { return !free_.empty() || stop_; });
+  if (stop_) return -1;
+  const int block = free_.back();
+  free_.pop_back();
+  return block;
+}
+
+void ArchiveStream::run() {
+  auto finish = [&] {
+    {
+      std::lock_guard lock(mutex_);
+      finished_ = true;
+    }
+    changed_.notify_all();
+  };
+  archive_entry* entry = nullptr;
+  int rc;
+  while ((rc = archive_read_next_header(reader_, &entry)) != ARCHIVE_EOF) {
+    if (rc == ARCHIVE_FATAL || rc == ARCHIVE_RETRY) {
+      Piece damaged;
+      damaged.kind = Piece::Kind::damaged;
+      damaged.error = error_text(reader_);
+      push(std::move(damaged));
+      break;
+    }
+    Piece header;
+    header.kind = Piece::Kind::header;
+    header.raw = archive_format(reader_) == ARCHIVE_FORMAT_RAW;
+    header.unrecognised = header.raw && archive_filter_count(reader_) <= 1;
+    const char* raw_name = archive_entry_pathname(entry);
+    header.member = raw_name && *raw_name ? raw_name : "data";
+    header.regular = header.raw || archive_entry_filetype(entry) == AE_IFREG;
+    header.wanted = !header.unrecognised && header.regular &&
+                    (header.raw || !excluded_(std::filesystem::path(header.member).filename().string()));
+    header.size = archive_entry_size_is_set(entry) ? archive_entry_size(entry) : -1;
+    const bool wanted = header.wanted, unrecognised = header.unrecognised;
+    const std::uint64_t me = ++member_;
+    if (!push(std::move(header))) break;
+    if (unrecognised) break;  // nothing more is read (the reading thread stops here)
+    if (!wanted) continue;
+    bool stopped = false;
+    for (;;) {
+      {
+        std::lock_guard lock(mutex_);
+        if (stop_) stopped = true;
+        if (stop_ || skip_through_ >= me) break;
+      }
+      const int block = take_block();
+      if (block < 0) {
+        stopped = true;
+        break;
+      }
+      char* buf = blocks_[static_cast<std::size_t>(block)].get();
+      const la_ssize_t n = archive_read_data(reader_, buf, kBlockBytes);
+      if (n <= 0) {
+        release(block);
+        if (n < 0) {
+          Piece failed;
+          failed.kind = Piece::Kind::data_error;
+          failed.error = error_text(reader_);
+          failed.rc = static_cast<long>(n);
+          if (!push(std::move(failed))) stopped = true;
+        }
+        if (n == ARCHIVE_FATAL) stopped = true;  // libarchive cannot go on
+        break;
+      }
+      Piece data;
+      data.kind = Piece::Kind::data;
+      data.block = block;
+      data.bytes = static_cast<std::size_t>(n);
+      data.consumed = archive_filter_bytes(reader_, -1);
+      if (!push(std::move(data))) {
+        stopped = true;
+        break;
+      }
+    }
+    if (stopped) break;
+    Piece end;
+    end.kind = Piece::Kind::member_end;
+    if (!push(std::move(end))) break;
+  }
+  if (rc == ARCHIVE_EOF) {
+    Piece end;
+    end.kind = Piece::Kind::end;
+    push(std::move(end));
+  }
+  finish();
+}
+
+}  // namespace culprit::input::detail
