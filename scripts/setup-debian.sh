@@ -7,9 +7,14 @@
 # (util-linux), ps and python3, and python3-jsonschema (the JSON contract's tests, tests/schema).
 set -eu
 export DEBIAN_FRONTEND=noninteractive
+# The block scanner's SIMD literal matcher: Hyperscan on x86-64, its Vectorscan port elsewhere.
+case $(dpkg --print-architecture 2> /dev/null || echo amd64) in
+  amd64) hyperscan=libhyperscan-dev ;;
+  *) hyperscan=libvectorscan-dev ;;
+esac
 build="build-essential cmake ninja-build pkg-config ccache \
   libre2-dev libsimdjson-dev libboost-program-options-dev libsqlite3-dev libfmt-dev \
-  catch2 libtomlplusplus-dev libarchive-dev ca-certificates"
+  catch2 libtomlplusplus-dev libarchive-dev $hyperscan ca-certificates"
 tests="chromium fonts-dejavu-core sqlite3 zstd xz-utils gzip zip tar \
   openssh-server openssh-client util-linux procps python3 python3-jsonschema"
 case "${1:-all}" in
