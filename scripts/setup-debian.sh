@@ -11,9 +11,14 @@
 # throw-away daemons).
 set -eu
 export DEBIAN_FRONTEND=noninteractive
+# The block scanner's SIMD literal matcher: Hyperscan on x86-64, its Vectorscan port elsewhere.
+case $(dpkg --print-architecture 2> /dev/null || echo amd64) in
+  amd64) hyperscan=libhyperscan-dev ;;
+  *) hyperscan=libvectorscan-dev ;;
+esac
 build="build-essential cmake ninja-build pkg-config ccache \
   libre2-dev libsimdjson-dev libboost-program-options-dev libsqlite3-dev libfmt-dev \
-  catch2 libtomlplusplus-dev libarchive-dev ca-certificates"
+  catch2 libtomlplusplus-dev libarchive-dev $hyperscan ca-certificates"
 tests="chromium fonts-dejavu-core sqlite3 zstd xz-utils gzip zip tar \
   openssh-server openssh-client util-linux procps python3 python3-jsonschema \
   groff-base zsh fish pybind11-dev python3-dev python3-pytest slurm-wlm munge"

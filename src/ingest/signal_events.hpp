@@ -2,6 +2,7 @@
 // run the rule set's line signals on one message and turn each match into an Event.
 #pragma once
 
+#include <cstddef>
 #include <string_view>
 #include <vector>
 
@@ -9,6 +10,15 @@
 #include "culprit/ingest/parser.hpp"
 
 namespace culprit::ingest {
+
+/// What a block scan (text::BlockScanner over a whole segment) said of one line: it holds a
+/// signal literal (or a parser's marker), it holds none, or no block scan ran and the line's
+/// own checks decide. `no` lets a parser skip the per-line literal pass and signal matching.
+enum class LiteralHit { unknown, no, yes };
+
+/// Segments this long are scanned as one block for their literals; a shorter one (a paste) keeps
+/// the per-line checks, since building the block scanner costs more than it saves there.
+inline constexpr std::size_t kBlockScanBytes = 256 * 1024;
 
 /// One event per signal of `ctx.signals` that matches `message` for `ctx.format`.
 /// Each event is a copy of `base` (source, line, stamp, host, pid, comm already set) with the

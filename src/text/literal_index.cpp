@@ -20,24 +20,21 @@ std::string ascii_lower(std::string_view s) {
 
 namespace {
 
-/// A required literal minus surrounding spaces (a substring of a required literal is required
-/// too), so that its first byte pair is less common than " k" or " t". Kept whole when fewer
-/// than three bytes would remain.
-std::string trimmed(const std::string& lit) {
+std::vector<std::vector<std::string>> trimmed_sets(const std::vector<std::vector<std::string>>& sets) {
+  std::vector<std::vector<std::string>> out(sets.size());
+  for (std::size_t i = 0; i < sets.size(); ++i)
+    for (const auto& lit : sets[i]) out[i].push_back(prefilter_literal(lit));
+  return out;
+}
+
+}  // namespace
+
+std::string prefilter_literal(const std::string& lit) {
   std::size_t b = 0, e = lit.size();
   while (b < e && lit[b] == ' ') ++b;
   while (e > b && lit[e - 1] == ' ') --e;
   return e - b >= 3 ? lit.substr(b, e - b) : lit;
 }
-
-std::vector<std::vector<std::string>> trimmed_sets(const std::vector<std::vector<std::string>>& sets) {
-  std::vector<std::vector<std::string>> out(sets.size());
-  for (std::size_t i = 0; i < sets.size(); ++i)
-    for (const auto& lit : sets[i]) out[i].push_back(trimmed(lit));
-  return out;
-}
-
-}  // namespace
 
 LiteralIndex::LiteralIndex(const std::vector<std::vector<std::string>>& input_sets) {
   const auto sets = trimmed_sets(input_sets);
@@ -170,6 +167,11 @@ std::size_t LiteralIndex::scan(std::string_view text, std::size_t pos,
     }
   }
   return std::string_view::npos;
+}
+
+std::size_t LiteralIndex::next_hit(std::string_view text, std::size_t pos) const {
+  std::uint32_t state = 0;
+  return scan(text, pos, state);
 }
 
 bool LiteralIndex::any(std::string_view text) const {

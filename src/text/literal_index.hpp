@@ -25,6 +25,10 @@ class LiteralIndex {
   /// nothing matches (the common case on big logs).
   void owners(std::string_view text, std::vector<std::uint32_t>& out) const;
 
+  /// The offset just past the first literal hit that starts at or after `pos`, or npos: a
+  /// block-level scan resumes from the next line's start after each hit (BlockScanner).
+  std::size_t next_hit(std::string_view text, std::size_t pos) const;
+
   std::size_t states() const { return state_count_; }
 
  private:
@@ -47,6 +51,11 @@ class LiteralIndex {
   std::vector<std::uint32_t> owner_begin_;
   std::vector<std::uint32_t> owners_;
 };
+
+/// A prefilter literal as the index compares it: without surrounding spaces when three bytes or
+/// more remain (a substring of a required literal is required too, and its first byte pair is
+/// less common than " k"). BlockScanner trims the same way, so both find the same lines.
+std::string prefilter_literal(const std::string& literal);
 
 /// ASCII lower-casing (bytes >= 0x80 unchanged).
 std::string ascii_lower(std::string_view s);

@@ -4,10 +4,18 @@
 #include "culprit/text/signal_set.hpp"
 
 #include <algorithm>
+#include <mutex>
+#include <utility>
 
+#include "culprit/text/block_scanner.hpp"
 #include "literal_index.hpp"
 
 namespace culprit::text {
+
+struct SignalSet::BlockCache {
+  std::mutex mutex;
+  std::vector<std::pair<const void*, std::shared_ptr<const BlockScanner>>> scanners;  ///< by `extra`
+};
 
 SignalSet::SignalSet() = default;
 SignalSet::~SignalSet() = default;
@@ -20,6 +28,7 @@ void SignalSet::add(Signal signal) {
   signals_.push_back(std::move(signal));
   index_.reset();
   always_.clear();
+  block_cache_.reset();
 }
 
 void SignalSet::build() {
@@ -44,6 +53,22 @@ void SignalSet::build() {
     }
   }
   index_ = std::make_shared<const LiteralIndex>(sets);
+  block_cache_ = std::make_shared<BlockCache>();
+}
+
+std::shared_ptr<const BlockScanner> SignalSet::block_scanner(const std::vector<std::string>& extra) const {
+  if (!prefilter_ || !index_ || !always_.empty() || !block_cache_) return nullptr;
+  std::lock_guard<std::mutex> lock(block_cache_->mutex);
+  for (const auto& [key, scanner] : block_cache_->scanners)
+    if (key == &extra) return scanner;
+  // The literals candidate() looks for (build() left each usable signal's in `literals`).
+  std::vector<std::string> literals = extra;
+  for (const Signal& signal : signals_) literals.insert(literals.end(), signal.literals.begin(), signal.literals.end());
+  auto scanner = std::make_shared<const BlockScanner>(
+      literals, BlockScanner::forced() ? BlockScanner::Engine::hyperscan : BlockScanner::Engine::automatic);
+  if (!scanner->usable()) scanner.reset();
+  block_cache_->scanners.emplace_back(&extra, scanner);
+  return scanner;
 }
 
 bool SignalSet::applies(const Signal& signal, std::string_view line,

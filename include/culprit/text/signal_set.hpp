@@ -37,6 +37,7 @@ struct SignalMatch {
 
 /// Immutable after build(); match() is thread-safe.
 class LiteralIndex;
+class BlockScanner;
 
 /// Usage: add() every signal, build() once, then match() lines from any number of threads.
 ///   SignalSet set; set.add(std::move(signal)); set.build();
@@ -63,6 +64,14 @@ class SignalSet {
   /// True when some signal could match (cheap literal check only).
   bool candidate(std::string_view line) const;
 
+  /// A scanner for one pass over a whole block that finds the lines where candidate() — or a
+  /// literal of `extra` (a parser's own markers) — says yes: every signal literal and `extra`.
+  /// Built on the first call (a short paste never pays for it) and kept for the set's life, one
+  /// per `extra` vector (by its address: pass a static); see BlockScanner for when it declines a
+  /// block (BlockScanner::forced() makes it scan every one). Null when the prefilter is off, a
+  /// signal has no literals (every line is a candidate) or before build().
+  std::shared_ptr<const BlockScanner> block_scanner(const std::vector<std::string>& extra) const;
+
   const std::vector<Signal>& signals() const { return signals_; }
   /// Indices of signals without usable literals (tried on every line); valid after build().
   const std::vector<std::uint32_t>& always_tried() const { return always_; }
@@ -75,6 +84,8 @@ class SignalSet {
   bool prefilter_ = true;
   std::shared_ptr<const LiteralIndex> index_;  ///< null until build()
   std::vector<std::uint32_t> always_;          ///< sorted
+  struct BlockCache;
+  std::shared_ptr<BlockCache> block_cache_;  ///< block_scanner()'s, made by build()
 };
 
 }  // namespace culprit::text

@@ -9,7 +9,9 @@
 #include <set>
 
 #include "culprit/ingest/parser.hpp"
+#include "culprit/text/block_scanner.hpp"
 #include "culprit/text/literal_set.hpp"
+#include "culprit/text/signal_set.hpp"
 #include "culprit/text/lines.hpp"
 #include "ingest/formats/line_prefix.hpp"
 #include "ingest/formats/torch_oom.hpp"
@@ -70,15 +72,18 @@ std::optional<std::int64_t> pid_after(Sv s, Sv anchor, std::size_t* where = null
   return v;
 }
 
+/// The fast path's markers: lines holding one are never skipped.
+const std::vector<std::string>& fast_path_markers();
+
 class AppLogParser {
  public:
   AppLogParser(ParseContext& ctx, PeelOptions options) : ctx_(ctx), options_(options) {}
 
-  void line(std::int64_t seg, Sv raw);
+  void line(std::int64_t seg, Sv raw, LiteralHit hit = LiteralHit::unknown);
   void finish();
 
  private:
-  bool skippable(Sv raw) const;
+  bool skippable(Sv raw, LiteralHit hit) const;
   struct Open {
     std::unique_ptr<TracebackBuilder> builder;
     PeeledLine exc_peel;  // prefixes of the latest exception line
@@ -114,20 +119,30 @@ class AppLogParser {
   std::int64_t skipped_seg_ = 0;
 };
 
+const std::vector<std::string>& fast_path_markers() {
+  // Keep in step with sight_message_pids() and the torchrun block: their anchors are markers.
+  static const std::vector<std::string> kMarkers = {
+      "Traceback", "rror",     "CRITICAL", "atal",     "xception",     "FAILED", "Root Cause",
+      "\xe2\x95\xad", "exitcode", "Killed",   "ignal",    "NCCL",         "│",      "Failures:",
+      "process ", "(pid",     "spawned",  "out of memory", "[E",     "[F"};
+  return kMarkers;
+}
+
 // The fast path: most lines of a big worker log are routine (throughput, request logs). A line
 // is skipped without peeling when no traceback or failure summary is open, no signal could
 // match it (the literal prefilter), it holds no failure marker, and any pid prefix it carries
 // repeats one already sighted. Skipping never drops an event: every kind of event needs a
 // signal candidate, a traceback, a failure block or a new pid.
-bool AppLogParser::skippable(Sv raw) const {
+bool AppLogParser::skippable(Sv raw, LiteralHit hit) const {
   if (!open_.empty() || block_) return false;
-  if (!ctx_.signals || !ctx_.signals->prefilter() || ctx_.signals->candidate(raw)) return false;
-  // Keep in step with sight_message_pids() and the torchrun block: their anchors are markers.
-  // One pass for all markers (case folded: a false yes only costs the slow path).
-  static const text::LiteralSet kMarkers({"Traceback", "rror", "CRITICAL", "atal", "xception", "FAILED", "Root Cause",
-                                          "\xe2\x95\xad", "exitcode", "Killed", "ignal", "NCCL", "│", "Failures:",
-                                          "process ", "(pid", "spawned", "out of memory", "[E", "[F"});
-  if (kMarkers.any(raw)) return false;
+  if (!ctx_.signals || !ctx_.signals->prefilter()) return false;
+  if (hit == LiteralHit::yes) return false;
+  if (hit == LiteralHit::unknown) {
+    if (ctx_.signals->candidate(raw)) return false;
+    // One pass for all markers (case folded: a false yes only costs the slow path).
+    static const text::LiteralSet kMarkers(fast_path_markers());
+    if (kMarkers.any(raw)) return false;
+  }
   // A colour code inside the text could split a literal the prefilter looks for; only the
   // sighted prefix's own reset code right after it is allowed.
   std::size_t esc = raw.find('\x1b', sighted_prefix_.size());
@@ -144,7 +159,7 @@ bool AppLogParser::skippable(Sv raw) const {
   return true;
 }
 
-void AppLogParser::line(std::int64_t seg, Sv raw) {
+void AppLogParser::line(std::int64_t seg, Sv raw, LiteralHit hit) {
   if (raw.size() > kMaxLineBytes) {
     if (!noted_long_) {
       ctx_.note("long-line", seg, "line longer than 64 KiB; only its start is scanned");
@@ -152,7 +167,7 @@ void AppLogParser::line(std::int64_t seg, Sv raw) {
     }
     raw = raw.substr(0, kMaxLineBytes);
   }
-  if (skippable(raw)) {
+  if (skippable(raw, hit)) {
     skipped_raw_ = raw;
     skipped_seg_ = seg;
     return;
@@ -490,7 +505,25 @@ void parse_app_log(std::string_view text, ParseContext& ctx) {
   options.pdsh_hosts = &hosts;
   AppLogParser parser(local, options);
   std::int64_t seg = 0;
-  for (Sv raw : text::split_lines(text)) parser.line(++seg, raw);
+  // A big log is scanned once, as a block, for every signal literal and marker: the lines with
+  // none (most of them) then skip both per-line literal passes.
+  std::shared_ptr<const text::BlockScanner> scanner;
+  if ((text.size() >= kBlockScanBytes || text::BlockScanner::forced()) && ctx.signals)
+    scanner = ctx.signals->block_scanner(fast_path_markers());
+  std::vector<std::size_t> hits;
+  if (!scanner || !scanner->hit_lines(text, hits)) {
+    for (Sv raw : text::split_lines(text)) parser.line(++seg, raw);
+    parser.finish();
+    return;
+  }
+  std::size_t next = 0;
+  for (Sv raw : text::split_lines(text)) {
+    const auto begin = static_cast<std::size_t>(raw.data() - text.data());
+    // The per-line checks look at the line's first kMaxLineBytes only (line() cuts it).
+    const std::size_t end = begin + std::min(raw.size(), kMaxLineBytes);
+    while (next < hits.size() && hits[next] <= begin) ++next;
+    parser.line(++seg, raw, next < hits.size() && hits[next] <= end ? LiteralHit::yes : LiteralHit::no);
+  }
   parser.finish();
 }
 

@@ -6,12 +6,15 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "culprit/ingest/parser.hpp"
+#include "culprit/text/block_scanner.hpp"
 #include "culprit/text/lines.hpp"
+#include "culprit/text/signal_set.hpp"
 #include "ingest/signal_events.hpp"
 #include "kernel_log_parser.hpp"
 
@@ -100,12 +103,14 @@ void KernelLogParser::emit_anchors() {
   anchors_.clear();
 }
 
-void KernelLogParser::line(std::int64_t seg_line, std::string_view raw) {
+void KernelLogParser::line(std::int64_t seg_line, std::string_view raw, LiteralHit hit) {
   KernelLine kl = parse_kernel_line(raw, ctx_.year_hint);
   bool after_kmsg = prev_kmsg_;
   prev_kmsg_ = kl.kmsg || (after_kmsg && is_kmsg_dict_line(raw));
   if (after_kmsg && is_kmsg_dict_line(raw)) return;
+  hit_ = hit;
   record(seg_line, raw, kl);
+  hit_ = LiteralHit::unknown;
 }
 
 void KernelLogParser::record(std::int64_t seg_line, std::string_view raw, const KernelLine& kl) {
@@ -160,6 +165,14 @@ void KernelLogParser::signals(std::int64_t seg_line, const KernelLine& kl, bool 
   if (ctx_.signals == nullptr || ctx_.sink == nullptr) return;
   std::string_view msg = kl.message;
   while (!msg.empty() && (msg.back() == ' ' || msg.back() == '\t')) msg.remove_suffix(1);
+  if (hit_ == LiteralHit::no && msg.find("NVRM: ") == std::string_view::npos) {
+    // The block scan found no signal literal in the line (the message is part of it): no signal
+    // matches, so no event is built; a line that is not the driver's still ends a run of them.
+    static const core::Event kUnused;
+    std::vector<core::Event> none;
+    falls_.line(seg_line, msg, kUnused, none, ctx_);
+    return;
+  }
   core::Event base = ctx_.make_event(seg_line);
   apply_stamp(kl, base);
   base.message = std::string(msg);
@@ -177,14 +190,30 @@ void parse_kernel_log(std::string_view text, ParseContext& ctx) {
   if (ctx.sink == nullptr) return;
   kernel::KernelLogParser parser(ctx);
   std::int64_t n = 0;
+  // A big log is scanned once, as a block, for every signal literal: lines without one build no
+  // event and try no signal. A line with colour codes is read without them, which may join a
+  // literal they split, so it keeps the per-line matching.
+  std::shared_ptr<const text::BlockScanner> scanner;
+  static const std::vector<std::string> kNoMarkers;  // the signals' literals alone
+  if ((text.size() >= kBlockScanBytes || text::BlockScanner::forced()) && ctx.signals)
+    scanner = ctx.signals->block_scanner(kNoMarkers);
+  std::vector<std::size_t> hits;
+  if (scanner && !scanner->hit_lines(text, hits)) scanner.reset();  // declined: per-line checks
+  std::size_t next = 0;
   for (std::string_view raw : text::split_lines(text)) {
     ++n;
     if (text::has_ansi(raw)) {
       std::string clean = text::strip_ansi(raw);
       parser.line(n, clean);
-    } else {
-      parser.line(n, raw);
+      continue;
     }
+    LiteralHit hit = LiteralHit::unknown;
+    if (scanner) {
+      const auto begin = static_cast<std::size_t>(raw.data() - text.data());
+      while (next < hits.size() && hits[next] <= begin) ++next;
+      hit = next < hits.size() && hits[next] <= begin + raw.size() ? LiteralHit::yes : LiteralHit::no;
+    }
+    parser.line(n, raw, hit);
   }
   parser.finish();
 }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "culprit/ingest/parser.hpp"
+#include "ingest/signal_events.hpp"
 #include "kernel_nvrm.hpp"
 #include "kernel_oom_report.hpp"
 #include "kernel_stamp.hpp"
@@ -22,8 +23,9 @@ class KernelLogParser {
  public:
   explicit KernelLogParser(ParseContext& ctx) : ctx_(ctx) {}
 
-  /// One text line: its prefixes are peeled with parse_kernel_line().
-  void line(std::int64_t seg_line, std::string_view raw);
+  /// One text line: its prefixes are peeled with parse_kernel_line(). `hit` is what a block
+  /// scan of the segment said of `raw` (`no`: no signal can match it, so none is tried).
+  void line(std::int64_t seg_line, std::string_view raw, LiteralHit hit = LiteralHit::unknown);
 
   /// One record whose stamp and header are already known (journald JSON). `kl.message` must
   /// stay valid for the duration of the call; `raw` is offered as a wrapped-row continuation.
@@ -52,6 +54,7 @@ class KernelLogParser {
   bool prev_kmsg_ = false;
   std::map<std::string, std::vector<AnchorRun>> anchors_;  // per host
   FallOffTracker falls_;
+  LiteralHit hit_ = LiteralHit::unknown;  ///< of the text line line() is reading
 };
 
 /// Rule id of a clock anchor event. Its kind is `log`: a fact about clocks, not a failure, so

@@ -1,0 +1,82 @@
+// BlockScanner against the per-line check it stands in for: a line of the block holds a hit
+// exactly when LiteralSet::any says so for that line (the prefilter's contract, block-wide).
+#include <catch2/catch.hpp>
+
+#include <random>
+
+#include "culprit/text/block_scanner.hpp"
+#include "culprit/text/lines.hpp"
+#include "culprit/text/literal_set.hpp"
+
+using culprit::text::BlockScanner;
+using culprit::text::LiteralSet;
+
+namespace {
+
+/// Per line of `block` (split_lines' lines): whether hit_lines gave an offset inside it.
+std::vector<bool> lines_hit(const BlockScanner& scanner, std::string_view block) {
+  std::vector<std::size_t> ends;
+  REQUIRE(scanner.hit_lines(block, ends));
+  std::vector<bool> out;
+  std::size_t next = 0;
+  for (std::string_view line : culprit::text::split_lines(block)) {
+    const auto begin = static_cast<std::size_t>(line.data() - block.data());
+    while (next < ends.size() && ends[next] <= begin) ++next;
+    out.push_back(next < ends.size() && ends[next] <= begin + line.size());
+  }
+  REQUIRE(next <= ends.size());
+  return out;
+}
+
+std::vector<bool> lines_any(const LiteralSet& set, std::string_view block) {
+  std::vector<bool> out;
+  for (std::string_view line : culprit::text::split_lines(block)) out.push_back(set.any(line));
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("BlockScanner finds the lines a per-line LiteralSet finds", "[text]") {
+  INFO("engine " << BlockScanner::engine());
+  std::mt19937 rng(2024);
+  const std::string alphabet = "abAB c(\n\n\r";
+  for (int round = 0; round < 100; ++round) {
+    std::vector<std::string> literals;
+    const std::size_t n = 1 + rng() % 6;
+    for (std::size_t k = 0; k < n; ++k) {
+      std::string lit(1 + rng() % 4, ' ');
+      for (char& c : lit) c = "abAB c("[rng() % 7];
+      if (lit.find_first_not_of(' ') == std::string::npos) lit = "ab";
+      literals.push_back(lit);
+    }
+    const BlockScanner scanner(literals, BlockScanner::Engine::hyperscan);
+    const BlockScanner automaton(literals, BlockScanner::Engine::automaton);
+    REQUIRE(scanner.usable());
+    const LiteralSet set(literals);
+    for (int t = 0; t < 10; ++t) {
+      std::string block(rng() % 300, ' ');
+      for (char& c : block) c = alphabet[rng() % alphabet.size()];
+      INFO("round " << round << " block [" << block << "]");
+      const auto want = lines_any(set, block);
+      CHECK(lines_hit(scanner, block) == want);
+      CHECK(lines_hit(automaton, block) == want);
+    }
+  }
+}
+
+TEST_CASE("BlockScanner folds ASCII case, trims as the prefilter does, and refuses what it cannot scan",
+          "[text]") {
+  const std::string block = "ok\nCUDA OUT OF MEMORY here\r\nnothing\rNVRM: xid (PCI)\n\xc3\x89T\xc3\x89\nlast \xc3\xa9t\xc3\xa9";
+  for (const auto engine : {BlockScanner::Engine::hyperscan, BlockScanner::Engine::automaton}) {
+    const BlockScanner scanner({"out of memory", " Xid ", "\xc3\xa9t\xc3\xa9"}, engine);
+    REQUIRE(scanner.usable());
+    CHECK(lines_hit(scanner, block) == std::vector<bool>{false, true, false, true, false, true});
+  }
+  const BlockScanner scanner({"out of memory"});
+  std::vector<std::size_t> ends;
+  scanner.hit_lines("", ends);
+  CHECK(ends.empty());
+  CHECK_FALSE(BlockScanner({"a", ""}).usable());       // an empty literal: every line
+  CHECK_FALSE(BlockScanner({"two\nlines"}).usable());  // a hit could span lines
+  CHECK_FALSE(BlockScanner(std::vector<std::string>{}).usable());
+}
