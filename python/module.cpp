@@ -26,7 +26,10 @@ struct Exceptions {
     switch (code) {
       case culprit::Errc::invalid_option: return invalid_option;
       case culprit::Errc::no_input: return no_input;
-      case culprit::Errc::database: return database;
+      case culprit::Errc::database:
+      case culprit::Errc::not_found:  // a saved timeline's (culprit/timeline.hpp): not raised yet
+      case culprit::Errc::not_a_timeline:
+      case culprit::Errc::query: return database;
       case culprit::Errc::rules: return rules;
     }
     return base;
