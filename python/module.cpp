@@ -9,9 +9,11 @@
 #include <mutex>
 #include <string>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "culprit/culprit.hpp"
+#include "culprit/timeline.hpp"
 
 namespace py = pybind11;
 
@@ -26,7 +28,10 @@ struct Exceptions {
     switch (code) {
       case culprit::Errc::invalid_option: return invalid_option;
       case culprit::Errc::no_input: return no_input;
-      case culprit::Errc::database: return database;
+      case culprit::Errc::database:
+      case culprit::Errc::not_found:  // a saved timeline's (culprit/timeline.hpp, query())
+      case culprit::Errc::not_a_timeline:
+      case culprit::Errc::query: return database;
       case culprit::Errc::rules: return rules;
     }
     return base;
@@ -104,6 +109,39 @@ std::string render(const culprit::Analysis& analysis, const std::string& format,
   return culprit::render(analysis, f, options);
 }
 
+/// One cell as Python's value: None, int, float or str (bytes that are not UTF-8 replaced).
+py::object cell_object(const culprit::Cell& cell) {
+  if (const auto* i = std::get_if<std::int64_t>(&cell)) return py::int_(*i);
+  if (const auto* d = std::get_if<double>(&cell)) return py::float_(*d);
+  if (const auto* s = std::get_if<std::string>(&cell)) {
+    PyObject* text = PyUnicode_DecodeUTF8(s->data(), static_cast<Py_ssize_t>(s->size()), "replace");
+    if (!text) throw py::error_already_set();
+    return py::reinterpret_steal<py::object>(text);
+  }
+  return py::none();
+}
+
+/// culprit::query's rows as a list of dicts keyed by column (what `culprit query --json` prints).
+py::list query(const std::string& db_path, const std::string& sql, double timeout) {
+  std::optional<culprit::Result<culprit::Table>> result;
+  {
+    py::gil_scoped_release unlocked;
+    culprit::QueryOptions options;
+    options.timeout_seconds = timeout;
+    result.emplace(culprit::query(db_path, sql, options));
+  }
+  if (!*result) raise(result->error());
+  const culprit::Table& table = result->value();
+  py::list rows;
+  for (const auto& row : table.rows) {
+    py::dict object;
+    for (std::size_t i = 0; i < table.columns.size() && i < row.size(); ++i)
+      object[py::str(table.columns[i])] = cell_object(row[i]);
+    rows.append(object);
+  }
+  return rows;
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_culprit, m) {
@@ -154,5 +192,6 @@ PYBIND11_MODULE(_culprit, m) {
       py::arg("inputs"), py::arg("host"), py::arg("excludes"), py::arg("rule_dirs"), py::arg("year"), py::arg("tz"),
       py::arg("boot_times"), py::arg("max_events"), py::arg("max_line_bytes"), py::arg("threads"),
       py::arg("rule_timeout"), py::arg("prefilter"), py::arg("db_path"));
+  m.def("query", &query, py::arg("db_path"), py::arg("sql"), py::arg("timeout"));
   m.attr("__version__") = std::string(culprit::version());
 }

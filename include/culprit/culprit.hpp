@@ -33,8 +33,12 @@ enum class Errc {
   no_input,        ///< nothing given, or nothing given could be read
   database,        ///< the timeline could not be created or written (`db_path`)
   rules,           ///< a rule file (`rule_dirs`) has errors (analyze without a `Rules`)
+  not_found,       ///< a saved timeline (culprit/timeline.hpp) that does not exist
+  not_a_timeline,  ///< a file that is not a culprit timeline of this version
+  query,           ///< an SQL statement refused (not one read-only statement), failed or stopped
 };
-std::string_view to_string(Errc code);  ///< `invalid_option`, `no_input`, `database`, `rules`
+/// `invalid_option`, `no_input`, `database`, `rules`, `not_found`, `not_a_timeline`, `query`
+std::string_view to_string(Errc code);
 
 struct Error {
   Errc code = Errc::no_input;

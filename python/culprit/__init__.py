@@ -14,6 +14,8 @@ The analysis is libculprit's (the `culprit` command's own pipeline; `to_json()` 
 what `culprit --format json` prints for the same inputs), run with the GIL released. Bad input
 raises a culprit.Error subclass: InvalidOptionError (also a ValueError), NoInputError,
 DatabaseError, RulesError; each has `code` and `diagnostics`.
+
+    rows = culprit.query("incident.db", "SELECT kind, count(*) AS n FROM events GROUP BY kind")
 """
 
 import contextlib
@@ -38,8 +40,16 @@ from . import _culprit
 
 __all__ = [
     "diagnose", "Report", "excepthook", "install", "watch", "Error", "InvalidOptionError",
-    "NoInputError", "DatabaseError", "RulesError", "__version__",
+    "NoInputError", "DatabaseError", "RulesError", "query", "__version__",
 ]
+
+
+def query(db, sql, timeout=0):
+    """One read-only SQL statement over a kept timeline (diagnose(db=…), `culprit diagnose --db`):
+    a list of dicts keyed by column, as `culprit query --json` prints them (None for NULL). A
+    write, a missing file or a file that is no culprit timeline raises DatabaseError (`code`
+    query, not_found, not_a_timeline); timeout (seconds, 0: no limit) stops a long query."""
+    return _culprit.query(os.fspath(db), sql, float(timeout))
 
 
 class Report:

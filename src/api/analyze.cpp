@@ -45,6 +45,9 @@ std::string_view to_string(Errc code) {
     case Errc::no_input: return "no_input";
     case Errc::database: return "database";
     case Errc::rules: return "rules";
+    case Errc::not_found: return "not_found";
+    case Errc::not_a_timeline: return "not_a_timeline";
+    case Errc::query: return "query";
   }
   return "unknown";
 }

@@ -1,12 +1,12 @@
 // `culprit merge`: joins the outputs of `culprit scan` shards without re-reading logs — JSON
-// Lines files into one stream on stdout, scan databases into one (--db OUT). Incidents are
-// ordered by path, exactly as one unsharded run orders them.
+// Lines files into one stream on stdout, scan databases into one (--db OUT, through
+// culprit::merge_scan_databases). Incidents are ordered by path, exactly as one unsharded run
+// orders them.
 #include <boost/program_options.hpp>
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cstdio>
-#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -14,7 +14,7 @@
 #include "cli/command_table.hpp"
 #include "cli/commands.hpp"
 #include "cli/scan_support.hpp"
-#include "culprit/store/merge.hpp"
+#include "culprit/timeline.hpp"
 
 namespace culprit::cli {
 namespace po = boost::program_options;
@@ -84,31 +84,10 @@ int run_merge(const std::vector<std::string>& args) {
       fmt::print(stderr, "culprit merge: the inputs are scan databases; name the output with --db OUT\n");
       return kExitError;
     }
-    std::vector<store::IncidentPart> parts;
-    for (const auto& in : inputs) {
-      std::string error;
-      auto more = store::list_incidents(in, error);
-      if (!error.empty()) {
-        fmt::print(stderr, "culprit merge: {}: {}\n", in, error);
-        return kExitError;
-      }
-      parts.insert(parts.end(), more.begin(), more.end());
-    }
-    std::stable_sort(parts.begin(), parts.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
-    parts.erase(std::unique(parts.begin(), parts.end(), [](const auto& a, const auto& b) { return a.name == b.name; }),
-                parts.end());
-    if (std::filesystem::exists(db_out)) {
-      fmt::print(stderr, "culprit merge: {} exists; refusing to overwrite it\n", db_out);
+    if (auto merged = culprit::merge_scan_databases(inputs, db_out); !merged) {
+      fmt::print(stderr, "culprit merge: {}\n", merged.error().message);
       return kExitError;
     }
-    const std::string tmp = db_out + ".tmp";
-    std::remove(tmp.c_str());
-    if (auto err = store::write_scan_database(tmp, parts); !err.empty()) {
-      fmt::print(stderr, "culprit merge: {}\n", err);
-      std::remove(tmp.c_str());
-      return kExitError;
-    }
-    std::filesystem::rename(tmp, db_out);
     return 0;
   }
   std::map<std::string, std::string> lines;  // by incident: sorted, one each

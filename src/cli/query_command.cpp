@@ -1,22 +1,22 @@
 // `culprit query [--db] FILE "SQL"`: runs one read-only SQL statement over a saved timeline and
 // prints a table (tab-separated with a header), or the rows as JSON (--json) or CSV (--csv). The
-// file is opened read-only and the statement runs under store::QueryGuard: a write, ATTACH,
-// PRAGMA or a second statement is refused (exit 2) and nothing on disk changes; `--timeout` stops
-// a query that runs too long (Ctrl-C too).
+// statement runs through culprit::query (culprit/timeline.hpp): the file is opened read-only, a
+// write, ATTACH, PRAGMA or a second statement is refused (exit 2) and nothing on disk changes;
+// `--timeout` stops a query that runs too long (Ctrl-C too).
 #include <boost/program_options.hpp>
 #include <fmt/format.h>
 
 #include <cmath>
 #include <cstdio>
-#include <filesystem>
-#include <optional>
 #include <iostream>
+#include <optional>
+#include <variant>
 
 #include "cli/command_table.hpp"
 #include "cli/commands.hpp"
 #include "culprit/report/csv_writer.hpp"
 #include "culprit/report/json_writer.hpp"
-#include "culprit/store/database.hpp"
+#include "culprit/timeline.hpp"
 
 namespace culprit::cli {
 namespace po = boost::program_options;
@@ -42,20 +42,18 @@ void add_query_options(po::options_description& opts, QueryOptions& o) {
 }
 
 /// The rows as a JSON array of objects: one key per column, in column order, SQLite's types kept.
-std::string rows_json(const store::QueryResult& result) {
+std::string rows_json(const culprit::Table& table) {
   report::JsonWriter w;
   w.begin_array();
-  for (const auto& row : result.rows) {
+  for (const auto& row : table.rows) {
     w.begin_object();
-    for (std::size_t i = 0; i < result.columns.size() && i < row.values.size(); ++i) {
-      const auto& v = row.values[i];
-      w.key(result.columns[i]);
-      switch (v.type) {
-        case store::Value::Type::null: w.null(); break;
-        case store::Value::Type::integer: w.value(v.i); break;
-        case store::Value::Type::real: w.number(v.d); break;
-        case store::Value::Type::text: w.value(v.s); break;
-      }
+    for (std::size_t i = 0; i < table.columns.size() && i < row.size(); ++i) {
+      const auto& v = row[i];
+      w.key(table.columns[i]);
+      if (const auto* n = std::get_if<std::int64_t>(&v)) w.value(*n);
+      else if (const auto* d = std::get_if<double>(&v)) w.number(*d);
+      else if (const auto* t = std::get_if<std::string>(&v)) w.value(*t);
+      else w.null();
     }
     w.end_object();
   }
@@ -63,26 +61,28 @@ std::string rows_json(const store::QueryResult& result) {
   return w.take() + "\n";
 }
 
-std::string rows_csv(const store::QueryResult& result) {
+std::string rows_csv(const culprit::Table& table) {
   std::string out;
-  report::append_csv_record(out, {result.columns.begin(), result.columns.end()});
-  for (const auto& row : result.rows) {
+  report::append_csv_record(out, {table.columns.begin(), table.columns.end()});
+  for (const auto& row : table.rows) {
     std::vector<std::optional<std::string>> fields;
-    for (const auto& v : row.values) {
-      if (v.is_null()) fields.emplace_back(std::nullopt);
-      else if (v.type == store::Value::Type::real && std::isfinite(v.d)) fields.emplace_back(report::real_text(v.d));
-      else fields.emplace_back(v.as_text());
+    for (const auto& v : row) {
+      const auto* d = std::get_if<double>(&v);
+      if (std::holds_alternative<std::monostate>(v)) fields.emplace_back(std::nullopt);
+      else if (d && std::isfinite(*d)) fields.emplace_back(report::real_text(*d));
+      else fields.emplace_back(culprit::cell_text(v));
     }
     report::append_csv_record(out, fields);
   }
   return out;
 }
 
-std::string rows_tsv(const store::QueryResult& result) {
-  std::string out = fmt::format("{}\n", fmt::join(result.columns, "\t"));
-  for (const auto& row : result.rows) {
+std::string rows_tsv(const culprit::Table& table) {
+  std::string out = fmt::format("{}\n", fmt::join(table.columns, "\t"));
+  for (const auto& row : table.rows) {
     std::vector<std::string> cells;
-    for (const auto& v : row.values) cells.push_back(v.as_text());
+    cells.reserve(row.size());
+    for (const auto& v : row) cells.push_back(culprit::cell_text(v));
     out += fmt::format("{}\n", fmt::join(cells, "\t"));
   }
   return out;
@@ -136,32 +136,20 @@ int run_query(const std::vector<std::string>& args) {
     fmt::print(stderr, "culprit query: --timeout {} is negative (seconds, 0 for no limit)\n", o.timeout);
     return kExitError;
   }
-  const std::string& sql = o.positional[0];
-  if (!std::filesystem::exists(o.db_path)) {
-    fmt::print(stderr, "culprit query: {}: no such database (write one with `culprit diagnose --db {} …`)\n", o.db_path,
-               o.db_path);
+  culprit::QueryOptions options;
+  options.timeout_seconds = o.timeout;
+  const auto table = culprit::query(o.db_path, o.positional[0], options);
+  if (!table) {
+    if (table.error().code == culprit::Errc::not_found)
+      fmt::print(stderr, "culprit query: {}: no such database (write one with `culprit diagnose --db {} …`)\n",
+                 o.db_path, o.db_path);
+    else
+      fmt::print(stderr, "culprit query: {}\n", table.error().message);
     return kExitError;
   }
-  std::string error;
-  auto db = store::Database::open_read_only(o.db_path, error);
-  if (!db) {
-    fmt::print(stderr, "culprit query: {}: {}\n", o.db_path, error);
-    return kExitError;
-  }
-  const auto version = db->query("PRAGMA user_version");
-  if (version.rows.empty() || version.rows[0].values.empty() ||
-      version.rows[0].values[0].as_int().value_or(-1) != store::Database::schema_version()) {
-    fmt::print(stderr, "culprit query: {} is not a culprit timeline of this version\n", o.db_path);
-    return kExitError;
-  }
-  auto result = db->query(sql, store::QueryGuard{true, o.timeout});
-  if (!result.error.empty()) {
-    fmt::print(stderr, "culprit query: {}\n", result.error);
-    return kExitError;
-  }
-  const std::string text = o.json ? rows_json(result) : o.csv ? rows_csv(result) : rows_tsv(result);
+  const std::string text = o.json ? rows_json(*table) : o.csv ? rows_csv(*table) : rows_tsv(*table);
   std::fwrite(text.data(), 1, text.size(), stdout);
-  return result.rows.empty() ? kExitNothing : 0;
+  return table->rows.empty() ? kExitNothing : 0;
 }
 
 }  // namespace culprit::cli

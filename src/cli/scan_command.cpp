@@ -3,7 +3,7 @@
 // Output: a table (one line per incident), a Markdown table (--format markdown) or JSON Lines
 // (--format json / --jsonl: the diagnose JSON contract plus "incident"), on stdout or to -o FILE;
 // --redact, --host and --tz act on each incident as they do on diagnose's one. `--shard I/N` takes a stable share of the incidents (by path hash), and
-// `--db FILE` keeps every incident's timeline in one SQLite file.
+// `--db FILE` keeps every incident's timeline in one SQLite file (culprit::write_scan_database).
 #include <unistd.h>
 
 #include <boost/program_options.hpp>
@@ -25,8 +25,7 @@
 #include "cli/interrupt.hpp"
 #include "culprit/culprit.hpp"
 #include "cli/scan_support.hpp"
-#include "culprit/store/database.hpp"
-#include "culprit/store/merge.hpp"
+#include "culprit/timeline.hpp"
 
 namespace culprit::cli {
 namespace po = boost::program_options;
@@ -183,13 +182,13 @@ int run_scan(const std::vector<std::string>& args) {
 
   int status = 0;
   if (!o.db_path.empty()) {
-    std::vector<store::IncidentPart> parts;
+    std::vector<culprit::ScanIncident> parts;
     for (size_t i = 0; i < mine.size(); ++i)
       parts.push_back({fmt::format("{}.part-{}-{}", o.db_path, ::getpid(), i), mine[i].name, rows[i].verdict, rows[i].json});
     const std::string tmp = fmt::format("{}.tmp-{}", o.db_path, ::getpid());
     std::remove(tmp.c_str());
-    if (auto err = store::write_scan_database(tmp, parts); !err.empty()) {
-      fmt::print(stderr, "culprit scan: {}: {}\n", o.db_path, err);
+    if (auto err = culprit::write_scan_database(tmp, parts)) {
+      fmt::print(stderr, "culprit scan: {}: {}\n", o.db_path, err->message);
       status = kExitError;
       std::remove(tmp.c_str());
     } else {

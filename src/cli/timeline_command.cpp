@@ -1,17 +1,17 @@
 // `culprit timeline`: the merged cross-host timeline in the terminal, read from the inputs (the
 // same pipeline as `diagnose`, so the root failure and its echoes are marked) or from a saved
-// timeline (`--db FILE`). Filters by host, kind, and a window around an event or a time.
+// timeline (`--db FILE`), read through culprit::read_timeline (culprit/timeline.hpp). Filters
+// by host, kind, and a window around an event or a time.
 #include <unistd.h>
 
 #include <boost/program_options.hpp>
 #include <fmt/format.h>
 
-#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
-#include <map>
+#include <optional>
 #include <string>
 
 #include "cli/command_table.hpp"
@@ -19,11 +19,8 @@
 #include "cli/shared_options.hpp"
 #include "cli/option_checks.hpp"
 #include "culprit/culprit.hpp"
-#include "culprit/core/time.hpp"
-#include "culprit/diagnose/report_data.hpp"
-#include "culprit/report/redact.hpp"
 #include "culprit/report/timeline.hpp"
-#include "culprit/store/database.hpp"
+#include "culprit/timeline.hpp"
 
 namespace culprit::cli {
 namespace po = boost::program_options;
@@ -102,53 +99,6 @@ std::vector<std::string> split_list(const std::vector<std::string>& items) {
   return out;
 }
 
-bool all_digits(const std::string& s) {
-  return !s.empty() && s.find_first_not_of("0123456789") == std::string::npos;
-}
-
-/// `2026-04-09T00:47:13[.412][Z]`, `2026-04-09 00:47:13`, or `00:47:13[.412]` (a time of day,
-/// on the day of the timeline's first placed event). UTC.
-std::optional<double> parse_time(const std::string& text, store::Database& db) {
-  int y = 0, mo = 0, d = 0, h = 0, mi = 0;
-  double sec = 0;
-  char sep = 0;
-  if (std::sscanf(text.c_str(), "%4d-%2d-%2d%c%2d:%2d:%lf", &y, &mo, &d, &sep, &h, &mi, &sec) == 7 &&
-      (sep == 'T' || sep == ' ')) {
-    return core::civil_to_epoch(y, mo, d, h, mi, sec);
-  }
-  if (std::sscanf(text.c_str(), "%4d-%2d-%2d%c%2d:%2d", &y, &mo, &d, &sep, &h, &mi) == 6 && (sep == 'T' || sep == ' '))
-    return core::civil_to_epoch(y, mo, d, h, mi, 0);
-  if (std::sscanf(text.c_str(), "%2d:%2d:%lf", &h, &mi, &sec) >= 2 && text.find('-') == std::string::npos) {
-    auto first = db.query("SELECT min(ts) AS t FROM events WHERE ts IS NOT NULL");
-    if (first.rows.empty() || !first.rows[0]["t"].as_double()) return std::nullopt;
-    const double day = std::floor(*first.rows[0]["t"].as_double() / 86400.0) * 86400.0;
-    return day + h * 3600.0 + mi * 60.0 + sec;
-  }
-  return std::nullopt;
-}
-
-/// The marks of a saved timeline: each finding's first evidence event, `root` for the first
-/// finding (findings are saved root first), `echo` for those saved as echoes.
-std::map<std::int64_t, std::string> saved_marks(store::Database& db) {
-  std::map<std::int64_t, std::string> marks;
-  auto r = db.query(
-      "SELECT f.id AS finding, f.echo, (SELECT e.id FROM json_each(f.evidence) j"
-      " JOIN sources s ON s.name = json_extract(j.value, '$.source')"
-      " JOIN events e ON e.source_id = s.id AND e.line = json_extract(j.value, '$.line') ORDER BY j.key LIMIT 1) AS event"
-      " FROM findings f ORDER BY f.id");
-  if (!r.error.empty()) return marks;
-  bool first = true;
-  for (const auto& row : r.rows) {
-    const auto event = row["event"].as_int();
-    const bool root = first;
-    first = false;
-    if (!event) continue;
-    if (root) marks[*event] = "root";
-    else if (row["echo"].as_int().value_or(0) != 0) marks.emplace(*event, "echo");
-  }
-  return marks;
-}
-
 }  // namespace
 
 void timeline_option_table(po::options_description& out) {
@@ -202,10 +152,18 @@ int run_timeline(const std::vector<std::string>& args) {
     return kExitError;
   }
 
+  culprit::TimelineSelection selection;
+  selection.hosts = o.hosts;
+  selection.kinds = o.kinds;
+  selection.include_log = o.all;
+  selection.limit = static_cast<std::size_t>(o.limit);
+  if (o.incident >= 0) selection.incident = o.incident;
+  selection.around = o.around;
+  selection.window = o.window;
+
   // The timeline: a saved file, or the inputs run through the pipeline into a scratch file.
   diagnose::Verdict verdict;
-  std::string scratch;
-  std::int64_t root_event = 0;
+  std::optional<culprit::Result<culprit::Timeline>> timeline;
   if (o.db.empty()) {
     const auto rules = culprit::Rules::load(o.rule_dirs);
     for (const auto& p : rules.problems()) fmt::print(stderr, "{}\n", p.to_string());
@@ -214,7 +172,8 @@ int run_timeline(const std::vector<std::string>& args) {
     options.excludes = o.excludes;
     options.host = o.default_host;
     options.year = o.year;
-    scratch = (std::filesystem::temp_directory_path() / fmt::format("culprit-timeline-{}.db", ::getpid())).string();
+    const std::string scratch =
+        (std::filesystem::temp_directory_path() / fmt::format("culprit-timeline-{}.db", ::getpid())).string();
     std::remove(scratch.c_str());
     options.db_path = scratch;
     std::vector<culprit::Input> inputs;
@@ -222,92 +181,27 @@ int run_timeline(const std::vector<std::string>& args) {
     auto result = culprit::analyze(inputs, options, rules);
     for (const auto& p : result ? result->diagnostics : result.error().diagnostics)
       if (!o.quiet || p.level == core::DiagLevel::error) fmt::print(stderr, "{}\n", p.to_string());
-    if (!result) {
-      std::remove(scratch.c_str());
-      return kExitError;
-    }
+    if (result) timeline.emplace(culprit::read_timeline(*result, selection));
+    std::remove(scratch.c_str());
+    if (!result) return kExitError;
     verdict = std::move(result->verdict);
-    o.db = scratch;
-  } else if (!std::filesystem::exists(o.db)) {
-    fmt::print(stderr, "culprit timeline: {}: no such file (write one with `culprit diagnose --db {} …`)\n", o.db,
-               o.db);
-    return kExitError;
-  }
-  std::string error;
-  auto db = store::Database::open(o.db, error);
-  auto cleanup = [&] {
-    db.reset();
-    if (!scratch.empty()) std::remove(scratch.c_str());
-  };
-  if (!db) {
-    fmt::print(stderr, "culprit timeline: {}: {}\n", o.db, error);
-    cleanup();
-    return kExitError;
-  }
-  const auto version = db->query("PRAGMA user_version");
-  if (version.rows.empty() || version.rows[0].values[0].as_int().value_or(-1) != store::Database::schema_version()) {
-    fmt::print(stderr, "culprit timeline: {} is not a culprit timeline of this version\n", o.db);
-    cleanup();
-    return kExitError;
-  }
-  std::map<std::int64_t, std::string> marks;
-  if (scratch.empty()) {
-    marks = saved_marks(*db);
-    for (const auto& [id, mark] : marks)
-      if (mark == "root") root_event = id;
-  } else if (verdict.root) {
-    root_event = verdict.root->event_id;
-  }
-
-  diagnose::TimelineQuery query;
-  query.hosts = o.hosts;
-  query.kinds = o.kinds;
-  query.include_log = o.all;
-  query.limit = static_cast<std::size_t>(o.limit);
-  if (o.incident >= 0) query.incident = o.incident;
-  if (root_event) query.focus = root_event;
-  if (!o.around.empty()) {
-    std::optional<double> centre;
-    if (all_digits(o.around)) {
-      const auto id = std::stoll(o.around);
-      auto ev = db->query(fmt::format("SELECT ts FROM events WHERE id = {}", id));
-      if (ev.rows.empty()) {
-        fmt::print(stderr, "culprit timeline: no event with id {}\n", id);
-        cleanup();
-        return kExitError;
-      }
-      centre = ev.rows[0]["ts"].as_double();
-      query.focus = id;  // unplaced: the cap centres on it instead
-    } else {
-      centre = parse_time(o.around, *db);
-      if (!centre) {
-        fmt::print(stderr, "culprit timeline: --around {}: not an event id or a time such as 2026-04-09T00:47:13\n",
-                   o.around);
-        cleanup();
-        return kExitError;
-      }
-      query.focus.reset();
-    }
-    if (centre) {
-      query.from = *centre - o.window;
-      query.to = *centre + o.window;
-    }
-  }
-  std::int64_t total = 0;
-  auto events = diagnose::load_timeline(*db, query, &total);
-  auto hosts = diagnose::load_host_clocks(*db, query.incident);
-  cleanup();
-
-  diagnose::Verdict shown = verdict;
-  shown.data.timeline = std::move(events);
-  shown.data.hosts = std::move(hosts);
-  if (verdict.root || !verdict.echoes.empty()) {
-    diagnose::mark_timeline(verdict, shown.data.timeline);
   } else {
-    for (auto& e : shown.data.timeline)
-      if (const auto it = marks.find(e.event_id); it != marks.end()) e.mark = it->second;
+    timeline.emplace(culprit::read_timeline(o.db, selection));
   }
-  if (o.redact) shown = report::redact(shown);
+  if (!*timeline) {
+    if (timeline->error().code == culprit::Errc::not_found)
+      fmt::print(stderr, "culprit timeline: {}: no such file (write one with `culprit diagnose --db {} …`)\n", o.db,
+                 o.db);
+    else
+      fmt::print(stderr, "culprit timeline: {}\n", timeline->error().message);
+    return kExitError;
+  }
+
+  diagnose::Verdict shown = std::move(verdict);
+  shown.data.timeline = std::move((*timeline)->events);
+  shown.data.hosts = std::move((*timeline)->hosts);
+  const std::int64_t total = (*timeline)->total;
+  if (o.redact) shown = culprit::redacted(shown);
   report::TimelineOptions render_options;
   render_options.color = use_color(o);
   render_options.width = o.width;

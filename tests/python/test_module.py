@@ -149,6 +149,20 @@ def test_timeline_file(tmp_path):
     assert report.db_path == str(db) and db.stat().st_size > 0
 
 
+def test_query_a_kept_timeline(tmp_path):
+    db = tmp_path / "timeline.db"
+    culprit.diagnose("torch.OutOfMemoryError: " + TORCH_OOM + "\n", db=db)
+    rows = culprit.query(db, "SELECT kind, 1.5 AS r, NULL AS n FROM events WHERE kind = 'cuda_oom'")
+    assert rows and rows[0] == {"kind": "cuda_oom", "r": 1.5, "n": None}
+    assert culprit.query(db, "SELECT id FROM events WHERE kind = 'no_such_kind'") == []
+    with pytest.raises(culprit.DatabaseError) as refused:
+        culprit.query(db, "DELETE FROM events")
+    assert refused.value.code == "query"
+    with pytest.raises(culprit.DatabaseError) as missing:
+        culprit.query(tmp_path / "missing.db", "SELECT 1")
+    assert missing.value.code == "not_found"
+
+
 def test_gil_is_released_while_culprit_works():
     """A Python thread keeps running while another is inside culprit: the longest pause between
     its steps stays far below the analysis's own time."""
