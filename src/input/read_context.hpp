@@ -11,6 +11,9 @@
 namespace culprit::input::detail {
 
 struct ReadContext {
+  ReadContext(const ReadOptions& o, core::Diagnostics& p, const SourceHandler& s)
+      : options(o), problems(p), on_source(s) {}
+
   const ReadOptions& options;
   core::Diagnostics& problems;
   const SourceHandler& on_source;
