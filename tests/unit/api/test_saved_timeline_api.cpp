@@ -12,33 +12,16 @@
 #include <vector>
 
 #include "culprit/culprit.hpp"
+#include "unit/api/api_samples.hpp"
 #include "culprit/timeline.hpp"
 
 namespace fs = std::filesystem;
 
 namespace {
 
-// PyTorch's CUDA OOM as torch >= 2.1 raises it (c10/cuda/CUDACachingAllocator.cpp, the
-// "CUDA out of memory. Tried to allocate {}. GPU {} has a total capacity of {} of which {} is
-// free. …" format string), at the end of a Python traceback.
-constexpr const char* kTorchOom =
-    "Traceback (most recent call last):\n"
-    "  File \"/opt/job/train.py\", line 41, in <module>\n"
-    "    loss = model(batch).sum()\n"
-    "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of "
-    "79.15 GiB of which 1.06 GiB is free. Including non-PyTorch memory, this process has 78.08 GiB memory in "
-    "use. Of the allocated memory 76.50 GiB is allocated by PyTorch, and 1.01 GiB is reserved by PyTorch but "
-    "unallocated.\n";
-
-// A job's ordinary output: names CUDA and memory, but nothing failed (the look-alike).
-constexpr const char* kHealthy =
-    "step 100 | loss 2.31 | CUDA memory allocated 12.00 GiB, reserved 14.00 GiB\n"
-    "training finished\n";
-
-const culprit::Rules& rules() {
-  static const culprit::Rules r = culprit::Rules::load();
-  return r;
-}
+using culprit::test::kHealthy;
+using culprit::test::kTorchOom;
+const culprit::Rules& rules() { return culprit::test::builtin_rules(); }
 
 /// A fresh temporary folder, removed with everything in it at the end of the test.
 struct TempDir {
