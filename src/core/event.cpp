@@ -69,4 +69,8 @@ void Event::set_int(std::string key, std::int64_t value) {
   set(std::move(key), std::to_string(value), true);
 }
 
+void Event::set_int_if(std::string key, const std::optional<std::int64_t>& value) {
+  if (value) set_int(std::move(key), *value);
+}
+
 }  // namespace culprit::core

@@ -85,6 +85,8 @@ struct Event {
   void set(std::string key, std::string value, bool numeric = false);
   void set_number(std::string key, double value);
   void set_int(std::string key, std::int64_t value);
+  /// Sets `key` only when the reading has a value (a figure the log did not print is no field).
+  void set_int_if(std::string key, const std::optional<std::int64_t>& value);
 };
 
 }  // namespace culprit::core

@@ -168,16 +168,13 @@ void emit(Listing& l, ParseContext& ctx) {
   }
   ev.set("cgroup", l.cgroup);
   if (l.version) ev.set_int("cgroup_version", l.version);
-  auto put = [&](const char* key, const std::optional<std::int64_t>& v) {
-    if (v) ev.set_int(key, *v);
-  };
-  put("usage_bytes", l.usage);
-  put("limit_bytes", l.limit);
+  ev.set_int_if("usage_bytes", l.usage);
+  ev.set_int_if("limit_bytes", l.limit);
   if (l.unlimited) ev.set_int("limit_unlimited", 1);
-  put("high_bytes", l.high);
-  put("peak_bytes", l.peak);
-  put("swap_usage_bytes", l.swap_usage);
-  put("swap_limit_bytes", l.swap_limit);
+  ev.set_int_if("high_bytes", l.high);
+  ev.set_int_if("peak_bytes", l.peak);
+  ev.set_int_if("swap_usage_bytes", l.swap_usage);
+  ev.set_int_if("swap_limit_bytes", l.swap_limit);
   for (const auto& [k, v] : l.counts) ev.set_int(k, v);
   ev.message = fmt::format("cgroup {}: usage {}, {}", l.cgroup, l.usage ? size_words(*l.usage) : std::string("unknown"),
                            l.limit ? "limit " + size_words(*l.limit) : l.unlimited ? std::string("no limit") : std::string("an unknown limit"));

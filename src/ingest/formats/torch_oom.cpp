@@ -182,19 +182,16 @@ std::optional<TorchOom> parse_torch_oom(std::string_view message) {
 void set_torch_oom_fields(const TorchOom& oom, core::Event& e) {
   if (!oom.device.empty()) e.set("oom_device", oom.device);
   if (oom.gpu) e.set_int("gpu", *oom.gpu);
-  auto put = [&e](const char* key, const std::optional<std::int64_t>& v) {
-    if (v) e.set_int(key, *v);
-  };
-  put("requested_bytes", oom.requested);
-  put("total_bytes", oom.total);
-  put("free_bytes", oom.free);
+  e.set_int_if("requested_bytes", oom.requested);
+  e.set_int_if("total_bytes", oom.total);
+  e.set_int_if("free_bytes", oom.free);
   if (oom.total && oom.free) e.set_int("used_bytes", *oom.total - *oom.free);
-  put("allocated_bytes", oom.allocated);
-  put("reserved_bytes", oom.reserved);
-  put("reserved_unallocated_bytes", oom.reserved_unallocated);
-  put("private_pool_bytes", oom.private_pools);
-  put("allowed_bytes", oom.allowed);
-  put("self_bytes", oom.self);
+  e.set_int_if("allocated_bytes", oom.allocated);
+  e.set_int_if("reserved_bytes", oom.reserved);
+  e.set_int_if("reserved_unallocated_bytes", oom.reserved_unallocated);
+  e.set_int_if("private_pool_bytes", oom.private_pools);
+  e.set_int_if("allowed_bytes", oom.allowed);
+  e.set_int_if("self_bytes", oom.self);
   if (!oom.processes.empty()) {
     e.set_int("processes", static_cast<std::int64_t>(oom.processes.size()));
     for (const auto& p : oom.processes)
