@@ -129,16 +129,7 @@ Result<Analysis> analyze(const std::vector<Input>& inputs, const Options& option
 Result<Analysis> analyze(const std::vector<Input>& inputs, const Options& options, const Rules& rules) {
   if (auto why = check_options(options)) return *why;
   if (inputs.empty()) return Error{Errc::no_input, "no input given (a path, a folder, or a text)", {}};
-  api::IncidentOptions incident;
-  incident.db_path = options.db_path;
-  incident.year = options.year;
-  incident.max_events = options.max_events;
-  incident.max_line_bytes = static_cast<std::size_t>(options.max_line_bytes);
-  incident.tz = options.tz;
-  incident.boot_times = options.boot_times;
-  incident.threads = options.threads;
-  incident.rule_query_seconds = options.rule_timeout_seconds;
-  auto result = api::run_incident(api::reader_for(inputs, options), rules.impl().rules, incident);
+  auto result = api::run_incident(api::reader_for(inputs, options), rules.impl().rules, options);
   if (!result.ok)
     return Error{Errc::database, with_first_error("the timeline could not be written", result.problems),
                  std::move(result.problems)};

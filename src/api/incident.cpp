@@ -147,7 +147,7 @@ struct ManifestReader {
 
 }  // namespace
 
-IncidentResult run_incident(const SourceReader& read, const rules::RuleSet& rules, const IncidentOptions& options) {
+IncidentResult run_incident(const SourceReader& read, const rules::RuleSet& rules, const Options& options) {
   IncidentResult result;
   std::string error;
   auto db = store::Database::open(options.db_path.empty() ? ":memory:" : options.db_path, error);
@@ -170,7 +170,7 @@ IncidentResult run_incident(const SourceReader& read, const rules::RuleSet& rule
     budget.max = options.max_events;
     ingest::IngestOptions ingest_options;
     ingest_options.year_hint = options.year;
-    ingest_options.max_line_bytes = options.max_line_bytes;
+    ingest_options.max_line_bytes = static_cast<std::size_t>(options.max_line_bytes);
     ingest_options.budget = &budget;
     const unsigned threads = options.max_events > 0 ? 1u : options.threads;
     result.sources = ingest_sources(read, rules.signals, ingest_options, threads, writer, result.problems,
@@ -187,7 +187,7 @@ IncidentResult run_incident(const SourceReader& read, const rules::RuleSet& rule
   clock_options.boot_times = options.boot_times;
   if (auto err = store::align_clocks(*db, clock_options); !err.empty())
     result.problems.push_back({core::DiagLevel::error, "clock", "", err});
-  result.verdict = diagnose::diagnose(*db, rules, result.problems, options.rule_query_seconds);
+  result.verdict = diagnose::diagnose(*db, rules, result.problems, options.rule_timeout_seconds);
   add_sources(*db, result.verdict);
   // Snapshot commands that did not answer come first: the list of sources may be cut.
   result.verdict.sources.insert(result.verdict.sources.begin(), manifests.unanswered.begin(),

@@ -9,24 +9,12 @@
 
 #include "api/parallel_ingest.hpp"
 #include "culprit/core/diagnostic.hpp"
+#include "culprit/culprit.hpp"
 #include "culprit/diagnose/engine.hpp"
 #include "culprit/diagnose/finding.hpp"
 #include "culprit/rules/loader.hpp"
 
 namespace culprit::api {
-
-struct IncidentOptions {
-  std::string db_path;   ///< '' keeps the timeline in memory; else written here (caller renames)
-  int year = 0;
-  std::int64_t max_events = 0;            ///< --max-events (0: no limit)
-  std::size_t max_line_bytes = 1 << 20;   ///< --max-line-bytes (0: no limit)
-  std::string tz;                        ///< --tz: zone of stamps that carry none ('' infer / UTC)
-  std::vector<std::string> boot_times;   ///< --boot-time HOST=TIME entries
-  /// Big sources parsed at once (1: one after the other). The result is the same for any
-  /// count; with max_events set, sources are parsed in order, one at a time.
-  unsigned threads = 1;
-  double rule_query_seconds = diagnose::kRuleQuerySeconds;  ///< --rule-timeout
-};
 
 struct IncidentResult {
   diagnose::Verdict verdict;
@@ -35,8 +23,10 @@ struct IncidentResult {
   bool ok = true;           ///< false when the timeline could not be written
 };
 
-/// Runs the whole pipeline over the sources `read` produces with `rules`. Never throws for bad
-/// inputs.
-IncidentResult run_incident(const SourceReader& read, const rules::RuleSet& rules, const IncidentOptions& options);
+/// Runs the whole pipeline over the sources `read` produces with `rules` and analyze's options
+/// (checked by check_options; `db_path` '' keeps the timeline in memory, else it is written
+/// there and the caller renames it; with max_events set, sources are parsed one at a time, in
+/// order). Never throws for bad inputs.
+IncidentResult run_incident(const SourceReader& read, const rules::RuleSet& rules, const Options& options);
 
 }  // namespace culprit::api
