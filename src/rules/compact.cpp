@@ -27,7 +27,8 @@ class Writer {
     }
     out_.push_back(static_cast<char>(v));
   }
-  void i(std::int64_t v) { u((static_cast<std::uint64_t>(v) << 1) ^ static_cast<std::uint64_t>(v >> 63)); }
+  /// Zigzag: 0, -1, 1, -2 … as 0, 1, 2, 3 …, so a small negative value stays one byte.
+  void i(std::int64_t v) { u((static_cast<std::uint64_t>(v) << 1) ^ (v < 0 ? ~std::uint64_t{0} : 0)); }
   void s(std::string_view v) {
     u(v.size());
     out_.append(v);
