@@ -8,6 +8,9 @@
 namespace culprit::api {
 
 rules::LoadResult load_rule_set(const std::vector<std::string>& dirs, bool builtin, RuleChecks checks) {
+  // The built-in rules alone, unchecked: the compact form the build loaded them into (the same
+  // rule set, without parsing their TOML at every start-up).
+  if (builtin && dirs.empty() && checks == RuleChecks::user_rules) return rules::load_builtin_rules();
   std::vector<rules::RuleText> texts;
   if (builtin) texts = rules::builtin_rules();
   core::Diagnostics read_problems;

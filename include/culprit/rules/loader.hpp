@@ -66,6 +66,11 @@ enum class SampleCheck { run, skip };
 LoadResult load_rules(const std::vector<RuleText>& texts, const QueryChecker& check_query = {},
                       SampleCheck samples = SampleCheck::run);
 
+/// The built-in rules as a run without --rules loads them: equal to
+/// load_rules(builtin_rules(), {}, SampleCheck::skip), but read from the compact form the build
+/// made of them (no TOML parse, no validation: the build did both, and failed on an error).
+LoadResult load_builtin_rules();
+
 /// What `culprit rules check [DIR]` prints: load_rules()'s problems plus lints that would be noise
 /// on every run (a signal without a must-match sample, a signal the prefilter cannot filter).
 core::Diagnostics check_rules(const std::vector<RuleText>& texts,

@@ -14,6 +14,7 @@ struct SignalSample {
   std::string line;
   bool should_match = true;
   std::map<std::string, std::string> fields;
+  bool operator==(const SignalSample&) const = default;
 };
 
 struct SignalRule {
@@ -26,6 +27,7 @@ struct SignalRule {
   std::string file;
   int line = 0;
   int column = 0;  ///< of the `[[signal]]` header
+  bool operator==(const SignalRule&) const = default;
 };
 
 /// The enrichments a diagnosis can name (`ledger = "gpu"`): what the engine adds to its findings.
@@ -48,6 +50,7 @@ struct DiagnosisRule {
   std::string file;
   int line = 0;
   int column = 0;  ///< of the `[[diagnosis]]` header
+  bool operator==(const DiagnosisRule&) const = default;
 };
 
 }  // namespace culprit::rules
