@@ -368,16 +368,53 @@ bool kernel_line(std::string_view line) {
   return is_kernel_line(line) || is_kernel_content(line) || is_prefixed_kernel_content(line);
 }
 
+bool json_shape(std::string_view line) { return starts_json_value(line); }
+
+bool smi_xml_shape(std::string_view line) { return starts_with(trim(line), "<"); }
+
+bool smi_csv_shape(std::string_view line) {
+  // A PCI bus id cell `00000000:3B:00.0`: `:` at its 8th and 11th byte, `.` at its 14th.
+  if (line.size() > 2000 || !contains(line, ", ")) return false;
+  for (size_t q = line.find(':'); q != std::string_view::npos && q + 6 < line.size(); q = line.find(':', q + 1))
+    if (line[q + 3] == ':' && line[q + 6] == '.') return true;
+  return false;
+}
+
+bool ps_shape(std::string_view line) {
+  return contains(line, "PID") || ps::headerless_layout(trim(line)) != nullptr;
+}
+
+bool kernel_shape(std::string_view line) {
+  if (is_kernel_line(line)) return true;
+  // A task row `[  1234]     0  1234 …` (is_kernel_content's task_row), here or behind a
+  // prefix: a `]` after a digit, then blanks and a digit.
+  for (size_t p = line.find(']'); p != std::string_view::npos; p = line.find(']', p + 1)) {
+    if (p == 0 || !std::isdigit(static_cast<unsigned char>(line[p - 1]))) continue;
+    size_t k = p + 1;
+    while (k < line.size() && std::isspace(static_cast<unsigned char>(line[k]))) ++k;
+    if (k > p + 1 && k < line.size() && std::isdigit(static_cast<unsigned char>(line[k]))) return true;
+  }
+  return false;
+}
+
+namespace {
+/// kernel_line at line i, asked only where the line may anchor (Scan::anchored): a line with no
+/// kernel anchor literal is kernel text only by its shape.
+bool kernel_at(const Scan& scan, size_t i) {
+  return scan.may_anchor(i) ? kernel_line(scan.lines[i]) : kernel_shape(scan.lines[i]);
+}
+}  // namespace
+
 Detection kernel_run(Scan& scan, size_t i) {
   const auto& lines = scan.lines;
   const size_t e = scan.end;
-  if (!kernel_line(lines[i])) return {};
+  if (!kernel_at(scan, i)) return {};
   bool in_stats = opens_memcg_stats(lines[i]);  // a memory.stat record's key/value lines
   size_t j = i + 1;
   while (j < e) {
     if (in_stats && is_memcg_stat_line(lines[j])) { ++j; continue; }
     in_stats = false;
-    if (kernel_line(lines[j])) {
+    if (kernel_at(scan, j)) {
       in_stats = opens_memcg_stats(lines[j]);
       ++j;
       continue;
@@ -391,7 +428,7 @@ Detection kernel_run(Scan& scan, size_t i) {
       continue;
     }
     size_t look = j;
-    while (look < e && look < j + 8 && !kernel_line(lines[look])) ++look;
+    while (look < e && look < j + 8 && !kernel_at(scan, look)) ++look;
     if (look < e && look < j + 8) { j = look; continue; }
     break;
   }

@@ -30,6 +30,40 @@ Detection proc_stack(Scan& scan, std::size_t i);        ///< `cat /proc/N/stack`
 bool kernel_line(std::string_view line);
 Detection kernel_run(Scan& scan, std::size_t i);
 
+// Anchors (FormatSpec::anchors): the literals one of which each detector's anchor line holds,
+// and checks for the anchor shapes no literal tells.
+inline constexpr std::string_view kSmiTableAnchors[] = {"NVIDIA-SMI ", "Processes:"};
+inline constexpr std::string_view kFreeAnchors[] = {"total"};
+inline constexpr std::string_view kMeminfoAnchors[] = {"MemTotal:"};
+inline constexpr std::string_view kCgroupMemoryAnchors[] = {"memory."};  ///< `==> …/memory.current <==`
+inline constexpr std::string_view kKubectlAnchors[] = {"Name:"};
+inline constexpr std::string_view kSmiQAnchors[] = {"NVSMI LOG"};
+/// A `--query-*` header names a memory / bus / process key; a row has a strong cell (` MiB`, a
+/// bracketed marker) or a PCI bus id (smi_csv_shape).
+inline constexpr std::string_view kSmiCsvAnchors[] = {
+    "memory.", "used_gpu_memory", "used_memory", "pci.bus_id", "process_name", "utilization.", "gpu_bus_id",
+    "gpu_uuid", " MiB", "[N/A]", "[Not Supported]", "[Unknown Error]", "[GPU is lost]"};
+inline constexpr std::string_view kProcStackAnchors[] = {"/stack"};
+inline constexpr std::string_view kDockerPsAnchors[] = {"CONTAINER ID"};
+/// Every literal is_kernel_content (and so is_prefixed_kernel_content, whose message is part of
+/// the line) requires one of: OOM report anchors and body lines, register dumps, NVRM / SXid.
+inline constexpr std::string_view kKernelAnchors[] = {
+    " invoked oom-killer: ", "oom-kill:constraint=", "Killed process ", "Mem-Info:", "Tasks state", "NVRM: ",
+    ": SXid (", "RIP:", "RSP:", "RAX:", "RBX:", "RCX:", "RDX:", "RSI:", "RDI:", "RBP:", "R08:", "R09:", "R10:",
+    "R11:", "R12:", "R13:", "R14:", "R15:", "FS:", "GS:", "CS:", "CR2:", "EIP:", "ESP:", "EAX:", "EBX:", "ECX:",
+    "EDX:", "<TASK>", "</TASK>", "<IRQ>", "</IRQ>", "Workqueue: ", "Modules linked in:", "Code: ", "unevictable:",
+    "mapped:", "free:", "sec_pagetables:", "kernel_misc_reclaimable:", "CPU: ", "Call Trace:", "Hardware name: ",
+    "[<", "Node ", "lowmem_reserve[]:", "Free swap  = ", "Total swap = ", "Task in ", "Tasks in ", "kB, limit ",
+    "slab_reclaimable:", "Memory cgroup ", "Out of memory", "oom_reaper: reaped process ", "active_anon:",
+    " pages ", " total pagecache pages", "+0x", " mems_allowed="};
+bool json_shape(std::string_view line);       ///< starts a JSON value (`{`, `[`, `[{`, RS `{`)
+bool smi_xml_shape(std::string_view line);    ///< starts with `<`
+bool smi_csv_shape(std::string_view line);    ///< `, ` cells and a PCI bus id's `:..:..` shape
+/// A header-less ps row, or a header's `PID` (case-sensitive: as an anchor literal, compared
+/// caseless, it would pass every `pid=` of an application log).
+bool ps_shape(std::string_view line);
+bool kernel_shape(std::string_view line);     ///< a kernel stamp, or a task row's `[ pid]  n` shape
+
 // Command hints: output a typed command announces (see FormatSpec::announced_by).
 bool announces_smi_csv(std::string_view command);
 bool continues_smi_csv(std::string_view line);

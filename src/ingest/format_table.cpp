@@ -4,6 +4,8 @@
 #include "ingest/format_table.hpp"
 
 #include <algorithm>
+#include <set>
+#include <string>
 #include <vector>
 
 #include "culprit/ingest/parser.hpp"
@@ -15,35 +17,49 @@ namespace {
 
 constexpr FormatSpec kTable[] = {
     {.id = format::kNvidiaSmiTable, .scope = Scope::block, .score = 90, .detect = detect::smi_table,
-     .parse = parse_nvidia_smi_table, .merges = false, .samples = {"nvidia_smi"}},
+     .parse = parse_nvidia_smi_table, .merges = false,
+     .anchors = detect::kSmiTableAnchors, .samples = {"nvidia_smi"}},
     {.id = format::kFree, .scope = Scope::block, .score = 90, .detect = detect::free_block,
-     .parse = parse_free, .merges = false, .samples = {"free"}},
+     .parse = parse_free, .merges = false,
+     .anchors = detect::kFreeAnchors, .samples = {"free"}},
     {.id = format::kMeminfo, .scope = Scope::block, .score = 90, .detect = detect::meminfo_block,
-     .parse = parse_meminfo, .merges = false, .samples = {"meminfo"}},
+     .parse = parse_meminfo, .merges = false,
+     .anchors = detect::kMeminfoAnchors, .samples = {"meminfo"}},
     {.id = format::kCgroupMemory, .scope = Scope::block, .score = 80, .detect = detect::cgroup_memory_block,
-     .parse = parse_cgroup_memory, .merges = false, .samples = {"cgroup_memory"}},
+     .parse = parse_cgroup_memory, .merges = false,
+     .anchors = detect::kCgroupMemoryAnchors, .samples = {"cgroup_memory"}},
     {.id = format::kJournalJson, .scope = Scope::block, .score = 80, .detect = detect::journal_json,
-     .parse = parse_journal_json, .merges = true, .samples = {"journal_json"}},
+     .parse = parse_journal_json, .merges = true,
+     .unanchored = detect::json_shape, .samples = {"journal_json"}},
     {.id = format::kDockerInspect, .scope = Scope::block, .score = 80, .detect = detect::docker_inspect,
-     .parse = parse_docker_inspect, .merges = true, .samples = {"docker_inspect"}},
+     .parse = parse_docker_inspect, .merges = true,
+     .unanchored = detect::json_shape, .samples = {"docker_inspect"}},
     {.id = format::kKubectlDescribe, .scope = Scope::block, .score = 70, .detect = detect::kubectl_describe,
-     .parse = parse_kubectl_describe, .merges = true, .samples = {"kubectl_describe"}},
+     .parse = parse_kubectl_describe, .merges = true,
+     .anchors = detect::kKubectlAnchors, .samples = {"kubectl_describe"}},
     {.id = format::kNvidiaSmiQ, .scope = Scope::block, .score = 70, .detect = detect::smi_q,
      .announced_by = detect::announces_smi_q, .continues = detect::continues_smi_q,
-     .parse = parse_nvidia_smi_q, .merges = false, .samples = {"nvidia_smi_q"}},
+     .parse = parse_nvidia_smi_q, .merges = false,
+     .anchors = detect::kSmiQAnchors, .samples = {"nvidia_smi_q"}},
     {.id = format::kNvidiaSmiXml, .scope = Scope::block, .score = 70, .detect = detect::smi_xml,
-     .parse = parse_nvidia_smi_xml, .merges = false, .samples = {"nvidia_smi_xml"}},
+     .parse = parse_nvidia_smi_xml, .merges = false,
+     .unanchored = detect::smi_xml_shape, .samples = {"nvidia_smi_xml"}},
     {.id = format::kNvidiaSmiCsv, .scope = Scope::block, .score = 60, .detect = detect::smi_csv,
      .announced_by = detect::announces_smi_csv, .continues = detect::continues_smi_csv,
-     .parse = parse_nvidia_smi_csv, .merges = false, .samples = {"nvidia_smi_csv"}},
+     .parse = parse_nvidia_smi_csv, .merges = false,
+     .anchors = detect::kSmiCsvAnchors, .unanchored = detect::smi_csv_shape, .samples = {"nvidia_smi_csv"}},
     {.id = format::kPs, .scope = Scope::block, .score = 50, .detect = detect::ps_block,
-     .parse = parse_ps, .merges = false, .samples = {"ps"}},
+     .parse = parse_ps, .merges = false,
+     .unanchored = detect::ps_shape, .samples = {"ps"}},
     {.id = format::kProcStack, .scope = Scope::block, .score = 50, .detect = detect::proc_stack,
-     .announced_by = detect::announces_proc_stack, .continues = detect::continues_proc_stack, .parse = parse_proc_stack, .merges = false, .samples = {"proc_stack"}},
+     .announced_by = detect::announces_proc_stack, .continues = detect::continues_proc_stack, .parse = parse_proc_stack, .merges = false,
+     .anchors = detect::kProcStackAnchors, .samples = {"proc_stack"}},
     {.id = format::kDockerPs, .scope = Scope::block, .score = 50, .detect = detect::docker_ps,
-     .parse = parse_docker_ps, .merges = false, .samples = {"docker"}},
+     .parse = parse_docker_ps, .merges = false,
+     .anchors = detect::kDockerPsAnchors, .samples = {"docker"}},
     {.id = format::kKernelLog, .scope = Scope::line, .score = 20, .detect = detect::kernel_run,
-     .claims_line = detect::kernel_line, .parse = parse_kernel_log, .merges = true, .samples = {"kernel"}},
+     .claims_line = detect::kernel_line, .parse = parse_kernel_log, .merges = true,
+     .anchors = detect::kKernelAnchors, .unanchored = detect::kernel_shape, .samples = {"kernel"}},
     {.id = format::kAppLog, .scope = Scope::fallback, .score = 0, .parse = parse_app_log, .merges = true,
      .samples = {"app_log", "torch_oom", "traceback"}},
 };
@@ -78,6 +94,21 @@ const FormatSpec& fallback_format() { return *ranks().fallback.front(); }
 std::span<const FormatSpec* const> formats_by_rank(Scope scope) {
   const Ranks& r = ranks();
   return scope == Scope::block ? r.block : scope == Scope::line ? r.line : r.fallback;
+}
+
+bool may_anchor(const FormatSpec& f, const Scan& scan, std::size_t i) {
+  if (scan.may_anchor(i) || (f.anchors.empty() && f.unanchored == nullptr)) return true;
+  return f.unanchored != nullptr && f.unanchored(scan.lines[i]);
+}
+
+const std::vector<std::string>& anchor_literals() {
+  static const std::vector<std::string> all = [] {
+    std::set<std::string> once;
+    for (const FormatSpec& f : kTable)
+      for (std::string_view a : f.anchors) once.emplace(a);
+    return std::vector<std::string>(once.begin(), once.end());
+  }();
+  return all;
 }
 
 }  // namespace culprit::ingest

@@ -7,6 +7,7 @@
 #include <array>
 #include <cstddef>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -21,6 +22,11 @@ struct Scan {
 
   const std::vector<std::string_view>& lines;
   std::size_t begin, end;
+  /// Per line of `lines`: nonzero where the line holds one of the table's anchor literals
+  /// (FormatSpec::anchors, any row's; found by one block pass over the text). nullptr: not
+  /// known, every line may hold one. A line without one is asked only the `unanchored` checks.
+  const std::vector<unsigned char>* anchored = nullptr;
+  bool may_anchor(std::size_t i) const { return anchored == nullptr || (*anchored)[i] != 0; }
 
   /// Memo of the JSON value run at line `at` (formats.md's JSON formats share its framing, and
   /// each detector asks for it at the same line).
@@ -70,6 +76,14 @@ struct FormatSpec {
   /// Whether neighbouring segments of this format (same host and command) become one. Snapshots
   /// (one table, one listing each) stay apart; logs merge.
   bool merges = false;
+  /// What an anchor line holds (block: a line where `detect` finds a block; line: a line
+  /// `claims_line` claims): one of `anchors` (ASCII case aside; a substring of the line), or a
+  /// shape no literal tells, which `unanchored` checks cheaply. The sniffer asks `detect` /
+  /// `claims_line` only at lines that pass one of them, so both must cover every anchor line
+  /// (the anchor-coverage test runs every detector over every sample to check it). Empty
+  /// `anchors` and no `unanchored`: the detector runs at every line.
+  std::span<const std::string_view> anchors{};
+  bool (*unanchored)(std::string_view line) = nullptr;
   /// Sample folders under fixtures/formats/ (lnav's `sample`s): the tests run every detector on them.
   std::array<std::string_view, 3> samples{};
 };
@@ -83,5 +97,10 @@ const FormatSpec& fallback_format();
 /// The rows of one scope by score, highest first, table order on ties: the order detectors are
 /// tried in (the first that finds something wins, which is the best-scoring one).
 std::span<const FormatSpec* const> formats_by_rank(Scope scope);
+/// Whether `f` may anchor at line i of `scan` (see FormatSpec::anchors): the line holds an
+/// anchor literal (Scan::anchored), `f` has no anchors declared, or its `unanchored` check says so.
+bool may_anchor(const FormatSpec& f, const Scan& scan, std::size_t i);
+/// Every row's anchor literals, once each: what the sniffer's block pass looks for.
+const std::vector<std::string>& anchor_literals();
 
 }  // namespace culprit::ingest

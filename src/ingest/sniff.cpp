@@ -5,10 +5,13 @@
 
 #include <algorithm>
 #include <cctype>
+#include <memory>
 
+#include "culprit/text/block_scanner.hpp"
 #include "culprit/text/lines.hpp"
 #include "culprit/text/pattern.hpp"
 #include "ingest/format_table.hpp"
+#include "ingest/signal_events.hpp"
 
 namespace culprit::ingest {
 namespace {
@@ -49,15 +52,18 @@ struct Block {
 
 /// The blocks the table's block detectors find in [b, e): at each line the best-ranked detector
 /// that finds something wins; a block may start above its anchor, never inside the previous one.
-std::vector<Block> structured_blocks(const std::vector<std::string_view>& lines, size_t b, size_t e) {
+std::vector<Block> structured_blocks(const std::vector<std::string_view>& lines, size_t b, size_t e,
+                                     const std::vector<unsigned char>* anchored) {
   std::vector<Block> blocks;
   Scan scan{lines, b, e};
+  scan.anchored = anchored;
   const auto rank = formats_by_rank(Scope::block);
   size_t i = b;
   while (i < e) {
     Detection d;
     const FormatSpec* format = nullptr;
     for (const FormatSpec* f : rank) {
+      if (!may_anchor(*f, scan, i)) continue;  // no anchor of its own on this line: nothing to find
       d = f->detect(scan, i);
       if (d.found()) {
         format = f;
@@ -76,13 +82,15 @@ std::vector<Block> structured_blocks(const std::vector<std::string_view>& lines,
 
 /// Splits [b, e) (no blocks inside) into runs of the line classes (kernel text) and fallback
 /// (app-log) runs between them.
-void split_line_runs(const std::vector<std::string_view>& lines, size_t b, size_t e, std::vector<Block>& out) {
+void split_line_runs(const std::vector<std::string_view>& lines, size_t b, size_t e,
+                     const std::vector<unsigned char>* anchored, std::vector<Block>& out) {
   Scan scan{lines, b, e};
+  scan.anchored = anchored;
   const auto rank = formats_by_rank(Scope::line);
   const FormatSpec* fallback = &fallback_format();
-  auto claimed = [&](std::string_view line) {
+  auto claimed = [&](size_t k) {
     for (const FormatSpec* f : rank)
-      if (f->claims_line(line)) return true;
+      if (may_anchor(*f, scan, k) && f->claims_line(lines[k])) return true;
     return false;
   };
   size_t i = b;
@@ -98,7 +106,7 @@ void split_line_runs(const std::vector<std::string_view>& lines, size_t b, size_
     }
     if (!format) {
       d = {i, i + 1};
-      while (d.end < e && !claimed(lines[d.end])) ++d.end;
+      while (d.end < e && !claimed(d.end)) ++d.end;
       format = fallback;
     }
     out.push_back({i, d.end, format});
@@ -111,6 +119,38 @@ const FormatSpec* announced_format(std::string_view cmd) {
   for (const FormatSpec& f : format_table())
     if (f.announced_by && f.announced_by(cmd)) return &f;
   return nullptr;
+}
+
+/// Compiling Hyperscan for the ~90 anchor literals takes ~30 ms (63 ms with both cores busy);
+/// the pass saves ~3 ms of detector checks per MB (the bench corpus): it pays from ~16 MiB on.
+constexpr std::size_t kAnchorPassAfterBytes = std::size_t{16} << 20;
+
+/// Per line of `lines`, whether it holds one of the format table's anchor literals: one block
+/// pass (text::BlockScanner) over a text big enough to repay it, once the run has offered enough
+/// text to repay the compile, so that the detectors look only at those lines and at the shapes no
+/// literal tells. nullptr (every line is asked) until then, or where the build has no SIMD matcher
+/// (the automaton is no faster than the detectors' own checks); CULPRIT_BLOCK_SCAN=always takes
+/// the pass on every text (the equivalence test).
+std::unique_ptr<std::vector<unsigned char>> anchored_lines(std::string_view text,
+                                                           const std::vector<std::string_view>& lines) {
+  const bool forced = text::BlockScanner::forced();
+  if (!forced && text.size() < kBlockScanBytes) return nullptr;
+  static const text::BlockScanner scanner(
+      anchor_literals(), forced ? text::BlockScanner::Engine::hyperscan : text::BlockScanner::Engine::automatic,
+      kAnchorPassAfterBytes);
+  std::vector<size_t> ends;
+  if (!scanner.hit_lines(text, ends)) return nullptr;
+  auto out = std::make_unique<std::vector<unsigned char>>(lines.size(), 0);
+  // Hits come in order of their line; a hit ends in line k when begin < end <= begin + size.
+  size_t k = 0;
+  for (const size_t end : ends) {
+    while (k < lines.size() &&
+           static_cast<size_t>(lines[k].data() - text.data()) + lines[k].size() < end)
+      ++k;
+    if (k == lines.size()) break;
+    (*out)[k] = 1;
+  }
+  return out;
 }
 
 std::string_view slice(std::string_view text, const std::vector<std::string_view>& lines, size_t b, size_t e) {
@@ -218,6 +258,7 @@ std::vector<Segment> segment_text(std::string_view text) {
     }
   }
   starts.push_back({lines.size(), ""});
+  const auto anchored = anchored_lines(text, lines);
   for (size_t s = 0; s + 1 < starts.size(); ++s) {
     size_t b = starts[s].first;
     const size_t e = starts[s + 1].first;
@@ -236,13 +277,13 @@ std::vector<Segment> segment_text(std::string_view text) {
       if (end > b) blocks.push_back({b, end, hinted});
       cursor = end;
     }
-    auto structured = structured_blocks(lines, cursor, e);
+    auto structured = structured_blocks(lines, cursor, e, anchored.get());
     for (const auto& blk : structured) {
-      if (blk.begin > cursor) split_line_runs(lines, cursor, blk.begin, blocks);
+      if (blk.begin > cursor) split_line_runs(lines, cursor, blk.begin, anchored.get(), blocks);
       blocks.push_back(blk);
       cursor = blk.end;
     }
-    if (cursor < e) split_line_runs(lines, cursor, e, blocks);
+    if (cursor < e) split_line_runs(lines, cursor, e, anchored.get(), blocks);
     for (const auto& blk : blocks) {
       Segment seg;
       seg.text = slice(text, lines, blk.begin, blk.end);

@@ -33,10 +33,10 @@ std::size_t line_end(std::string_view block, std::size_t pos, bool has_cr) {
 
 }  // namespace
 
-/// Compiling the Hyperscan database for the ~300 signal literals takes ~50 ms; it saves ~1.5 ms
-/// per MB scanned (measured on the bench corpus), so a scanner declines blocks (the caller's
-/// per-line checks run) until this much was offered to it, then compiles once and scans.
-constexpr std::size_t kHyperscanAfterBytes = std::size_t{64} << 20;
+// Compiling the Hyperscan database for the ~300 signal literals takes ~50 ms; it saves ~1.5 ms
+// per MB scanned (measured on the bench corpus), so an `automatic` scanner declines blocks (the
+// caller's per-line checks run) until compile_after_ bytes were offered to it (by default
+// kCompileAfterBytes, 64 MiB), then compiles once and scans.
 
 struct BlockScanner::Impl {
   std::unique_ptr<LiteralIndex> index;  ///< Engine::automaton's (and where Hyperscan fails)
@@ -81,8 +81,8 @@ void BlockScanner::Impl::compile() {
 }
 #endif
 
-BlockScanner::BlockScanner(const std::vector<std::string>& literals, Engine engine)
-    : impl_(std::make_unique<Impl>()) {
+BlockScanner::BlockScanner(const std::vector<std::string>& literals, Engine engine, std::size_t compile_after)
+    : impl_(std::make_unique<Impl>()), compile_after_(compile_after) {
   std::vector<std::string> trimmed;
   trimmed.reserve(literals.size());
   usable_ = !literals.empty();
@@ -127,7 +127,7 @@ bool BlockScanner::hit_lines(std::string_view block, std::vector<std::size_t>& e
   if (!usable_) return false;
 #ifdef CULPRIT_HAVE_HYPERSCAN
   if (!impl_->index && !impl_->ready.load(std::memory_order_acquire)) {
-    if (impl_->scanned.fetch_add(block.size(), std::memory_order_relaxed) + block.size() < kHyperscanAfterBytes)
+    if (impl_->scanned.fetch_add(block.size(), std::memory_order_relaxed) + block.size() < compile_after_)
       return false;
     std::call_once(impl_->compile_once, [this] { impl_->compile(); });
   }

@@ -21,7 +21,11 @@ class BlockScanner {
   /// Which matcher: `automatic` (none until Hyperscan pays, then Hyperscan), or either one from
   /// the start (the tests compare both; `hyperscan` is the automaton where the build lacks it).
   enum class Engine { automatic, automaton, hyperscan };
-  explicit BlockScanner(const std::vector<std::string>& literals, Engine engine = Engine::automatic);
+  /// `automatic` compiles Hyperscan once this many bytes were offered (kCompileAfterBytes: the
+  /// break-even of a ~300-literal set; a smaller set compiles faster and may pass a smaller one).
+  static constexpr std::size_t kCompileAfterBytes = std::size_t{64} << 20;
+  explicit BlockScanner(const std::vector<std::string>& literals, Engine engine = Engine::automatic,
+                        std::size_t compile_after = kCompileAfterBytes);
   ~BlockScanner();
   BlockScanner(const BlockScanner&) = delete;
   BlockScanner& operator=(const BlockScanner&) = delete;
@@ -51,6 +55,7 @@ class BlockScanner {
   struct Impl;
   std::unique_ptr<Impl> impl_;
   bool usable_ = false;
+  std::size_t compile_after_ = kCompileAfterBytes;
 };
 
 }  // namespace culprit::text

@@ -13,6 +13,7 @@
 #include "culprit/ingest/parser.hpp"
 #include "culprit/ingest/sniff.hpp"
 #include "culprit/text/lines.hpp"
+#include "ingest/format_detect.hpp"
 #include "ingest/format_table.hpp"
 #include "unit/ingest/fixture_files.hpp"
 #include "unit/ingest/host_test_signals.hpp"
@@ -173,4 +174,74 @@ TEST_CASE("format table: parse_segment reads every id, and an unknown one as an 
   for (const FormatSpec& f : format_table()) (void)run(f.id, line);
   CHECK(run(culprit::ingest::format::kAppLog, line) > 0);
   CHECK(run("no_such_format", line) == run(culprit::ingest::format::kAppLog, line));
+}
+
+namespace {
+
+/// Whether `line` holds `literal`, ASCII case aside (as the sniffer's block pass compares).
+bool holds_caseless(std::string_view line, std::string_view literal) {
+  auto lower = [](char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; };
+  return std::search(line.begin(), line.end(), literal.begin(), literal.end(),
+                     [&](char a, char b) { return lower(a) == lower(b); }) != line.end();
+}
+
+/// Every text of the sample folders and the incident fixtures' inputs.
+std::vector<std::filesystem::path> every_fixture_text() {
+  std::vector<std::filesystem::path> out;
+  for (const FormatSpec& f : format_table())
+    for (auto& p : samples_of(f)) out.push_back(p);
+  const auto incidents = std::filesystem::path(CULPRIT_SOURCE_DIR) / "fixtures/incidents";
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(incidents))
+    if (entry.is_regular_file() && entry.path().parent_path().filename() == "inputs") out.push_back(entry.path());
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("format table: every anchor line holds one of its format's anchors or passes its shape check",
+          "[format_table][fixtures]") {
+  // The sniffer asks a detector only at lines holding an anchor literal or passing `unanchored`
+  // (FormatSpec::anchors); a line it would claim without either would be lost on big inputs.
+  std::size_t by_literal_only = 0;
+  for (const auto& path : every_fixture_text()) {
+    INFO("text " << path.string());
+    const std::string text = culprit::test::read_fixture(path);
+    const auto lines = culprit::text::split_lines(text);
+    Scan scan{lines, 0, lines.size()};
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+      for (const FormatSpec& f : format_table()) {
+        if (f.scope == Scope::fallback || (f.anchors.empty() && f.unanchored == nullptr)) continue;
+        const bool claims = f.scope == Scope::block ? f.detect(scan, i).found() : f.claims_line(lines[i]);
+        if (!claims) continue;
+        bool literal = false;
+        for (std::string_view a : f.anchors) literal = literal || holds_caseless(lines[i], a);
+        const bool shape = f.unanchored != nullptr && f.unanchored(lines[i]);
+        INFO("format " << f.id << ", line " << i + 1 << ": " << lines[i]);
+        CHECK((literal || shape));
+        if (literal && !shape) ++by_literal_only;
+      }
+    }
+  }
+  // The literals do work: lines no shape check passes are found by them alone.
+  CHECK(by_literal_only > 0);
+}
+
+TEST_CASE("format table: anchor shape checks turn routine log lines away", "[format_table]") {
+  using namespace culprit::ingest::detect;
+  // An application log line (vLLM's metrics format) and a syslog line of another daemon's:
+  // neither a task row, a JSON value, a PCI cell nor a ps row.
+  const std::string_view app = "INFO 04-09 00:00:01 [metrics.py:400] Avg prompt throughput: 117.4 tokens/s, Running: 9 reqs";
+  CHECK_FALSE(kernel_shape(app));
+  CHECK_FALSE(json_shape(app));
+  CHECK_FALSE(smi_csv_shape(app));
+  CHECK_FALSE(ps_shape(app));
+  CHECK_FALSE(smi_xml_shape(app));
+  // Look-alikes that pass: a prefixed task row (oom_kill.c's dump_task format), a PCI cell.
+  CHECK(kernel_shape("Apr 01 14:13:32 host: [   1234]     0  1234    12345"));
+  CHECK(kernel_shape("[   12.345678] Out of memory: Killed process 4242 (python3)"));
+  CHECK(smi_csv_shape("0, NVIDIA A100-SXM4-80GB, 00000000:07:00.0, 81920"));
+  CHECK(json_shape("  [{\"a\": 1}"));
+  CHECK(ps_shape("  PID TTY          TIME CMD"));
 }
