@@ -35,6 +35,7 @@ SourceReader reader_for(const std::vector<Input>& inputs, const Options& options
   return [&inputs, &options](core::Diagnostics& problems, const input::SourceHandler& on_source) {
     input::ReadOptions read_options;
     read_options.excludes = options.excludes;
+    read_options.max_line_bytes = static_cast<std::size_t>(options.max_line_bytes);
     for (std::size_t i = 0; i < inputs.size();) {
       read_options.default_host = host_of(inputs[i], options);
       if (inputs[i].text) {

@@ -23,7 +23,8 @@ struct Pending {
 };
 
 ingest::IngestInput input_of(const input::Source& src) {
-  return {src.name, src.host, src.origin, src.text, src.first_line, src.host_from};
+  return {src.name, src.host, src.origin, src.text, src.first_line, src.host_from, src.size(), src.cut_line,
+          src.cut_line_bytes};
 }
 
 void append(core::Diagnostics& to, core::Diagnostics& from) {

@@ -154,6 +154,7 @@ IngestStats ingest(const IngestInput& input, const text::SignalSet& signals, cor
   std::string storage;
   detail::NormalizeReport changes;
   const std::string_view text = detail::normalize_text(input.text, options.max_line_bytes, storage, changes);
+  if (input.cut_line != 0 && changes.first_cut_line == input.cut_line) changes.first_cut_bytes = input.cut_line_bytes;
   const std::string_view head = text.substr(0, std::min<size_t>(text.size(), 65536));
   const std::string kind = changes.binary            ? std::string(format::kBinary)
                            : is_culprit_report(head) ? std::string(format::kCulpritReport)
@@ -181,7 +182,7 @@ IngestStats ingest(const IngestInput& input, const text::SignalSet& signals, cor
     info.host = input.host;
     info.host_from = input.host_from;
     info.format = kind;
-    info.bytes = static_cast<std::int64_t>(input.text.size());
+    info.bytes = input.bytes >= 0 ? input.bytes : static_cast<std::int64_t>(input.text.size());
     info.origin = input.origin;
     sink.add_source(info);
     return stats;

@@ -140,6 +140,8 @@ void read_members(archive* a, const std::string& display, const std::string& hos
     const bool nested_name = !raw && nesting < o.max_archive_nesting && is_archive_name(member);
     const std::int64_t room = ctx.room();
     if (piece.size > 0) src.text.reserve(static_cast<size_t>(std::min(piece.size, room)));
+    // A member that is an archive itself keeps its bytes (the cutter also stops at its magic).
+    LineCutter cutter(nested_name ? 0 : o.max_line_bytes);
     bool cut = false, bomb = false, failed = false, fatal = false;
     std::string failure;
     for (Piece part = stream.next(); part.kind == Kind::data || part.kind == Kind::data_error; part = stream.next()) {
@@ -152,8 +154,8 @@ void read_members(archive* a, const std::string& display, const std::string& hos
       const auto got = static_cast<std::int64_t>(part.bytes);
       const bool left = cut || bomb;  // past a cut: data the old reading never asked for
       if (!left) {
-        const std::int64_t keep = std::min<std::int64_t>(got, room - static_cast<std::int64_t>(src.text.size()));
-        if (keep > 0) src.text.append(stream.block_data(part.block), static_cast<size_t>(keep));
+        const std::int64_t keep = std::min<std::int64_t>(got, room - cutter.read_bytes());
+        if (keep > 0) cutter.append(src.text, std::string_view(stream.block_data(part.block), static_cast<size_t>(keep)));
         produced += got;
         const std::int64_t consumed = std::max<std::int64_t>(part.consumed, 1);
         if (produced > o.archive_ratio_floor && produced > o.max_archive_ratio * consumed) {
@@ -170,14 +172,15 @@ void read_members(archive* a, const std::string& display, const std::string& hos
       stream.release(part.block);
       if (bomb) break;
     }
+    take_cuts(cutter, src);
     // A data error after the cut was not read before the worker ran ahead; only a fatal one
     // (the archive cannot go on) still counts, as the damage the next header would have met.
     if (failed && !cut && !bomb)
       ctx.warn(code::kArchiveData, src.name,
-               fmt::format("data is damaged ({}); kept the {} read before it", failure, human_bytes(src.text.size())));
+               fmt::format("data is damaged ({}); kept the {} read before it", failure, human_bytes(src.size())));
     if (cut)
       ctx.warn(code::kTooLarge, src.name,
-               fmt::format("stopped reading after {} (size limit for one file)", human_bytes(src.text.size())));
+               fmt::format("stopped reading after {} (size limit for one file)", human_bytes(src.size())));
     const bool nested = nesting < o.max_archive_nesting && !raw &&
                         (nested_name || looks_like_archive(std::string_view(src.text).substr(0, 512)));
     if (nested) {

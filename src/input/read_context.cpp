@@ -37,7 +37,7 @@ bool ReadContext::can_read(const std::string& where) {
 }
 
 void ReadContext::emit(Source& source) {
-  total += static_cast<std::int64_t>(source.text.size());
+  total += source.size();
   if (!source.from_stdin && is_documentation_name(source.name)) {
     // Prose and tables are not log lines; a code block in it may be a pasted log.
     const std::size_t kept = keep_code_blocks(source.text);
@@ -53,9 +53,51 @@ void ReadContext::emit(Source& source) {
   if (on_source) on_source(source);
 }
 
-std::string read_fd(int fd, std::int64_t limit, std::int64_t size_hint, int& error, bool& cut) {
+void take_cuts(const LineCutter& cutter, Source& src) {
+  if (cutter.read_bytes() == static_cast<std::int64_t>(src.text.size())) return;
+  src.read_bytes = cutter.read_bytes();
+  src.cut_line = cutter.first_cut_line();
+  src.cut_line_bytes = cutter.first_cut_bytes();
+}
+
+namespace {
+
+/// read_fd through a cutter: a reused window, so a cut line's tail is never in `out`.
+std::string read_windows(int fd, std::int64_t limit, std::int64_t size_hint, int& error, bool& cut,
+                         LineCutter& cutter) {
+  std::string out;
+  if (size_hint > 0) out.reserve(static_cast<size_t>(std::min(size_hint, limit)));  // address space only
+  std::string window(std::size_t{1} << 18, '\0');
+  for (;;) {
+    const std::int64_t left = limit - cutter.read_bytes();
+    ssize_t n;
+    if (left <= 0) {
+      char probe;  // one byte more tells the end of the file from data over the limit
+      do n = ::read(fd, &probe, 1);
+      while (n < 0 && errno == EINTR);
+      if (n < 0) error = errno;
+      cut = n > 0;
+      break;
+    }
+    const auto want = static_cast<size_t>(std::min<std::int64_t>(static_cast<std::int64_t>(window.size()), left));
+    do n = ::read(fd, window.data(), want);
+    while (n < 0 && errno == EINTR);
+    if (n <= 0) {
+      if (n < 0) error = errno;
+      break;
+    }
+    cutter.append(out, std::string_view(window.data(), static_cast<size_t>(n)));
+  }
+  out.shrink_to_fit();
+  return out;
+}
+
+}  // namespace
+
+std::string read_fd(int fd, std::int64_t limit, std::int64_t size_hint, int& error, bool& cut, LineCutter* cutter) {
   error = 0;
   cut = false;
+  if (cutter) return read_windows(fd, limit, size_hint, error, cut, *cutter);
   std::string out;
   // The buffer grows geometrically (or is sized once from the file size); `used` is the data.
   out.resize(static_cast<size_t>(std::min<std::int64_t>(size_hint > 0 ? size_hint : (1 << 16), limit)));

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "culprit/input/reader.hpp"
+#include "input/line_cut.hpp"
 
 namespace culprit::input::detail {
 
@@ -34,8 +35,12 @@ struct ReadContext {
 };
 
 /// Reads `fd` to its end or to `limit` bytes. `size_hint` (-1: unknown) sizes the buffer.
-/// Returns the bytes; `error` is an errno (0: none), `cut` says the limit stopped it.
-std::string read_fd(int fd, std::int64_t limit, std::int64_t size_hint, int& error, bool& cut);
+/// Returns the bytes; `error` is an errno (0: none), `cut` says the limit stopped it. With a
+/// `cutter`, the bytes go through it in windows (`limit` counts the bytes read).
+std::string read_fd(int fd, std::int64_t limit, std::int64_t size_hint, int& error, bool& cut,
+                    LineCutter* cutter = nullptr);
+/// The cutter's account in `src` (when it cut anything).
+void take_cuts(const LineCutter& cutter, Source& src);
 
 /// Reads the last `limit` bytes of a regular file of `size` bytes, from the first line start
 /// inside them; `first_line` gets that line's number in the file (the skipped part is

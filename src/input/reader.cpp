@@ -124,18 +124,20 @@ void read_descriptor(int fd, const struct stat& st, const std::string& display, 
                fmt::format("file is {}; read its last {}, from line {} on (size limit for one file)",
                            human_bytes(st.st_size), human_bytes(src.text.size()), src.first_line));
   } else {
-    src.text = detail::read_fd(fd, room, regular ? static_cast<std::int64_t>(st.st_size) : -1, err, cut);
+    detail::LineCutter cutter(ctx.options.max_line_bytes);
+    src.text = detail::read_fd(fd, room, regular ? static_cast<std::int64_t>(st.st_size) : -1, err, cut, &cutter);
+    detail::take_cuts(cutter, src);
   }
   if (err != 0)
     ctx.warn(code::kUnreadable, display,
-             src.text.empty() ? fmt::format("cannot read: {}; skipped", errno_text(err))
-                              : fmt::format("read failed after {}: {}; kept what was read", human_bytes(src.text.size()),
-                                            errno_text(err)));
+             src.size() == 0 ? fmt::format("cannot read: {}; skipped", errno_text(err))
+                             : fmt::format("read failed after {}: {}; kept what was read", human_bytes(src.size()),
+                                           errno_text(err)));
   if (cut)
     ctx.warn(code::kTooLarge, display,
              fmt::format("stopped reading after {} (size limit for one file; it grew while read?)",
-                         human_bytes(src.text.size())));
-  if (err != 0 && src.text.empty()) return;
+                         human_bytes(src.size())));
+  if (err != 0 && src.size() == 0) return;
   if (!regular && looks_like_archive(std::string_view(src.text).substr(0, 512))) {
     detail::read_archive_bytes(src.text, display, host, origin, ctx, 1);
     return;

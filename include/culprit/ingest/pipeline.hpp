@@ -44,6 +44,12 @@ struct IngestInput {
   std::string_view text;
   std::int64_t first_line = 1;  ///< the line number of text's first line (a file read from its tail)
   std::string host_from{};      ///< where `host` came from (input::host_from), for the report
+  /// The input's size when the reader cut long lines (input::Source::read_bytes); -1: text's.
+  std::int64_t bytes = -1;
+  /// The first line the reader cut (in text's numbering; 0: none) and its whole length:
+  /// normalisation sees only the part kept, so its long-line note takes the length from here.
+  std::int64_t cut_line = 0;
+  std::int64_t cut_line_bytes = 0;
 };
 
 /// Default per-line limit: longer lines are cut to this for matching.

@@ -24,6 +24,13 @@ struct Source {
   /// max_file_bytes was read from its tail (the end of a log is where a failure is).
   std::int64_t first_line = 1;
   bool from_stdin = false;
+  /// Lines over ReadOptions::max_line_bytes lose their tail while read (ingest cuts them to
+  /// that length anyway): then the bytes read, else -1 (text.size()); and the first line cut
+  /// (1-based in text, 0: none) with its whole length, for ingest's long-line note.
+  std::int64_t read_bytes = -1;
+  std::int64_t cut_line = 0;
+  std::int64_t cut_line_bytes = 0;
+  std::int64_t size() const { return read_bytes >= 0 ? read_bytes : static_cast<std::int64_t>(text.size()); }
 };
 
 /// Stable diagnostic codes (tests match them). All start with `input-`, so the report lists
@@ -65,6 +72,9 @@ struct ReadOptions {
   /// `max_archive_ratio` times the compressed bytes read so far is a bomb: reading it stops.
   std::int64_t max_archive_ratio = 200;
   std::int64_t archive_ratio_floor = 128LL << 20;
+  /// Ingest's per-line limit: a longer line of a plain file, stream or archive member is cut
+  /// while read, a few bytes past it, so it is never held whole (0: never).
+  std::size_t max_line_bytes = 0;
   int max_depth = 16;          ///< folder levels below an input (deeper ones are skipped)
   int max_archive_nesting = 3; ///< archives inside archives (a .gz inside a .tar is 2)
 };

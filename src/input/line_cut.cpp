@@ -1,0 +1,143 @@
+// LineCutter (see line_cut.hpp). Lines are found by memchr for \n; only a stretch between two
+// \n longer than the keep is walked byte by byte (a lone \r also ends a line, NULs do not
+// count), and once a line is cut its rest is skipped by memchr to the next terminator.
+#include "input/line_cut.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include "culprit/input/reader.hpp"
+
+namespace culprit::input::detail {
+namespace {
+
+constexpr std::size_t kNone = std::string::npos;
+
+/// The first \n or \r in `s` from `from`, or kNone.
+std::size_t find_terminator(std::string_view s, std::size_t from) {
+  if (from >= s.size()) return kNone;
+  const char* p = s.data() + from;
+  const std::size_t n = s.size() - from;
+  const void* nl = std::memchr(p, '\n', n);
+  const std::size_t span = nl ? static_cast<std::size_t>(static_cast<const char*>(nl) - p) : n;
+  const void* cr = std::memchr(p, '\r', span);
+  if (cr) return from + static_cast<std::size_t>(static_cast<const char*>(cr) - p);
+  return nl ? from + span : kNone;
+}
+
+/// 1-based number of the line starting at `at` (\n, \r\n and a lone \r end a line).
+std::int64_t line_number(std::string_view s, std::size_t at) {
+  std::int64_t line = 1;
+  for (std::size_t i = 0; i < at; ++i) {
+    if (s[i] == '\n') ++line;
+    else if (s[i] == '\r' && !(i + 1 < at && s[i + 1] == '\n')) ++line;
+  }
+  return line;
+}
+
+}  // namespace
+
+void LineCutter::append(std::string& out, std::string_view chunk) {
+  read_ += static_cast<std::int64_t>(chunk.size());
+  if (keep_ == 0 || state_ == State::off) {
+    out.append(chunk);
+    return;
+  }
+  if (cutting_) {
+    const std::size_t t = find_terminator(chunk, 0);
+    if (t == kNone) {
+      if (cutting_first_) first_cut_bytes_ += static_cast<std::int64_t>(chunk.size());
+      return;
+    }
+    if (cutting_first_) first_cut_bytes_ += static_cast<std::int64_t>(t);
+    cutting_ = cutting_first_ = false;
+    chunk.remove_prefix(t);
+    scanned_ = line_start_ = walk_pos_ = walk_begin_ = out.size();  // at the terminator
+    walk_count_ = 0;
+  }
+  out.append(chunk);
+  if (state_ == State::undecided) {
+    if (out.size() < kProbeBytes) return;  // nothing before kProbeBytes is dropped anyway
+    decide(out);
+    if (state_ == State::off) return;
+  }
+  scan(out);
+}
+
+void LineCutter::decide(const std::string& out) {
+  const std::string_view head(out.data(), std::min<std::size_t>(out.size(), 4096));
+  const bool utf16_bom = head.size() >= 2 && ((head[0] == '\xFF' && head[1] == '\xFE') ||
+                                              (head[0] == '\xFE' && head[1] == '\xFF'));
+  const bool nul = std::memchr(head.data(), '\0', head.size()) != nullptr;
+  state_ = utf16_bom || nul || looks_like_archive(head.substr(0, std::min<std::size_t>(head.size(), 512)))
+               ? State::off
+               : State::on;
+}
+
+void LineCutter::scan(std::string& out) {
+  while (scanned_ < out.size()) {
+    const std::size_t end = out.size();
+    const void* nl = std::memchr(out.data() + scanned_, '\n', end - scanned_);
+    const std::size_t e = nl ? static_cast<std::size_t>(static_cast<const char*>(nl) - out.data()) : end;
+    if (e - line_start_ > keep_) {
+      const std::size_t at = walk(out, e);
+      if (at != kNone) {
+        start_cut(out, at);
+        if (cutting_) return;
+        continue;  // the cut line ended inside this chunk: go on from its terminator
+      }
+    }
+    if (!nl) {
+      scanned_ = end;
+      return;
+    }
+    scanned_ = line_start_ = walk_pos_ = walk_begin_ = e + 1;
+    walk_count_ = 0;
+  }
+}
+
+std::size_t LineCutter::walk(const std::string& out, std::size_t end) {
+  std::size_t i = std::max(walk_pos_, line_start_);
+  std::size_t count = walk_count_;
+  for (; i < end; ++i) {
+    const char c = out[i];
+    if (c == '\r') {
+      count = 0;
+      walk_begin_ = i + 1;
+      continue;
+    }
+    if (count >= keep_ && i >= kProbeBytes) {
+      walk_pos_ = i;
+      walk_count_ = count;
+      return i;
+    }
+    if (c != '\0') ++count;
+  }
+  walk_pos_ = i;
+  walk_count_ = count;
+  return kNone;
+}
+
+void LineCutter::start_cut(std::string& out, std::size_t at) {
+  if (first_cut_line_ == 0) {
+    first_cut_line_ = line_number(out, walk_begin_);
+    const bool bom = walk_begin_ == 0 && out.compare(0, 3, "\xEF\xBB\xBF") == 0;  // normalisation drops it
+    first_cut_bytes_ = static_cast<std::int64_t>(at - walk_begin_) - (bom ? 3 : 0);
+    cutting_first_ = true;
+  }
+  const std::size_t t = find_terminator(out, at);
+  if (t == kNone) {
+    if (cutting_first_) first_cut_bytes_ += static_cast<std::int64_t>(out.size() - at);
+    out.resize(at);
+    scanned_ = at;
+    cutting_ = true;
+    return;
+  }
+  if (cutting_first_) first_cut_bytes_ += static_cast<std::int64_t>(t - at);
+  cutting_first_ = false;
+  out.erase(at, t - at);
+  scanned_ = line_start_ = walk_pos_ = walk_begin_ = at;  // at the terminator
+  walk_count_ = 0;
+}
+
+}  // namespace culprit::input::detail
