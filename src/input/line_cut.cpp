@@ -77,6 +77,23 @@ void LineCutter::decide(const std::string& out) {
 void LineCutter::scan(std::string& out) {
   while (scanned_ < out.size()) {
     const std::size_t end = out.size();
+    // Lines no longer than the keep are skipped a keep's span at a time: the last \n within
+    // keep_ bytes of the line's start ends every line before it, none of them over the keep.
+    // (memrchr finds it near the span's end in ordinary text; no per-line pass.)
+    const std::size_t span_end = std::min(end, line_start_ + keep_ + 1);
+    if (span_end > scanned_) {
+      const void* last = memrchr(out.data() + scanned_, '\n', span_end - scanned_);
+      if (last) {
+        const std::size_t e = static_cast<std::size_t>(static_cast<const char*>(last) - out.data());
+        scanned_ = line_start_ = walk_pos_ = walk_begin_ = e + 1;
+        walk_count_ = 0;
+        continue;
+      }
+      if (span_end == end) {
+        scanned_ = end;
+        return;
+      }
+    }
     const void* nl = std::memchr(out.data() + scanned_, '\n', end - scanned_);
     const std::size_t e = nl ? static_cast<std::size_t>(static_cast<const char*>(nl) - out.data()) : end;
     if (e - line_start_ > keep_) {
