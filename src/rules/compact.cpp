@@ -6,6 +6,7 @@
 #include "compact.hpp"
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <utility>
 
@@ -39,6 +40,23 @@ class Writer {
   }
   void raw(std::string_view v) { out_.append(v); }
   std::string take() { return std::move(out_); }
+
+  // The field walk's operations (see the *_fields() lists below).
+  void operator()(const std::string& v) { s(v); }
+  void operator()(const std::vector<std::string>& v) { strings(v); }
+  void operator()(int v) { i(v); }
+  void operator()(bool v) { u(v ? 1 : 0); }
+  void operator()(core::Severity v) { u(static_cast<std::uint64_t>(v)); }
+  void operator()(core::DiagLevel v) { u(static_cast<std::uint64_t>(v)); }
+  void operator()(const std::map<std::string, std::string>& m) {
+    u(m.size());
+    for (const auto& [name, value] : m) s(name), s(value);
+  }
+  template <class T, class F>
+  void each(const std::vector<T>& v, F&& put) {
+    u(v.size());
+    for (const auto& x : v) put(x);
+  }
 
  private:
   std::string out_;
@@ -93,6 +111,30 @@ class Reader {
     for (auto& x : v) x = s();
     return v;
   }
+  // The field walk's operations (see the *_fields() lists below).
+  void operator()(std::string& v) { v = s(); }
+  void operator()(std::vector<std::string>& v) { v = strings(); }
+  void operator()(int& v) { v = small_int(); }
+  void operator()(bool& v) { v = flag(); }
+  void operator()(core::Severity& v) {
+    v = static_cast<core::Severity>(index(static_cast<std::uint64_t>(core::Severity::critical)));
+  }
+  void operator()(core::DiagLevel& v) {
+    v = static_cast<core::DiagLevel>(index(static_cast<std::uint64_t>(core::DiagLevel::error)));
+  }
+  void operator()(std::map<std::string, std::string>& m) {
+    const std::size_t n = count();
+    for (std::size_t k = 0; k < n && ok_; ++k) {
+      std::string name = s();
+      m[std::move(name)] = s();
+    }
+  }
+  template <class T, class F>
+  void each(std::vector<T>& v, F&& get) {
+    v.resize(count());
+    for (auto& x : v) get(x);
+  }
+
   bool expect(std::string_view literal) {
     if (in_.substr(pos_, literal.size()) != literal) return fail() != 0;
     pos_ += literal.size();
@@ -110,106 +152,26 @@ class Reader {
   bool ok_ = true;
 };
 
-void put(Writer& w, const core::Diagnostic& d) {
-  w.u(static_cast<std::uint64_t>(d.level));
-  w.s(d.code);
-  w.s(d.where);
-  w.s(d.message);
+/// Each record's fields, in their order in the form: the one list both the writer (a const
+/// record) and the reader (a record to fill) walk, so the two cannot drift apart.
+template <class IO, class D>
+void diagnostic_fields(IO& io, D& d) {  // core::Diagnostic
+  io(d.level), io(d.code), io(d.where), io(d.message);
 }
-
-core::Diagnostic get_diagnostic(Reader& r) {
-  core::Diagnostic d;
-  d.level = static_cast<core::DiagLevel>(r.index(static_cast<std::uint64_t>(core::DiagLevel::error)));
-  d.code = r.s();
-  d.where = r.s();
-  d.message = r.s();
-  return d;
+template <class IO, class S>
+void sample_fields(IO& io, S& sample) {  // SignalSample
+  io(sample.line), io(sample.should_match), io(sample.fields);
 }
-
-core::Severity get_severity(Reader& r) {
-  return static_cast<core::Severity>(r.index(static_cast<std::uint64_t>(core::Severity::critical)));
+template <class IO, class R>
+void signal_rule_fields(IO& io, R& r) {  // SignalRule
+  io(r.id), io(r.kind), io(r.description), io(r.severity), io(r.pattern), io(r.formats), io(r.literals);
+  io.each(r.samples, [&io](auto& sample) { sample_fields(io, sample); });
+  io(r.file), io(r.line), io(r.column);
 }
-
-void put(Writer& w, const SignalRule& rule) {
-  w.s(rule.id);
-  w.s(rule.kind);
-  w.s(rule.description);
-  w.u(static_cast<std::uint64_t>(rule.severity));
-  w.s(rule.pattern);
-  w.strings(rule.formats);
-  w.strings(rule.literals);
-  w.u(rule.samples.size());
-  for (const auto& sample : rule.samples) {
-    w.s(sample.line);
-    w.u(sample.should_match ? 1 : 0);
-    w.u(sample.fields.size());
-    for (const auto& [name, value] : sample.fields) {
-      w.s(name);
-      w.s(value);
-    }
-  }
-  w.s(rule.file);
-  w.i(rule.line);
-  w.i(rule.column);
-}
-
-SignalRule get_signal_rule(Reader& r) {
-  SignalRule rule;
-  rule.id = r.s();
-  rule.kind = r.s();
-  rule.description = r.s();
-  rule.severity = get_severity(r);
-  rule.pattern = r.s();
-  rule.formats = r.strings();
-  rule.literals = r.strings();
-  rule.samples.resize(r.count());
-  for (auto& sample : rule.samples) {
-    sample.line = r.s();
-    sample.should_match = r.flag();
-    const std::size_t fields = r.count();
-    for (std::size_t k = 0; k < fields && r.ok(); ++k) {
-      std::string name = r.s();
-      sample.fields[std::move(name)] = r.s();
-    }
-  }
-  rule.file = r.s();
-  rule.line = r.small_int();
-  rule.column = r.small_int();
-  return rule;
-}
-
-void put(Writer& w, const DiagnosisRule& rule) {
-  w.s(rule.id);
-  w.s(rule.verdict);
-  w.s(rule.title);
-  w.s(rule.query);
-  w.s(rule.message);
-  w.s(rule.advice);
-  w.i(rule.priority);
-  w.s(rule.ledger);
-  w.strings(rule.fixtures_fire);
-  w.strings(rule.fixtures_quiet);
-  w.s(rule.file);
-  w.i(rule.line);
-  w.i(rule.column);
-}
-
-DiagnosisRule get_diagnosis_rule(Reader& r) {
-  DiagnosisRule rule;
-  rule.id = r.s();
-  rule.verdict = r.s();
-  rule.title = r.s();
-  rule.query = r.s();
-  rule.message = r.s();
-  rule.advice = r.s();
-  rule.priority = r.small_int();
-  rule.ledger = r.s();
-  rule.fixtures_fire = r.strings();
-  rule.fixtures_quiet = r.strings();
-  rule.file = r.s();
-  rule.line = r.small_int();
-  rule.column = r.small_int();
-  return rule;
+template <class IO, class R>
+void diagnosis_rule_fields(IO& io, R& r) {  // DiagnosisRule
+  io(r.id), io(r.verdict), io(r.title), io(r.query), io(r.message), io(r.advice), io(r.priority);
+  io(r.ledger), io(r.fixtures_fire), io(r.fixtures_quiet), io(r.file), io(r.line), io(r.column);
 }
 
 /// A compiled signal as build() left it: its literals are stored with both flags, so that the
@@ -230,7 +192,7 @@ text::Signal get_signal(Reader& r) {
   text::Signal signal;
   signal.id = r.s();
   signal.kind = r.s();
-  signal.severity = get_severity(r);
+  r(signal.severity);
   signal.formats = r.strings();
   if (r.flag()) {
     // As the TOML path loads the built-in set: compiled the first time a line reaches it.
@@ -247,13 +209,10 @@ text::Signal get_signal(Reader& r) {
 std::string encode_load_result(const LoadResult& loaded) {
   Writer w;
   w.raw(kMagic);
-  w.u(loaded.problems.size());
-  for (const auto& p : loaded.problems) put(w, p);
+  w.each(loaded.problems, [&w](const auto& d) { diagnostic_fields(w, d); });
   const RuleSet& rules = loaded.rules;
-  w.u(rules.signal_rules.size());
-  for (const auto& rule : rules.signal_rules) put(w, rule);
-  w.u(rules.diagnoses.size());
-  for (const auto& rule : rules.diagnoses) put(w, rule);
+  w.each(rules.signal_rules, [&w](const auto& rule) { signal_rule_fields(w, rule); });
+  w.each(rules.diagnoses, [&w](const auto& rule) { diagnosis_rule_fields(w, rule); });
   const auto& signals = rules.signals.signals();
   w.u(signals.size());
   for (const auto& signal : signals) put(w, signal);
@@ -264,13 +223,10 @@ std::optional<LoadResult> decode_load_result(std::string_view bytes) {
   Reader r(bytes);
   if (!r.expect(kMagic)) return std::nullopt;
   LoadResult out;
-  out.problems.resize(r.count());
-  for (auto& p : out.problems) p = get_diagnostic(r);
+  r.each(out.problems, [&r](auto& d) { diagnostic_fields(r, d); });
   RuleSet& rules = out.rules;
-  rules.signal_rules.resize(r.count());
-  for (auto& rule : rules.signal_rules) rule = get_signal_rule(r);
-  rules.diagnoses.resize(r.count());
-  for (auto& rule : rules.diagnoses) rule = get_diagnosis_rule(r);
+  r.each(rules.signal_rules, [&r](auto& rule) { signal_rule_fields(r, rule); });
+  r.each(rules.diagnoses, [&r](auto& rule) { diagnosis_rule_fields(r, rule); });
   const std::size_t signals = r.count();
   for (std::size_t k = 0; k < signals && r.ok(); ++k) rules.signals.add(get_signal(r));
   if (!r.ok() || !r.at_end()) return std::nullopt;
