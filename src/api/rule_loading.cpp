@@ -3,11 +3,13 @@
 
 #include <memory>
 
+#include "api/prebuilt_databases.hpp"
 #include "culprit/store/database.hpp"
 
 namespace culprit::api {
 
 rules::LoadResult load_rule_set(const std::vector<std::string>& dirs, bool builtin, RuleChecks checks) {
+  install_prebuilt_databases();  // before any scanner is built; keyed by list, so any rules may use it
   // The built-in rules alone, unchecked: the compact form the build loaded them into (the same
   // rule set, without parsing their TOML at every start-up).
   if (builtin && dirs.empty() && checks == RuleChecks::user_rules) return rules::load_builtin_rules();

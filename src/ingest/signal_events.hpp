@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -16,9 +17,16 @@ namespace culprit::ingest {
 /// own checks decide. `no` lets a parser skip the per-line literal pass and signal matching.
 enum class LiteralHit { unknown, no, yes };
 
-/// Segments this long are scanned as one block for their literals; a shorter one (a paste) keeps
-/// the per-line checks, since building the block scanner costs more than it saves there.
-inline constexpr std::size_t kBlockScanBytes = 256 * 1024;
+/// The markers a parser block-scans for beside the signals' literals (SignalSet::block_scanner's
+/// `extra`), so that a line holding none can skip its per-line checks: the application-log
+/// parser's fast-path markers (a line holding one is never skipped), the kernel-log parser's none.
+const std::vector<std::string>& fast_path_markers();
+const std::vector<std::string>& kernel_log_markers();
+
+/// Every literal list a run with `signals` block-scans: each parser's (its markers and the
+/// signals' literals) and the format table's anchors. The build prebuilds a database for each
+/// (src/tools/literal_databases_gen.cpp) for the built-in rules.
+std::vector<std::vector<std::string>> block_scan_literal_lists(const text::SignalSet& signals);
 
 /// One event per signal of `ctx.signals` that matches `message` for `ctx.format`.
 /// Each event is a copy of `base` (source, line, stamp, host, pid, comm already set) with the

@@ -121,20 +121,20 @@ const FormatSpec* announced_format(std::string_view cmd) {
   return nullptr;
 }
 
-/// Compiling Hyperscan for the ~90 anchor literals takes ~30 ms (63 ms with both cores busy);
-/// the pass saves ~3 ms of detector checks per MB (the bench corpus): it pays from ~16 MiB on.
+/// Where the build prebuilt no database for the anchors (another build of the format table), the
+/// pass saves ~3 ms of detector checks per MB (the bench corpus) and compiling the ~90 anchor
+/// literals costs about what 16 MiB of that saves.
 constexpr std::size_t kAnchorPassAfterBytes = std::size_t{16} << 20;
 
 /// Per line of `lines`, whether it holds one of the format table's anchor literals: one block
-/// pass (text::BlockScanner) over a text big enough to repay it, once the run has offered enough
-/// text to repay the compile, so that the detectors look only at those lines and at the shapes no
-/// literal tells. nullptr (every line is asked) until then, or where the build has no SIMD matcher
-/// (the automaton is no faster than the detectors' own checks); CULPRIT_BLOCK_SCAN=always takes
-/// the pass on every text (the equivalence test).
+/// pass (text::BlockScanner, which decides when a pass pays), so that the detectors look only at
+/// those lines and at the shapes no literal tells. nullptr (every line is asked) where the scanner
+/// declines, or where the build has no SIMD matcher (the automaton is no faster than the
+/// detectors' own checks); CULPRIT_BLOCK_SCAN=always takes the pass on every text (the
+/// equivalence test).
 std::unique_ptr<std::vector<unsigned char>> anchored_lines(std::string_view text,
                                                            const std::vector<std::string_view>& lines) {
   const bool forced = text::BlockScanner::forced();
-  if (!forced && text.size() < kBlockScanBytes) return nullptr;
   static const text::BlockScanner scanner(
       anchor_literals(), forced ? text::BlockScanner::Engine::hyperscan : text::BlockScanner::Engine::automatic,
       kAnchorPassAfterBytes);

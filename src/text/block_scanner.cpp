@@ -1,7 +1,7 @@
 // BlockScanner: the prefilter's Aho–Corasick automaton resumed at each line after a hit, and,
-// where the build found libhs and a run scans enough to repay its compile, Hyperscan's literal
-// matcher (FDR / Teddy: SIMD over the block). Both see the literals as the per-line prefilter
-// does (trimmed, ASCII case folded).
+// where the build found libhs, Hyperscan's literal matcher (FDR / Teddy: SIMD over the block),
+// deserialised from the build's prebuilt table or compiled once a run scans enough to repay it.
+// Both see the literals as the per-line prefilter does (trimmed, ASCII case folded).
 #include "culprit/text/block_scanner.hpp"
 
 #include <algorithm>
@@ -31,12 +31,19 @@ std::size_t line_end(std::string_view block, std::size_t pos, bool has_cr) {
   return end;
 }
 
-}  // namespace
+/// The prebuilt table install_prebuilt() named (static storage: the build's generated table),
+/// read when a scanner is built.
+struct PrebuiltTable {
+  std::mutex mutex;
+  const PrebuiltDatabase* entries = nullptr;
+  std::size_t count = 0;
+};
+PrebuiltTable& prebuilt_table() {
+  static PrebuiltTable table;
+  return table;
+}
 
-// Compiling the Hyperscan database for the ~300 signal literals takes ~50 ms; it saves ~1.5 ms
-// per MB scanned (measured on the bench corpus), so an `automatic` scanner declines blocks (the
-// caller's per-line checks run) until compile_after_ bytes were offered to it (by default
-// kCompileAfterBytes, 64 MiB), then compiles once and scans.
+}  // namespace
 
 struct BlockScanner::Impl {
   std::unique_ptr<LiteralIndex> index;  ///< Engine::automaton's (and where Hyperscan fails)
@@ -46,17 +53,20 @@ struct BlockScanner::Impl {
   std::once_flag compile_once;
   std::atomic<bool> ready{false};
   hs_database_t* db = nullptr;
-  hs_scratch_t* scratch = nullptr;  ///< the prototype each scan clones (scans run on many threads)
   void compile();
+  bool load_prebuilt();
   ~Impl() {
-    if (scratch) hs_free_scratch(scratch);
     if (db) hs_free_database(db);
   }
 #endif
 };
 
 #ifdef CULPRIT_HAVE_HYPERSCAN
-void BlockScanner::Impl::compile() {
+namespace {
+
+/// `literals` (trimmed) compiled as one caseless literal database, each reporting id 0; null
+/// when Hyperscan refuses them. `platform` null: tuned for this machine; else as given.
+hs_database_t* compile_literals(const std::vector<std::string>& literals, const hs_platform_info_t* platform) {
   std::vector<const char*> exprs;
   std::vector<std::size_t> lens;
   std::vector<unsigned> flags(literals.size(), HS_FLAG_CASELESS), ids(literals.size(), 0);
@@ -64,22 +74,90 @@ void BlockScanner::Impl::compile() {
     exprs.push_back(t.data());
     lens.push_back(t.size());
   }
+  hs_database_t* db = nullptr;
   hs_compile_error_t* error = nullptr;
   if (hs_compile_lit_multi(exprs.data(), flags.data(), ids.data(), lens.data(), static_cast<unsigned>(exprs.size()),
-                           HS_MODE_BLOCK, nullptr, &db, &error) != HS_SUCCESS) {
+                           HS_MODE_BLOCK, platform, &db, &error) != HS_SUCCESS) {
     if (error) hs_free_compile_error(error);
-    db = nullptr;  // the automaton answers instead
-    return;
+    return nullptr;
   }
-  if (hs_alloc_scratch(db, &scratch) != HS_SUCCESS) {
-    hs_free_database(db);
-    db = nullptr;
-    scratch = nullptr;
-    return;
+  return db;
+}
+
+/// Each thread's scratch space, grown by hs_alloc_scratch to fit every database it scans with
+/// (a scan never runs inside another on one thread), instead of a clone allocated per block.
+struct ThreadScratch {
+  hs_scratch_t* scratch = nullptr;
+  ~ThreadScratch() {
+    if (scratch) hs_free_scratch(scratch);
   }
-  ready.store(true, std::memory_order_release);
+};
+
+hs_scratch_t* scratch_for(const hs_database_t* db) {
+  thread_local ThreadScratch mine;
+  return hs_alloc_scratch(db, &mine.scratch) == HS_SUCCESS ? mine.scratch : nullptr;
+}
+
+}  // namespace
+
+void BlockScanner::Impl::compile() {
+  if (!db) db = compile_literals(literals, nullptr);  // null: the automaton answers instead
+  if (db) ready.store(true, std::memory_order_release);
+}
+
+bool BlockScanner::Impl::load_prebuilt() {
+  PrebuiltTable& table = prebuilt_table();
+  std::lock_guard<std::mutex> lock(table.mutex);
+  if (table.count == 0) return false;
+  const std::string key = BlockScanner::key(literals);  // trimming trimmed literals keeps them
+  for (std::size_t i = 0; i < table.count; ++i) {
+    const PrebuiltDatabase& entry = table.entries[i];
+    if (entry.literals != key) continue;
+    // A database from another Hyperscan version or platform is refused: compiled here instead.
+    return hs_deserialize_database(entry.database.data(), entry.database.size(), &db) == HS_SUCCESS;
+  }
+  return false;
 }
 #endif
+
+std::string BlockScanner::key(const std::vector<std::string>& literals) {
+  std::string key;
+  for (const auto& lit : literals) key.append(prefilter_literal(lit)).push_back('\n');
+  return key;
+}
+
+std::string BlockScanner::serialize(const std::vector<std::string>& literals) {
+#ifdef CULPRIT_HAVE_HYPERSCAN
+  const BlockScanner probe(literals, Engine::automaton);
+  if (!probe.usable()) return {};
+  std::vector<std::string> trimmed;
+  for (const auto& lit : literals) trimmed.push_back(prefilter_literal(lit));
+  // The baseline platform (no AVX2 / AVX-512 assumed), so the binary runs on any x86-64; the
+  // scan speed measured the same here (2.2 GB/s either way on ~300 literals).
+  hs_platform_info_t baseline{};
+  hs_database_t* db = compile_literals(trimmed, &baseline);
+  if (!db) return {};
+  char* bytes = nullptr;
+  std::size_t length = 0;
+  std::string out;
+  if (hs_serialize_database(db, &bytes, &length) == HS_SUCCESS) {
+    out.assign(bytes, length);
+    std::free(bytes);  // hs_serialize_database allocates with the misc allocator: malloc
+  }
+  hs_free_database(db);
+  return out;
+#else
+  (void)literals;
+  return {};
+#endif
+}
+
+void BlockScanner::install_prebuilt(const PrebuiltDatabase* table, std::size_t count) {
+  PrebuiltTable& prebuilt = prebuilt_table();
+  std::lock_guard<std::mutex> lock(prebuilt.mutex);
+  prebuilt.entries = table;
+  prebuilt.count = count;
+}
 
 BlockScanner::BlockScanner(const std::vector<std::string>& literals, Engine engine, std::size_t compile_after)
     : impl_(std::make_unique<Impl>()), compile_after_(compile_after) {
@@ -94,7 +172,8 @@ BlockScanner::BlockScanner(const std::vector<std::string>& literals, Engine engi
 #ifdef CULPRIT_HAVE_HYPERSCAN
   if (engine != Engine::automaton) {
     impl_->literals = std::move(trimmed);
-    if (engine == Engine::hyperscan) std::call_once(impl_->compile_once, [this] { impl_->compile(); });
+    if (impl_->load_prebuilt() || engine == Engine::hyperscan)
+      std::call_once(impl_->compile_once, [this] { impl_->compile(); });
     if (engine == Engine::automatic || impl_->ready.load(std::memory_order_acquire)) return;
     trimmed = impl_->literals;  // Hyperscan failed: the automaton scans instead
   }
@@ -103,6 +182,16 @@ BlockScanner::BlockScanner(const std::vector<std::string>& literals, Engine engi
   // Hyperscan) declines every block rather than build one.
   if (engine != Engine::automatic)
     impl_->index = std::make_unique<LiteralIndex>(std::vector<std::vector<std::string>>{trimmed});
+}
+
+bool BlockScanner::ready() const {
+  if (!usable_) return false;
+  if (impl_->index) return true;
+#ifdef CULPRIT_HAVE_HYPERSCAN
+  return impl_->ready.load(std::memory_order_acquire);
+#else
+  return false;
+#endif
 }
 
 BlockScanner::~BlockScanner() = default;
@@ -127,6 +216,7 @@ bool BlockScanner::hit_lines(std::string_view block, std::vector<std::size_t>& e
   if (!usable_) return false;
 #ifdef CULPRIT_HAVE_HYPERSCAN
   if (!impl_->index && !impl_->ready.load(std::memory_order_acquire)) {
+    if (block.size() < kMinBlockBytes && !forced()) return false;
     if (impl_->scanned.fetch_add(block.size(), std::memory_order_relaxed) + block.size() < compile_after_)
       return false;
     std::call_once(impl_->compile_once, [this] { impl_->compile(); });
@@ -138,8 +228,7 @@ bool BlockScanner::hit_lines(std::string_view block, std::vector<std::size_t>& e
   // Hyperscan reports hits in order of their end; the first in a line is kept and the rest of
   // that line's are passed over (the line's end is found once, from the hit).
   if (impl_->ready.load(std::memory_order_acquire) && block.size() <= 0xffffffffu) {
-    hs_scratch_t* scratch = nullptr;
-    if (hs_clone_scratch(impl_->scratch, &scratch) == HS_SUCCESS) {
+    if (hs_scratch_t* scratch = scratch_for(impl_->db)) {
       struct Context {
         std::string_view block;
         bool has_cr;
@@ -159,7 +248,6 @@ bool BlockScanner::hit_lines(std::string_view block, std::vector<std::size_t>& e
       };
       const hs_error_t rc =
           hs_scan(impl_->db, block.data(), static_cast<unsigned>(block.size()), 0, scratch, on_match, &context);
-      hs_free_scratch(scratch);
       if (rc == HS_SUCCESS) {
         // Literal databases report in order of end; should one not, order and thin them here.
         if (!std::is_sorted(ends.begin() + static_cast<std::ptrdiff_t>(first), ends.end())) {

@@ -2,6 +2,7 @@
 // (progress bars), and with colour codes either real (ESC[...m) or pasted as text (^[[0;36m).
 #include "culprit/text/lines.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 namespace culprit::text {
@@ -137,6 +138,22 @@ bool has_ansi(std::string_view line) {
     if (c == '^' && caret_csi_length(line, i)) return true;
   }
   return false;
+}
+
+bool block_has_ansi(std::string_view text) {
+  // Chunks without an early exit inside, so the compiler vectorises the byte tests.
+  const auto* p = reinterpret_cast<const unsigned char*>(text.data());
+  constexpr std::size_t kChunk = 64;
+  for (std::size_t at = 0; at < text.size(); at += kChunk) {
+    const std::size_t n = std::min(kChunk, text.size() - at);
+    unsigned bad = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      const unsigned char c = p[at + i];
+      bad |= static_cast<unsigned>((c < 0x20) & (c != '\n') & (c != '\r') & (c != '\t')) | (c == 0x7f);
+    }
+    if (bad) return true;
+  }
+  return text.find("^[[") != std::string_view::npos;
 }
 
 std::string_view trim_left(std::string_view s) {

@@ -61,14 +61,18 @@ std::shared_ptr<const BlockScanner> SignalSet::block_scanner(const std::vector<s
   std::lock_guard<std::mutex> lock(block_cache_->mutex);
   for (const auto& [key, scanner] : block_cache_->scanners)
     if (key == &extra) return scanner;
-  // The literals candidate() looks for (build() left each usable signal's in `literals`).
-  std::vector<std::string> literals = extra;
-  for (const Signal& signal : signals_) literals.insert(literals.end(), signal.literals.begin(), signal.literals.end());
   auto scanner = std::make_shared<const BlockScanner>(
-      literals, BlockScanner::forced() ? BlockScanner::Engine::hyperscan : BlockScanner::Engine::automatic);
+      block_literals(extra), BlockScanner::forced() ? BlockScanner::Engine::hyperscan : BlockScanner::Engine::automatic);
   if (!scanner->usable()) scanner.reset();
   block_cache_->scanners.emplace_back(&extra, scanner);
   return scanner;
+}
+
+std::vector<std::string> SignalSet::block_literals(const std::vector<std::string>& extra) const {
+  // The literals candidate() looks for (build() left each usable signal's in `literals`).
+  std::vector<std::string> literals = extra;
+  for (const Signal& signal : signals_) literals.insert(literals.end(), signal.literals.begin(), signal.literals.end());
+  return literals;
 }
 
 bool SignalSet::applies(const Signal& signal, std::string_view line,

@@ -12,31 +12,8 @@
 
 #include "culprit/rules/loader.hpp"
 #include "rules/compact.hpp"
+#include "tools/cpp_literal.hpp"
 
-namespace {
-
-/// The bytes as adjacent string literals of ~100 source bytes each: printable ASCII as itself,
-/// everything else (and `\`, `"`, `?`) as a 3-digit octal escape, which can never run into a
-/// following digit.
-void write_literal(std::ofstream& out, const std::string& bytes) {
-  std::string line;
-  char buf[8];
-  for (unsigned char c : bytes) {
-    if (c >= 0x20 && c < 0x7f && c != '\\' && c != '"' && c != '?') {
-      line.push_back(static_cast<char>(c));
-    } else {
-      std::snprintf(buf, sizeof buf, "\\%03o", c);
-      line += buf;
-    }
-    if (line.size() >= 100) {
-      out << "    \"" << line << "\"\n";
-      line.clear();
-    }
-  }
-  out << "    \"" << line << "\"";
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
   if (argc != 2) {
@@ -57,7 +34,7 @@ int main(int argc, char** argv) {
          "namespace culprit::rules::detail {\n\n"
          "std::string_view builtin_compact() {\n"
          "  static constexpr char kBytes[] =\n";
-  write_literal(out, bytes);
+  culprit::tools::write_literal(out, bytes);
   out << ";\n  return std::string_view(kBytes, sizeof kBytes - 1);\n}\n\n"
          "}  // namespace culprit::rules::detail\n";
   out.close();

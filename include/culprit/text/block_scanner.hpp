@@ -13,17 +13,30 @@
 
 namespace culprit::text {
 
+/// A Hyperscan database the build compiled and serialised for a literal list it knew (the
+/// built-in rules' signal literals with each parser's markers, the format table's anchors): a
+/// scanner over exactly that list deserialises it (~0.03 ms) instead of compiling (~6-15 ms), so
+/// it scans every block from the first, however short. `literals` is the list's key().
+struct PrebuiltDatabase {
+  std::string_view literals;
+  std::string_view database;
+};
+
 /// Immutable after construction; hit_lines() is const and thread-safe.
 class BlockScanner {
  public:
   /// `literals` as LiteralSet takes them. Check usable(): an empty literal (every line) or one
   /// holding a line terminator (a hit could span two lines) leaves the scanner unusable.
-  /// Which matcher: `automatic` (none until Hyperscan pays, then Hyperscan), or either one from
-  /// the start (the tests compare both; `hyperscan` is the automaton where the build lacks it).
+  /// Which matcher: `automatic` (Hyperscan from the start where the build prebuilt this list's
+  /// database, else none until a compile pays, then Hyperscan), or either one from the start
+  /// (the tests compare both; `hyperscan` is the automaton where the build lacks it).
   enum class Engine { automatic, automaton, hyperscan };
-  /// `automatic` compiles Hyperscan once this many bytes were offered (kCompileAfterBytes: the
-  /// break-even of a ~300-literal set; a smaller set compiles faster and may pass a smaller one).
-  static constexpr std::size_t kCompileAfterBytes = std::size_t{64} << 20;
+  /// An `automatic` scanner without a prebuilt database declines blocks shorter than this (the
+  /// per-line checks are as cheap there) and compiles once kCompileAfterBytes of longer ones were
+  /// offered: a ~300-literal set compiles in 6-15 ms and the pass saves ~2 ms per MB of per-line
+  /// checks (measured on the bench corpus), so it pays from a few MB on.
+  static constexpr std::size_t kMinBlockBytes = std::size_t{256} << 10;
+  static constexpr std::size_t kCompileAfterBytes = std::size_t{8} << 20;
   explicit BlockScanner(const std::vector<std::string>& literals, Engine engine = Engine::automatic,
                         std::size_t compile_after = kCompileAfterBytes);
   ~BlockScanner();
@@ -31,6 +44,9 @@ class BlockScanner {
   BlockScanner& operator=(const BlockScanner&) = delete;
 
   bool usable() const { return usable_; }
+  /// True when hit_lines() scans any block now (a database is ready, or the automaton was asked
+  /// for); false while an `automatic` scanner still waits for enough text to compile.
+  bool ready() const;
 
   /// Appends, in increasing order, one offset per line of `block` that holds a literal: the end
   /// (one past the last byte) of a hit in it. Lines end at \n and \r, as text::split_lines has
@@ -39,8 +55,7 @@ class BlockScanner {
   /// `automatic` while a block scan would not repay its cost; the caller's per-line checks run.
   bool hit_lines(std::string_view block, std::vector<std::size_t>& ends) const;
 
-  /// "hyperscan" when the build found libhs (the SIMD matcher; `automatic` compiles it once 64 MiB
-  /// were offered, since its compile costs more than it saves on less), else "aho-corasick" (the
+  /// "hyperscan" when the build found libhs (the SIMD matcher), else "aho-corasick" (the
   /// prefilter's own automaton, which `automatic` never runs over blocks: it is no faster there
   /// than the per-line checks).
   static std::string_view engine();
@@ -48,8 +63,19 @@ class BlockScanner {
   /// True when the environment has CULPRIT_BLOCK_SCAN=always: parsers block-scan every segment,
   /// however short, and signal sets build `hyperscan` scanners (the automaton where the build
   /// lacks it). For the equivalence test, so the block path is compared on every fixture and real
-  /// case, not only on logs big enough to take it; read once.
+  /// case whether or not a database was prebuilt for it; read once.
   static bool forced();
+
+  /// The key of a literal list in the prebuilt table: its literals trimmed as the scanner trims
+  /// them, one per line.
+  static std::string key(const std::vector<std::string>& literals);
+  /// The serialised database for `literals` (for the build's generator: portable, no CPU feature
+  /// beyond the baseline assumed); empty where the build has no Hyperscan, the list is not
+  /// usable or the compile fails.
+  static std::string serialize(const std::vector<std::string>& literals);
+  /// Makes `table` (the build's prebuilt databases, static storage) the one scanners built from
+  /// now on look their list up in. Call before scanning; a later call replaces it.
+  static void install_prebuilt(const PrebuiltDatabase* table, std::size_t count);
 
  private:
   struct Impl;

@@ -18,6 +18,10 @@ std::string strip_ansi(std::string_view line);
 /// True when strip_ansi() would change `line` (an escape, a pasted `^[[..m`, a control byte):
 /// the cheap test that lets callers skip the copy.
 bool has_ansi(std::string_view line);
+/// True when some line of `text` (as split_lines() splits it) may have has_ansi() true: it holds a
+/// control byte other than the line terminators and tabs, or `^[[`. One pass over the whole
+/// block, so that a caller asks has_ansi() per line only where it can say yes.
+bool block_has_ansi(std::string_view text);
 
 /// Without leading and trailing ASCII whitespace (space, \t, \r, \n, \v, \f).
 std::string_view trim(std::string_view s);

@@ -71,6 +71,8 @@ class SignalSet {
   /// block (BlockScanner::forced() makes it scan every one). Null when the prefilter is off, a
   /// signal has no literals (every line is a candidate) or before build().
   std::shared_ptr<const BlockScanner> block_scanner(const std::vector<std::string>& extra) const;
+  /// The literals block_scanner(extra) scans for: `extra`, then every signal's (after build()).
+  std::vector<std::string> block_literals(const std::vector<std::string>& extra) const;
 
   const std::vector<Signal>& signals() const { return signals_; }
   /// Indices of signals without usable literals (tried on every line); valid after build().

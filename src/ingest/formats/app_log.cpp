@@ -21,6 +21,15 @@
 
 namespace culprit::ingest {
 
+const std::vector<std::string>& fast_path_markers() {
+  // Keep in step with sight_message_pids() and the torchrun block: their anchors are markers.
+  static const std::vector<std::string> kMarkers = {
+      "Traceback", "rror",     "CRITICAL", "atal",     "xception",     "FAILED", "Root Cause",
+      "\xe2\x95\xad", "exitcode", "Killed",   "ignal",    "NCCL",         "│",      "Failures:",
+      "process ", "(pid",     "spawned",  "out of memory", "[E",     "[F"};
+  return kMarkers;
+}
+
 namespace {
 
 using Sv = std::string_view;
@@ -72,9 +81,6 @@ std::optional<std::int64_t> pid_after(Sv s, Sv anchor, std::size_t* where = null
   return v;
 }
 
-/// The fast path's markers: lines holding one are never skipped.
-const std::vector<std::string>& fast_path_markers();
-
 class AppLogParser {
  public:
   AppLogParser(ParseContext& ctx, PeelOptions options) : ctx_(ctx), options_(options) {}
@@ -119,14 +125,6 @@ class AppLogParser {
   std::int64_t skipped_seg_ = 0;
 };
 
-const std::vector<std::string>& fast_path_markers() {
-  // Keep in step with sight_message_pids() and the torchrun block: their anchors are markers.
-  static const std::vector<std::string> kMarkers = {
-      "Traceback", "rror",     "CRITICAL", "atal",     "xception",     "FAILED", "Root Cause",
-      "\xe2\x95\xad", "exitcode", "Killed",   "ignal",    "NCCL",         "│",      "Failures:",
-      "process ", "(pid",     "spawned",  "out of memory", "[E",     "[F"};
-  return kMarkers;
-}
 
 // The fast path: most lines of a big worker log are routine (throughput, request logs). A line
 // is skipped without peeling when no traceback or failure summary is open, no signal could
@@ -505,11 +503,11 @@ void parse_app_log(std::string_view text, ParseContext& ctx) {
   options.pdsh_hosts = &hosts;
   AppLogParser parser(local, options);
   std::int64_t seg = 0;
-  // A big log is scanned once, as a block, for every signal literal and marker: the lines with
-  // none (most of them) then skip both per-line literal passes.
+  // The log is scanned once, as a block, for every signal literal and marker (where the scanner
+  // takes it: see BlockScanner): the lines with none (most of them) then skip both per-line
+  // literal passes.
   std::shared_ptr<const text::BlockScanner> scanner;
-  if ((text.size() >= kBlockScanBytes || text::BlockScanner::forced()) && ctx.signals)
-    scanner = ctx.signals->block_scanner(fast_path_markers());
+  if (ctx.signals) scanner = ctx.signals->block_scanner(fast_path_markers());
   std::vector<std::size_t> hits;
   if (!scanner || !scanner->hit_lines(text, hits)) {
     for (Sv raw : text::split_lines(text)) parser.line(++seg, raw);

@@ -29,8 +29,7 @@ constexpr std::size_t kMaxAnchorRuns = 256;
 /// `rtc_cmos 00:00: setting system clock to 2026-04-09T00:12:08 UTC (1775693528)` (older
 /// kernels: `… to 2019-01-01 10:00:00 UTC (…)`): the RTC's wall time at a boot stamp.
 std::optional<double> rtc_epoch(std::string_view message) {
-  constexpr std::string_view kKey = "setting system clock to ";
-  auto at = message.find(kKey);
+  auto at = message.find(kRtcClockKey);
   if (at == std::string_view::npos) return std::nullopt;
   auto open = message.find(" UTC (", at);
   if (open == std::string_view::npos) return std::nullopt;
@@ -104,6 +103,10 @@ void KernelLogParser::emit_anchors() {
 }
 
 void KernelLogParser::line(std::int64_t seg_line, std::string_view raw, LiteralHit hit) {
+  // A routine dmesg line (the block scan found no signal literal or marker in it) while no
+  // report, kmsg record or run of driver lines is open changes nothing: it opens no block, makes
+  // no event, ends no run and anchors no clock. Most lines of a big dmesg are this.
+  if (hit == LiteralHit::no && blocks_.empty() && !prev_kmsg_ && falls_.idle() && starts_with_boot_stamp(raw)) return;
   KernelLine kl = parse_kernel_line(raw, ctx_.year_hint);
   bool after_kmsg = prev_kmsg_;
   prev_kmsg_ = kl.kmsg || (after_kmsg && is_kmsg_dict_line(raw));
@@ -186,23 +189,34 @@ void KernelLogParser::signals(std::int64_t seg_line, const KernelLine& kl, bool 
 
 }  // namespace kernel
 
+const std::vector<std::string>& kernel_log_markers() {
+  // What a line needs beyond a signal literal to make the parser do anything but read its stamp:
+  // open an OOM report, be a driver line (a run of them is one GPU's fall), or anchor the clock
+  // by the RTC (rtc_epoch).
+  static const std::vector<std::string> kMarkers = [] {
+    std::vector<std::string> words = kernel::block_opener_words();
+    words.insert(words.end(), {"NVRM: ", std::string(kernel::kRtcClockKey)});
+    return words;
+  }();
+  return kMarkers;
+}
+
 void parse_kernel_log(std::string_view text, ParseContext& ctx) {
   if (ctx.sink == nullptr) return;
   kernel::KernelLogParser parser(ctx);
   std::int64_t n = 0;
-  // A big log is scanned once, as a block, for every signal literal: lines without one build no
-  // event and try no signal. A line with colour codes is read without them, which may join a
+  // The log is scanned once, as a block, for every signal literal (where the scanner takes it:
+  // see BlockScanner): lines without one build no event and try no signal. A line with colour codes is read without them, which may join a
   // literal they split, so it keeps the per-line matching.
   std::shared_ptr<const text::BlockScanner> scanner;
-  static const std::vector<std::string> kNoMarkers;  // the signals' literals alone
-  if ((text.size() >= kBlockScanBytes || text::BlockScanner::forced()) && ctx.signals)
-    scanner = ctx.signals->block_scanner(kNoMarkers);
+  if (ctx.signals) scanner = ctx.signals->block_scanner(kernel_log_markers());
   std::vector<std::size_t> hits;
   if (scanner && !scanner->hit_lines(text, hits)) scanner.reset();  // declined: per-line checks
   std::size_t next = 0;
+  const bool ansi = text::block_has_ansi(text);
   for (std::string_view raw : text::split_lines(text)) {
     ++n;
-    if (text::has_ansi(raw)) {
+    if (ansi && text::has_ansi(raw)) {
       std::string clean = text::strip_ansi(raw);
       parser.line(n, clean);
       continue;

@@ -57,6 +57,10 @@ class KernelLogParser {
   LiteralHit hit_ = LiteralHit::unknown;  ///< of the text line line() is reading
 };
 
+/// The words of the RTC line that anchors a boot's clock (`rtc_cmos 00:00: setting system clock
+/// to …`).
+inline constexpr std::string_view kRtcClockKey = "setting system clock to ";
+
 /// Rule id of a clock anchor event. Its kind is `log`: a fact about clocks, not a failure, so
 /// diagnoses and the job's time span never count it; clock alignment reads it by rule.
 inline constexpr std::string_view kClockAnchorRule = "kernel_clock_anchor";

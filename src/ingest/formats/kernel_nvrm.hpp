@@ -28,6 +28,8 @@ class FallOffTracker {
             std::vector<core::Event>& events, ParseContext& ctx);
   /// Writes what is still held (call at the end of the source).
   void finish(ParseContext& ctx);
+  /// Nothing open or held: a line without `NVRM: ` changes nothing.
+  bool idle() const { return !open_ && !held_; }
 
  private:
   struct Open {

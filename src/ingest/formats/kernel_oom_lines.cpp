@@ -381,12 +381,17 @@ CgroupIds cgroup_ids(std::string_view path) {
   return out;
 }
 
+const std::vector<std::string>& block_opener_words() {
+  static const std::vector<std::string> kWords = {"oom", "Task", "Memory", "failcnt", "ill process", "lled process"};
+  return kWords;
+}
+
 bool opens_block(std::string_view message) {
   std::string_view t = trim(message);
   if (t.empty()) return false;
   // Every opener below holds one of these words: one pass rules out the common line before the
-  // parsers run (this is called for every kernel line).
-  static const text::LiteralSet kOpenerWords({"oom", "Task", "Memory", "failcnt", "ill process", "lled process"});
+  // parsers run (this is called for every kernel line the block scan did not rule out).
+  static const text::LiteralSet kOpenerWords(block_opener_words());
   if (!kOpenerWords.any(t)) return false;
   if (contains(t, " invoked oom-killer: ")) return true;
   if (starts_with(t, "Task in ") && contains(t, " killed as a result of limit of ")) return true;

@@ -29,6 +29,9 @@ enum class Feed {
 /// summary, a memory.oom.group line or a kill line. `Mem-Info:` alone does not (page
 /// allocation failures and sysrq-m print it too).
 bool opens_block(std::string_view message);
+/// Words one of which every line opens_block() takes holds (ASCII case folded): a line without
+/// any cannot open a block.
+const std::vector<std::string>& block_opener_words();
 
 /// The parts of a kill line `[<reason>: ]Killed process <pid> (<comm>) total-vm:…` (every
 /// wording of §1.8: with/without shmem-rss, UID/pgtables/oom_score_adj, RHEL 6

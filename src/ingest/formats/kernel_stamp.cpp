@@ -396,6 +396,18 @@ std::size_t after_separator(std::string_view s, std::size_t i) {
 
 }  // namespace
 
+bool starts_with_boot_stamp(std::string_view raw) {
+  std::size_t i = 1;
+  if (raw.empty() || raw[0] != '[') return false;
+  while (i < raw.size() && raw[i] == ' ') ++i;
+  const std::size_t digits = i;
+  while (i < raw.size() && raw[i] >= '0' && raw[i] <= '9') ++i;
+  if (i == digits || i >= raw.size() || raw[i] != '.') return false;
+  const std::size_t fraction = ++i;
+  while (i < raw.size() && raw[i] >= '0' && raw[i] <= '9') ++i;
+  return i > fraction && i < raw.size() && raw[i] == ']';
+}
+
 bool is_kmsg_dict_line(std::string_view line) {
   if (line.size() < 3 || line[0] != ' ' || !std::isupper(static_cast<unsigned char>(line[1]))) return false;
   for (std::size_t i = 1; i < line.size(); ++i) {

@@ -49,6 +49,11 @@ struct KernelLine {
 /// with no stamp.
 KernelLine parse_kernel_line(std::string_view line, int year_hint);
 
+/// True when `raw` starts with a raw dmesg boot stamp, `[   12.345678]` (spaces, digits, a dot,
+/// digits): the commonest kernel line, told by its bytes before any regex. Such a line carries
+/// no wall-clock stamp.
+bool starts_with_boot_stamp(std::string_view raw);
+
 /// A /dev/kmsg dictionary line (` SUBSYSTEM=pci`, ` DEVICE=+pci:…`) that follows a record.
 bool is_kmsg_dict_line(std::string_view line);
 

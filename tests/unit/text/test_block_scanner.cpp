@@ -80,3 +80,30 @@ TEST_CASE("BlockScanner folds ASCII case, trims as the prefilter does, and refus
   CHECK_FALSE(BlockScanner({"two\nlines"}).usable());  // a hit could span lines
   CHECK_FALSE(BlockScanner(std::vector<std::string>{}).usable());
 }
+
+TEST_CASE("A prebuilt database stands in for the compile, and a damaged one is refused", "[text]") {
+  const std::vector<std::string> literals = {"out of memory", " Xid ", "NCCL WARN"};
+  const std::string block = "ok\nCUDA OUT OF MEMORY\nnccl warn x\nquiet\n NVRM: Xid (PCI)\n";
+  const std::string database = BlockScanner::serialize(literals);
+  if (BlockScanner::engine() != "hyperscan") {
+    CHECK(database.empty());  // nothing to prebuild without Hyperscan
+    return;
+  }
+  REQUIRE_FALSE(database.empty());
+  const std::string key = BlockScanner::key(literals);
+  CHECK(key == "out of memory\nXid\nNCCL WARN\n");  // trimmed as the prefilter trims
+  const std::string damaged(database.size(), 'x');
+  static std::vector<std::string> storage;  // the table's bytes live as long as the table
+  storage = {key, database, BlockScanner::key({"never", "installed"}), damaged};
+  const culprit::text::PrebuiltDatabase table[] = {{storage[2], storage[3]}, {storage[0], storage[1]}};
+  BlockScanner::install_prebuilt(table, 2);
+  const BlockScanner prebuilt(literals);  // automatic: ready at once, short blocks scanned
+  CHECK(prebuilt.ready());
+  CHECK(lines_hit(prebuilt, block) == std::vector<bool>{false, true, true, false, true});
+  const BlockScanner refused({"never", "installed"});  // the damaged entry: compiled on demand
+  CHECK_FALSE(refused.ready());
+  std::vector<std::size_t> ends;
+  CHECK_FALSE(refused.hit_lines("short: below the compile threshold\n", ends));
+  BlockScanner::install_prebuilt(nullptr, 0);
+  CHECK_FALSE(BlockScanner(literals).ready());  // no table: automatic waits for enough text
+}

@@ -1,0 +1,24 @@
+// The build's prebuilt literal databases cover every list a run on the built-in rules
+// block-scans: should the parsers' markers, the anchors or the signals' literals change without
+// the generator following, a run would silently compile again (and short texts would lose the
+// block pass); this says so instead.
+#include <catch2/catch.hpp>
+
+#include "api/prebuilt_databases.hpp"
+#include "culprit/rules/loader.hpp"
+#include "culprit/text/block_scanner.hpp"
+#include "ingest/signal_events.hpp"
+
+TEST_CASE("Every block-scanned literal list of the built-in rules has a prebuilt database", "[api]") {
+  if (culprit::text::BlockScanner::engine() != "hyperscan") return;  // nothing is prebuilt then
+  culprit::api::install_prebuilt_databases();
+  const auto loaded = culprit::rules::load_builtin_rules();
+  const auto lists = culprit::ingest::block_scan_literal_lists(loaded.rules.signals);
+  REQUIRE(lists.size() == 3);
+  for (const auto& list : lists) {
+    INFO("list of " << list.size() << " literals, first " << list.front());
+    const culprit::text::BlockScanner scanner(list);
+    REQUIRE(scanner.usable());
+    CHECK(scanner.ready());
+  }
+}
