@@ -28,6 +28,7 @@ bool is_kernel_line(std::string_view line) {
   if (line.size() < 8) return false;
   const char c = line[0];
   if (!(c == '[' || c == '<' || (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'))) return false;
+  if (kernel::starts_with_boot_stamp(line)) return true;  // the regex's first alternative, by its bytes
   // A capital letter starts a month stamp (`Apr  9 00:47:19 host tag:`, localised `Mär 09 …`)
   // or nothing of ours: look for the clock's `dd:dd:dd` near the start before any regex.
   if (c >= 'A' && c <= 'Z' && line.find(" kernel: ") == std::string_view::npos) {

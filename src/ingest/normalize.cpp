@@ -116,6 +116,13 @@ bool has_long_line(std::string_view s, size_t max) {
   if (max == 0 || s.size() <= max) return false;
   size_t pos = 0;
   while (pos < s.size()) {
+    // The last \n of the next max + 1 bytes: every line ending there is short enough (a lone \r
+    // only shortens lines), so the walk goes a window at a time, not a line at a time.
+    if (s.size() - pos <= max) return false;
+    if (const void* last = memrchr(s.data() + pos, '\n', max + 1)) {
+      pos = static_cast<size_t>(static_cast<const char*>(last) - s.data()) + 1;
+      continue;
+    }
     const void* nl = std::memchr(s.data() + pos, '\n', s.size() - pos);
     const size_t end = nl ? static_cast<size_t>(static_cast<const char*>(nl) - s.data()) : s.size();
     if (end - pos > max) {

@@ -80,16 +80,18 @@ std::size_t esc_length(std::string_view s, std::size_t pos) {
 
 std::vector<std::string_view> split_lines(std::string_view text) {
   // memchr for '\n' (SIMD in glibc), then a memchr for a lone '\r' inside the line: two fast
-  // passes instead of one byte-at-a-time loop. Lines ending "\r\n" drop the '\r'.
+  // passes instead of one byte-at-a-time loop, and the second only where the text holds a '\r'
+  // at all (one pass over the whole text). Lines ending "\r\n" drop the '\r'.
   std::vector<std::string_view> lines;
   lines.reserve(text.size() / 64 + 1);
   const char* p = text.data();
   const char* end = p + text.size();
+  const bool has_cr = std::memchr(p, '\r', text.size()) != nullptr;
   while (p < end) {
     const char* nl = static_cast<const char*>(std::memchr(p, '\n', static_cast<std::size_t>(end - p)));
     const char* stop = nl ? nl : end;
     const char* line_start = p;
-    for (const char* cr; (cr = static_cast<const char*>(std::memchr(line_start, '\r', static_cast<std::size_t>(stop - line_start))));) {
+    for (const char* cr; has_cr && (cr = static_cast<const char*>(std::memchr(line_start, '\r', static_cast<std::size_t>(stop - line_start))));) {
       if (cr + 1 == stop && nl) break;  // the '\r' of "\r\n"
       lines.emplace_back(line_start, static_cast<std::size_t>(cr - line_start));
       line_start = cr + 1;
