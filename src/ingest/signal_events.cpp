@@ -8,6 +8,7 @@
 #include <string>
 
 #include "culprit/core/size.hpp"
+#include "culprit/text/block_scanner.hpp"
 #include "culprit/text/signal_set.hpp"
 #include "ingest/format_table.hpp"
 #include "ingest/xid_details.hpp"
@@ -95,9 +96,11 @@ std::vector<core::Event> events_from_signals(const core::Event& base, std::strin
   return out;
 }
 
-std::vector<std::vector<std::string>> block_scan_literal_lists(const text::SignalSet& signals) {
-  return {signals.block_literals(fast_path_markers()), signals.block_literals(kernel_log_markers()),
-          anchor_literals()};
+std::vector<text::LiteralList> block_scan_literal_lists(const text::SignalSet& signals) {
+  return {{signals.block_literals(fast_path_markers()), {}},
+          {signals.block_literals(kernel_log_markers()), {}},
+          {anchor_literals(), {}},
+          signals.candidate_literals()};
 }
 
 }  // namespace culprit::ingest

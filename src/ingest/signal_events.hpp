@@ -9,6 +9,7 @@
 
 #include "culprit/core/event.hpp"
 #include "culprit/ingest/parser.hpp"
+#include "culprit/text/block_scanner.hpp"
 
 namespace culprit::ingest {
 
@@ -23,10 +24,11 @@ enum class LiteralHit { unknown, no, yes };
 const std::vector<std::string>& fast_path_markers();
 const std::vector<std::string>& kernel_log_markers();
 
-/// Every literal list a run with `signals` block-scans: each parser's (its markers and the
-/// signals' literals) and the format table's anchors. The build prebuilds a database for each
+/// Every literal list a run with `signals` scans with Hyperscan: each parser's (its markers and
+/// the signals' literals), the format table's anchors, and the signals' own (with their ids:
+/// SignalSet::match's candidates). The build prebuilds a database for each
 /// (src/tools/literal_databases_gen.cpp) for the built-in rules.
-std::vector<std::vector<std::string>> block_scan_literal_lists(const text::SignalSet& signals);
+std::vector<text::LiteralList> block_scan_literal_lists(const text::SignalSet& signals);
 
 /// One event per signal of `ctx.signals` that matches `message` for `ctx.format`.
 /// Each event is a copy of `base` (source, line, stamp, host, pid, comm already set) with the

@@ -12,6 +12,22 @@
 
 namespace culprit::text {
 
+/// What build() makes for finding a line's candidate signals: the signals' literals as one
+/// Hyperscan database whose ids are the signals (prebuilt for the built-in rules), and the
+/// Aho–Corasick automaton, built on first use only where no database is ready (other rules, no
+/// Hyperscan) or for per-line checks: a run whose lines all went through block scans (a paste
+/// on the built-in rules) never builds it.
+struct SignalSet::Candidates {
+  std::vector<std::vector<std::string>> sets;  ///< per signal: its usable literals, or none
+  std::unique_ptr<const BlockScanner> scanner;
+  std::once_flag once;
+  std::unique_ptr<const LiteralIndex> index;
+  const LiteralIndex& automaton() {
+    std::call_once(once, [this] { index = std::make_unique<const LiteralIndex>(sets); });
+    return *index;
+  }
+};
+
 struct SignalSet::BlockCache {
   std::mutex mutex;
   std::vector<std::pair<const void*, std::shared_ptr<const BlockScanner>>> scanners;  ///< by `extra`
@@ -26,7 +42,7 @@ SignalSet& SignalSet::operator=(SignalSet&&) noexcept = default;
 
 void SignalSet::add(Signal signal) {
   signals_.push_back(std::move(signal));
-  index_.reset();
+  candidates_.reset();
   always_.clear();
   block_cache_.reset();
 }
@@ -52,12 +68,28 @@ void SignalSet::build() {
       always_.push_back(i);
     }
   }
-  index_ = std::make_shared<const LiteralIndex>(sets);
+  candidates_ = std::make_shared<Candidates>();
+  candidates_->sets = std::move(sets);
+  const LiteralList list = candidate_literals();
+  candidates_->scanner = std::make_unique<const BlockScanner>(
+      list.literals, BlockScanner::forced() ? BlockScanner::Engine::hyperscan : BlockScanner::Engine::automatic,
+      BlockScanner::kCompileAfterBytes, list.ids);
   block_cache_ = std::make_shared<BlockCache>();
 }
 
+LiteralList SignalSet::candidate_literals() const {
+  LiteralList list;
+  if (!candidates_) return list;
+  for (std::uint32_t i = 0; i < candidates_->sets.size(); ++i)
+    for (const auto& lit : candidates_->sets[i]) {
+      list.literals.push_back(lit);
+      list.ids.push_back(i);
+    }
+  return list;
+}
+
 std::shared_ptr<const BlockScanner> SignalSet::block_scanner(const std::vector<std::string>& extra) const {
-  if (!prefilter_ || !index_ || !always_.empty() || !block_cache_) return nullptr;
+  if (!prefilter_ || !candidates_ || !always_.empty() || !block_cache_) return nullptr;
   std::lock_guard<std::mutex> lock(block_cache_->mutex);
   for (const auto& [key, scanner] : block_cache_->scanners)
     if (key == &extra) return scanner;
@@ -96,12 +128,12 @@ void SignalSet::try_signal(std::uint32_t index, std::string_view line, std::stri
 std::vector<SignalMatch> SignalSet::match(std::string_view line, std::string_view format) const {
   std::vector<SignalMatch> out;
   const auto count = static_cast<std::uint32_t>(signals_.size());
-  if (!prefilter_ || !index_) {
+  if (!prefilter_ || !candidates_) {
     for (std::uint32_t i = 0; i < count; ++i) try_signal(i, line, format, out);
     return out;
   }
   std::vector<std::uint32_t> candidates;  // allocates only when a literal hits
-  index_->owners(line, candidates);
+  if (!candidates_->scanner->literal_ids(line, candidates)) candidates_->automaton().owners(line, candidates);
   // Merge the two sorted lists so results stay in rule order.
   auto c = candidates.begin();
   auto a = always_.begin();
@@ -121,8 +153,12 @@ std::vector<SignalMatch> SignalSet::match(std::string_view line, std::string_vie
 }
 
 bool SignalSet::candidate(std::string_view line) const {
-  if (!index_ || !always_.empty()) return !signals_.empty();
-  return index_->any(line);
+  if (!candidates_ || !always_.empty()) return !signals_.empty();
+  // The database when it is ready (block scans then took every segment, so only the few lines a
+  // repair weighs ask here); else the automaton, built now if need be.
+  std::vector<std::uint32_t> ids;
+  if (candidates_->scanner->ready() && candidates_->scanner->literal_ids(line, ids)) return !ids.empty();
+  return candidates_->automaton().any(line);
 }
 
 }  // namespace culprit::text

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -20,6 +21,12 @@ namespace culprit::text {
 struct PrebuiltDatabase {
   std::string_view literals;
   std::string_view database;
+};
+
+/// A literal list with an id per literal (empty ids: 0 for each), as a scanner is built from it.
+struct LiteralList {
+  std::vector<std::string> literals;
+  std::vector<std::uint32_t> ids;
 };
 
 /// Immutable after construction; hit_lines() is const and thread-safe.
@@ -37,8 +44,9 @@ class BlockScanner {
   /// checks (measured on the bench corpus), so it pays from a few MB on.
   static constexpr std::size_t kMinBlockBytes = std::size_t{256} << 10;
   static constexpr std::size_t kCompileAfterBytes = std::size_t{8} << 20;
+  /// `ids`: one per literal, what literal_ids() reports for it (empty: 0 for every literal).
   explicit BlockScanner(const std::vector<std::string>& literals, Engine engine = Engine::automatic,
-                        std::size_t compile_after = kCompileAfterBytes);
+                        std::size_t compile_after = kCompileAfterBytes, std::vector<std::uint32_t> ids = {});
   ~BlockScanner();
   BlockScanner(const BlockScanner&) = delete;
   BlockScanner& operator=(const BlockScanner&) = delete;
@@ -55,6 +63,11 @@ class BlockScanner {
   /// `automatic` while a block scan would not repay its cost; the caller's per-line checks run.
   bool hit_lines(std::string_view block, std::vector<std::size_t>& ends) const;
 
+  /// Appends the ids of the literals `line` holds (one Hyperscan scan of the line), sorted and
+  /// unique. False (nothing appended) where no database is ready: the caller's own automaton
+  /// answers instead. For a few lines (a block scan's hits), not for every line of a block.
+  bool literal_ids(std::string_view line, std::vector<std::uint32_t>& out) const;
+
   /// "hyperscan" when the build found libhs (the SIMD matcher), else "aho-corasick" (the
   /// prefilter's own automaton, which `automatic` never runs over blocks: it is no faster there
   /// than the per-line checks).
@@ -67,12 +80,12 @@ class BlockScanner {
   static bool forced();
 
   /// The key of a literal list in the prebuilt table: its literals trimmed as the scanner trims
-  /// them, one per line.
-  static std::string key(const std::vector<std::string>& literals);
-  /// The serialised database for `literals` (for the build's generator: portable, no CPU feature
-  /// beyond the baseline assumed); empty where the build has no Hyperscan, the list is not
-  /// usable or the compile fails.
-  static std::string serialize(const std::vector<std::string>& literals);
+  /// them, one per line, each followed by its id where `ids` are given.
+  static std::string key(const std::vector<std::string>& literals, const std::vector<std::uint32_t>& ids = {});
+  /// The serialised database for `literals` and their `ids` (for the build's generator:
+  /// portable, no CPU feature beyond the baseline assumed); empty where the build has no
+  /// Hyperscan, the list is not usable or the compile fails.
+  static std::string serialize(const std::vector<std::string>& literals, const std::vector<std::uint32_t>& ids = {});
   /// Makes `table` (the build's prebuilt databases, static storage) the one scanners built from
   /// now on look their list up in. Call before scanning; a later call replaces it.
   static void install_prebuilt(const PrebuiltDatabase* table, std::size_t count);

@@ -38,6 +38,7 @@ struct SignalMatch {
 /// Immutable after build(); match() is thread-safe.
 class LiteralIndex;
 class BlockScanner;
+struct LiteralList;
 
 /// Usage: add() every signal, build() once, then match() lines from any number of threads.
 ///   SignalSet set; set.add(std::move(signal)); set.build();
@@ -73,6 +74,9 @@ class SignalSet {
   std::shared_ptr<const BlockScanner> block_scanner(const std::vector<std::string>& extra) const;
   /// The literals block_scanner(extra) scans for: `extra`, then every signal's (after build()).
   std::vector<std::string> block_literals(const std::vector<std::string>& extra) const;
+  /// Every usable literal of every signal, each with its signal's index: the list match() finds
+  /// a line's candidate signals with (after build()).
+  LiteralList candidate_literals() const;
 
   const std::vector<Signal>& signals() const { return signals_; }
   /// Indices of signals without usable literals (tried on every line); valid after build().
@@ -84,7 +88,8 @@ class SignalSet {
                   std::vector<SignalMatch>& out) const;
   std::vector<Signal> signals_;
   bool prefilter_ = true;
-  std::shared_ptr<const LiteralIndex> index_;  ///< null until build()
+  struct Candidates;
+  std::shared_ptr<Candidates> candidates_;  ///< null until build()
   std::vector<std::uint32_t> always_;          ///< sorted
   struct BlockCache;
   std::shared_ptr<BlockCache> block_cache_;  ///< block_scanner()'s, made by build()
