@@ -107,3 +107,24 @@ TEST_CASE("A prebuilt database stands in for the compile, and a damaged one is r
   BlockScanner::install_prebuilt(nullptr, 0);
   CHECK_FALSE(BlockScanner(literals).ready());  // no table: automatic waits for enough text
 }
+
+TEST_CASE("literal_ids names every literal a line holds, by the id it was given", "[text]") {
+  const std::vector<std::string> literals = {"oom", "Killed process", " Xid ", "oom-kill"};
+  const std::vector<std::uint32_t> ids = {7, 3, 5, 7};
+  const BlockScanner scanner(literals, BlockScanner::Engine::hyperscan, BlockScanner::kCompileAfterBytes, ids);
+  std::vector<std::uint32_t> out;
+  if (BlockScanner::engine() != "hyperscan") {
+    CHECK_FALSE(scanner.literal_ids("oom", out));  // the caller's automaton answers
+    return;
+  }
+  REQUIRE(scanner.literal_ids("Memory cgroup out of memory: KILLED PROCESS 12 (python); OOM-kill", out));
+  CHECK(out == std::vector<std::uint32_t>{3, 7});  // sorted, each once
+  out.clear();
+  REQUIRE(scanner.literal_ids("NVRM: Xid (PCI:0000:3b:00): 79", out));
+  CHECK(out == std::vector<std::uint32_t>{5});
+  out = {1};
+  REQUIRE(scanner.literal_ids("nothing here", out));
+  CHECK(out == std::vector<std::uint32_t>{1});  // appends; a line without a literal adds none
+  const BlockScanner waiting(literals, BlockScanner::Engine::automatic, BlockScanner::kCompileAfterBytes, ids);
+  CHECK_FALSE(waiting.literal_ids("oom", out));  // not prebuilt, not compiled yet
+}
