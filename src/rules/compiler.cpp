@@ -193,6 +193,31 @@ void check_signal_kinds(Drafts& drafts, core::Diagnostics& problems) {
   }
 }
 
+/// A diagnosis's `kinds` must be kinds an event can have, else the engine would never run it (a
+/// typo such as `cuda_oomm` would silence the diagnosis): a kind the code reads, a signal's kind
+/// or a word of the diagnosis's own query (kinds its parsers write, such as `gpu_snapshot`).
+void check_diagnosis_kinds(Drafts& drafts, core::Diagnostics& problems) {
+  std::vector<std::string> known;
+  for (const auto kind : core::kind::kAll) known.emplace_back(kind);
+  for (const auto& d : drafts.signals)
+    if (!d.broken) known.push_back(d.rule.kind);
+  for (auto& d : drafts.diagnoses) {
+    if (d.broken || d.rule.kinds.empty()) continue;
+    const auto words = sql_words(d.rule.query);
+    for (const auto& kind : d.rule.kinds) {
+      if (words.count(kind) || std::find(known.begin(), known.end(), kind) != known.end()) continue;
+      d.broken = true;
+      const auto near = text::near_word(kind, known);
+      problems.push_back(problem(code::kBadValue, d.where.at("kinds"),
+                                 fmt::format("kind `{}` in the `kinds` of `{}` is no kind an event can have{}; the "
+                                             "diagnosis runs only when the timeline holds one of its kinds, so name "
+                                             "the kinds its query starts from (`cuda_oom`, `signal_exit`…)",
+                                             kind, d.rule.id,
+                                             near ? fmt::format(" (did you mean `{}`?)", *near) : std::string())));
+    }
+  }
+}
+
 /// Checks one sample against the compiled set; returns false on a problem.
 bool check_sample(const SignalDraft& d, const SampleDraft& s, const text::Pattern& pattern,
                   const text::SignalSet& set, core::Diagnostics& problems) {
@@ -360,6 +385,7 @@ void compile_drafts(Drafts& drafts, const QueryChecker& check_query, bool check_
   check_signal_ids(drafts, problems);
   check_diagnosis_ids(drafts, problems);
   check_signal_kinds(drafts, problems);
+  check_diagnosis_kinds(drafts, problems);
 
   // Regexes.
   std::vector<std::shared_ptr<const text::Pattern>> patterns(drafts.signals.size());

@@ -39,7 +39,7 @@ constexpr std::array kSignalKeys = {"id", "kind", "severity", "pattern", "format
                                     "literals", "description", "sample"};
 constexpr std::array kSampleKeys = {"line", "match", "fields"};
 constexpr std::array kDiagnosisKeys = {"id",      "verdict", "title",    "query",   "message",
-                                       "advice",  "priority", "fixtures", "ledger"};
+                                       "advice",  "priority", "fixtures", "ledger",  "kinds"};
 constexpr std::array kLedgers = {ledger::kGpu, ledger::kHost};
 constexpr std::array kFixtureKeys = {"fire", "quiet"};
 constexpr std::array kVerdicts = {"cuda_oom", "kernel_oom", "cgroup_oom", "userspace_oom_kill",
@@ -315,6 +315,7 @@ void read_diagnosis(const std::string& file, const toml::table& table, Drafts& o
                                fmt::format("unknown ledger `{}`: use one of {}", rule.ledger,
                                            fmt::join(kLedgers, ", "))));
   }
+  if (!r.strings("kinds", rule.kinds) && table.get("kinds")) r.fail();
   draft.where = r.where();
   if (const toml::node* fixtures = table.get("fixtures")) {
     if (const auto* ft = fixtures->as_table()) {

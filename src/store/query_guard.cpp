@@ -116,14 +116,8 @@ std::string Database::check_read_only(std::string_view sql) {
 }
 
 std::unique_ptr<Database> Database::open_read_only(const std::string& path, std::string& error) {
-  sqlite3* db = nullptr;
-  const int rc = sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr);
-  if (rc != SQLITE_OK) {
-    error = db ? sqlite3_errmsg(db) : "cannot open database";
-    if (db) sqlite3_close(db);
-    return nullptr;
-  }
-  return std::unique_ptr<Database>(new Database(db));
+  sqlite3* db = connect(path, SQLITE_OPEN_READONLY, error);
+  return db ? std::unique_ptr<Database>(new Database(db)) : nullptr;
 }
 
 }  // namespace culprit::store

@@ -46,6 +46,9 @@ struct DiagnosisRule {
   std::string id, verdict, title, query, message, advice;
   int priority = 0;  ///< higher wins when several verdicts compete for the incident's answer
   std::string ledger;  ///< the enrichment it needs: ledger::kGpu, ledger::kHost, or empty for none
+  /// The event kinds its query starts from: it yields a row only where the timeline holds an
+  /// event of one of them, so the engine prepares it only then (empty: it always runs).
+  std::vector<std::string> kinds;
   std::vector<std::string> fixtures_fire, fixtures_quiet;
   std::string file;
   int line = 0;

@@ -86,6 +86,8 @@ class Database {
 
  private:
   explicit Database(sqlite3* db) : db_(db) {}
+  /// Opens a connection with `flags` (both open() forms); nullptr and `error` set on failure.
+  static sqlite3* connect(const std::string& path, int flags, std::string& error);
   /// Steps a prepared statement to its end and reads every row (both query() forms).
   static QueryResult rows_of(Statement& stmt);
   /// Prepares `sql` (under the caller's guard); with `read_only`, only one read-only statement.

@@ -454,6 +454,29 @@ TEST_CASE("story: an unknown ledger is a load error at its value", "[rules]") {
   CHECK(r.rules.diagnoses.empty());
 }
 
+TEST_CASE("a diagnosis names the event kinds its query starts from", "[rules]") {
+  CHECK(load(kDiagnosis).rules.diagnoses.at(0).kinds.empty());  // none: it always runs
+  std::string text = kDiagnosis;
+  text.replace(text.find("priority = 10"), 13, "priority = 10\nkinds = [\"cuda_oom\", \"gpu_snapshot\"]");
+  text.replace(text.find("FROM events"), 11, "FROM events WHERE kind IN ('cuda_oom', 'gpu_snapshot')");
+  auto r = load(text);
+  INFO(dump(r.problems));
+  CHECK(r.problems.empty());  // a kind the code reads, and one its own query names
+  REQUIRE(r.rules.diagnoses.size() == 1);
+  CHECK(r.rules.diagnoses[0].kinds == std::vector<std::string>{"cuda_oom", "gpu_snapshot"});
+}
+
+TEST_CASE("story: a misspelt kind would silence a diagnosis, so it is a load error", "[rules]") {
+  std::string text = kDiagnosis;
+  text.replace(text.find("priority = 10"), 13, "priority = 10\nkinds = [\"cuda_oomm\"]");
+  auto r = load(text);
+  const auto d = only(r.problems, rules::code::kBadValue);
+  CHECK(d.where == "my.toml:12:9");
+  CHECK(d.message.find("kind `cuda_oomm` in the `kinds` of `cuda_oom_foreign` is no kind an event can have "
+                       "(did you mean `cuda_oom`?)") == 0);
+  CHECK(r.rules.diagnoses.empty());
+}
+
 TEST_CASE("story: an advice names a column nobody selects", "[rules]") {
   std::string text = kDiagnosis;
   text.replace(text.find("Stop the other process."), 23, "Stop {other_pid}.");
