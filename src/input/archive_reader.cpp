@@ -4,12 +4,14 @@
 #include <archive.h>
 #include <archive_entry.h>
 #include <fnmatch.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <memory>
@@ -97,11 +99,43 @@ std::string single_root(archive* a, const ReadOptions& o) {
   return root;
 }
 
-/// Reads every member of an opened archive. `root`: see single_root(). The decoding runs on an
-/// ArchiveStream's worker; this thread keeps every limit and message, in stream order, and
-/// ingests a member (ctx.emit) while the worker decodes the next.
+/// The decoded size a bare compressed stream says it has, -1 when it does not say: a zstd frame
+/// header's content size (zstd writes it when it knows the input's size), else gzip's ISIZE
+/// (its last 4 bytes: the size mod 2^32 of the last member). `head`: the first bytes, `tail`:
+/// the last 4. Only a hint to size the text's buffer once, instead of growing it by copies: a
+/// wrong one (several members, damage, a lie) costs address space, not a different text, and
+/// the caller bounds it as the reading is bounded.
+std::int64_t stream_size_hint(std::string_view head, std::string_view tail) {
+  auto byte = [&](std::size_t i) { return static_cast<std::uint64_t>(static_cast<unsigned char>(head[i])); };
+  using namespace std::string_view_literals;
+  if (head.size() >= 6 && head.substr(0, 4) == "\x28\xb5\x2f\xfd"sv) {
+    const std::uint64_t descriptor = byte(4);
+    const bool single_segment = (descriptor >> 5) & 1;
+    static constexpr std::size_t kDictionaryBytes[] = {0, 1, 2, 4};
+    static constexpr std::size_t kSizeBytes[] = {0, 2, 4, 8};
+    const std::size_t at = 5 + (single_segment ? 0 : 1) + kDictionaryBytes[descriptor & 3];
+    const std::size_t n = (descriptor >> 6) == 0 ? (single_segment ? 1 : 0) : kSizeBytes[descriptor >> 6];
+    if (n == 0 || head.size() < at + n) return -1;
+    std::uint64_t size = 0;
+    for (std::size_t i = 0; i < n; ++i) size |= byte(at + i) << (8 * i);
+    if (n == 2) size += 256;
+    return size > static_cast<std::uint64_t>(INT64_MAX) ? -1 : static_cast<std::int64_t>(size);
+  }
+  if (head.size() >= 2 && head.substr(0, 2) == "\x1f\x8b"sv && tail.size() == 4) {
+    std::int64_t size = 0;
+    for (std::size_t i = 0; i < 4; ++i) size |= static_cast<std::int64_t>(static_cast<unsigned char>(tail[i])) << (8 * i);
+    return size;
+  }
+  return -1;
+}
+
+/// Reads every member of an opened archive. `root`: see single_root(). `raw_size`: the size a
+/// bare compressed stream says it decodes to (stream_size_hint(); -1 unknown), `compressed`
+/// its size. The decoding runs on an ArchiveStream's worker; this thread keeps every limit and
+/// message, in stream order, and ingests a member (ctx.emit) while the worker decodes the next.
 void read_members(archive* a, const std::string& display, const std::string& host, const std::string& root,
-                  const std::string& origin, ReadContext& ctx, int nesting) {
+                  const std::string& origin, ReadContext& ctx, int nesting, std::int64_t raw_size = -1,
+                  std::int64_t compressed = 0) {
   const ReadOptions& o = ctx.options;
   std::int64_t produced = 0;  // decompressed bytes this archive gave us (the bomb check)
   int members = 0;
@@ -139,7 +173,13 @@ void read_members(archive* a, const std::string& display, const std::string& hos
     // Members that are archives themselves are read whole (bounded), then opened from memory.
     const bool nested_name = !raw && nesting < o.max_archive_nesting && is_archive_name(member);
     const std::int64_t room = ctx.room();
-    if (piece.size > 0) src.text.reserve(static_cast<size_t>(std::min(piece.size, room)));
+    // The buffer is sized once: from the member's header, or what a bare stream says it
+    // decodes to, no more than the room and the bomb check let it grow to.
+    std::int64_t expected = piece.size;
+    const bool hinted = raw && expected < 0 && raw_size > 0;
+    if (hinted)
+      expected = std::min(raw_size, std::max(o.archive_ratio_floor, o.max_archive_ratio * std::max<std::int64_t>(compressed, 1)));
+    if (expected > 0) src.text.reserve(static_cast<size_t>(std::min(expected, room)));
     // A member that is an archive itself keeps its bytes (the cutter also stops at its magic).
     LineCutter cutter(nested_name ? 0 : o.max_line_bytes);
     bool cut = false, bomb = false, failed = false, fatal = false;
@@ -173,6 +213,8 @@ void read_members(archive* a, const std::string& display, const std::string& hos
       if (bomb) break;
     }
     take_cuts(cutter, src);
+    // Less than the hint (cut lines, a stream that said more): give the rest back.
+    if (hinted && src.text.capacity() - src.text.size() > (src.text.size() >> 3) + (64 << 10)) src.text.shrink_to_fit();
     // A data error after the cut was not read before the worker ran ahead; only a fatal one
     // (the archive cannot go on) still counts, as the damage the next header would have met.
     if (failed && !cut && !bomb)
@@ -222,12 +264,23 @@ void read_archive_fd(int fd, const std::string& display, const std::string& host
       return;
     }
   }
+  // What a bare compressed file says it decodes to (its first bytes and its last 4).
+  std::int64_t raw_size = -1, compressed = 0;
+  struct stat st {};
+  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= 18) {
+    char head[32], tail[4];
+    const ssize_t h = ::pread(fd, head, sizeof head, 0);
+    const ssize_t t = ::pread(fd, tail, sizeof tail, st.st_size - 4);
+    compressed = st.st_size;
+    if (h > 0) raw_size = stream_size_hint(std::string_view(head, static_cast<size_t>(h)),
+                                           std::string_view(tail, t == 4 ? 4 : 0));
+  }
   auto a = new_reader();
   if (archive_read_open_fd(a.get(), fd, 1 << 16) != ARCHIVE_OK) {
     ctx.warn(code::kArchive, display, fmt::format("cannot open archive: {}", error_text(a.get())));
     return;
   }
-  read_members(a.get(), display, host, root, origin, ctx, nesting);
+  read_members(a.get(), display, host, root, origin, ctx, nesting, raw_size, compressed);
 }
 
 void read_archive_bytes(std::string_view bytes, const std::string& display, const std::string& host,
@@ -243,7 +296,9 @@ void read_archive_bytes(std::string_view bytes, const std::string& display, cons
     ctx.warn(code::kArchive, display, fmt::format("cannot open archive: {}", error_text(a.get())));
     return;
   }
-  read_members(a.get(), display, host, root, origin, ctx, nesting);
+  const std::int64_t raw_size =
+      bytes.size() >= 18 ? stream_size_hint(bytes.substr(0, 32), bytes.substr(bytes.size() - 4)) : -1;
+  read_members(a.get(), display, host, root, origin, ctx, nesting, raw_size, static_cast<std::int64_t>(bytes.size()));
 }
 
 }  // namespace detail

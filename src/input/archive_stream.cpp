@@ -1,7 +1,8 @@
 // The decoding worker of an ArchiveStream (see archive_stream.hpp): it walks the members with
 // archive_read_next_header / archive_read_data into free blocks and queues what it read; the
 // reading thread takes pieces in order and gives blocks back. Blocks are allocated once (never
-// zero-filled again) and reused, so memory in flight is bounded whatever the archive holds.
+// zero-filled again) and reused, also by the streams that follow, so memory in flight is
+// bounded whatever the archive holds.
 #include "input/archive_stream.hpp"
 
 #include <archive_entry.h>
@@ -20,6 +21,30 @@ std::string error_text(archive* a) {
   return s && *s ? s : "unknown error";
 }
 
+/// Blocks of finished streams, for the next ones: a folder of compressed files starts a stream
+/// per file, and fresh blocks cost a page fault per 4 KiB written (the allocator hands their
+/// pages back between files), which on a VM cost more than the copy. At most one stream's
+/// worth (4 MiB) is kept.
+std::mutex pool_mutex;
+std::vector<std::unique_ptr<char[]>> pool;
+
+std::unique_ptr<char[]> pooled_block() {
+  {
+    std::lock_guard lock(pool_mutex);
+    if (!pool.empty()) {
+      auto block = std::move(pool.back());
+      pool.pop_back();
+      return block;
+    }
+  }
+  return std::unique_ptr<char[]>(new char[ArchiveStream::kBlockBytes]);
+}
+
+void give_back(std::unique_ptr<char[]> block) {
+  std::lock_guard lock(pool_mutex);
+  if (pool.size() < static_cast<std::size_t>(ArchiveStream::kBlocks)) pool.push_back(std::move(block));
+}
+
 }  // namespace
 
 ArchiveStream::ArchiveStream(archive* reader, std::function<bool(const std::string&)> excluded)
@@ -34,6 +59,8 @@ ArchiveStream::~ArchiveStream() {
   }
   changed_.notify_all();
   worker_.join();
+  for (auto& block : blocks_)
+    if (block) give_back(std::move(block));
 }
 
 Piece ArchiveStream::next() {
@@ -73,7 +100,7 @@ bool ArchiveStream::push(Piece piece) {
 int ArchiveStream::take_block() {
   std::unique_lock lock(mutex_);
   if (free_.empty() && allocated_ < kBlocks) {
-    blocks_[static_cast<std::size_t>(allocated_)].reset(new char[kBlockBytes]);
+    blocks_[static_cast<std::size_t>(allocated_)] = pooled_block();
     return allocated_++;
   }
   changed_.wait(lock, [&] { return !free_.empty() || stop_; });

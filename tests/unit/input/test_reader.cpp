@@ -245,3 +245,59 @@ TEST_CASE("an archive wrapped in one job folder takes hosts from the level below
   CHECK(out[0].host == "node-1");
   CHECK(out[1].host == "node-2");
 }
+
+TEST_CASE("an archive's single root folder holds only when no later member denies it", "[input]") {
+  // Read from a file (the descriptor path) and from memory, small and with a 17 MiB member.
+  const std::string big(17u << 20, 'x');
+  struct Case {
+    std::vector<std::pair<std::string, std::string>> members;
+    std::vector<std::string> hosts;
+  };
+  const std::vector<Case> cases = {
+      {{{"job/node-1/a.log", "a\n"}, {"job/node-2/b.log", "b\n"}}, {"node-1", "node-2"}},
+      // A member at the top, after two under one folder: no root, so `job` is the host.
+      {{{"job/node-1/a.log", "a\n"}, {"job/node-2/b.log", "b\n"}, {"top.log", "t\n"}}, {"job", "job", ""}},
+      // Another top folder, last.
+      {{{"job/node-1/a.log", "a\n"}, {"other/node-2/b.log", "b\n"}}, {"job", "other"}},
+      // Folders and excluded names do not answer the question.
+      {{{"job/node-1/a.log", "a\n"}, {"expected.json", "{}"}, {"job/node-2/b.log", "b\n"}}, {"node-1", "node-2"}},
+      {{{"job/node-1/a.log", big}, {"job/node-2/b.log", "b\n"}}, {"node-1", "node-2"}},
+      {{{"job/node-1/a.log", big}, {"job/node-2/b.log", "b\n"}, {"top.log", "t\n"}}, {"job", "job", ""}},
+  };
+  ReadOptions o;
+  o.excludes = {"expected.json"};
+  TempDir t;
+  for (const auto& c : cases) {
+    const std::string tar = culprit::test::tar_of(c.members);
+    t.write("x.tar", tar);
+    for (int from_file = 0; from_file < 2; ++from_file) {
+      Diagnostics d;
+      std::vector<Source> out;
+      if (from_file) out = culprit::input::read_inputs({(t.path / "x.tar").string()}, o, d);
+      else culprit::input::read_archive_memory(tar, "x.tar", o, d, [&](Source& s) { out.push_back(std::move(s)); });
+      INFO(all_problems(d) << " case " << c.members.back().first << " from file " << from_file);
+      REQUIRE(out.size() == c.hosts.size());
+      for (std::size_t i = 0; i < out.size(); ++i) {
+        CHECK(out[i].host == c.hosts[i]);
+        CHECK(out[i].host_from == (c.hosts[i].empty() ? std::string() : std::string(culprit::input::host_from::kFolder)));
+      }
+      CHECK(d.empty());
+    }
+  }
+}
+
+TEST_CASE("a gzip's stated size only sizes the buffer: a wrong one reads the same text", "[input]") {
+  std::string text;
+  for (int i = 0; i < 5000; ++i) text += "[ 1.000000] line " + std::to_string(i) + "\n";
+  for (const std::uint32_t stated : {0u, 1u, 100u, 0xFFFFFFFFu}) {
+    std::string gz = culprit::test::gzip_stored(text);
+    for (int i = 0; i < 4; ++i) gz[gz.size() - 4 + i] = static_cast<char>((stated >> (8 * i)) & 0xFF);
+    Diagnostics d;
+    std::vector<Source> out;
+    culprit::input::read_archive_memory(gz, "kern.log.gz", {}, d, [&](Source& s) { out.push_back(std::move(s)); });
+    INFO(stated << ": " << all_problems(d));
+    REQUIRE(out.size() == 1);
+    CHECK(out[0].text == text);
+    CHECK(out[0].text.capacity() < 2 * text.size() + (64u << 10));
+  }
+}
