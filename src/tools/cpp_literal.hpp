@@ -1,5 +1,6 @@
-// The generators' way of writing bytes into a C++ source: adjacent string literals that any
-// byte sequence survives (NULs included: read them back with sizeof, not strlen).
+// How the build-time generators write a C++ source: bytes as adjacent string literals that any
+// byte sequence survives (NULs included: read them back with sizeof, not strlen), and the close
+// that never leaves half a file.
 #pragma once
 
 #include <cstdio>
@@ -27,6 +28,16 @@ inline void write_literal(std::ofstream& out, const std::string& bytes) {
     }
   }
   out << "    \"" << line << "\"";
+}
+
+/// Closes a generated source; where it could not be written, says so, removes the partial file
+/// (the build must not compile half a table) and returns 1, else 0: main()'s exit code.
+inline int close_source(std::ofstream& out, const char* program, const char* path) {
+  out.close();
+  if (out) return 0;
+  std::fprintf(stderr, "%s: cannot write %s\n", program, path);
+  std::remove(path);
+  return 1;
 }
 
 }  // namespace culprit::tools

@@ -55,12 +55,7 @@ int main(int argc, char** argv) {
       << ");\n"
          "}\n\n"
          "}  // namespace culprit::api\n";
-  out.close();
-  if (!out) {
-    std::fprintf(stderr, "%s: cannot write %s\n", argv[0], argv[1]);
-    std::remove(argv[1]);
-    return 1;
-  }
+  if (tools::close_source(out, argv[0], argv[1]) != 0) return 1;
   std::printf("%zu prebuilt literal databases\n", entries.size());
   return 0;
 }

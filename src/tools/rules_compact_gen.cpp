@@ -37,11 +37,5 @@ int main(int argc, char** argv) {
   culprit::tools::write_literal(out, bytes);
   out << ";\n  return std::string_view(kBytes, sizeof kBytes - 1);\n}\n\n"
          "}  // namespace culprit::rules::detail\n";
-  out.close();
-  if (!out) {
-    std::fprintf(stderr, "%s: cannot write %s\n", argv[0], argv[1]);
-    std::remove(argv[1]);
-    return 1;
-  }
-  return 0;
+  return culprit::tools::close_source(out, argv[0], argv[1]);
 }
