@@ -15,8 +15,7 @@ namespace culprit::text {
 /// What build() makes for finding a line's candidate signals: the signals' literals as one
 /// Hyperscan database whose ids are the signals (prebuilt for the built-in rules), and the
 /// Aho–Corasick automaton, built on first use only where no database is ready (other rules, no
-/// Hyperscan) or for per-line checks: a run whose lines all went through block scans (a paste
-/// on the built-in rules) never builds it.
+/// Hyperscan): a run on the built-in rules never builds it.
 struct SignalSet::Candidates {
   std::vector<std::vector<std::string>> sets;  ///< per signal: its usable literals, or none
   std::unique_ptr<const BlockScanner> scanner;
