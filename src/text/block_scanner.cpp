@@ -107,6 +107,9 @@ hs_error_t scan(const hs_database_t* db, std::string_view data, match_event_hand
   const bool fitted = std::find(mine.fitted.begin(), mine.fitted.end(), db) != mine.fitted.end();
   if (!fitted) {
     if (hs_alloc_scratch(db, &mine.scratch) != HS_SUCCESS) return HS_NOMEM;
+    // A long-lived process that loads rules again and again (the Python module) makes new
+    // databases each time: the list forgets the old ones rather than grow without end.
+    if (mine.fitted.size() >= 64) mine.fitted.clear();
     mine.fitted.push_back(db);
   }
   const auto length = static_cast<unsigned>(data.size());
