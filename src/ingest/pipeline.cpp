@@ -6,7 +6,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <bit>
 #include <cstdint>
 #include <cstring>
 #include <set>
@@ -15,6 +14,7 @@
 
 #include "culprit/ingest/parser.hpp"
 #include "culprit/ingest/sniff.hpp"
+#include "culprit/text/lines.hpp"
 #include "ingest/normalize.hpp"
 #include "ingest/own_report.hpp"
 #include "ingest/repair.hpp"
@@ -135,17 +135,13 @@ std::int64_t count_lines(std::string_view text, std::int64_t from, size_t& from_
   const bool has_cr = std::memchr(text.data(), '\r', text.size()) != nullptr;
   size_t i = 0;
   if (!has_cr) {
-    // Whole 8-byte words whose \n all lie before the last byte and before line `from` are
-    // counted at once (an exact zero-byte count), not found one memchr at a time.
-    const size_t words_end = text.size() == 0 ? 0 : (text.size() - 1) / 8 * 8;
-    for (; i < words_end; i += 8) {
-      std::uint64_t w;
-      std::memcpy(&w, text.data() + i, 8);
-      w ^= 0x0a0a0a0a0a0a0a0aULL;  // \n bytes become zero
-      constexpr std::uint64_t kLow7 = 0x7f7f7f7f7f7f7f7fULL;
-      const std::uint64_t zero = ~(((w & kLow7) + kLow7) | w | kLow7);
-      const auto n = static_cast<std::int64_t>(std::popcount(zero));
-      if (from > line && line + n >= from) break;  // line `from` starts in this word
+    // Whole chunks whose \n all lie before the last byte and before line `from` are counted at
+    // once (text::count_newlines), not found one memchr at a time.
+    constexpr size_t kChunk = 4096;
+    const size_t chunks_end = text.size() == 0 ? 0 : (text.size() - 1) / kChunk * kChunk;
+    for (; i < chunks_end; i += kChunk) {
+      const auto n = static_cast<std::int64_t>(text::count_newlines(text.substr(i, kChunk)));
+      if (from > line && line + n >= from) break;  // line `from` starts in this chunk
       line += n;
     }
   }
@@ -260,7 +256,7 @@ IngestStats ingest(const IngestInput& input, const text::SignalSet& signals, cor
     info.host_from = seg.host.empty() ? input.host_from : std::string("prompt");  // input::host_from::kPrompt
     info.format = seg.format;
     info.bytes = static_cast<std::int64_t>(seg.text.size());
-    const auto seg_lines = static_cast<std::int64_t>(std::count(seg.text.begin(), seg.text.end(), '\n')) + 1;
+    const auto seg_lines = static_cast<std::int64_t>(text::count_newlines(seg.text)) + 1;
     info.origin = input.origin;
     ParseContext ctx;
     ctx.first_line = seg.first_line + line_offset;

@@ -210,7 +210,7 @@ std::string sniff_format(std::string_view text) {
   std::string best;
   size_t best_lines = 0;
   for (const auto& seg : segments) {
-    size_t n = static_cast<size_t>(std::count(seg.text.begin(), seg.text.end(), '\n')) + 1;
+    size_t n = text::count_newlines(seg.text) + 1;
     if (n > best_lines) { best_lines = n; best = seg.format; }
   }
   return best;

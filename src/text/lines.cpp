@@ -3,6 +3,7 @@
 #include "culprit/text/lines.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 
 namespace culprit::text {
@@ -156,6 +157,29 @@ bool block_has_ansi(std::string_view text) {
     if (bad) return true;
   }
   return text.find("^[[") != std::string_view::npos;
+}
+
+std::size_t count_newlines(std::string_view text) {
+  constexpr std::uint64_t kOnes = 0x0101010101010101ULL, kLow7 = 0x7f7f7f7f7f7f7f7fULL;
+  constexpr std::uint64_t kPairs = 0x00ff00ff00ff00ffULL;
+  const char* p = text.data();
+  const std::size_t n = text.size();
+  std::size_t i = 0, total = 0;
+  while (n - i >= 8) {
+    // Per byte lane, the newlines seen: at most 255 words before the lanes are summed.
+    std::uint64_t lanes = 0;
+    const std::size_t stop = i + std::min<std::size_t>((n - i) / 8, 255) * 8;
+    for (; i < stop; i += 8) {
+      std::uint64_t w;
+      std::memcpy(&w, p + i, 8);
+      w ^= kOnes * '\n';  // newline bytes become zero; an exact test of each byte for zero:
+      lanes += ~(((w & kLow7) + kLow7) | w | kLow7) >> 7;
+    }
+    lanes = (lanes & kPairs) + ((lanes >> 8) & kPairs);  // four 16-bit lanes, each <= 510
+    total += static_cast<std::size_t>((lanes * 0x0001000100010001ULL) >> 48);
+  }
+  for (; i < n; ++i) total += p[i] == '\n';
+  return total;
 }
 
 std::string_view trim_left(std::string_view s) {

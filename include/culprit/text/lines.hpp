@@ -22,6 +22,9 @@ bool has_ansi(std::string_view line);
 /// control byte other than the line terminators and tabs, or `^[[`. One pass over the whole
 /// block, so that a caller asks has_ansi() per line only where it can say yes.
 bool block_has_ansi(std::string_view text);
+/// The number of '\n' bytes in `text`, eight bytes at a time (std::count widens each byte to a
+/// 64-bit lane: ~5 % of a scan where every segment's lines are counted).
+std::size_t count_newlines(std::string_view text);
 
 /// Without leading and trailing ASCII whitespace (space, \t, \r, \n, \v, \f).
 std::string_view trim(std::string_view s);

@@ -1,6 +1,10 @@
 // Line splitting and cleaning: CRLF files, tqdm's lone CR, real and pasted ANSI colour codes.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <random>
+#include <string>
+
 #include "culprit/text/lines.hpp"
 
 using namespace culprit::text;
@@ -75,4 +79,24 @@ TEST_CASE("strip_ansi removes APC strings such as Buildkite's per-line stamp", "
   CHECK(culprit::text::strip_ansi("\x1bPq#0;2;0;0;0\x1b\\after") == "after");  // a DCS (sixel) string
   // Unterminated: the text after it is kept.
   CHECK(culprit::text::strip_ansi("\x1b_bk;t=1 no end") == "bk;t=1 no end");
+}
+
+TEST_CASE("count_newlines agrees with a byte count at every length and density", "[text]") {
+  std::mt19937 rng(17);
+  for (const std::size_t size : {0u, 1u, 7u, 8u, 9u, 63u, 2039u, 2040u, 2041u, 5000u, 70000u}) {
+    for (const unsigned percent : {0u, 1u, 50u, 100u}) {
+      std::string text(size, 'x');
+      for (char& c : text) c = rng() % 100 < percent ? '\n' : static_cast<char>(rng() % 256);
+      INFO("size " << size << ", " << percent << "% newlines");
+      CHECK(count_newlines(text) == static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')));
+    }
+  }
+}
+
+TEST_CASE("block_has_ansi says yes wherever some line's has_ansi does", "[text]") {
+  CHECK_FALSE(block_has_ansi("plain\r\nlines\twith tabs\n"));
+  CHECK(block_has_ansi("ok\n\x1b[31mred\x1b[0m\n"));
+  CHECK(block_has_ansi("pasted ^[[0;36mcolour\n"));
+  CHECK(block_has_ansi(std::string("a NUL \0 byte\n", 13)));
+  CHECK(block_has_ansi("a DEL \x7f byte"));
 }
