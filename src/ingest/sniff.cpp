@@ -134,10 +134,8 @@ constexpr std::size_t kAnchorPassAfterBytes = std::size_t{16} << 20;
 /// equivalence test).
 std::unique_ptr<std::vector<unsigned char>> anchored_lines(std::string_view text,
                                                            const std::vector<std::string_view>& lines) {
-  const bool forced = text::BlockScanner::forced();
-  static const text::BlockScanner scanner(
-      anchor_literals(), forced ? text::BlockScanner::Engine::hyperscan : text::BlockScanner::Engine::automatic,
-      kAnchorPassAfterBytes);
+  static const text::BlockScanner scanner(anchor_literals(), text::BlockScanner::Engine::automatic,
+                                          kAnchorPassAfterBytes);
   std::vector<size_t> ends;
   if (!scanner.hit_lines(text, ends)) return nullptr;
   auto out = std::make_unique<std::vector<unsigned char>>(lines.size(), 0);

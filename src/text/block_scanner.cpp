@@ -31,6 +31,14 @@ std::size_t line_end(std::string_view block, std::size_t pos, bool has_cr) {
   return end;
 }
 
+/// A list a scanner can take: not empty, no empty literal (it is in every line), none holding a
+/// line terminator (a hit could span two lines).
+bool usable_list(const std::vector<std::string>& literals) {
+  return !literals.empty() && std::none_of(literals.begin(), literals.end(), [](const std::string& lit) {
+           return lit.empty() || lit.find_first_of("\r\n") != std::string::npos;
+         });
+}
+
 /// The prebuilt table install_prebuilt() named (static storage: the build's generated table),
 /// read when a scanner is built.
 struct PrebuiltTable {
@@ -155,8 +163,7 @@ std::string BlockScanner::key(const std::vector<std::string>& literals, const st
 
 std::string BlockScanner::serialize(const std::vector<std::string>& literals, const std::vector<std::uint32_t>& ids) {
 #ifdef CULPRIT_HAVE_HYPERSCAN
-  const BlockScanner probe(literals, Engine::automaton);
-  if (!probe.usable()) return {};
+  if (!usable_list(literals)) return {};
   std::vector<std::string> trimmed;
   for (const auto& lit : literals) trimmed.push_back(prefilter_literal(lit));
   // The baseline platform (no AVX2 / AVX-512 assumed), so the binary runs on any x86-64; the
@@ -191,14 +198,12 @@ BlockScanner::BlockScanner(const std::vector<std::string>& literals, Engine engi
                            std::vector<std::uint32_t> ids)
     : impl_(std::make_unique<Impl>()), compile_after_(compile_after) {
   static_cast<void>(ids);  // kept only where Hyperscan reports them
+  if (engine == Engine::automatic && forced()) engine = Engine::hyperscan;  // the equivalence test
+  usable_ = usable_list(literals);
+  if (!usable_) return;
   std::vector<std::string> trimmed;
   trimmed.reserve(literals.size());
-  usable_ = !literals.empty();
-  for (const auto& lit : literals) {
-    if (lit.empty() || lit.find_first_of("\r\n") != std::string::npos) usable_ = false;
-    trimmed.push_back(prefilter_literal(lit));
-  }
-  if (!usable_) return;
+  for (const auto& lit : literals) trimmed.push_back(prefilter_literal(lit));
 #ifdef CULPRIT_HAVE_HYPERSCAN
   if (engine != Engine::automaton) {
     impl_->literals = std::move(trimmed);
@@ -247,7 +252,7 @@ bool BlockScanner::hit_lines(std::string_view block, std::vector<std::size_t>& e
   if (!usable_) return false;
 #ifdef CULPRIT_HAVE_HYPERSCAN
   if (!impl_->index && !impl_->ready.load(std::memory_order_acquire)) {
-    if (block.size() < kMinBlockBytes && !forced()) return false;
+    if (block.size() < kMinBlockBytes) return false;
     if (impl_->scanned.fetch_add(block.size(), std::memory_order_relaxed) + block.size() < compile_after_)
       return false;
     std::call_once(impl_->compile_once, [this] { impl_->compile(); });
@@ -259,41 +264,39 @@ bool BlockScanner::hit_lines(std::string_view block, std::vector<std::size_t>& e
   // Hyperscan reports hits in order of their end; the first in a line is kept and the rest of
   // that line's are passed over (the line's end is found once, from the hit).
   if (impl_->ready.load(std::memory_order_acquire) && block.size() <= 0xffffffffu) {
-    {
-      struct Context {
-        std::string_view block;
-        bool has_cr;
-        std::vector<std::size_t>* ends;
-        std::size_t line_end;  ///< end of the line of the last kept hit
-        bool any;
-      } context{block, has_cr, &ends, 0, false};
-      const std::size_t first = ends.size();
-      auto on_match = [](unsigned, unsigned long long, unsigned long long to, unsigned, void* p) -> int {
-        auto& c = *static_cast<Context*>(p);
-        const auto end = static_cast<std::size_t>(to);
-        if (c.any && end <= c.line_end) return 0;
-        c.ends->push_back(end);
-        c.line_end = line_end(c.block, end, c.has_cr);
-        c.any = true;
-        return 0;
-      };
-      if (scan(impl_->db, block, on_match, &context) == HS_SUCCESS) {
-        // Literal databases report in order of end; should one not, order and thin them here.
-        if (!std::is_sorted(ends.begin() + static_cast<std::ptrdiff_t>(first), ends.end())) {
-          std::vector<std::size_t> hits(ends.begin() + static_cast<std::ptrdiff_t>(first), ends.end());
-          std::sort(hits.begin(), hits.end());
-          ends.resize(first);
-          std::size_t last_end = 0;
-          for (const std::size_t h : hits) {
-            if (ends.size() > first && h <= last_end) continue;
-            ends.push_back(h);
-            last_end = line_end(block, h, has_cr);
-          }
+    struct Context {
+      std::string_view block;
+      bool has_cr;
+      std::vector<std::size_t>* ends;
+      std::size_t line_end;  ///< end of the line of the last kept hit
+      bool any;
+    } context{block, has_cr, &ends, 0, false};
+    const std::size_t first = ends.size();
+    auto on_match = [](unsigned, unsigned long long, unsigned long long to, unsigned, void* p) -> int {
+      auto& c = *static_cast<Context*>(p);
+      const auto end = static_cast<std::size_t>(to);
+      if (c.any && end <= c.line_end) return 0;
+      c.ends->push_back(end);
+      c.line_end = line_end(c.block, end, c.has_cr);
+      c.any = true;
+      return 0;
+    };
+    if (scan(impl_->db, block, on_match, &context) == HS_SUCCESS) {
+      // Literal databases report in order of end; should one not, order and thin them here.
+      if (!std::is_sorted(ends.begin() + static_cast<std::ptrdiff_t>(first), ends.end())) {
+        std::vector<std::size_t> hits(ends.begin() + static_cast<std::ptrdiff_t>(first), ends.end());
+        std::sort(hits.begin(), hits.end());
+        ends.resize(first);
+        std::size_t last_end = 0;
+        for (const std::size_t h : hits) {
+          if (ends.size() > first && h <= last_end) continue;
+          ends.push_back(h);
+          last_end = line_end(block, h, has_cr);
         }
-        return true;
       }
-      ends.resize(first);
+      return true;
     }
+    ends.resize(first);
   }
 #endif
   if (!impl_->index) return false;  // Hyperscan failed on this block, and no automaton was built

@@ -152,7 +152,7 @@ bool block_has_ansi(std::string_view text) {
     unsigned bad = 0;
     for (std::size_t i = 0; i < n; ++i) {
       const unsigned char c = p[at + i];
-      bad |= static_cast<unsigned>((c < 0x20) & (c != '\n') & (c != '\r') & (c != '\t')) | (c == 0x7f);
+      bad |= static_cast<unsigned>(is_control(c)) & (c != '\n') & (c != '\r');  // terminators end lines
     }
     if (bad) return true;
   }

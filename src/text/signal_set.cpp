@@ -70,9 +70,8 @@ void SignalSet::build() {
   candidates_ = std::make_shared<Candidates>();
   candidates_->sets = std::move(sets);
   const LiteralList list = candidate_literals();
-  candidates_->scanner = std::make_unique<const BlockScanner>(
-      list.literals, BlockScanner::forced() ? BlockScanner::Engine::hyperscan : BlockScanner::Engine::automatic,
-      BlockScanner::kCompileAfterBytes, list.ids);
+  candidates_->scanner = std::make_unique<const BlockScanner>(list.literals, BlockScanner::Engine::automatic,
+                                                              BlockScanner::kCompileAfterBytes, list.ids);
   block_cache_ = std::make_shared<BlockCache>();
 }
 
@@ -92,8 +91,7 @@ std::shared_ptr<const BlockScanner> SignalSet::block_scanner(const std::vector<s
   std::lock_guard<std::mutex> lock(block_cache_->mutex);
   for (const auto& [key, scanner] : block_cache_->scanners)
     if (key == &extra) return scanner;
-  auto scanner = std::make_shared<const BlockScanner>(
-      block_literals(extra), BlockScanner::forced() ? BlockScanner::Engine::hyperscan : BlockScanner::Engine::automatic);
+  auto scanner = std::make_shared<const BlockScanner>(block_literals(extra));
   if (!scanner->usable()) scanner.reset();
   block_cache_->scanners.emplace_back(&extra, scanner);
   return scanner;
@@ -156,7 +154,7 @@ bool SignalSet::candidate(std::string_view line) const {
   // The database when it is ready (block scans then took every segment, so only the few lines a
   // repair weighs ask here); else the automaton, built now if need be.
   std::vector<std::uint32_t> ids;
-  if (candidates_->scanner->ready() && candidates_->scanner->literal_ids(line, ids)) return !ids.empty();
+  if (candidates_->scanner->literal_ids(line, ids)) return !ids.empty();
   return candidates_->automaton().any(line);
 }
 

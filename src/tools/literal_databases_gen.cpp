@@ -1,8 +1,8 @@
 // Build-time tool: compiles and serialises a Hyperscan database for every literal list a run on
 // the built-in rules scans with (ingest::block_scan_literal_lists: each parser's markers with the
-// signals' literals, the format table's anchors) and writes them as a C++ table, so a run
-// deserialises each (~0.03 ms) instead of compiling it (~6-15 ms) and scans every block, a short
-// paste's too. The table is keyed by the literal list itself: a run with other rules (--rules)
+// signals' literals, the format table's anchors, the signals' own with their ids) and writes
+// them as a C++ table, so a run deserialises each (~0.03 ms) instead of compiling it (~6-15 ms)
+// and scans every block, a short paste's too. The table is keyed by the literal list itself: a run with other rules (--rules)
 // finds no entry and compiles its own lists as before.
 //
 // Usage: culprit_literal_databases_gen OUT.cpp

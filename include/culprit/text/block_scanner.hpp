@@ -73,10 +73,10 @@ class BlockScanner {
   /// than the per-line checks).
   static std::string_view engine();
 
-  /// True when the environment has CULPRIT_BLOCK_SCAN=always: parsers block-scan every segment,
-  /// however short, and signal sets build `hyperscan` scanners (the automaton where the build
-  /// lacks it). For the equivalence test, so the block path is compared on every fixture and real
-  /// case whether or not a database was prebuilt for it; read once.
+  /// True when the environment has CULPRIT_BLOCK_SCAN=always: every `automatic` scanner is built
+  /// as a `hyperscan` one (the automaton where the build lacks it), so it scans every block,
+  /// however short. For the equivalence test, so the block path is compared on every fixture and
+  /// real case whether or not a database was prebuilt for it; read once.
   static bool forced();
 
   /// The key of a literal list in the prebuilt table: its literals trimmed as the scanner trims

@@ -205,8 +205,9 @@ void parse_kernel_log(std::string_view text, ParseContext& ctx) {
   if (ctx.sink == nullptr) return;
   kernel::KernelLogParser parser(ctx);
   std::int64_t n = 0;
-  // The log is scanned once, as a block, for every signal literal (where the scanner takes it:
-  // see BlockScanner): lines without one build no event and try no signal. A line with colour codes is read without them, which may join a
+  // The log is scanned once, as a block, for every signal literal and marker (where the scanner
+  // takes it: see BlockScanner): lines without one build no event and try no signal. A line
+  // with colour codes is read without them, which may join a
   // literal they split, so it keeps the per-line matching.
   std::shared_ptr<const text::BlockScanner> scanner;
   if (ctx.signals) scanner = ctx.signals->block_scanner(kernel_log_markers());
