@@ -31,12 +31,13 @@ bool is_kernel_line(std::string_view line) {
   if (kernel::starts_with_boot_stamp(line)) return true;  // the regex's first alternative, by its bytes
   // A capital letter starts a month stamp (`Apr  9 00:47:19 host tag:`, localised `Mär 09 …`)
   // or nothing of ours: look for the clock's `dd:dd:dd` near the start before any regex.
-  if (c >= 'A' && c <= 'Z' && line.find(" kernel: ") == std::string_view::npos) {
+  // The clock first: it reads a few bytes, the ` kernel: ` search the whole line.
+  if (c >= 'A' && c <= 'Z') {
     bool clock = false;
     for (size_t k = 6; k + 8 <= line.size() && k < 16 && !clock; ++k)
       clock = line[k + 2] == ':' && line[k + 5] == ':' && std::isdigit(static_cast<unsigned char>(line[k])) &&
               std::isdigit(static_cast<unsigned char>(line[k + 7]));
-    if (!clock) return false;
+    if (!clock && line.find(" kernel: ") == std::string_view::npos) return false;
   }
   // One alternation: raw dmesg, dmesg -T, syslog / journal with a `kernel:` tag, dmesg iso
   // (optionally -x decoded), kmsg records, -x decoded raw stamps.
@@ -275,7 +276,9 @@ int json_depth_change(std::string_view line) {
 
 /// A line that starts a JSON value: `{…`, a json-seq record (RS then `{`), `[` alone, `[{…`.
 bool starts_json_value(std::string_view line) {
-  if (!line.empty() && line[0] == '\x1e') line.remove_prefix(1);
+  // Asked of every line: most start with a byte that settles it.
+  if (line.empty() || !(line[0] == '{' || line[0] == '[' || line[0] == '\x1e' || text::is_space(line[0]))) return false;
+  if (line[0] == '\x1e') line.remove_prefix(1);
   auto t = trim(line);
   if (t.empty()) return false;
   if (t[0] == '{') return true;
@@ -371,7 +374,10 @@ bool kernel_line(std::string_view line) {
 
 bool json_shape(std::string_view line) { return starts_json_value(line); }
 
-bool smi_xml_shape(std::string_view line) { return starts_with(trim(line), "<"); }
+bool smi_xml_shape(std::string_view line) {
+  if (line.empty() || !(line[0] == '<' || text::is_space(line[0]))) return false;  // most lines, by one byte
+  return starts_with(trim(line), "<");
+}
 
 bool smi_csv_shape(std::string_view line) {
   // A PCI bus id cell `00000000:3B:00.0`: `:` at its 8th and 11th byte, `.` at its 14th.

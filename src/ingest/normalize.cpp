@@ -101,13 +101,26 @@ size_t valid_sequence(std::string_view s, size_t i) {
 /// are left out: crash fill and `cmdline`-style separators are removed later.
 int binary_percent(std::string_view s) {
   s = s.substr(0, std::min<size_t>(s.size(), 65536));
-  size_t bad = 0, counted = 0;
-  for (const char ch : s) {
-    const auto c = static_cast<unsigned char>(ch);
-    if (c == 0) continue;
-    ++counted;
-    if (c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != '\f' && c != '\v' && c != '\b' && c != 0x1b) ++bad;
+  // Counted in byte-wide lanes, a chunk of at most 255 bytes at a time, without a branch per
+  // byte, so the compiler vectorises the loop: it runs over the head of every input (a
+  // branch per byte was ~6 % of a scan of many small files).
+  size_t bad = 0, nul = 0;
+  for (size_t at = 0; at < s.size(); at += 255) {
+    const size_t n = std::min<size_t>(255, s.size() - at);
+    unsigned char chunk_bad = 0, chunk_nul = 0;
+    for (size_t i = 0; i < n; ++i) {
+      const auto c = static_cast<unsigned char>(s[at + i]);
+      chunk_nul += c == 0;
+      // The control bytes text does not have: 0x01-0x07, 0x0E-0x1A, 0x1C-0x1F (of C0, all but
+      // NUL, \b \t \n \v \f \r and ESC).
+      chunk_bad += static_cast<unsigned char>(static_cast<unsigned char>(c - 0x01) < 0x07) |
+                   static_cast<unsigned char>(static_cast<unsigned char>(c - 0x0E) < 0x0D) |
+                   static_cast<unsigned char>(static_cast<unsigned char>(c - 0x1C) < 0x04);
+    }
+    bad += chunk_bad;
+    nul += chunk_nul;
   }
+  const size_t counted = s.size() - nul;
   return counted == 0 ? 0 : static_cast<int>(bad * 100 / counted);
 }
 

@@ -31,8 +31,8 @@ const text::Pattern& prompt_re() {
 bool match_prompt(std::string_view line, std::string& host, std::string& cmd) {
   // Cheap rejections first: this runs on every line of every input.
   if (line.size() > 512 || line.size() < 4) return false;
-  const auto at = line.find('@');
-  if (at == std::string_view::npos || at > 64) return false;
+  const auto at = line.substr(0, 65).find('@');  // the user@host part starts a prompt
+  if (at == std::string_view::npos) return false;
   if (line.find_first_of("$#", at) == std::string_view::npos) return false;
   std::vector<text::Capture> caps;
   if (!prompt_re().match(line, caps)) return false;

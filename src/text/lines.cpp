@@ -10,10 +10,6 @@ namespace culprit::text {
 
 namespace {
 
-bool is_space(char c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
-}
-
 /// A control byte strip_ansi removes: C0 controls except tab, and DEL.
 bool is_control(unsigned char c) { return (c < 0x20 && c != '\t') || c == 0x7f; }
 

@@ -26,7 +26,9 @@ bool block_has_ansi(std::string_view text);
 /// 64-bit lane: ~5 % of a scan where every segment's lines are counted).
 std::size_t count_newlines(std::string_view text);
 
-/// Without leading and trailing ASCII whitespace (space, \t, \r, \n, \v, \f).
+/// The ASCII whitespace trim() removes: space, \t, \r, \n, \v, \f.
+inline bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; }
+/// Without leading and trailing ASCII whitespace (is_space).
 std::string_view trim(std::string_view s);
 std::string_view trim_left(std::string_view s);
 bool starts_with(std::string_view s, std::string_view prefix);

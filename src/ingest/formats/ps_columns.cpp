@@ -69,12 +69,17 @@ bool is_weekday(Sv t) {
 
 // Column shapes of the two standard layouts (procps-ng ps/output.c: pr_stat's state letters
 // and flags, pr_start / pr_stime's `HH:MM`, `MmmDD` and `YYYY`, pr_time / pr_etime's times).
+/// A byte of a user name: ASCII letters and digits by their bytes (std::isalnum is a call per
+/// byte, and culprit runs in the "C" locale, where it means the same), `_ - . + $`.
+bool is_user_char(char c) {
+  const char lower = static_cast<char>(c | 0x20);
+  return (lower >= 'a' && lower <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-' || c == '.' || c == '+' ||
+         c == '$';
+}
+
 bool is_user(Sv t) {
   if (t.empty() || t.size() > 32) return false;
-  for (char c : t)
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.' || c == '+' || c == '$'))
-      return false;
-  return true;
+  return std::all_of(t.begin(), t.end(), is_user_char);
 }
 
 bool is_percent(Sv t) {  // `1.7`, `0.0`, `101` (more than one CPU)
@@ -148,8 +153,14 @@ bool starts_like_row(Sv line) {
     while (i < line.size() && i - b <= 32 && line[i] != ' ' && line[i] != '\t') ++i;
     return line.substr(b, i - b);
   };
-  const Sv user = next(), pid = next(), third = next();
-  return is_user(user) && all_digits(pid) && (is_percent(third) || all_digits(third));
+  // Each token is checked before the next is cut, the first by its first byte: most lines
+  // fail there or at the second.
+  while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
+  if (i == line.size() || !is_user_char(line[i])) return false;
+  if (!is_user(next())) return false;
+  if (!all_digits(next())) return false;
+  const Sv third = next();
+  return is_percent(third) || all_digits(third);
 }
 
 }  // namespace
