@@ -135,3 +135,44 @@ TEST_CASE("binary data is recognised by its control bytes, text in any encoding 
   normalize_text(ansi, 0, storage, r);
   CHECK_FALSE(r.binary);
 }
+
+TEST_CASE("binary_percent counts, in the first 64 KiB, the control bytes text lacks among the non-NUL bytes",
+          "[normalize]") {
+  // The definition, a byte at a time: C0 controls other than \b \t \n \v \f \r and ESC, of the
+  // bytes that are not NUL. The counting runs in 255-byte chunks: lengths around their edges,
+  // densities from none to all, and a text longer than the 64 KiB probe.
+  auto expected = [](std::string_view s) {
+    s = s.substr(0, std::min<std::size_t>(s.size(), 65536));
+    std::size_t bad = 0, counted = 0;
+    for (const char ch : s) {
+      const auto c = static_cast<unsigned char>(ch);
+      if (c == 0) continue;
+      ++counted;
+      if (c < 0x20 && c != '\b' && c != '\t' && c != '\n' && c != '\v' && c != '\f' && c != '\r' && c != 0x1b) ++bad;
+    }
+    return counted == 0 ? 0 : static_cast<int>(bad * 100 / counted);
+  };
+  std::string storage;
+  NormalizeReport r;
+  std::uint32_t x = 7;
+  for (const std::size_t length : {1u, 254u, 255u, 256u, 510u, 511u, 4096u, 65535u, 65536u, 70000u}) {
+    for (const unsigned every : {1u, 3u, 17u, 1000u}) {
+      std::string text;
+      for (std::size_t i = 0; i < length; ++i) {
+        x = x * 1103515245u + 12345u;
+        // Mostly letters; every `every`-th byte any value, all 256 in turn.
+        text += i % every == 0 ? static_cast<char>(x >> 24) : static_cast<char>('a' + (x >> 27));
+      }
+      normalize_text(text, 0, storage, r);
+      INFO("length " << length << ", every " << every);
+      CHECK(r.binary_percent == expected(text));
+    }
+  }
+  // Runs of one byte fill a chunk's counters to the top: a control text lacks, one it has, NUL.
+  for (const char fill : {'\x01', '\x1b', '\0'}) {
+    const std::string text = std::string(70000, fill) + "tail\n";
+    normalize_text(text, 0, storage, r);
+    INFO("fill " << static_cast<int>(fill));
+    CHECK(r.binary_percent == expected(text));
+  }
+}
