@@ -150,7 +150,7 @@ struct ManifestReader {
 IncidentResult run_incident(const SourceReader& read, const rules::RuleSet& rules, const Options& options) {
   IncidentResult result;
   std::string error;
-  auto db = store::Database::open(options.db_path.empty() ? ":memory:" : options.db_path, error);
+  auto db = options.db_path.empty() ? store::Database::open_scratch(error) : store::Database::open(options.db_path, error);
   if (!db) {
     result.ok = false;
     result.problems.push_back({core::DiagLevel::error, "db", options.db_path, error});
@@ -196,6 +196,7 @@ IncidentResult run_incident(const SourceReader& read, const rules::RuleSet& rule
   for (const auto& p : result.problems)
     if (p.code.rfind("input-", 0) == 0) result.verdict.skipped.push_back(p.to_string());
   save_findings(*db, result.verdict);
+  store::Database::keep_as_spare(std::move(db));  // the next incident on this thread starts from it
   return result;
 }
 

@@ -9,6 +9,7 @@
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 
 namespace culprit::store {
@@ -67,6 +68,36 @@ sqlite3* Database::connect(const std::string& path, int flags, std::string& erro
   return nullptr;
 }
 
+/// The statements query() keeps, by how they were prepared and their SQL. `used` is the
+/// generation (one per incident a scratch database served) a statement last ran in.
+struct Database::Kept {
+  struct Entry {
+    sqlite3_stmt* stmt = nullptr;
+    unsigned used = 0;
+  };
+  std::unordered_map<std::string, Entry> statements;
+  unsigned generation = 0;
+
+  ~Kept() {
+    for (auto& [sql, entry] : statements) sqlite3_finalize(entry.stmt);
+  }
+  /// Finalizes the statements the last generation did not run (one incident's own SQL, built
+  /// with its values), so a long scan keeps about one incident's worth; then starts the next.
+  void next_generation() {
+    for (auto it = statements.begin(); it != statements.end();) {
+      if (it->second.used == generation) {
+        ++it;
+        continue;
+      }
+      sqlite3_finalize(it->second.stmt);
+      it = statements.erase(it);
+    }
+    ++generation;
+  }
+};
+
+Database::Database(sqlite3* db) : db_(db), kept_(std::make_unique<Kept>()) {}
+
 std::unique_ptr<Database> Database::open(const std::string& path, std::string& error) {
   sqlite3* db = connect(path.empty() ? ":memory:" : path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, error);
   if (!db) return nullptr;
@@ -76,7 +107,43 @@ std::unique_ptr<Database> Database::open(const std::string& path, std::string& e
 }
 
 Database::~Database() {
+  kept_.reset();  // the statements first: a connection closes once its statements are finalized
   if (db_) sqlite3_close_v2(db_);
+}
+
+namespace {
+/// This thread's spare scratch database (Database::keep_as_spare).
+std::unique_ptr<Database>& spare() {
+  thread_local std::unique_ptr<Database> db;
+  return db;
+}
+}  // namespace
+
+std::unique_ptr<Database> Database::open_scratch(std::string& error) {
+  if (auto db = std::move(spare())) return db;
+  auto db = open(":memory:", error);
+  if (!db) return nullptr;
+  if (error = db->ensure_schema(); !error.empty()) return nullptr;
+  db->scratch_ = true;
+  return db;
+}
+
+void Database::keep_as_spare(std::unique_ptr<Database> db) {
+  if (!db || !db->scratch_ || sqlite3_get_autocommit(db->db_) == 0) return;  // not scratch, or mid-transaction
+  const QueryResult size = db->query("SELECT page_count * page_size AS bytes FROM pragma_page_count, pragma_page_size");
+  if (!size.error.empty() || size.rows.empty() || size.rows[0]["bytes"].as_int().value_or(kSpareBytes + 1) > kSpareBytes)
+    return;
+  // Every table's rows go (the schema has no AUTOINCREMENT, so rowids start at 1 again, as in a
+  // new database); the schema, its version and the kept statements stay.
+  const QueryResult tables = db->query(
+      "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'");
+  if (!tables.error.empty()) return;
+  std::string empty = "BEGIN;";
+  for (const Row& row : tables.rows) empty += fmt::format("DELETE FROM \"{}\";", row.values[0].as_text());
+  empty += "COMMIT;";
+  if (!db->exec(empty).empty()) return;
+  db->kept_->next_generation();
+  spare() = std::move(db);
 }
 
 std::string Database::exec(std::string_view sql) {
@@ -91,9 +158,25 @@ std::string Database::exec(std::string_view sql) {
   return {};
 }
 
+std::unique_ptr<Statement> Database::kept_statement(std::string_view sql, Preparer how, std::string& why) {
+  std::string key;
+  key.reserve(sql.size() + 1);
+  key.push_back(static_cast<char>(how));
+  key.append(sql);
+  if (const auto it = kept_->statements.find(key); it != kept_->statements.end()) {
+    it->second.used = kept_->generation;
+    return std::make_unique<Statement>(it->second.stmt, false);
+  }
+  auto fresh = how == Preparer::plain ? prepare(sql, why) : prepare_guarded(sql, how == Preparer::read_only, why);
+  if (!fresh) return nullptr;
+  sqlite3_stmt* raw = fresh->release();
+  kept_->statements.emplace(std::move(key), Kept::Entry{raw, kept_->generation});
+  return std::make_unique<Statement>(raw, false);
+}
+
 QueryResult Database::query(std::string_view sql) {
   std::string error;
-  auto stmt = prepare(sql, error);
+  auto stmt = kept_statement(sql, Preparer::plain, error);
   if (!stmt) {
     QueryResult failed;
     failed.error = error;
@@ -192,7 +275,13 @@ std::string Database::ensure_schema() {
 }
 
 Statement::~Statement() {
-  if (stmt_) sqlite3_finalize(stmt_);
+  if (!stmt_) return;
+  if (owned_) {
+    sqlite3_finalize(stmt_);
+  } else {
+    sqlite3_reset(stmt_);  // ready for its next use, and no read left open on the tables
+    sqlite3_clear_bindings(stmt_);
+  }
 }
 
 void Statement::bind(int index, std::int64_t value) { sqlite3_bind_int64(stmt_, index, value); }

@@ -98,7 +98,7 @@ QueryResult Database::query(std::string_view sql, const QueryGuard& guard) {
   // statement that passed the checks is the one that runs.
   const Guarded on(db_, guard);
   QueryResult result;
-  auto stmt = prepare_guarded(sql, guard.read_only, result.error);
+  auto stmt = kept_statement(sql, guard.read_only ? Preparer::read_only : Preparer::guarded, result.error);
   if (!stmt) return result;
   result = rows_of(*stmt);
   if (result.error == "interrupted" && guard.budget_seconds > 0) {
