@@ -96,7 +96,7 @@ struct Database::Kept {
   }
 };
 
-Database::Database(sqlite3* db) : db_(db), kept_(std::make_unique<Kept>()) {}
+Database::Database(sqlite3* db) : db_(db), kept_(std::make_unique<Kept>()) { install_authorizer(); }
 
 std::unique_ptr<Database> Database::open(const std::string& path, std::string& error) {
   sqlite3* db = connect(path.empty() ? ":memory:" : path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, error);

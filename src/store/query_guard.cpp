@@ -15,7 +15,12 @@
 namespace culprit::store {
 namespace {
 
-int allow_reads(void*, int action, const char* arg1, const char*, const char*, const char*) {
+/// The connection's authorizer (installed once by Database::install_authorizer: setting one
+/// expires every prepared statement, so a Guarded that set and cleared it around each query made
+/// SQLite compile every kept statement again). `reading_only` points at the database's flag,
+/// which a read-only Guarded raises; while it is down every action is allowed.
+int allow_reads(void* reading_only, int action, const char* arg1, const char*, const char*, const char*) {
+  if (!*static_cast<const bool*>(reading_only)) return SQLITE_OK;
   switch (action) {
     case SQLITE_SELECT:
     case SQLITE_READ:
@@ -43,11 +48,12 @@ int past_deadline(void* deadline) {
   return Clock::now() > *static_cast<Clock::time_point*>(deadline) ? 1 : 0;
 }
 
-/// Installs the guard's authorizer and progress handler for its lifetime.
+/// Raises the read-only flag the connection's authorizer reads and installs the guard's progress
+/// handler, for its lifetime.
 class Guarded {
  public:
-  Guarded(sqlite3* db, const QueryGuard& guard) : db_(db) {
-    if (guard.read_only) sqlite3_set_authorizer(db_, allow_reads, nullptr);
+  Guarded(sqlite3* db, bool& reading_only, const QueryGuard& guard) : db_(db), reading_only_(reading_only) {
+    reading_only_ = guard.read_only;
     if (guard.budget_seconds > 0) {
       deadline_ = Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                      std::chrono::duration<double>(guard.budget_seconds));
@@ -55,7 +61,7 @@ class Guarded {
     }
   }
   ~Guarded() {
-    sqlite3_set_authorizer(db_, nullptr, nullptr);
+    reading_only_ = false;
     sqlite3_progress_handler(db_, 0, nullptr, nullptr);
   }
   Guarded(const Guarded&) = delete;
@@ -63,10 +69,13 @@ class Guarded {
 
  private:
   sqlite3* db_;
+  bool& reading_only_;
   Clock::time_point deadline_{};
 };
 
 }  // namespace
+
+void Database::install_authorizer() { sqlite3_set_authorizer(db_, allow_reads, &reading_only_); }
 
 std::unique_ptr<Statement> Database::prepare_guarded(std::string_view sql, bool read_only, std::string& why) {
   sqlite3_stmt* raw = nullptr;
@@ -96,7 +105,7 @@ std::unique_ptr<Statement> Database::prepare_guarded(std::string_view sql, bool 
 QueryResult Database::query(std::string_view sql, const QueryGuard& guard) {
   // One prepare, under the guard: the authorizer sees the statement as it is compiled, and the
   // statement that passed the checks is the one that runs.
-  const Guarded on(db_, guard);
+  const Guarded on(db_, reading_only_, guard);
   QueryResult result;
   auto stmt = kept_statement(sql, guard.read_only ? Preparer::read_only : Preparer::guarded, result.error);
   if (!stmt) return result;
@@ -109,7 +118,7 @@ QueryResult Database::query(std::string_view sql, const QueryGuard& guard) {
 }
 
 std::string Database::check_read_only(std::string_view sql) {
-  const Guarded on(db_, QueryGuard{true, 0});
+  const Guarded on(db_, reading_only_, QueryGuard{true, 0});
   std::string why;
   prepare_guarded(sql, true, why);
   return why;

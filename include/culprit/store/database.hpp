@@ -111,7 +111,11 @@ class Database {
   /// kept (a failure is not kept: its error is given again each time). Borrowed: the Statement
   /// resets it when destroyed; the database finalizes it.
   std::unique_ptr<Statement> kept_statement(std::string_view sql, Preparer how, std::string& why);
+  /// Installs the connection's authorizer, once: it allows everything until a read-only guard
+  /// raises `reading_only_` (query_guard.cpp).
+  void install_authorizer();
   sqlite3* db_ = nullptr;
+  bool reading_only_ = false;
   struct Kept;  ///< the statements query() keeps (database.cpp)
   std::unique_ptr<Kept> kept_;
   bool scratch_ = false;  ///< from open_scratch(): keep_as_spare() may keep it
