@@ -1,7 +1,6 @@
 // The version listing (version.hpp).
 #include "cli/version.hpp"
 
-#include <archive.h>
 #include <sqlite3.h>
 #include <toml++/impl/version.h>
 
@@ -12,6 +11,8 @@
 #ifdef CULPRIT_HAVE_HYPERSCAN
 #include <hs/hs.h>
 #endif
+
+#include "input/archive_library.hpp"
 
 namespace culprit::cli {
 
@@ -24,8 +25,11 @@ std::string version_text() {
                      static_cast<int>(simdjson::SIMDJSON_VERSION_REVISION));
   out += fmt::format("fmt {}.{}.{}\n", FMT_VERSION / 10000, FMT_VERSION / 100 % 100, FMT_VERSION % 100);
   out += fmt::format("Boost {}.{}.{}\n", BOOST_VERSION / 100000, BOOST_VERSION / 100 % 1000, BOOST_VERSION % 100);
-  // "libarchive 3.6.2" (the library's own name and version)
-  out += fmt::format("{}\n", archive_version_string());
+  // "libarchive 3.6.2": the library's own name and version. Opened here (a paste never opens
+  // it), so this names the library culprit would read archives with, or says why there is none.
+  namespace la = input::archive_library;
+  if (const la::Functions* functions = la::get()) out += fmt::format("{}\n", functions->archive_version_string());
+  else out += fmt::format("libarchive: {}\n", la::error());
   out += fmt::format("toml++ {}.{}.{}\n", TOML_LIB_MAJOR, TOML_LIB_MINOR, TOML_LIB_PATCH);
 #ifdef CULPRIT_HAVE_HYPERSCAN
   out += fmt::format("Hyperscan {}\n", hs_version());

@@ -1,8 +1,7 @@
-// Archives and compressed files through libarchive: streamed member by member into memory,
-// never extracted to disk. Guards: the per-file and per-run byte limits, an expansion-ratio
-// limit against archive bombs, and a nesting limit for archives inside archives.
-#include <archive.h>
-#include <archive_entry.h>
+// Archives and compressed files through libarchive (loaded on the first one: archive_library.hpp),
+// streamed member by member into memory, never extracted to disk. Guards: the per-file and
+// per-run byte limits, an expansion-ratio limit against archive bombs, and a nesting limit for
+// archives inside archives.
 #include <fnmatch.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -17,6 +16,7 @@
 #include <memory>
 
 #include "culprit/input/reader.hpp"
+#include "input/archive_library.hpp"
 #include "input/archive_stream.hpp"
 #include "input/read_context.hpp"
 
@@ -24,32 +24,30 @@ namespace culprit::input {
 namespace detail {
 namespace {
 
-struct ArchiveFree {
-  void operator()(archive* a) const { archive_read_free(a); }
-};
-using ArchivePtr = std::unique_ptr<archive, ArchiveFree>;
+using Functions = archive_library::Functions;
+using ArchivePtr = std::unique_ptr<archive, decltype(Functions::archive_read_free)>;
 
 /// Only the compressions and formats logs come in. Not `_all()`: some filters run external
 /// programs (lrzip, lzop, grzip), and text-based formats such as mtree take any text for an
 /// archive and keep every line in memory — on hostile input, an unbounded allocation.
-ArchivePtr new_reader() {
-  ArchivePtr a(archive_read_new());
+ArchivePtr new_reader(const Functions& la) {
+  ArchivePtr a(la.archive_read_new(), la.archive_read_free);
   archive* r = a.get();
-  archive_read_support_filter_gzip(r);
-  archive_read_support_filter_bzip2(r);
-  archive_read_support_filter_xz(r);
-  archive_read_support_filter_lzma(r);
-  archive_read_support_filter_zstd(r);
-  archive_read_support_filter_lz4(r);
-  archive_read_support_format_tar(r);  // ustar, pax, GNU
-  archive_read_support_format_gnutar(r);
-  archive_read_support_format_zip(r);
-  archive_read_support_format_raw(r);  // a bare .gz / .zst / .xz: one stream, no members
+  la.archive_read_support_filter_gzip(r);
+  la.archive_read_support_filter_bzip2(r);
+  la.archive_read_support_filter_xz(r);
+  la.archive_read_support_filter_lzma(r);
+  la.archive_read_support_filter_zstd(r);
+  la.archive_read_support_filter_lz4(r);
+  la.archive_read_support_format_tar(r);  // ustar, pax, GNU
+  la.archive_read_support_format_gnutar(r);
+  la.archive_read_support_format_zip(r);
+  la.archive_read_support_format_raw(r);  // a bare .gz / .zst / .xz: one stream, no members
   return a;
 }
 
-std::string error_text(archive* a) {
-  const char* s = archive_error_string(a);
+std::string error_text(const Functions& la, archive* a) {
+  const char* s = la.archive_error_string(a);
   return s && *s ? s : "unknown error";
 }
 
@@ -60,8 +58,8 @@ bool excluded(const std::string& name, const ReadOptions& options) {
 }
 
 /// A member's path without a leading `./`.
-std::string member_path(archive_entry* entry) {
-  const char* raw = archive_entry_pathname(entry);
+std::string member_path(const Functions& la, archive_entry* entry) {
+  const char* raw = la.archive_entry_pathname(entry);
   std::string path = raw && *raw ? raw : "data";
   while (path.rfind("./", 0) == 0) path.erase(0, 2);
   return path;
@@ -71,13 +69,13 @@ std::string member_path(archive_entry* entry) {
 /// dmesg`), or '' when files sit at the top or in several folders: archives usually wrap
 /// everything in a folder named after the job, and then hosts come from the level below it.
 /// A first pass over the headers, bounded like the reading pass (ratio and total limits).
-std::string single_root(archive* a, const ReadOptions& o) {
+std::string single_root(const Functions& la, archive* a, const ReadOptions& o) {
   std::string root;
   archive_entry* entry = nullptr;
-  while (archive_read_next_header(a, &entry) == ARCHIVE_OK) {
-    if (archive_format(a) == ARCHIVE_FORMAT_RAW) return {};
-    if (archive_entry_filetype(entry) != AE_IFREG) continue;
-    const std::string path = member_path(entry);
+  while (la.archive_read_next_header(a, &entry) == ARCHIVE_OK) {
+    if (la.archive_format(a) == ARCHIVE_FORMAT_RAW) return {};
+    if (la.archive_entry_filetype(entry) != AE_IFREG) continue;
+    const std::string path = member_path(la, entry);
     if (excluded(std::filesystem::path(path).filename().string(), o)) continue;
     const auto slash = path.find('/');
     if (slash == std::string::npos) return {};
@@ -90,8 +88,8 @@ std::string single_root(archive* a, const ReadOptions& o) {
     size_t size = 0;
     la_int64_t offset = 0;
     int n;
-    while ((n = archive_read_data_block(a, &block, &size, &offset)) == ARCHIVE_OK) {
-      const std::int64_t out = archive_filter_bytes(a, 0), in = std::max<la_int64_t>(archive_filter_bytes(a, -1), 1);
+    while ((n = la.archive_read_data_block(a, &block, &size, &offset)) == ARCHIVE_OK) {
+      const std::int64_t out = la.archive_filter_bytes(a, 0), in = std::max<la_int64_t>(la.archive_filter_bytes(a, -1), 1);
       if ((out > o.archive_ratio_floor && out > o.max_archive_ratio * in) || out > o.max_total_bytes) return root;
     }
     if (n != ARCHIVE_EOF) break;
@@ -129,17 +127,25 @@ std::int64_t stream_size_hint(std::string_view head, std::string_view tail) {
   return -1;
 }
 
+/// libarchive's functions, loaded on the first archive (archive_library.hpp); null after a
+/// warning naming `display` when they cannot be: the run goes on without this input.
+const Functions* library(const std::string& display, ReadContext& ctx) {
+  const Functions* la = archive_library::get();
+  if (!la) ctx.warn(code::kArchive, display, fmt::format("cannot read this archive: {}", archive_library::error()));
+  return la;
+}
+
 /// Reads every member of an opened archive. `root`: see single_root(). `raw_size`: the size a
 /// bare compressed stream says it decodes to (stream_size_hint(); -1 unknown), `compressed`
 /// its size. The decoding runs on an ArchiveStream's worker; this thread keeps every limit and
 /// message, in stream order, and ingests a member (ctx.emit) while the worker decodes the next.
-void read_members(archive* a, const std::string& display, const std::string& host, const std::string& root,
+void read_members(const Functions& la, archive* a, const std::string& display, const std::string& host, const std::string& root,
                   const std::string& origin, ReadContext& ctx, int nesting, std::int64_t raw_size = -1,
                   std::int64_t compressed = 0) {
   const ReadOptions& o = ctx.options;
   std::int64_t produced = 0;  // decompressed bytes this archive gave us (the bomb check)
   int members = 0;
-  ArchiveStream stream(a, [&o](const std::string& base) { return excluded(base, o); });
+  ArchiveStream stream(la, a, [&o](const std::string& base) { return excluded(base, o); });
   using Kind = Piece::Kind;
   for (Piece piece = stream.next(); piece.kind != Kind::end; piece = stream.next()) {
     if (piece.kind == Kind::damaged) {
@@ -254,10 +260,13 @@ bool is_archive_name(std::string_view name) {
 
 void read_archive_fd(int fd, const std::string& display, const std::string& host, const std::string& origin,
                      ReadContext& ctx, int nesting) {
+  const Functions* loaded = library(display, ctx);
+  if (!loaded) return;
+  const Functions& la = *loaded;
   std::string root;
   if (host.empty()) {
-    auto scan = new_reader();
-    if (archive_read_open_fd(scan.get(), fd, 1 << 16) == ARCHIVE_OK) root = single_root(scan.get(), ctx.options);
+    auto scan = new_reader(la);
+    if (la.archive_read_open_fd(scan.get(), fd, 1 << 16) == ARCHIVE_OK) root = single_root(la, scan.get(), ctx.options);
     scan.reset();
     if (::lseek(fd, 0, SEEK_SET) < 0) {
       ctx.warn(code::kArchive, display, fmt::format("cannot read the archive again: {}", std::strerror(errno)));
@@ -275,30 +284,33 @@ void read_archive_fd(int fd, const std::string& display, const std::string& host
     if (h > 0) raw_size = stream_size_hint(std::string_view(head, static_cast<size_t>(h)),
                                            std::string_view(tail, t == 4 ? 4 : 0));
   }
-  auto a = new_reader();
-  if (archive_read_open_fd(a.get(), fd, 1 << 16) != ARCHIVE_OK) {
-    ctx.warn(code::kArchive, display, fmt::format("cannot open archive: {}", error_text(a.get())));
+  auto a = new_reader(la);
+  if (la.archive_read_open_fd(a.get(), fd, 1 << 16) != ARCHIVE_OK) {
+    ctx.warn(code::kArchive, display, fmt::format("cannot open archive: {}", error_text(la, a.get())));
     return;
   }
-  read_members(a.get(), display, host, root, origin, ctx, nesting, raw_size, compressed);
+  read_members(la, a.get(), display, host, root, origin, ctx, nesting, raw_size, compressed);
 }
 
 void read_archive_bytes(std::string_view bytes, const std::string& display, const std::string& host,
                         const std::string& origin, ReadContext& ctx, int nesting) {
+  const Functions* loaded = library(display, ctx);
+  if (!loaded) return;
+  const Functions& la = *loaded;
   std::string root;
   if (host.empty()) {
-    auto scan = new_reader();
-    if (archive_read_open_memory(scan.get(), bytes.data(), bytes.size()) == ARCHIVE_OK)
-      root = single_root(scan.get(), ctx.options);
+    auto scan = new_reader(la);
+    if (la.archive_read_open_memory(scan.get(), bytes.data(), bytes.size()) == ARCHIVE_OK)
+      root = single_root(la, scan.get(), ctx.options);
   }
-  auto a = new_reader();
-  if (archive_read_open_memory(a.get(), bytes.data(), bytes.size()) != ARCHIVE_OK) {
-    ctx.warn(code::kArchive, display, fmt::format("cannot open archive: {}", error_text(a.get())));
+  auto a = new_reader(la);
+  if (la.archive_read_open_memory(a.get(), bytes.data(), bytes.size()) != ARCHIVE_OK) {
+    ctx.warn(code::kArchive, display, fmt::format("cannot open archive: {}", error_text(la, a.get())));
     return;
   }
   const std::int64_t raw_size =
       bytes.size() >= 18 ? stream_size_hint(bytes.substr(0, 32), bytes.substr(bytes.size() - 4)) : -1;
-  read_members(a.get(), display, host, root, origin, ctx, nesting, raw_size, static_cast<std::int64_t>(bytes.size()));
+  read_members(la, a.get(), display, host, root, origin, ctx, nesting, raw_size, static_cast<std::int64_t>(bytes.size()));
 }
 
 }  // namespace detail

@@ -5,8 +5,6 @@
 // bounded whatever the archive holds.
 #include "input/archive_stream.hpp"
 
-#include <archive_entry.h>
-
 #include <filesystem>
 #include <utility>
 
@@ -16,8 +14,8 @@ namespace {
 /// Pieces waiting at most (headers of empty members hold no block, but are bounded too).
 constexpr std::size_t kMaxQueued = 2 * ArchiveStream::kBlocks;
 
-std::string error_text(archive* a) {
-  const char* s = archive_error_string(a);
+std::string error_text(const archive_library::Functions& la, archive* a) {
+  const char* s = la.archive_error_string(a);
   return s && *s ? s : "unknown error";
 }
 
@@ -47,8 +45,9 @@ void give_back(std::unique_ptr<char[]> block) {
 
 }  // namespace
 
-ArchiveStream::ArchiveStream(archive* reader, std::function<bool(const std::string&)> excluded)
-    : reader_(reader), excluded_(std::move(excluded)) {
+ArchiveStream::ArchiveStream(const archive_library::Functions& la, archive* reader,
+                             std::function<bool(const std::string&)> excluded)
+    : la_(la), reader_(reader), excluded_(std::move(excluded)) {
   worker_ = std::thread([this] { run(); });
 }
 
@@ -120,24 +119,24 @@ void ArchiveStream::run() {
   };
   archive_entry* entry = nullptr;
   int rc;
-  while ((rc = archive_read_next_header(reader_, &entry)) != ARCHIVE_EOF) {
+  while ((rc = la_.archive_read_next_header(reader_, &entry)) != ARCHIVE_EOF) {
     if (rc == ARCHIVE_FATAL || rc == ARCHIVE_RETRY) {
       Piece damaged;
       damaged.kind = Piece::Kind::damaged;
-      damaged.error = error_text(reader_);
+      damaged.error = error_text(la_, reader_);
       push(std::move(damaged));
       break;
     }
     Piece header;
     header.kind = Piece::Kind::header;
-    header.raw = archive_format(reader_) == ARCHIVE_FORMAT_RAW;
-    header.unrecognised = header.raw && archive_filter_count(reader_) <= 1;
-    const char* raw_name = archive_entry_pathname(entry);
+    header.raw = la_.archive_format(reader_) == ARCHIVE_FORMAT_RAW;
+    header.unrecognised = header.raw && la_.archive_filter_count(reader_) <= 1;
+    const char* raw_name = la_.archive_entry_pathname(entry);
     header.member = raw_name && *raw_name ? raw_name : "data";
-    header.regular = header.raw || archive_entry_filetype(entry) == AE_IFREG;
+    header.regular = header.raw || la_.archive_entry_filetype(entry) == AE_IFREG;
     header.wanted = !header.unrecognised && header.regular &&
                     (header.raw || !excluded_(std::filesystem::path(header.member).filename().string()));
-    header.size = archive_entry_size_is_set(entry) ? archive_entry_size(entry) : -1;
+    header.size = la_.archive_entry_size_is_set(entry) ? la_.archive_entry_size(entry) : -1;
     const bool wanted = header.wanted, unrecognised = header.unrecognised;
     const std::uint64_t me = ++member_;
     if (!push(std::move(header))) break;
@@ -156,13 +155,13 @@ void ArchiveStream::run() {
         break;
       }
       char* buf = blocks_[static_cast<std::size_t>(block)].get();
-      const la_ssize_t n = archive_read_data(reader_, buf, kBlockBytes);
+      const la_ssize_t n = la_.archive_read_data(reader_, buf, kBlockBytes);
       if (n <= 0) {
         release(block);
         if (n < 0) {
           Piece failed;
           failed.kind = Piece::Kind::data_error;
-          failed.error = error_text(reader_);
+          failed.error = error_text(la_, reader_);
           failed.rc = static_cast<long>(n);
           if (!push(std::move(failed))) stopped = true;
         }
@@ -173,7 +172,7 @@ void ArchiveStream::run() {
       data.kind = Piece::Kind::data;
       data.block = block;
       data.bytes = static_cast<std::size_t>(n);
-      data.consumed = archive_filter_bytes(reader_, -1);
+      data.consumed = la_.archive_filter_bytes(reader_, -1);
       if (!push(std::move(data))) {
         stopped = true;
         break;

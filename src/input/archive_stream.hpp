@@ -7,8 +7,6 @@
 // nested archives) stays on the reading thread, so reports do not depend on the thread.
 #pragma once
 
-#include <archive.h>
-
 #include <array>
 #include <condition_variable>
 #include <cstdint>
@@ -19,6 +17,8 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+#include "input/archive_library.hpp"
 
 namespace culprit::input::detail {
 
@@ -60,9 +60,10 @@ class ArchiveStream {
   static constexpr int kBlocks = 64;
   static constexpr std::size_t kBlockBytes = 64 << 10;
 
-  /// Starts decoding `reader` (opened, owned by the caller, outliving this object) on a worker
-  /// thread. `excluded(base_name)` says which members' data is not wanted (called on the worker).
-  ArchiveStream(archive* reader, std::function<bool(const std::string&)> excluded);
+  /// Starts decoding `reader` (opened with `la`, owned by the caller, outliving this object) on a
+  /// worker thread. `excluded(base_name)` says which members' data is not wanted (called on the worker).
+  ArchiveStream(const archive_library::Functions& la, archive* reader,
+                std::function<bool(const std::string&)> excluded);
   /// Stops the worker (it stops at its next block) and joins it.
   ~ArchiveStream();
   ArchiveStream(const ArchiveStream&) = delete;
@@ -84,6 +85,7 @@ class ArchiveStream {
   bool push(Piece piece);  ///< false when stopped
   int take_block();        ///< -1 when stopped
 
+  const archive_library::Functions& la_;
   archive* reader_;
   std::function<bool(const std::string&)> excluded_;
   std::array<std::unique_ptr<char[]>, kBlocks> blocks_;  ///< allocated on first use, never zero-filled
