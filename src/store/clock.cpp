@@ -119,14 +119,16 @@ std::string offset_text(double off) {
   return fmt::format("UTC{}{:02}:{:02}", off < 0 ? '-' : '+', total / 60, total % 60);
 }
 
-std::optional<double> scalar(Database& db, const std::string& sql) {
-  auto r = db.query(sql);
+/// The first value of `sql`'s first row, with ?1 bound to `host` (a kept statement: these run
+/// once per host of every incident).
+std::optional<double> scalar(Database& db, const std::string& sql, std::string_view host = {}) {
+  auto r = db.query_bound(sql, {host});
   if (!r.error.empty() || r.rows.empty() || r.rows[0].values.empty()) return std::nullopt;
   return r.rows[0].values[0].as_double();
 }
 
-std::int64_t count(Database& db, const std::string& sql) {
-  auto v = scalar(db, sql);
+std::int64_t count(Database& db, const std::string& sql, std::string_view host = {}) {
+  auto v = scalar(db, sql, host);
   return v ? static_cast<std::int64_t>(*v) : 0;
 }
 
@@ -139,11 +141,11 @@ struct Anchor {
 /// The anchors of one host from one kind of evidence, sorted by boot stamp.
 std::vector<Anchor> anchors_of(Database& db, const std::string& host, std::string_view source) {
   std::vector<Anchor> out;
-  auto r = db.query(fmt::format(
+  auto r = db.query_bound(
       "SELECT json_extract(fields, '$.boot_ts') AS boot, ts, coalesce(json_extract(fields, '$.records'), 1) AS n"
-      " FROM events WHERE host = {} AND rule = 'kernel_clock_anchor' AND ts IS NOT NULL"
-      " AND json_extract(fields, '$.anchor') = {} AND json_extract(fields, '$.boot_ts') IS NOT NULL ORDER BY boot",
-      sql_literal(host), sql_literal(source)));
+      " FROM events WHERE host = ?1 AND rule = 'kernel_clock_anchor' AND ts IS NOT NULL"
+      " AND json_extract(fields, '$.anchor') = ?2 AND json_extract(fields, '$.boot_ts') IS NOT NULL ORDER BY boot",
+      {host, source});
   for (const auto& row : r.rows) {
     auto boot = row["boot"].as_double();
     auto wall = row["ts"].as_double();
@@ -155,14 +157,14 @@ std::vector<Anchor> anchors_of(Database& db, const std::string& host, std::strin
 /// dmesg -T (or iso) records paired with the same records in a raw dmesg of the host.
 std::vector<Anchor> paired_dmesg_anchors(Database& db, const std::string& host) {
   std::vector<Anchor> out;
-  auto r = db.query(fmt::format(
+  auto r = db.query_bound(
       "SELECT b.ts_value AS boot, min(w.ts) AS ts FROM events w JOIN events b"
       " ON b.host = w.host AND b.message = w.message AND b.kind = w.kind AND b.source_id <> w.source_id"
-      " WHERE w.host = {} AND w.ts_kind = 'wall' AND w.ts IS NOT NULL AND w.rule <> 'kernel_clock_anchor'"
+      " WHERE w.host = ?1 AND w.ts_kind = 'wall' AND w.ts IS NOT NULL AND w.rule <> 'kernel_clock_anchor'"
       " AND b.ts_kind = 'boot' AND b.ts IS NULL AND b.ts_value IS NOT NULL"
       " AND EXISTS (SELECT 1 FROM sources s WHERE s.id = w.source_id AND s.format = 'kernel_log')"
       " GROUP BY b.id ORDER BY boot LIMIT 10000",
-      sql_literal(host)));
+      {host});
   for (const auto& row : r.rows) {
     auto boot = row["boot"].as_double();
     auto wall = row["ts"].as_double();
@@ -177,12 +179,12 @@ std::vector<Anchor> paired_dmesg_anchors(Database& db, const std::string& host) 
 /// launcher notices the death later, and some stamps are cut to the second).
 std::vector<Anchor> launcher_anchors(Database& db, const std::string& host) {
   std::vector<Anchor> out;
-  auto r = db.query(fmt::format(
+  auto r = db.query_bound(
       "SELECT k.ts_value AS boot, min(x.ts) AS ts FROM events k JOIN events x"
       " ON x.pid = k.pid AND x.host = k.host AND x.kind = 'signal_exit' AND x.ts IS NOT NULL AND x.ts_kind <> 'boot'"
-      " WHERE k.host = {} AND k.kind IN ('kernel_oom', 'oom_kill') AND k.ts_kind = 'boot' AND k.ts IS NULL"
+      " WHERE k.host = ?1 AND k.kind IN ('kernel_oom', 'oom_kill') AND k.ts_kind = 'boot' AND k.ts IS NULL"
       " AND k.ts_value IS NOT NULL AND k.pid IS NOT NULL GROUP BY k.id ORDER BY boot",
-      sql_literal(host)));
+      {host});
   for (const auto& row : r.rows) {
     auto boot = row["boot"].as_double();
     auto wall = row["ts"].as_double();
@@ -283,7 +285,7 @@ class Aligner {
 
   /// The host's reference instant and how good it is as a source of years and dates.
   std::optional<double> reference(const std::string& h, std::string& why, int& level) {
-    if (auto r = scalar(db_, fmt::format("SELECT max(ts) FROM events WHERE host = {} AND ts_kind = 'wall' AND ts IS NOT NULL", sql_literal(h)))) {
+    if (auto r = scalar(db_, "SELECT max(ts) FROM events WHERE host = ?1 AND ts_kind = 'wall' AND ts IS NOT NULL", h)) {
       why = "the host's dated stamps";
       level = kHigh;
       return r;
@@ -299,10 +301,9 @@ class Aligner {
   }
 
   std::string years(const std::string& h) {
-    const std::string where = fmt::format(
-        "host = {} AND ts IS NULL AND ts_kind = 'wall_no_year' AND ts_value IS NOT NULL", sql_literal(h));
-    if (count(db_, "SELECT count(*) FROM events WHERE " + where) == 0) {
-      if (count(db_, fmt::format("SELECT count(*) FROM events WHERE host = {} AND ts_kind = 'wall_no_year'", sql_literal(h))) > 0)
+    const std::string where = "host = ?1 AND ts IS NULL AND ts_kind = 'wall_no_year' AND ts_value IS NOT NULL";
+    if (count(db_, "SELECT count(*) FROM events WHERE " + where, h) == 0) {
+      if (count(db_, "SELECT count(*) FROM events WHERE host = ?1 AND ts_kind = 'wall_no_year'", h) > 0)
         parts_[h].push_back({"years from --year", kMedium});
       return {};
     }
@@ -314,8 +315,10 @@ class Aligner {
       return {};
     }
     const int y = year_of(*ref);
-    if (auto err = db_.exec(fmt::format("UPDATE events SET ts = {} WHERE {}",
-                                        nearest_sql(in_year_sql(y - 1), in_year_sql(y), in_year_sql(y + 1), *ref), where));
+    if (auto err = db_.exec_bound(fmt::format("UPDATE events SET ts = {} WHERE {}",
+                                              nearest_sql(in_year_sql(y - 1), in_year_sql(y), in_year_sql(y + 1), *ref),
+                                              where),
+                                  {h});
         !err.empty())
       return err;
     parts_[h].push_back({fmt::format("years from {}", why), std::min(level, int(kMedium))});
@@ -323,9 +326,8 @@ class Aligner {
   }
 
   std::string dates(const std::string& h) {
-    const std::string where = fmt::format(
-        "host = {} AND ts IS NULL AND ts_kind = 'time_of_day' AND ts_value IS NOT NULL", sql_literal(h));
-    if (count(db_, "SELECT count(*) FROM events WHERE " + where) == 0) return {};
+    const std::string where = "host = ?1 AND ts IS NULL AND ts_kind = 'time_of_day' AND ts_value IS NOT NULL";
+    if (count(db_, "SELECT count(*) FROM events WHERE " + where, h) == 0) return {};
     std::string why;
     int level = kNone;
     auto ref = reference(h, why, level);
@@ -334,10 +336,11 @@ class Aligner {
       return {};
     }
     const double day = std::floor(*ref / 86400) * 86400;
-    if (auto err = db_.exec(fmt::format("UPDATE events SET ts = {} WHERE {}",
-                                        nearest_sql(num(day - 86400) + " + ts_value", num(day) + " + ts_value",
-                                                    num(day + 86400) + " + ts_value", *ref),
-                                        where));
+    if (auto err = db_.exec_bound(fmt::format("UPDATE events SET ts = {} WHERE {}",
+                                              nearest_sql(num(day - 86400) + " + ts_value", num(day) + " + ts_value",
+                                                          num(day + 86400) + " + ts_value", *ref),
+                                              where),
+                                  {h});
         !err.empty())
       return err;
     parts_[h].push_back({fmt::format("dates of time-only stamps from {}", why), std::min(level, int(kMedium))});
@@ -346,14 +349,15 @@ class Aligner {
 
   std::string zone(const std::string& h) {
     const std::string zoneless = fmt::format(
-        "host = {} AND ts IS NOT NULL AND (ts_kind IN ('wall_no_year', 'time_of_day') OR (ts_kind = 'wall' AND NOT {}))",
-        sql_literal(h), kZoned);
-    const std::int64_t n_zoneless = count(db_, "SELECT count(*) FROM events WHERE " + zoneless);
-    const std::int64_t n_zoned = count(db_, fmt::format(
-        "SELECT count(*) FROM events WHERE host = {} AND ts_kind = 'wall' AND ts IS NOT NULL AND {}", sql_literal(h), kZoned));
+        "host = ?1 AND ts IS NOT NULL AND (ts_kind IN ('wall_no_year', 'time_of_day') OR (ts_kind = 'wall' AND NOT {}))",
+        kZoned);
+    const std::int64_t n_zoneless = count(db_, "SELECT count(*) FROM events WHERE " + zoneless, h);
+    const std::int64_t n_zoned = count(
+        db_, fmt::format("SELECT count(*) FROM events WHERE host = ?1 AND ts_kind = 'wall' AND ts IS NOT NULL AND {}", kZoned),
+        h);
     if (n_zoned > 0) parts_[h].push_back({"zoned stamps", kHigh});
     if (n_zoneless == 0) return {};
-    const double at = scalar(db_, fmt::format("SELECT max(ts) FROM events WHERE host = {} AND ts IS NOT NULL", sql_literal(h))).value_or(now_);
+    const double at = scalar(db_, "SELECT max(ts) FROM events WHERE host = ?1 AND ts IS NOT NULL", h).value_or(now_);
     double off = 0;
     if (!o_.tz.empty()) {
       off = zone_offset(o_.tz, at).value_or(0);
@@ -365,7 +369,8 @@ class Aligner {
       parts_[h].push_back({"zoneless stamps read as UTC (else give --tz)", kMedium});
     }
     if (off != 0) {
-      if (auto err = db_.exec(fmt::format("UPDATE events SET ts = ts - {} WHERE {}", num(off), zoneless)); !err.empty())
+      if (auto err = db_.exec_bound(fmt::format("UPDATE events SET ts = ts - {} WHERE {}", num(off), zoneless), {h});
+          !err.empty())
         return err;
     }
     if (!h.empty())
@@ -376,8 +381,10 @@ class Aligner {
   /// The most common non-zero offset among the host's zoned stamps (a host that prints
   /// `+02:00` in one log writes local time in its other logs too).
   std::optional<double> inferred_offset(const std::string& h) {
-    auto r = db_.query(fmt::format(
-        "SELECT ts_raw FROM events WHERE host = {} AND ts_kind = 'wall' AND ts IS NOT NULL AND {} LIMIT 5000", sql_literal(h), kZoned));
+    auto r = db_.query_bound(
+        fmt::format("SELECT ts_raw FROM events WHERE host = ?1 AND ts_kind = 'wall' AND ts IS NOT NULL AND {} LIMIT 5000",
+                    kZoned),
+        {h});
     std::map<double, int> votes;
     for (const auto& row : r.rows)
       if (auto off = stamp_offset(row["ts_raw"].as_text()); off && *off != 0) ++votes[*off];
@@ -392,9 +399,8 @@ class Aligner {
   }
 
   std::string boot(const std::string& h) {
-    const std::string where = fmt::format(
-        "host = {} AND ts IS NULL AND ts_kind = 'boot' AND ts_value IS NOT NULL", sql_literal(h));
-    if (count(db_, "SELECT count(*) FROM events WHERE " + where) == 0) return {};
+    const std::string where = "host = ?1 AND ts IS NULL AND ts_kind = 'boot' AND ts_value IS NOT NULL";
+    if (count(db_, "SELECT count(*) FROM events WHERE " + where, h) == 0) return {};
     std::vector<Anchor> anchors;
     std::string why;
     int level = kNone;
@@ -451,7 +457,8 @@ class Aligner {
       std::string range = where;
       if (i > 0) range += fmt::format(" AND ts_value >= {}", num(anchors[i].boot));
       if (i + 1 < anchors.size()) range += fmt::format(" AND ts_value < {}", num(anchors[i + 1].boot));
-      if (auto err = db_.exec(fmt::format("UPDATE events SET ts = {} + ts_value WHERE {}", num(offset), range)); !err.empty())
+      if (auto err = db_.exec_bound(fmt::format("UPDATE events SET ts = {} + ts_value WHERE {}", num(offset), range), {h});
+          !err.empty())
         return err;
     }
     if (anchors.size() > 1)
@@ -475,7 +482,7 @@ class Aligner {
         level = std::min(level, p.level);
       }
       if (parts.empty()) {
-        const bool placed = count(db_, fmt::format("SELECT count(*) FROM events WHERE host = {} AND ts IS NOT NULL", sql_literal(h))) > 0;
+        const bool placed = count(db_, "SELECT count(*) FROM events WHERE host = ?1 AND ts IS NOT NULL", h) > 0;
         method = placed ? "wall-clock stamps" : "no wall clock: ordered by line only";
         level = placed ? kHigh : kNone;
       }

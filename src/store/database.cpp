@@ -81,11 +81,14 @@ struct Database::Kept {
   ~Kept() {
     for (auto& [sql, entry] : statements) sqlite3_finalize(entry.stmt);
   }
-  /// Finalizes the statements the last generation did not run (one incident's own SQL, built
-  /// with its values), so a long scan keeps about one incident's worth; then starts the next.
+  /// A statement no incident of the last kGenerations ran is finalized: SQL built with one
+  /// incident's values is not seen again, so a long scan keeps a few incidents' worth, while a
+  /// diagnosis only some incidents run stays prepared between them.
+  static constexpr unsigned kGenerations = 4;
+  /// Ends a generation (an incident) and starts the next.
   void next_generation() {
     for (auto it = statements.begin(); it != statements.end();) {
-      if (it->second.used == generation) {
+      if (generation - it->second.used < kGenerations) {
         ++it;
         continue;
       }
@@ -174,6 +177,17 @@ std::unique_ptr<Statement> Database::kept_statement(std::string_view sql, Prepar
   return std::make_unique<Statement>(raw, false);
 }
 
+std::string Database::exec_bound(std::string_view sql, std::initializer_list<std::string_view> texts) {
+  std::string error;
+  auto stmt = prepare(sql, error);
+  if (!stmt) return error;
+  int index = 1;
+  for (const std::string_view text : texts) stmt->bind(index++, text);
+  while (stmt->step()) {
+  }
+  return stmt->error();
+}
+
 QueryResult Database::query(std::string_view sql) {
   std::string error;
   auto stmt = kept_statement(sql, Preparer::plain, error);
@@ -182,6 +196,19 @@ QueryResult Database::query(std::string_view sql) {
     failed.error = error;
     return failed;
   }
+  return rows_of(*stmt);
+}
+
+QueryResult Database::query_bound(std::string_view sql, std::initializer_list<std::string_view> texts) {
+  std::string error;
+  auto stmt = kept_statement(sql, Preparer::plain, error);
+  if (!stmt) {
+    QueryResult failed;
+    failed.error = error;
+    return failed;
+  }
+  int index = 1;
+  for (const std::string_view text : texts) stmt->bind(index++, text);
   return rows_of(*stmt);
 }
 

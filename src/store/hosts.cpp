@@ -47,16 +47,18 @@ std::string settle_folder_hosts(Database& db) {
   for (const auto& w : weak.rows) {
     const std::string name = w["host"].as_text();
     const std::string folder = sql_literal(name);
-    auto named = db.query(fmt::format(
-        "SELECT DISTINCT e.host AS host FROM events e JOIN sources s ON s.id = e.source_id"
-        " WHERE s.host = {0} AND s.host_from = 'folder name' AND e.host <> '' AND e.host <> {0}"
-        " UNION SELECT DISTINCT {1} AS host FROM events e JOIN sources s ON s.id = e.source_id"
-        " WHERE s.host = {0} AND s.host_from = 'folder name' AND {2} AND {1} <> {0}"
-        // A file of the same folder whose host its own prompt names (a paste made there).
-        " UNION SELECT DISTINCT p.host AS host FROM sources p WHERE p.host_from = 'prompt' AND p.host <> ''"
-        " AND p.host <> {0} AND substr(p.name, 1, length({0}) + 1) = {0} || '/'"
-        " AND EXISTS (SELECT 1 FROM sources s WHERE s.host = {0} AND s.host_from = 'folder name')",
-        folder, kNode, kOneNode));
+    // The folder's name bound as ?1: one statement for every folder of every incident.
+    auto named = db.query_bound(
+        fmt::format("SELECT DISTINCT e.host AS host FROM events e JOIN sources s ON s.id = e.source_id"
+                    " WHERE s.host = ?1 AND s.host_from = 'folder name' AND e.host <> '' AND e.host <> ?1"
+                    " UNION SELECT DISTINCT {0} AS host FROM events e JOIN sources s ON s.id = e.source_id"
+                    " WHERE s.host = ?1 AND s.host_from = 'folder name' AND {1} AND {0} <> ?1"
+                    // A file of the same folder whose host its own prompt names (a paste made there).
+                    " UNION SELECT DISTINCT p.host AS host FROM sources p WHERE p.host_from = 'prompt' AND p.host <> ''"
+                    " AND p.host <> ?1 AND substr(p.name, 1, length(?1) + 1) = ?1 || '/'"
+                    " AND EXISTS (SELECT 1 FROM sources s WHERE s.host = ?1 AND s.host_from = 'folder name')",
+                    kNode, kOneNode),
+        {name});
     if (!named.error.empty()) return named.error;
     if (named.rows.size() != 1) continue;
     const std::string h = sql_literal(named.rows[0]["host"].as_text());

@@ -65,7 +65,7 @@ struct TimelineWriter::Impl {
 
   std::unique_ptr<Statement> prep(const char* sql) {
     std::string err;
-    auto s = db.prepare(sql, err);
+    auto s = db.prepare_kept(sql, err);
     if (!s && error.empty()) error = fmt::format("{} (in: {})", err, sql);
     return s;
   }
@@ -286,7 +286,7 @@ void TimelineWriter::add_container(const core::ContainerInfo& c) {
 std::string TimelineWriter::finish() {
   auto& m = *impl_;
   std::string err;
-  if (auto p = m.db.prepare(
+  if (auto p = m.db.prepare_kept(
           "INSERT INTO processes(host,pid,names,cmdline,container,user,job_evidence,first_ts,last_ts,"
           "state,started,elapsed,rss,ppid) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
           err)) {
@@ -319,7 +319,7 @@ std::string TimelineWriter::finish() {
       p->step();
     }
   }
-  if (auto h = m.db.prepare("INSERT OR IGNORE INTO hosts(name, unified_memory) VALUES(?, ?)", err)) {
+  if (auto h = m.db.prepare_kept("INSERT OR IGNORE INTO hosts(name, unified_memory) VALUES(?, ?)", err)) {
     for (const auto& host : m.hosts) {
       h->reset();
       h->bind(1, host);

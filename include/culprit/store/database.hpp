@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <optional>
 #include <string>
@@ -63,8 +64,15 @@ class Database {
 
   /// Executes one or more statements; returns an error message or empty.
   std::string exec(std::string_view sql);
+  /// Executes one statement with its parameters ?1, ?2, … bound to `texts` as text (as
+  /// query_bound); returns an error message or empty. Not kept: for SQL built with other values.
+  std::string exec_bound(std::string_view sql, std::initializer_list<std::string_view> texts);
   /// Runs a query and returns all rows (for diagnoses and `culprit query`).
   QueryResult query(std::string_view sql);
+  /// query() with its parameters ?1, ?2, … bound to `texts`, in order, as text: for a query run
+  /// with many values (a host name), one statement is prepared and kept, where SQL built with
+  /// each value written in (sql_literal) is a new statement to compile every time.
+  QueryResult query_bound(std::string_view sql, std::initializer_list<std::string_view> texts);
   /// The same under `guard` (query_guard.cpp); a refused or stopped query has `error` set.
   QueryResult query(std::string_view sql, const QueryGuard& guard);
   /// Why `sql` is not one read-only statement that compiles against the schema, or empty.
@@ -73,6 +81,13 @@ class Database {
   static std::unique_ptr<Database> open_read_only(const std::string& path, std::string& error);
   /// Prepares a statement; nullptr and `error` set on failure.
   std::unique_ptr<Statement> prepare(std::string_view sql, std::string& error);
+  /// prepare(), for SQL that is run again and again (no values written into it): the database
+  /// keeps the statement, as query() does, and hands it out again, reset, for the same SQL —
+  /// across the incidents a scratch database serves (open_scratch). The Statement borrows it:
+  /// one user at a time.
+  std::unique_ptr<Statement> prepare_kept(std::string_view sql, std::string& error) {
+    return kept_statement(sql, Preparer::plain, error);
+  }
   /// Checks that `sql` compiles against the current schema; returns an error or empty.
   std::string check(std::string_view sql);
   std::int64_t last_insert_id() const;

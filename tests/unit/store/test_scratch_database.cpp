@@ -98,3 +98,22 @@ TEST_CASE("kept statements run again; errors are not kept; the read-only guard h
   }
   Database::keep_as_spare(std::move(db));
 }
+
+TEST_CASE("query_bound and exec_bound bind ?1, ?2 … as text, quotes and all", "[store]") {
+  std::string error;
+  auto db = Database::open_scratch(error);
+  REQUIRE(db);
+  const std::string tricky = "it's; DROP TABLE hosts; --";  // a name sql_literal had to escape
+  CHECK(db->exec_bound("INSERT INTO hosts(name) VALUES (?1)", {tricky}).empty());
+  CHECK(db->exec_bound("INSERT INTO hosts(name) VALUES (?1)", {"plain"}).empty());
+  for (const std::string& name : {tricky, std::string("plain")}) {
+    const auto r = db->query_bound("SELECT count(*) AS n, ?1 AS echo FROM hosts WHERE name = ?1", {name});
+    REQUIRE(r.error.empty());
+    CHECK(r.rows.at(0)["n"].as_int() == 1);
+    CHECK(r.rows.at(0)["echo"].as_text() == name);
+  }
+  CHECK(db->query_bound("SELECT count(*) AS n FROM hosts WHERE name = ?1", {"absent"}).rows.at(0)["n"].as_int() == 0);
+  CHECK_FALSE(db->exec_bound("INSERT INTO no_such_table VALUES (?1)", {"x"}).empty());
+  CHECK(count(*db, "hosts") == 2);
+  Database::keep_as_spare(std::move(db));
+}
