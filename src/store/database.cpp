@@ -85,6 +85,7 @@ struct Database::Kept {
   /// incident's values is not seen again, so a long scan keeps a few incidents' worth, while a
   /// diagnosis only some incidents run stays prepared between them.
   static constexpr unsigned kGenerations = 4;
+  static constexpr std::size_t kMaxKept = 512;
   /// Ends a generation (an incident) and starts the next.
   void next_generation() {
     for (auto it = statements.begin(); it != statements.end();) {
@@ -171,7 +172,9 @@ std::unique_ptr<Statement> Database::kept_statement(std::string_view sql, Prepar
     return std::make_unique<Statement>(it->second.stmt, false);
   }
   auto fresh = how == Preparer::plain ? prepare(sql, why) : prepare_guarded(sql, how == Preparer::read_only, why);
-  if (!fresh) return nullptr;
+  // A database no incident recycles (a --db file, the Python module's) keeps at most kMaxKept;
+  // past that, statements are prepared for one use as before.
+  if (!fresh || kept_->statements.size() >= Kept::kMaxKept) return fresh;
   sqlite3_stmt* raw = fresh->release();
   kept_->statements.emplace(std::move(key), Kept::Entry{raw, kept_->generation});
   return std::make_unique<Statement>(raw, false);
@@ -188,16 +191,7 @@ std::string Database::exec_bound(std::string_view sql, std::initializer_list<std
   return stmt->error();
 }
 
-QueryResult Database::query(std::string_view sql) {
-  std::string error;
-  auto stmt = kept_statement(sql, Preparer::plain, error);
-  if (!stmt) {
-    QueryResult failed;
-    failed.error = error;
-    return failed;
-  }
-  return rows_of(*stmt);
-}
+QueryResult Database::query(std::string_view sql) { return query_bound(sql, {}); }
 
 QueryResult Database::query_bound(std::string_view sql, std::initializer_list<std::string_view> texts) {
   std::string error;

@@ -123,8 +123,8 @@ class Database {
   /// `read_only` (the authorizer sees a statement as it is compiled, so each kind is kept apart).
   enum class Preparer : char { plain = 'p', guarded = 'g', read_only = 'r' };
   /// The statement query() prepared for `sql` before, reset for this use, or one prepared now and
-  /// kept (a failure is not kept: its error is given again each time). Borrowed: the Statement
-  /// resets it when destroyed; the database finalizes it.
+  /// kept (a failure is not kept: its error is given again each time; nor is anything once 512
+  /// are kept). Borrowed: the Statement resets it when destroyed; the database finalizes it.
   std::unique_ptr<Statement> kept_statement(std::string_view sql, Preparer how, std::string& why);
   /// Installs the connection's authorizer, once: it allows everything until a read-only guard
   /// raises `reading_only_` (query_guard.cpp).
