@@ -3,6 +3,7 @@
 
 #include "culprit/ingest/parser.hpp"
 #include "culprit/ingest/sniff.hpp"
+#include "culprit/text/lines.hpp"
 #include "ingest/format_table.hpp"
 
 namespace culprit::ingest {
@@ -20,6 +21,13 @@ void ParseContext::note(std::string code, std::int64_t seg_line, std::string mes
   if (!diagnostics) return;
   diagnostics->push_back({core::DiagLevel::note, std::move(code),
                           fmt::format("{}:{}", source_name, absolute_line(seg_line)), std::move(message)});
+}
+
+std::span<const std::string_view> ParseContext::lines_of(std::string_view text,
+                                                         std::vector<std::string_view>& storage) const {
+  if (!lines_text.empty() && text.data() == lines_text.data() && text.size() == lines_text.size()) return lines;
+  storage = text::split_lines(text);
+  return storage;
 }
 
 void ParseContext::unparsed(std::int64_t seg_line, std::string_view line) const {

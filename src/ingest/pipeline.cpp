@@ -230,7 +230,10 @@ IngestStats ingest(const IngestInput& input, const text::SignalSet& signals, cor
                               kind == format::kNvidiaSmiTable || kind == format::kNvidiaSmiCsv ||
                               kind == format::kNvidiaSmiQ || kind == format::kFree || kind == format::kProcStack ||
                               kind == format::kMeminfo || kind == format::kCgroupMemory;
-  body = detail::repair_text(body, &signals, repaired_storage, map, repairs, repair_options);
+  // One split of the text serves the repair, the sniffer and the parsers: the repair's own where
+  // it changed nothing (the common case), else one of the repaired text.
+  std::vector<std::string_view> lines;
+  body = detail::repair_text(body, &signals, repaired_storage, map, repairs, repair_options, &lines);
   if (repairs.any()) report_repairs(input, repairs, line_offset, diagnostics);
   // The same text twice (`cat p p`, a block pasted again): read once, or every event, holder and
   // evidence line counts twice and the registry sees each process as two sightings.
@@ -241,8 +244,10 @@ IngestStats ingest(const IngestInput& input, const text::SignalSet& signals, cor
          fmt::format("lines {}-{} repeat lines 1-{} (pasted twice?); read once", first_lines + 1, 2 * first_lines,
                      first_lines));
     body = body.substr(0, half);
+    lines.clear();
   }
-  const auto segments = segment_text(body);
+  if (lines.empty()) lines = text::split_lines(body);
+  const auto segments = segment_text(body, lines);
   std::set<std::tuple<std::string, std::string, std::string_view>> seen;  // (host, format, text)
   for (const auto& seg : segments) {
     if (seg.text.size() >= kRepeatMinBytes && !seen.emplace(seg.host, seg.format, seg.text).second) {
@@ -277,6 +282,9 @@ IngestStats ingest(const IngestInput& input, const text::SignalSet& signals, cor
     ctx.format = seg.format;
     ctx.command = seg.command;
     ctx.year_hint = options.year_hint;
+    ctx.lines = std::span<const std::string_view>(lines).subspan(static_cast<std::size_t>(seg.first_line - 1),
+                                                                 seg.line_count);
+    ctx.lines_text = seg.text;
     parse_segment(seg.text, ctx);
     stats.lines += info.lines;
     ++stats.segments;

@@ -386,7 +386,7 @@ class Repairer {
   Repairer(const text::SignalSet* signals, RepairReport& report, const RepairOptions& options)
       : signals_(signals), report_(report), options_(options) {}
 
-  bool run(Sv text, std::string& storage, LineMap& map);
+  bool run(Sv text, std::string& storage, LineMap& map, std::vector<Sv>* unchanged_lines);
 
  private:
   Sv own(std::string s) { return arena_.emplace_back(std::move(s)); }
@@ -657,8 +657,8 @@ void Repairer::join_wraps() {
   moved_ = changed_ = true;
 }
 
-bool Repairer::run(Sv text, std::string& storage, LineMap& map) {
-  const auto views = text::split_lines(text);
+bool Repairer::run(Sv text, std::string& storage, LineMap& map, std::vector<Sv>* unchanged_lines) {
+  auto views = text::split_lines(text);
   lines_.reserve(views.size());
   for (std::size_t i = 0; i < views.size(); ++i) {
     const auto n = static_cast<std::int64_t>(i + 1);
@@ -671,7 +671,10 @@ bool Repairer::run(Sv text, std::string& storage, LineMap& map) {
     if (std::memchr(text.data(), '\\', text.size()) && text.find("\\n") != Sv::npos) unescape();
     join_wraps();
   }
-  if (!changed_ && !moved_) return false;
+  if (!changed_ && !moved_) {
+    if (unchanged_lines) *unchanged_lines = std::move(views);
+    return false;
+  }
   storage.clear();
   storage.reserve(text.size() + 16);
   for (std::size_t i = 0; i < lines_.size(); ++i) {
@@ -694,12 +697,13 @@ bool Repairer::run(Sv text, std::string& storage, LineMap& map) {
 }  // namespace
 
 std::string_view repair_text(std::string_view text, const text::SignalSet* signals, std::string& storage,
-                             LineMap& map, RepairReport& report, const RepairOptions& options) {
+                             LineMap& map, RepairReport& report, const RepairOptions& options,
+                             std::vector<std::string_view>* unchanged_lines) {
   report = {};
   map = {};
   Repairer r(signals, report, options);
   std::string out;
-  if (!r.run(text, out, map)) return text;
+  if (!r.run(text, out, map, unchanged_lines)) return text;
   storage = std::move(out);
   return storage;
 }

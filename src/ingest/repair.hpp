@@ -60,7 +60,10 @@ struct RepairOptions {
 /// Returns the repaired text: `text` itself when nothing changed (the common case, no copy),
 /// else a view of `storage`. `map` is filled when lines were dropped, split or joined (empty
 /// otherwise: line k is still line k). `signals` may be null: then nothing is joined or split.
+/// `unchanged_lines`, when given and `text` comes back unchanged, gets its lines as
+/// text::split_lines gives them (the repair split it; the sniffer need not again).
 std::string_view repair_text(std::string_view text, const text::SignalSet* signals, std::string& storage,
-                             LineMap& map, RepairReport& report, const RepairOptions& options = {});
+                             LineMap& map, RepairReport& report, const RepairOptions& options = {},
+                             std::vector<std::string_view>* unchanged_lines = nullptr);
 
 }  // namespace culprit::ingest::detail

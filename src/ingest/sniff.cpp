@@ -232,9 +232,11 @@ std::string bug_report_host(const std::vector<std::string_view>& lines) {
   return {};
 }
 
-std::vector<Segment> segment_text(std::string_view text) {
-  const auto lines = text::split_lines(text);
+std::vector<Segment> segment_text(std::string_view text) { return segment_text(text, text::split_lines(text)); }
+
+std::vector<Segment> segment_text(std::string_view text, const std::vector<std::string_view>& lines) {
   std::vector<Segment> segments;
+  std::vector<std::size_t> ends;  // per segment: one past its last line in `lines`
   // 1. Prompts split the text into command sections (and a bug report's separators into its
   //    sections, all on the report's host).
   bool bug_report = false;
@@ -291,20 +293,33 @@ std::vector<Segment> segment_text(std::string_view text) {
       seg.host = starts[s].second;
       seg.command = commands[s];
       segments.push_back(seg);
+      ends.push_back(blk.end);
     }
   }
   // Merge neighbouring runs of a format that merges (a short run between two app-log runs is
   // usually noise); snapshots (tables, listings) stay one segment each.
   std::vector<Segment> merged;
-  for (auto& seg : segments) {
+  std::vector<std::size_t> merged_ends;
+  for (std::size_t k = 0; k < segments.size(); ++k) {
+    Segment& seg = segments[k];
     if (!merged.empty() && merged.back().format == seg.format && merged.back().host == seg.host &&
         merged.back().command == seg.command && find_format(seg.format)->merges) {
       const char* start = merged.back().text.data();
       const char* stop = seg.text.data() + seg.text.size();
       merged.back().text = std::string_view(start, static_cast<size_t>(stop - start));
+      merged_ends.back() = ends[k];
       continue;
     }
-    merged.push_back(seg);
+    merged.push_back(std::move(seg));
+    merged_ends.push_back(ends[k]);
+  }
+  // A segment's text stops at the end of its last line; where that line is empty, the text
+  // stops after the terminator before it, and split_lines gives no line for it.
+  for (std::size_t k = 0; k < merged.size(); ++k) {
+    const auto first = static_cast<std::size_t>(merged[k].first_line - 1);
+    std::size_t end = merged_ends[k];
+    if (end > first && lines[end - 1].empty()) --end;
+    merged[k].line_count = end - first;
   }
   return merged;
 }

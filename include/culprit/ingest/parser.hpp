@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -44,6 +45,16 @@ struct ParseContext {
   int year_hint = 0;     ///< a year for stamps without one (0: unknown)
   const LineMap* line_map = nullptr;  ///< null or empty: the segment's lines are the input's
   std::int64_t map_offset = 0;
+  /// The lines of `lines_text` as text::split_lines gives them, where the pipeline has them from
+  /// the sniffer's split of the whole input (so a segment is split once); empty `lines_text`:
+  /// none given.
+  std::span<const std::string_view> lines;
+  std::string_view lines_text;
+
+  /// The lines of `text` as text::split_lines gives them: the pipeline's where `text` is the
+  /// very text they are of (a parser may hand a part of its segment on with this context), else
+  /// split into `storage`.
+  std::span<const std::string_view> lines_of(std::string_view text, std::vector<std::string_view>& storage) const;
 
   /// An event with source, host and absolute line (and line_end: the last input line of a
   /// joined line) filled in. `seg_line` is 1-based in the segment.

@@ -43,11 +43,17 @@ struct Segment {
   std::string format;
   std::string host;     ///< from the prompt or the command (`ssh user@host …`), else empty
   std::string command;  ///< the command typed at the prompt, if any
+  /// The lines text::split_lines(text) gives: lines [first_line - 1, first_line - 1 + line_count)
+  /// of the split the segments were cut from.
+  std::size_t line_count = 0;
 };
 
 /// Splits a paste at shell prompts and format changes. A file that is all one format comes
 /// back as one segment.
 std::vector<Segment> segment_text(std::string_view text);
+/// The same over `lines`, text::split_lines(text) (a caller that has it), whose ranges the
+/// segments name (Segment::line_count), so that a parser need not split its segment again.
+std::vector<Segment> segment_text(std::string_view text, const std::vector<std::string_view>& lines);
 
 /// The host named by a prompt line (`aurora@spark-b:~$ …`) or an ssh command in it; the last
 /// ssh hop wins (`ssh a@h1 'ssh b@h2 "cmd"'` -> h2). Empty when none.

@@ -509,13 +509,15 @@ void parse_app_log(std::string_view text, ParseContext& ctx) {
   std::shared_ptr<const text::BlockScanner> scanner;
   if (ctx.signals) scanner = ctx.signals->block_scanner(fast_path_markers());
   std::vector<std::size_t> hits;
+  std::vector<Sv> storage;
+  const auto lines = ctx.lines_of(text, storage);
   if (!scanner || !scanner->hit_lines(text, hits)) {
-    for (Sv raw : text::split_lines(text)) parser.line(++seg, raw);
+    for (Sv raw : lines) parser.line(++seg, raw);
     parser.finish();
     return;
   }
   std::size_t next = 0;
-  for (Sv raw : text::split_lines(text)) {
+  for (Sv raw : lines) {
     const auto begin = static_cast<std::size_t>(raw.data() - text.data());
     // The per-line checks look at the line's first kMaxLineBytes only (line() cuts it).
     const std::size_t end = begin + std::min(raw.size(), kMaxLineBytes);

@@ -215,7 +215,8 @@ void parse_kernel_log(std::string_view text, ParseContext& ctx) {
   if (scanner && !scanner->hit_lines(text, hits)) scanner.reset();  // declined: per-line checks
   std::size_t next = 0;
   const bool ansi = text::block_has_ansi(text);
-  for (std::string_view raw : text::split_lines(text)) {
+  std::vector<std::string_view> storage;
+  for (std::string_view raw : ctx.lines_of(text, storage)) {
     ++n;
     if (ansi && text::has_ansi(raw)) {
       std::string clean = text::strip_ansi(raw);

@@ -314,3 +314,20 @@ TEST_CASE("a record after a record is not a wrap, even when the join captures mo
                      "NVRM: The NVIDIA GPU 0000:3c:00.0 fallen off the bus and is not responding to commands.\n")
                   .copied);
 }
+
+TEST_CASE("an unchanged text comes back with its split; a repaired one with none", "[repair]") {
+  std::string storage;
+  LineMap map;
+  RepairReport report;
+  std::vector<std::string_view> lines;
+  const std::string plain = "INFO one\r\nINFO two\rprogress\n\nlast";
+  const auto out = repair_text(plain, &signals(), storage, map, report, {}, &lines);
+  REQUIRE(out.data() == plain.data());
+  CHECK(lines == culprit::text::split_lines(plain));
+  // A gutter is repaired: the text is new, and the caller splits it (no lines are given).
+  lines.clear();
+  const std::string gutter = "1 | first line of a log\n2 | second line of a log\n3 | third line of a log\n";
+  const auto fixed = repair_text(gutter, &signals(), storage, map, report, {}, &lines);
+  REQUIRE(fixed.data() != gutter.data());
+  CHECK(lines.empty());
+}
