@@ -15,6 +15,7 @@
 #include "culprit/ingest/parser.hpp"
 #include "culprit/ingest/sniff.hpp"
 #include "culprit/text/lines.hpp"
+#include "ingest/line_hits.hpp"
 #include "ingest/normalize.hpp"
 #include "ingest/own_report.hpp"
 #include "ingest/repair.hpp"
@@ -247,7 +248,10 @@ IngestStats ingest(const IngestInput& input, const text::SignalSet& signals, cor
     lines.clear();
   }
   if (lines.empty()) lines = text::split_lines(body);
-  const auto segments = segment_text(body, lines);
+  // One block pass for the sniffer's anchors and the parsers' literals (where it runs).
+  std::vector<std::uint8_t> hits;
+  const bool have_hits = line_hits(body, lines, signals, hits);
+  const auto segments = segment_text(body, lines, have_hits ? &hits : nullptr);
   std::set<std::tuple<std::string, std::string, std::string_view>> seen;  // (host, format, text)
   for (const auto& seg : segments) {
     if (seg.text.size() >= kRepeatMinBytes && !seen.emplace(seg.host, seg.format, seg.text).second) {
@@ -285,6 +289,9 @@ IngestStats ingest(const IngestInput& input, const text::SignalSet& signals, cor
     ctx.lines = std::span<const std::string_view>(lines).subspan(static_cast<std::size_t>(seg.first_line - 1),
                                                                  seg.line_count);
     ctx.lines_text = seg.text;
+    if (have_hits)
+      ctx.line_hits = std::span<const std::uint8_t>(hits).subspan(static_cast<std::size_t>(seg.first_line - 1),
+                                                                  seg.line_count);
     parse_segment(seg.text, ctx);
     stats.lines += info.lines;
     ++stats.segments;

@@ -11,6 +11,7 @@
 #include "culprit/text/block_scanner.hpp"
 #include "culprit/text/signal_set.hpp"
 #include "ingest/format_table.hpp"
+#include "ingest/line_hits.hpp"
 #include "ingest/xid_details.hpp"
 
 namespace culprit::ingest {
@@ -100,7 +101,8 @@ std::vector<text::LiteralList> block_scan_literal_lists(const text::SignalSet& s
   return {{signals.block_literals(fast_path_markers()), {}},
           {signals.block_literals(kernel_log_markers()), {}},
           {anchor_literals(), {}},
-          signals.candidate_literals()};
+          signals.candidate_literals(),
+          line_hit_list(signals)};
 }
 
 }  // namespace culprit::ingest

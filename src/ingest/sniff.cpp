@@ -11,6 +11,7 @@
 #include "culprit/text/lines.hpp"
 #include "culprit/text/pattern.hpp"
 #include "ingest/format_table.hpp"
+#include "ingest/line_hits.hpp"
 #include "ingest/signal_events.hpp"
 
 namespace culprit::ingest {
@@ -234,7 +235,8 @@ std::string bug_report_host(const std::vector<std::string_view>& lines) {
 
 std::vector<Segment> segment_text(std::string_view text) { return segment_text(text, text::split_lines(text)); }
 
-std::vector<Segment> segment_text(std::string_view text, const std::vector<std::string_view>& lines) {
+std::vector<Segment> segment_text(std::string_view text, const std::vector<std::string_view>& lines,
+                                  const std::vector<std::uint8_t>* line_hits) {
   std::vector<Segment> segments;
   std::vector<std::size_t> ends;  // per segment: one past its last line in `lines`
   // 1. Prompts split the text into command sections (and a bug report's separators into its
@@ -258,7 +260,13 @@ std::vector<Segment> segment_text(std::string_view text, const std::vector<std::
     }
   }
   starts.push_back({lines.size(), ""});
-  const auto anchored = anchored_lines(text, lines);
+  std::unique_ptr<std::vector<unsigned char>> anchored;
+  if (line_hits && line_hits->size() == lines.size()) {
+    anchored = std::make_unique<std::vector<unsigned char>>(lines.size());
+    for (std::size_t i = 0; i < lines.size(); ++i) (*anchored)[i] = (*line_hits)[i] & kAnchorHit;
+  } else {
+    anchored = anchored_lines(text, lines);
+  }
   for (size_t s = 0; s + 1 < starts.size(); ++s) {
     size_t b = starts[s].first;
     const size_t e = starts[s + 1].first;

@@ -309,6 +309,57 @@ bool BlockScanner::hit_lines(std::string_view block, std::vector<std::size_t>& e
   return true;
 }
 
+bool BlockScanner::hit_line_ids(std::string_view block, std::vector<LineIds>& out) const {
+#ifdef CULPRIT_HAVE_HYPERSCAN
+  if (!usable_ || !impl_->ready.load(std::memory_order_acquire) || block.size() > 0xffffffffu) return false;
+  if (block.empty()) return true;
+  struct Context {
+    std::string_view block;
+    bool has_cr;
+    std::vector<LineIds>* out;
+    std::size_t first;     ///< out's size before this block
+    std::size_t line_end;  ///< end of the line of the last entry
+  } context{block, std::memchr(block.data(), '\r', block.size()) != nullptr, &out, out.size(), 0};
+  // Hits come in order of their end (the fallback below sorts should they not): a hit in the
+  // line of the last entry adds its id there, any other starts the next entry.
+  auto on_match = [](unsigned id, unsigned long long, unsigned long long to, unsigned, void* p) -> int {
+    auto& c = *static_cast<Context*>(p);
+    const auto end = static_cast<std::size_t>(to);
+    if (c.out->size() > c.first && end >= c.out->back().end && end <= c.line_end) {
+      c.out->back().ids |= id;
+      return 0;
+    }
+    c.out->push_back({end, id});
+    c.line_end = line_end(c.block, end, c.has_cr);
+    return 0;
+  };
+  if (scan(impl_->db, block, on_match, &context) != HS_SUCCESS) {
+    out.resize(context.first);
+    return false;
+  }
+  const auto begin = out.begin() + static_cast<std::ptrdiff_t>(context.first);
+  if (!std::is_sorted(begin, out.end(), [](const LineIds& a, const LineIds& b) { return a.end < b.end; })) {
+    std::vector<LineIds> hits(begin, out.end());
+    std::sort(hits.begin(), hits.end(), [](const LineIds& a, const LineIds& b) { return a.end < b.end; });
+    out.resize(context.first);
+    std::size_t last_end = 0;
+    for (const LineIds& h : hits) {
+      if (out.size() > context.first && h.end <= last_end) {
+        out.back().ids |= h.ids;
+        continue;
+      }
+      out.push_back(h);
+      last_end = line_end(block, h.end, context.has_cr);
+    }
+  }
+  return true;
+#else
+  (void)block;
+  (void)out;
+  return false;
+#endif
+}
+
 bool BlockScanner::literal_ids(std::string_view line, std::vector<std::uint32_t>& out) const {
 #ifdef CULPRIT_HAVE_HYPERSCAN
   if (!usable_ || !impl_->ready.load(std::memory_order_acquire) || line.size() > 0xffffffffu) return false;

@@ -97,6 +97,19 @@ std::shared_ptr<const BlockScanner> SignalSet::block_scanner(const std::vector<s
   return scanner;
 }
 
+std::shared_ptr<const BlockScanner> SignalSet::block_scanner(const void* key, LiteralList (*make)(const SignalSet&)) const {
+  if (!prefilter_ || !candidates_ || !always_.empty() || !block_cache_) return nullptr;
+  std::lock_guard<std::mutex> lock(block_cache_->mutex);
+  for (const auto& [k, scanner] : block_cache_->scanners)
+    if (k == key) return scanner;
+  LiteralList list = make(*this);
+  auto scanner = std::make_shared<const BlockScanner>(list.literals, BlockScanner::Engine::automatic,
+                                                      BlockScanner::kCompileAfterBytes, std::move(list.ids));
+  if (!scanner->usable()) scanner.reset();
+  block_cache_->scanners.emplace_back(key, scanner);
+  return scanner;
+}
+
 std::vector<std::string> SignalSet::block_literals(const std::vector<std::string>& extra) const {
   // The literals candidate() looks for (build() left each usable signal's in `literals`).
   std::vector<std::string> literals = extra;

@@ -50,11 +50,19 @@ struct ParseContext {
   /// none given.
   std::span<const std::string_view> lines;
   std::string_view lines_text;
+  /// Per line of `lines`, the input's block pass (src/ingest/line_hits.hpp: which literal lists
+  /// its literals are in); empty where the pass did not run.
+  std::span<const std::uint8_t> line_hits;
 
   /// The lines of `text` as text::split_lines gives them: the pipeline's where `text` is the
   /// very text they are of (a parser may hand a part of its segment on with this context), else
   /// split into `storage`.
   std::span<const std::string_view> lines_of(std::string_view text, std::vector<std::string_view>& storage) const;
+  /// `line_hits` where `text` is the text they are of, else empty (the parser's own pass runs).
+  std::span<const std::uint8_t> line_hits_of(std::string_view text) const {
+    const bool mine = !lines_text.empty() && text.data() == lines_text.data() && text.size() == lines_text.size();
+    return mine && line_hits.size() == lines.size() ? line_hits : std::span<const std::uint8_t>();
+  }
 
   /// An event with source, host and absolute line (and line_end: the last input line of a
   /// joined line) filled in. `seg_line` is 1-based in the segment.

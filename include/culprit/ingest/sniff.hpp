@@ -53,7 +53,10 @@ struct Segment {
 std::vector<Segment> segment_text(std::string_view text);
 /// The same over `lines`, text::split_lines(text) (a caller that has it), whose ranges the
 /// segments name (Segment::line_count), so that a parser need not split its segment again.
-std::vector<Segment> segment_text(std::string_view text, const std::vector<std::string_view>& lines);
+/// `line_hits`, where given, is the input's block pass per line (src/ingest/line_hits.hpp): its
+/// anchor bits stand in for the sniffer's own anchor pass.
+std::vector<Segment> segment_text(std::string_view text, const std::vector<std::string_view>& lines,
+                                  const std::vector<std::uint8_t>* line_hits = nullptr);
 
 /// The host named by a prompt line (`aurora@spark-b:~$ …`) or an ssh command in it; the last
 /// ssh hop wins (`ssh a@h1 'ssh b@h2 "cmd"'` -> h2). Empty when none.

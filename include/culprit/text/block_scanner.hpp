@@ -63,6 +63,17 @@ class BlockScanner {
   /// `automatic` while a block scan would not repay its cost; the caller's per-line checks run.
   bool hit_lines(std::string_view block, std::vector<std::size_t>& ends) const;
 
+  /// A line that holds a hit, for hit_line_ids(): the end of its first hit (as hit_lines()
+  /// gives it) and the OR of the ids of all its hits.
+  struct LineIds {
+    std::size_t end = 0;
+    std::uint32_t ids = 0;
+  };
+  /// hit_lines() with the OR of the ids of every hit in each line: for a list whose ids are bits
+  /// naming the lists a literal belongs to, one pass tells each list's lines. Hyperscan only:
+  /// false (nothing appended) where no database is ready, as for literal_ids().
+  bool hit_line_ids(std::string_view block, std::vector<LineIds>& out) const;
+
   /// Appends the ids of the literals `line` holds (one Hyperscan scan of the line), sorted and
   /// unique. False (nothing appended) where no database is ready: the caller's own automaton
   /// answers instead. For a few lines (a block scan's hits), not for every line of a block.

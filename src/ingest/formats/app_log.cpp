@@ -17,6 +17,7 @@
 #include "ingest/formats/torch_oom.hpp"
 #include "ingest/formats/torchrun_block.hpp"
 #include "ingest/formats/traceback.hpp"
+#include "ingest/line_hits.hpp"
 #include "ingest/signal_events.hpp"
 
 namespace culprit::ingest {
@@ -511,6 +512,18 @@ void parse_app_log(std::string_view text, ParseContext& ctx) {
   std::vector<std::size_t> hits;
   std::vector<Sv> storage;
   const auto lines = ctx.lines_of(text, storage);
+  if (const auto given = ctx.line_hits_of(text); !given.empty()) {
+    // The input's one pass (line_hits.hpp) already told each line's literals; a line past
+    // kMaxLineBytes is checked by itself (only its start is read).
+    for (std::size_t k = 0; k < lines.size(); ++k) {
+      const LiteralHit hit = lines[k].size() > kMaxLineBytes ? LiteralHit::unknown
+                             : (given[k] & kAppLogHit) != 0 ? LiteralHit::yes
+                                                            : LiteralHit::no;
+      parser.line(++seg, lines[k], hit);
+    }
+    parser.finish();
+    return;
+  }
   if (!scanner || !scanner->hit_lines(text, hits)) {
     for (Sv raw : lines) parser.line(++seg, raw);
     parser.finish();

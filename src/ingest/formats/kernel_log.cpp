@@ -15,6 +15,7 @@
 #include "culprit/text/block_scanner.hpp"
 #include "culprit/text/lines.hpp"
 #include "culprit/text/signal_set.hpp"
+#include "ingest/line_hits.hpp"
 #include "ingest/signal_events.hpp"
 #include "kernel_log_parser.hpp"
 
@@ -211,7 +212,10 @@ void parse_kernel_log(std::string_view text, ParseContext& ctx) {
   // literal they split, so it keeps the per-line matching.
   std::shared_ptr<const text::BlockScanner> scanner;
   if (ctx.signals) scanner = ctx.signals->block_scanner(kernel_log_markers());
+  // The input's one pass (line_hits.hpp) stands in for the parser's own where it ran.
+  const auto given = ctx.line_hits_of(text);
   std::vector<std::size_t> hits;
+  if (!given.empty()) scanner.reset();
   if (scanner && !scanner->hit_lines(text, hits)) scanner.reset();  // declined: per-line checks
   std::size_t next = 0;
   const bool ansi = text::block_has_ansi(text);
@@ -224,7 +228,9 @@ void parse_kernel_log(std::string_view text, ParseContext& ctx) {
       continue;
     }
     LiteralHit hit = LiteralHit::unknown;
-    if (scanner) {
+    if (!given.empty()) {
+      hit = (given[static_cast<std::size_t>(n - 1)] & kKernelLogHit) != 0 ? LiteralHit::yes : LiteralHit::no;
+    } else if (scanner) {
       const auto begin = static_cast<std::size_t>(raw.data() - text.data());
       while (next < hits.size() && hits[next] <= begin) ++next;
       hit = next < hits.size() && hits[next] <= begin + raw.size() ? LiteralHit::yes : LiteralHit::no;

@@ -128,3 +128,38 @@ TEST_CASE("literal_ids names every literal a line holds, by the id it was given"
   const BlockScanner waiting(literals, BlockScanner::Engine::automatic, BlockScanner::kCompileAfterBytes, ids);
   CHECK_FALSE(waiting.literal_ids("oom", out));  // not prebuilt, not compiled yet
 }
+
+TEST_CASE("hit_line_ids gives each hit line its first hit's end and the OR of its hits' ids", "[text]") {
+  // Ids as bits naming lists: "oom" is in lists 1 and 4, "Killed process" in 2, "Xid" in 4.
+  const std::vector<std::string> literals = {"oom", "Killed process", "Xid"};
+  const std::vector<std::uint32_t> ids = {1 | 4, 2, 4};
+  const BlockScanner scanner(literals, BlockScanner::Engine::hyperscan, BlockScanner::kCompileAfterBytes, ids);
+  std::vector<BlockScanner::LineIds> out;
+  if (BlockScanner::engine() != "hyperscan") {
+    CHECK_FALSE(scanner.hit_line_ids("oom", out));  // the automaton reports no ids: callers fall back
+    return;
+  }
+  const std::string block =
+      "plain line\n"                          // no hit
+      "oom then KILLED PROCESS 7\r\n"         // two lists' hits in one line (CRLF)
+      "NVRM: Xid 79\r"                        // a lone CR ends a line
+      "another plain line\n"
+      "oom";                                  // a last line without a terminator
+  REQUIRE(scanner.hit_line_ids(block, out));
+  REQUIRE(out.size() == 3);
+  CHECK(out[0].end == block.find("oom") + 3);
+  CHECK(out[0].ids == (1u | 2u | 4u));
+  CHECK(out[1].end == block.find("Xid") + 3);
+  CHECK(out[1].ids == 4u);
+  CHECK(out[2].end == block.size());
+  CHECK(out[2].ids == (1u | 4u));
+  // The same lines as hit_lines, whose offsets are the first hits' ends.
+  std::vector<std::size_t> ends;
+  REQUIRE(scanner.hit_lines(block, ends));
+  REQUIRE(ends.size() == out.size());
+  for (std::size_t i = 0; i < ends.size(); ++i) CHECK(ends[i] == out[i].end);
+  const BlockScanner waiting(literals, BlockScanner::Engine::automatic, BlockScanner::kCompileAfterBytes, ids);
+  out.clear();
+  CHECK_FALSE(waiting.hit_line_ids(block, out));  // not prebuilt, not compiled yet
+  CHECK(out.empty());
+}
