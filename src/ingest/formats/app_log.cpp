@@ -82,6 +82,15 @@ std::optional<std::int64_t> pid_after(Sv s, Sv anchor, std::size_t* where = null
   return v;
 }
 
+/// The `(Name … pid=N)` prefix `raw` starts with (colour codes and all, up to the `)` after its
+/// first `pid=`, within its first 160 bytes), or empty: what a worker prints before each line.
+Sv pid_prefix(Sv raw) {
+  const Sv head = raw.substr(0, 160);
+  const std::size_t at = head.find("pid=");
+  const std::size_t close = at == Sv::npos ? Sv::npos : head.find(')', at);
+  return close == Sv::npos ? Sv() : raw.substr(0, close + 1);
+}
+
 class AppLogParser {
  public:
   AppLogParser(ParseContext& ctx, PeelOptions options) : ctx_(ctx), options_(options) {}
@@ -121,7 +130,10 @@ class AppLogParser {
   std::int64_t log_events_ = 0;
   PeeledTime prev_time_;          // the stamp of the previous line, if it had one
   std::int64_t prev_time_line_ = 0;
-  std::string sighted_prefix_;    // `(VllmWorker rank=0 pid=3300)`-style prefix already sighted
+  // The `(VllmWorker rank=0 pid=3300)`-style prefixes already sighted (pid_prefix): one per rank
+  // of a log that interleaves them, up to kMaxSightedPrefixes.
+  std::set<std::string, std::less<>> sighted_prefixes_;
+  static constexpr std::size_t kMaxSightedPrefixes = 256;
   Sv skipped_raw_;                // the last line the fast path skipped (its stamp is peeled lazily)
   std::int64_t skipped_seg_ = 0;
 };
@@ -142,18 +154,20 @@ bool AppLogParser::skippable(Sv raw, LiteralHit hit) const {
     static const text::LiteralSet kMarkers(fast_path_markers());
     if (kMarkers.any(raw)) return false;
   }
-  // A colour code inside the text could split a literal the prefilter looks for; only the
-  // sighted prefix's own reset code right after it is allowed.
-  std::size_t esc = raw.find('\x1b', sighted_prefix_.size());
-  if (esc != Sv::npos && esc == sighted_prefix_.size() && raw.substr(0, esc) == sighted_prefix_) {
+  // A colour code inside the text could split a literal the prefilter looks for; only a
+  // sighted prefix's own codes and the reset code right after it are allowed.
+  const Sv prefix = pid_prefix(raw);
+  const bool sighted = !prefix.empty() && sighted_prefixes_.find(prefix) != sighted_prefixes_.end();
+  std::size_t esc = raw.find('\x1b', sighted ? prefix.size() : 0);
+  if (sighted && esc == prefix.size()) {
     const std::size_t m = raw.find('m', esc);
     esc = m == Sv::npos ? esc : raw.find('\x1b', m + 1);
   }
   if (esc != Sv::npos || raw.find("^[[") != Sv::npos) return false;
   const bool glog = raw.size() > 5 && std::string_view("IWEDCF").find(raw[0]) != Sv::npos && raw[1] >= '0' &&
                     raw[1] <= '9';
-  if (raw.find("pid") != Sv::npos || raw.find("PID") != Sv::npos || glog)
-    return !sighted_prefix_.empty() && raw.substr(0, sighted_prefix_.size()) == sighted_prefix_;
+  // A line naming a pid is skipped only behind a prefix already sighted: its process is known.
+  if (raw.find("pid") != Sv::npos || raw.find("PID") != Sv::npos || glog) return sighted;
   // A line after which a bare traceback could open takes this line's stamp: kept lazily below.
   return true;
 }
@@ -181,11 +195,9 @@ void AppLogParser::line(std::int64_t seg, Sv raw, LiteralHit hit) {
   }
   PeeledLine p = peel_line(raw, options_);
   const Sv msg = p.message;
-  if (p.pid && sighted_prefix_.empty()) {
+  if (p.pid && sighted_prefixes_.size() < kMaxSightedPrefixes) {
     // Remember a `(Name … pid=N)` prefix (with its colour codes) so repeats can skip peeling.
-    const std::size_t at = raw.find("pid=");
-    const std::size_t close = at == Sv::npos ? Sv::npos : raw.find(')', at);
-    if (close != Sv::npos && close < 160) sighted_prefix_ = std::string(raw.substr(0, close + 1));
+    if (const Sv prefix = pid_prefix(raw); !prefix.empty()) sighted_prefixes_.emplace(prefix);
   }
   // A traceback opened on a bare line right after a stamped one (Python's logger.exception)
   // takes that stamp (in route()); remember this line's own stamp for the next one.

@@ -1,0 +1,86 @@
+// The app-log fast path over a log that interleaves several workers' lines (vLLM's coloured
+// `(VllmWorker rank=N pid=P)` prefixes, one per rank): each rank's prefix is remembered once
+// sighted, so its routine lines skip peeling; what the parser yields must be exactly what it
+// yields with the prefilter off (every line peeled, every signal tried): events, their lines,
+// pids and fields, and one sighting per pid, a late new rank's included.
+#include <catch2/catch.hpp>
+
+#include <set>
+#include <string>
+
+#include "culprit/ingest/parser.hpp"
+#include "culprit/rules/loader.hpp"
+#include "unit/ingest/gpu_recording_sink.hpp"
+
+namespace {
+
+std::string worker(int rank, int pid) {
+  return "\x1b[1;36m(VllmWorker rank=" + std::to_string(rank) + " pid=" + std::to_string(pid) + ")\x1b[0;0m ";
+}
+
+std::string interleaved_log() {
+  std::string log;
+  for (int i = 0; i < 40; ++i) {
+    for (int rank = 0; rank < 3; ++rank)
+      log += worker(rank, 3300 + rank) + "INFO 04-09 00:00:" + std::to_string(10 + i % 50) +
+             " [metrics.py:400] Avg prompt throughput: 351.2 tokens/s, Running: 23 reqs, pid file ok\n";
+    if (i == 20) {
+      // Rank 2 runs out of memory; rank 1 prints a traceback; a rank first seen now.
+      log += worker(2, 3302) +
+             "ERROR 04-09 00:00:31 [worker.py:90] torch.OutOfMemoryError: CUDA out of memory. Tried to "
+             "allocate 2.00 GiB. GPU 2 has a total capacity of 79.10 GiB of which 1.02 GiB is free.\n";
+      log += worker(1, 3301) + "ERROR 04-09 00:00:31 [engine.py:12] Traceback (most recent call last):\n";
+      log += worker(1, 3301) + "ERROR 04-09 00:00:31 [engine.py:12]   File \"/app/run.py\", line 7, in <module>\n";
+      log += worker(1, 3301) + "ERROR 04-09 00:00:31 [engine.py:12] RuntimeError: CUDA error: out of memory\n";
+      log += worker(3, 3303) + "INFO 04-09 00:00:31 [worker.py:1] Worker ready\n";
+    }
+  }
+  return log;
+}
+
+culprit::test::GpuRecordingSink parse(const std::string& text, bool prefilter) {
+  static const auto on = culprit::rules::load_builtin_rules();
+  static auto off = [] {
+    auto loaded = culprit::rules::load_builtin_rules();
+    loaded.rules.signals.set_prefilter(false);
+    return loaded;
+  }();
+  culprit::test::GpuRecordingSink sink;
+  culprit::ingest::ParseContext ctx;
+  ctx.sink = &sink;
+  ctx.signals = prefilter ? &on.rules.signals : &off.rules.signals;
+  ctx.source_id = 1;
+  ctx.source_name = "worker.log";
+  ctx.host = "gpu-node-1";
+  ctx.format = "app_log";
+  culprit::ingest::parse_app_log(text, ctx);
+  return sink;
+}
+
+}  // namespace
+
+TEST_CASE("interleaved workers: the fast path yields what peeling every line yields", "[app_log]") {
+  const std::string log = interleaved_log();
+  const auto fast = parse(log, true), full = parse(log, false);
+  REQUIRE(fast.events.size() == full.events.size());
+  for (std::size_t i = 0; i < fast.events.size(); ++i) {
+    INFO("event " << i << ": " << full.events[i].kind << " at line " << full.events[i].line);
+    CHECK(fast.events[i].kind == full.events[i].kind);
+    CHECK(fast.events[i].line == full.events[i].line);
+    CHECK(fast.events[i].pid == full.events[i].pid);
+    CHECK(fast.events[i].message == full.events[i].message);
+    CHECK(fast.events[i].fields.size() == full.events[i].fields.size());
+  }
+  REQUIRE(fast.processes.size() == full.processes.size());
+  for (std::size_t i = 0; i < fast.processes.size(); ++i) {
+    CHECK(fast.processes[i].pid == full.processes[i].pid);
+    CHECK(fast.processes[i].ts == full.processes[i].ts);
+  }
+  // What the log says, found either way: rank 2's CUDA OOM, and every worker's pid.
+  bool oom = false;
+  for (const auto& e : fast.events) oom = oom || (e.kind == "cuda_oom" && e.pid == 3302);
+  CHECK(oom);
+  std::set<std::int64_t> pids;
+  for (const auto& p : fast.processes) pids.insert(p.pid);
+  CHECK(pids == std::set<std::int64_t>{3300, 3301, 3302, 3303});  // rank 3's, first seen late, too
+}
