@@ -124,7 +124,21 @@ std::unique_ptr<Database>& spare() {
 }  // namespace
 
 std::unique_ptr<Database> Database::open_scratch(std::string& error) {
-  if (auto db = std::move(spare())) return db;
+  if (auto db = std::move(spare())) {
+    // Emptied here, when it is reused, not when it was kept: a process that diagnoses one
+    // incident (a paste) never pays for it. Every table's rows go (the schema has no
+    // AUTOINCREMENT, so rowids start at 1 again, as in a new database); the schema, its version
+    // and the kept statements stay.
+    const QueryResult tables = db->query(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'");
+    std::string empty = "BEGIN;";
+    for (const Row& row : tables.rows) empty += fmt::format("DELETE FROM \"{}\";", row.values[0].as_text());
+    empty += "COMMIT;";
+    if (tables.error.empty() && db->exec(empty).empty()) {
+      db->kept_->next_generation();
+      return db;
+    }
+  }
   auto db = open(":memory:", error);
   if (!db) return nullptr;
   if (error = db->ensure_schema(); !error.empty()) return nullptr;
@@ -137,16 +151,6 @@ void Database::keep_as_spare(std::unique_ptr<Database> db) {
   const QueryResult size = db->query("SELECT page_count * page_size AS bytes FROM pragma_page_count, pragma_page_size");
   if (!size.error.empty() || size.rows.empty() || size.rows[0]["bytes"].as_int().value_or(kSpareBytes + 1) > kSpareBytes)
     return;
-  // Every table's rows go (the schema has no AUTOINCREMENT, so rowids start at 1 again, as in a
-  // new database); the schema, its version and the kept statements stay.
-  const QueryResult tables = db->query(
-      "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'");
-  if (!tables.error.empty()) return;
-  std::string empty = "BEGIN;";
-  for (const Row& row : tables.rows) empty += fmt::format("DELETE FROM \"{}\";", row.values[0].as_text());
-  empty += "COMMIT;";
-  if (!db->exec(empty).empty()) return;
-  db->kept_->next_generation();
   spare() = std::move(db);
 }
 

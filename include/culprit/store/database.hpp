@@ -104,9 +104,9 @@ class Database {
   /// another on each thread, and a spare keeps its schema and the statements query() prepared:
   /// preparing them again for every incident was ~15 % of a scan's CPU (measured, 24 incidents).
   static std::unique_ptr<Database> open_scratch(std::string& error);
-  /// Empties a database open_scratch() gave (every table's rows) and keeps it as this thread's
-  /// spare, replacing any other. One that grew past kSpareBytes is closed instead, so a thread
-  /// never holds more than that between incidents; so is any other database.
+  /// Keeps a database open_scratch() gave as this thread's spare, replacing any other; the next
+  /// open_scratch() empties it (every table's rows). One that grew past kSpareBytes is closed
+  /// instead, so a thread never holds more than that between incidents; so is any other database.
   static void keep_as_spare(std::unique_ptr<Database> db);
   static constexpr std::int64_t kSpareBytes = std::int64_t{64} << 20;
 
