@@ -59,16 +59,42 @@ std::vector<Block> structured_blocks(const std::vector<std::string_view>& lines,
   Scan scan{lines, b, e};
   scan.anchored = anchored;
   const auto rank = formats_by_rank(Scope::block);
+  // The rows a line without an anchor literal may still open a block at (may_anchor): those
+  // with a shape check, or with no anchors at all, in rank order. Most lines hold no anchor
+  // literal, so they are asked only these, and each shape once (the JSON rows share theirs).
+  static const std::vector<const FormatSpec*> shaped = [&rank] {
+    std::vector<const FormatSpec*> out;
+    for (const FormatSpec* f : rank)
+      if (f->unanchored != nullptr || f->anchors.empty()) out.push_back(f);
+    return out;
+  }();
   size_t i = b;
   while (i < e) {
     Detection d;
     const FormatSpec* format = nullptr;
-    for (const FormatSpec* f : rank) {
-      if (!may_anchor(*f, scan, i)) continue;  // no anchor of its own on this line: nothing to find
-      d = f->detect(scan, i);
-      if (d.found()) {
-        format = f;
-        break;
+    if (scan.may_anchor(i)) {
+      for (const FormatSpec* f : rank) {
+        if (!may_anchor(*f, scan, i)) continue;  // no anchor of its own on this line: nothing to find
+        d = f->detect(scan, i);
+        if (d.found()) {
+          format = f;
+          break;
+        }
+      }
+    } else {
+      bool (*asked)(std::string_view) = nullptr;
+      bool shape = false;
+      for (const FormatSpec* f : shaped) {
+        if (f->unanchored != nullptr && f->unanchored != asked) {
+          asked = f->unanchored;
+          shape = asked(lines[i]);
+        }
+        if (f->unanchored != nullptr && !shape) continue;
+        d = f->detect(scan, i);
+        if (d.found()) {
+          format = f;
+          break;
+        }
       }
     }
     if (!format) {
