@@ -516,17 +516,13 @@ void parse_app_log(std::string_view text, ParseContext& ctx) {
   options.pdsh_hosts = &hosts;
   AppLogParser parser(local, options);
   std::int64_t seg = 0;
-  // The log is scanned once, as a block, for every signal literal and marker (where the scanner
-  // takes it: see BlockScanner): the lines with none (most of them) then skip both per-line
-  // literal passes.
-  std::shared_ptr<const text::BlockScanner> scanner;
-  if (ctx.signals) scanner = ctx.signals->block_scanner(fast_path_markers());
-  std::vector<std::size_t> hits;
+  // The log is scanned once, as a block, for every signal literal and marker: the input's one
+  // pass where the pipeline ran it (line_hits.hpp), else the parser's own (where the scanner
+  // takes it: see BlockScanner). The lines with none (most of them) skip both per-line passes.
   std::vector<Sv> storage;
   const auto lines = ctx.lines_of(text, storage);
   if (const auto given = ctx.line_hits_of(text); !given.empty()) {
-    // The input's one pass (line_hits.hpp) already told each line's literals; a line past
-    // kMaxLineBytes is checked by itself (only its start is read).
+    // A line past kMaxLineBytes is checked by itself (only its start is read).
     for (std::size_t k = 0; k < lines.size(); ++k) {
       const LiteralHit hit = lines[k].size() > kMaxLineBytes ? LiteralHit::unknown
                              : (given[k] & kAppLogHit) != 0 ? LiteralHit::yes
@@ -536,6 +532,9 @@ void parse_app_log(std::string_view text, ParseContext& ctx) {
     parser.finish();
     return;
   }
+  std::shared_ptr<const text::BlockScanner> scanner;
+  if (ctx.signals) scanner = ctx.signals->block_scanner(fast_path_markers());
+  std::vector<std::size_t> hits;
   if (!scanner || !scanner->hit_lines(text, hits)) {
     for (Sv raw : lines) parser.line(++seg, raw);
     parser.finish();

@@ -210,12 +210,11 @@ void parse_kernel_log(std::string_view text, ParseContext& ctx) {
   // takes it: see BlockScanner): lines without one build no event and try no signal. A line
   // with colour codes is read without them, which may join a
   // literal they split, so it keeps the per-line matching.
-  std::shared_ptr<const text::BlockScanner> scanner;
-  if (ctx.signals) scanner = ctx.signals->block_scanner(kernel_log_markers());
   // The input's one pass (line_hits.hpp) stands in for the parser's own where it ran.
   const auto given = ctx.line_hits_of(text);
+  std::shared_ptr<const text::BlockScanner> scanner;
+  if (ctx.signals && given.empty()) scanner = ctx.signals->block_scanner(kernel_log_markers());
   std::vector<std::size_t> hits;
-  if (!given.empty()) scanner.reset();
   if (scanner && !scanner->hit_lines(text, hits)) scanner.reset();  // declined: per-line checks
   std::size_t next = 0;
   const bool ansi = text::block_has_ansi(text);
