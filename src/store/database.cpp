@@ -184,12 +184,19 @@ std::unique_ptr<Statement> Database::kept_statement(std::string_view sql, Prepar
   return std::make_unique<Statement>(raw, false);
 }
 
+namespace {
+/// Binds ?1, ?2, … of `stmt` to `texts`, in order, as text.
+void bind_texts(Statement& stmt, std::initializer_list<std::string_view> texts) {
+  int index = 1;
+  for (const std::string_view text : texts) stmt.bind(index++, text);
+}
+}  // namespace
+
 std::string Database::exec_bound(std::string_view sql, std::initializer_list<std::string_view> texts) {
   std::string error;
   auto stmt = prepare(sql, error);
   if (!stmt) return error;
-  int index = 1;
-  for (const std::string_view text : texts) stmt->bind(index++, text);
+  bind_texts(*stmt, texts);
   while (stmt->step()) {
   }
   return stmt->error();
@@ -205,8 +212,7 @@ QueryResult Database::query_bound(std::string_view sql, std::initializer_list<st
     failed.error = error;
     return failed;
   }
-  int index = 1;
-  for (const std::string_view text : texts) stmt->bind(index++, text);
+  bind_texts(*stmt, texts);
   return rows_of(*stmt);
 }
 
