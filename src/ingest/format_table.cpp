@@ -66,11 +66,19 @@ constexpr FormatSpec kTable[] = {
 
 struct Ranks {
   std::vector<const FormatSpec*> block, line, fallback;
+  std::vector<const FormatSpec*> shaped_block, shaped_line, shaped_fallback;  ///< shaped_by_rank
   Ranks() {
     for (const FormatSpec& f : kTable)
       (f.scope == Scope::block ? block : f.scope == Scope::line ? line : fallback).push_back(&f);
     for (auto* v : {&block, &line, &fallback})
       std::stable_sort(v->begin(), v->end(), [](const FormatSpec* a, const FormatSpec* b) { return a->score > b->score; });
+    const auto shaped = [](const std::vector<const FormatSpec*>& rows, std::vector<const FormatSpec*>& out) {
+      for (const FormatSpec* f : rows)
+        if (f->unanchored != nullptr || f->anchors.empty()) out.push_back(f);
+    };
+    shaped(block, shaped_block);
+    shaped(line, shaped_line);
+    shaped(fallback, shaped_fallback);
   }
 };
 
@@ -96,9 +104,9 @@ std::span<const FormatSpec* const> formats_by_rank(Scope scope) {
   return scope == Scope::block ? r.block : scope == Scope::line ? r.line : r.fallback;
 }
 
-bool may_anchor(const FormatSpec& f, const Scan& scan, std::size_t i) {
-  if (scan.may_anchor(i) || (f.anchors.empty() && f.unanchored == nullptr)) return true;
-  return f.unanchored != nullptr && f.unanchored(scan.lines[i]);
+std::span<const FormatSpec* const> shaped_by_rank(Scope scope) {
+  const Ranks& r = ranks();
+  return scope == Scope::block ? r.shaped_block : scope == Scope::line ? r.shaped_line : r.shaped_fallback;
 }
 
 const std::vector<std::string>& anchor_literals() {

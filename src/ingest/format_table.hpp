@@ -17,16 +17,29 @@ struct ParseContext;
 
 /// The lines of one section of a paste (between two prompts, or a gap between blocks) as the
 /// detectors see them: `lines[begin, end)` may be read, nothing outside.
+/// The bit of Scan::anchored that marks a line holding an anchor literal.
+inline constexpr unsigned char kAnchoredBit = 1;
+
 struct Scan {
   Scan(const std::vector<std::string_view>& all, std::size_t b, std::size_t e) : lines(all), begin(b), end(e) {}
 
   const std::vector<std::string_view>& lines;
   std::size_t begin, end;
-  /// Per line of `lines`: nonzero where the line holds one of the table's anchor literals
-  /// (FormatSpec::anchors, any row's; found by one block pass over the text). nullptr: not
-  /// known, every line may hold one. A line without one is asked only the `unanchored` checks.
+  /// Per line of `lines`: bit kAnchoredBit set where the line holds one of the table's anchor
+  /// literals (FormatSpec::anchors, any row's; found by one block pass over the text; the other
+  /// bits are other lists', line_hits.hpp). nullptr: not known, every line may hold one. A line
+  /// without one is asked only the `unanchored` checks.
   const std::vector<unsigned char>* anchored = nullptr;
-  bool may_anchor(std::size_t i) const { return anchored == nullptr || (*anchored)[i] != 0; }
+  bool may_anchor(std::size_t i) const { return anchored == nullptr || ((*anchored)[i] & kAnchoredBit) != 0; }
+
+  /// Memo of the last shape check may_anchor made (FormatSpec::unanchored): rows that share a
+  /// shape (the JSON formats) check a line once.
+  struct ShapeMemo {
+    std::size_t at = static_cast<std::size_t>(-1);
+    bool (*shape)(std::string_view) = nullptr;
+    bool result = false;
+  };
+  mutable ShapeMemo shape_memo;
 
   /// Memo of the JSON value run at line `at` (formats.md's JSON formats share its framing, and
   /// each detector asks for it at the same line).
@@ -99,7 +112,17 @@ const FormatSpec& fallback_format();
 std::span<const FormatSpec* const> formats_by_rank(Scope scope);
 /// Whether `f` may anchor at line i of `scan` (see FormatSpec::anchors): the line holds an
 /// anchor literal (Scan::anchored), `f` has no anchors declared, or its `unanchored` check says so.
-bool may_anchor(const FormatSpec& f, const Scan& scan, std::size_t i);
+/// Inline: the sniffer asks it of every row at every line.
+inline bool may_anchor(const FormatSpec& f, const Scan& scan, std::size_t i) {
+  if (scan.may_anchor(i) || (f.anchors.empty() && f.unanchored == nullptr)) return true;
+  if (f.unanchored == nullptr) return false;
+  Scan::ShapeMemo& memo = scan.shape_memo;
+  if (memo.at != i || memo.shape != f.unanchored) memo = {i, f.unanchored, f.unanchored(scan.lines[i])};
+  return memo.result;
+}
+/// The rows of formats_by_rank(scope) that may anchor at a line holding no anchor literal (a
+/// shape check, or no anchors declared), in the same order: all a detector loop need ask there.
+std::span<const FormatSpec* const> shaped_by_rank(Scope scope);
 /// Every row's anchor literals, once each: what the sniffer's block pass looks for.
 const std::vector<std::string>& anchor_literals();
 

@@ -25,7 +25,7 @@ text::LiteralList line_hit_list(const text::SignalSet& signals) {
 bool line_hits(std::string_view text, const std::vector<std::string_view>& lines, const text::SignalSet& signals,
                std::vector<std::uint8_t>& out) {
   static const int kKey = 0;  // this list's place in the signal set's scanners
-  const auto scanner = signals.block_scanner(&kKey, line_hit_list);
+  const auto scanner = signals.block_scanner(&kKey, [&signals] { return line_hit_list(signals); });
   std::vector<text::BlockScanner::LineIds> hits;
   if (!scanner || !scanner->hit_line_ids(text, hits)) return false;
   out.assign(lines.size(), 0);
@@ -37,6 +37,24 @@ bool line_hits(std::string_view text, const std::vector<std::string_view>& lines
     out[k] |= static_cast<std::uint8_t>(hit.ids);
   }
   return true;
+}
+
+LiteralHits::LiteralHits(std::string_view text, const ParseContext& ctx, LineHitBit bit,
+                         const std::vector<std::string>& markers)
+    : text_(text), given_(ctx.line_hits_of(text)), bit_(bit) {
+  if (!given_.empty() || ctx.signals == nullptr) return;
+  if (const auto scanner = ctx.signals->block_scanner(markers)) scanned_ = scanner->hit_lines(text, ends_);
+}
+
+LiteralHit LiteralHits::at(std::size_t k, std::string_view raw, std::size_t read) {
+  if (!given_.empty()) {
+    if (raw.size() > read) return LiteralHit::unknown;  // the pass saw where no hit lies, not where one does
+    return (given_[k] & bit_) != 0 ? LiteralHit::yes : LiteralHit::no;
+  }
+  if (!scanned_) return LiteralHit::unknown;
+  const auto begin = static_cast<std::size_t>(raw.data() - text_.data());
+  while (next_ < ends_.size() && ends_[next_] <= begin) ++next_;
+  return next_ < ends_.size() && ends_[next_] <= begin + read ? LiteralHit::yes : LiteralHit::no;
 }
 
 }  // namespace culprit::ingest

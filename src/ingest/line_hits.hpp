@@ -5,17 +5,22 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
+#include "culprit/ingest/parser.hpp"
 #include "culprit/text/block_scanner.hpp"
 #include "culprit/text/signal_set.hpp"
+#include "ingest/format_table.hpp"
+#include "ingest/signal_events.hpp"
 
 namespace culprit::ingest {
 
 /// The lists a line's hits belong to (one bit each).
 enum LineHitBit : std::uint8_t {
-  kAnchorHit = 1,     ///< a format-table anchor (format_table.hpp: anchor_literals)
+  kAnchorHit = kAnchoredBit,  ///< a format-table anchor (format_table.hpp: anchor_literals, Scan::anchored)
   kAppLogHit = 2,     ///< a signal literal or an app-log marker (fast_path_markers)
   kKernelLogHit = 4,  ///< a signal literal or a kernel-log marker (kernel_log_markers)
 };
@@ -29,5 +34,25 @@ text::LiteralList line_hit_list(const text::SignalSet& signals);
 /// literal, no database is ready): each caller then makes its own checks, as before.
 bool line_hits(std::string_view text, const std::vector<std::string_view>& lines, const text::SignalSet& signals,
                std::vector<std::uint8_t>& out);
+
+/// A line parser's LiteralHit for each line of its text: the input's one pass (the parser's bit)
+/// where the pipeline ran it for this very text, else the parser's own block pass over the text
+/// (`markers` and the signals' literals, SignalSet::block_scanner), else unknown (the parser's
+/// per-line checks decide).
+class LiteralHits {
+ public:
+  LiteralHits(std::string_view text, const ParseContext& ctx, LineHitBit bit, const std::vector<std::string>& markers);
+  /// Line `k` (0-based, in order) of the text, `raw`, of which the parser reads the first `read`
+  /// bytes: whether a literal lies within them.
+  LiteralHit at(std::size_t k, std::string_view raw, std::size_t read);
+
+ private:
+  std::string_view text_;
+  std::span<const std::uint8_t> given_;
+  LineHitBit bit_;
+  std::vector<std::size_t> ends_;  ///< the own pass's hits (BlockScanner::hit_lines)
+  bool scanned_ = false;
+  std::size_t next_ = 0;
+};
 
 }  // namespace culprit::ingest

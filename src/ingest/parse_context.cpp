@@ -25,7 +25,7 @@ void ParseContext::note(std::string code, std::int64_t seg_line, std::string mes
 
 std::span<const std::string_view> ParseContext::lines_of(std::string_view text,
                                                          std::vector<std::string_view>& storage) const {
-  if (!lines_text.empty() && text.data() == lines_text.data() && text.size() == lines_text.size()) return lines;
+  if (lines_given_for(text)) return lines;
   storage = text::split_lines(text);
   return storage;
 }

@@ -58,43 +58,18 @@ std::vector<Block> structured_blocks(const std::vector<std::string_view>& lines,
   std::vector<Block> blocks;
   Scan scan{lines, b, e};
   scan.anchored = anchored;
-  const auto rank = formats_by_rank(Scope::block);
-  // The rows a line without an anchor literal may still open a block at (may_anchor): those
-  // with a shape check, or with no anchors at all, in rank order. Most lines hold no anchor
-  // literal, so they are asked only these, and each shape once (the JSON rows share theirs).
-  static const std::vector<const FormatSpec*> shaped = [&rank] {
-    std::vector<const FormatSpec*> out;
-    for (const FormatSpec* f : rank)
-      if (f->unanchored != nullptr || f->anchors.empty()) out.push_back(f);
-    return out;
-  }();
+  // A line holding no anchor literal (most of them) is asked only the rows a shape may anchor.
+  const auto rank = formats_by_rank(Scope::block), shaped = shaped_by_rank(Scope::block);
   size_t i = b;
   while (i < e) {
     Detection d;
     const FormatSpec* format = nullptr;
-    if (scan.may_anchor(i)) {
-      for (const FormatSpec* f : rank) {
-        if (!may_anchor(*f, scan, i)) continue;  // no anchor of its own on this line: nothing to find
-        d = f->detect(scan, i);
-        if (d.found()) {
-          format = f;
-          break;
-        }
-      }
-    } else {
-      bool (*asked)(std::string_view) = nullptr;
-      bool shape = false;
-      for (const FormatSpec* f : shaped) {
-        if (f->unanchored != nullptr && f->unanchored != asked) {
-          asked = f->unanchored;
-          shape = asked(lines[i]);
-        }
-        if (f->unanchored != nullptr && !shape) continue;
-        d = f->detect(scan, i);
-        if (d.found()) {
-          format = f;
-          break;
-        }
+    for (const FormatSpec* f : scan.may_anchor(i) ? rank : shaped) {
+      if (!may_anchor(*f, scan, i)) continue;  // no anchor of its own on this line: nothing to find
+      d = f->detect(scan, i);
+      if (d.found()) {
+        format = f;
+        break;
       }
     }
     if (!format) {
@@ -173,7 +148,7 @@ std::unique_ptr<std::vector<unsigned char>> anchored_lines(std::string_view text
            static_cast<size_t>(lines[k].data() - text.data()) + lines[k].size() < end)
       ++k;
     if (k == lines.size()) break;
-    (*out)[k] = 1;
+    (*out)[k] = kAnchoredBit;
   }
   return out;
 }
@@ -264,7 +239,9 @@ std::vector<Segment> segment_text(std::string_view text) { return segment_text(t
 std::vector<Segment> segment_text(std::string_view text, const std::vector<std::string_view>& lines,
                                   const std::vector<std::uint8_t>* line_hits) {
   std::vector<Segment> segments;
-  std::vector<std::size_t> ends;  // per segment: one past its last line in `lines`
+  // The lines split_lines gives for lines [b, e): a text stops at the end of its last line, so
+  // where that line is empty it stops after the terminator before it, which ends no line.
+  const auto line_count = [&lines](std::size_t b, std::size_t e) { return e - b - (e > b && lines[e - 1].empty()); };
   // 1. Prompts split the text into command sections (and a bug report's separators into its
   //    sections, all on the report's host).
   bool bug_report = false;
@@ -286,12 +263,12 @@ std::vector<Segment> segment_text(std::string_view text, const std::vector<std::
     }
   }
   starts.push_back({lines.size(), ""});
-  std::unique_ptr<std::vector<unsigned char>> anchored;
-  if (line_hits && line_hits->size() == lines.size()) {
-    anchored = std::make_unique<std::vector<unsigned char>>(lines.size());
-    for (std::size_t i = 0; i < lines.size(); ++i) (*anchored)[i] = (*line_hits)[i] & kAnchorHit;
-  } else {
-    anchored = anchored_lines(text, lines);
+  // The input's one pass marks anchored lines in its kAnchorHit bit, Scan::anchored's own.
+  std::unique_ptr<std::vector<unsigned char>> own_pass;
+  const std::vector<unsigned char>* anchored = line_hits;
+  if (!line_hits || line_hits->size() != lines.size()) {
+    own_pass = anchored_lines(text, lines);
+    anchored = own_pass.get();
   }
   for (size_t s = 0; s + 1 < starts.size(); ++s) {
     size_t b = starts[s].first;
@@ -311,13 +288,13 @@ std::vector<Segment> segment_text(std::string_view text, const std::vector<std::
       if (end > b) blocks.push_back({b, end, hinted});
       cursor = end;
     }
-    auto structured = structured_blocks(lines, cursor, e, anchored.get());
+    auto structured = structured_blocks(lines, cursor, e, anchored);
     for (const auto& blk : structured) {
-      if (blk.begin > cursor) split_line_runs(lines, cursor, blk.begin, anchored.get(), blocks);
+      if (blk.begin > cursor) split_line_runs(lines, cursor, blk.begin, anchored, blocks);
       blocks.push_back(blk);
       cursor = blk.end;
     }
-    if (cursor < e) split_line_runs(lines, cursor, e, anchored.get(), blocks);
+    if (cursor < e) split_line_runs(lines, cursor, e, anchored, blocks);
     for (const auto& blk : blocks) {
       Segment seg;
       seg.text = slice(text, lines, blk.begin, blk.end);
@@ -326,34 +303,25 @@ std::vector<Segment> segment_text(std::string_view text, const std::vector<std::
       seg.format = std::string(blk.format->id);
       seg.host = starts[s].second;
       seg.command = commands[s];
+      seg.line_count = line_count(blk.begin, blk.end);
       segments.push_back(seg);
-      ends.push_back(blk.end);
     }
   }
   // Merge neighbouring runs of a format that merges (a short run between two app-log runs is
   // usually noise); snapshots (tables, listings) stay one segment each.
   std::vector<Segment> merged;
-  std::vector<std::size_t> merged_ends;
-  for (std::size_t k = 0; k < segments.size(); ++k) {
-    Segment& seg = segments[k];
+  for (auto& seg : segments) {
     if (!merged.empty() && merged.back().format == seg.format && merged.back().host == seg.host &&
         merged.back().command == seg.command && find_format(seg.format)->merges) {
-      const char* start = merged.back().text.data();
+      Segment& into = merged.back();
+      const char* start = into.text.data();
       const char* stop = seg.text.data() + seg.text.size();
-      merged.back().text = std::string_view(start, static_cast<size_t>(stop - start));
-      merged_ends.back() = ends[k];
+      into.text = std::string_view(start, static_cast<size_t>(stop - start));
+      // Every line from its first to the end of `seg`'s (and `seg`'s last-line rule).
+      into.line_count = static_cast<std::size_t>(seg.first_line - into.first_line) + seg.line_count;
       continue;
     }
     merged.push_back(std::move(seg));
-    merged_ends.push_back(ends[k]);
-  }
-  // A segment's text stops at the end of its last line; where that line is empty, the text
-  // stops after the terminator before it, and split_lines gives no line for it.
-  for (std::size_t k = 0; k < merged.size(); ++k) {
-    const auto first = static_cast<std::size_t>(merged[k].first_line - 1);
-    std::size_t end = merged_ends[k];
-    if (end > first && lines[end - 1].empty()) --end;
-    merged[k].line_count = end - first;
   }
   return merged;
 }

@@ -129,6 +129,55 @@ hs_error_t scan(const hs_database_t* db, std::string_view data, match_event_hand
   return rc;
 }
 
+/// One Hyperscan pass of `db` over `block`: per line holding a hit, appended in order, the end of
+/// its first hit and the OR of its hits' ids (hit_lines and hit_line_ids both read these). False
+/// (nothing appended) where the scan fails.
+bool line_ids(const hs_database_t* db, std::string_view block, bool has_cr, std::vector<BlockScanner::LineIds>& out) {
+  using LineIds = BlockScanner::LineIds;
+  struct Context {
+    std::string_view block;
+    bool has_cr;
+    std::vector<LineIds>* out;
+    std::size_t first;     ///< out's size before this block
+    std::size_t line_end;  ///< end of the line of the last entry
+  } context{block, has_cr, &out, out.size(), 0};
+  // Hits come in order of their end (the fallback below sorts should they not): a hit in the
+  // line of the last entry adds its id there, any other starts the next entry, and the line's
+  // end is found once, from its first hit.
+  auto on_match = [](unsigned id, unsigned long long, unsigned long long to, unsigned, void* p) -> int {
+    auto& c = *static_cast<Context*>(p);
+    const auto end = static_cast<std::size_t>(to);
+    if (c.out->size() > c.first && end >= c.out->back().end && end <= c.line_end) {
+      c.out->back().ids |= id;
+      return 0;
+    }
+    c.out->push_back({end, id});
+    c.line_end = line_end(c.block, end, c.has_cr);
+    return 0;
+  };
+  if (scan(db, block, on_match, &context) != HS_SUCCESS) {
+    out.resize(context.first);
+    return false;
+  }
+  const auto begin = out.begin() + static_cast<std::ptrdiff_t>(context.first);
+  const auto by_end = [](const LineIds& a, const LineIds& b) { return a.end < b.end; };
+  if (!std::is_sorted(begin, out.end(), by_end)) {
+    std::vector<LineIds> hits(begin, out.end());
+    std::sort(hits.begin(), hits.end(), by_end);
+    out.resize(context.first);
+    std::size_t last_end = 0;
+    for (const LineIds& h : hits) {
+      if (out.size() > context.first && h.end <= last_end) {
+        out.back().ids |= h.ids;
+        continue;
+      }
+      out.push_back(h);
+      last_end = line_end(block, h.end, has_cr);
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 void BlockScanner::Impl::compile() {
@@ -261,42 +310,13 @@ bool BlockScanner::hit_lines(std::string_view block, std::vector<std::size_t>& e
   if (block.empty()) return true;
   const bool has_cr = std::memchr(block.data(), '\r', block.size()) != nullptr;
 #ifdef CULPRIT_HAVE_HYPERSCAN
-  // Hyperscan reports hits in order of their end; the first in a line is kept and the rest of
-  // that line's are passed over (the line's end is found once, from the hit).
   if (impl_->ready.load(std::memory_order_acquire) && block.size() <= 0xffffffffu) {
-    struct Context {
-      std::string_view block;
-      bool has_cr;
-      std::vector<std::size_t>* ends;
-      std::size_t line_end;  ///< end of the line of the last kept hit
-      bool any;
-    } context{block, has_cr, &ends, 0, false};
-    const std::size_t first = ends.size();
-    auto on_match = [](unsigned, unsigned long long, unsigned long long to, unsigned, void* p) -> int {
-      auto& c = *static_cast<Context*>(p);
-      const auto end = static_cast<std::size_t>(to);
-      if (c.any && end <= c.line_end) return 0;
-      c.ends->push_back(end);
-      c.line_end = line_end(c.block, end, c.has_cr);
-      c.any = true;
-      return 0;
-    };
-    if (scan(impl_->db, block, on_match, &context) == HS_SUCCESS) {
-      // Literal databases report in order of end; should one not, order and thin them here.
-      if (!std::is_sorted(ends.begin() + static_cast<std::ptrdiff_t>(first), ends.end())) {
-        std::vector<std::size_t> hits(ends.begin() + static_cast<std::ptrdiff_t>(first), ends.end());
-        std::sort(hits.begin(), hits.end());
-        ends.resize(first);
-        std::size_t last_end = 0;
-        for (const std::size_t h : hits) {
-          if (ends.size() > first && h <= last_end) continue;
-          ends.push_back(h);
-          last_end = line_end(block, h, has_cr);
-        }
-      }
+    std::vector<LineIds> lines;
+    if (line_ids(impl_->db, block, has_cr, lines)) {
+      ends.reserve(ends.size() + lines.size());
+      for (const LineIds& line : lines) ends.push_back(line.end);
       return true;
     }
-    ends.resize(first);
   }
 #endif
   if (!impl_->index) return false;  // Hyperscan failed on this block, and no automaton was built
@@ -313,46 +333,7 @@ bool BlockScanner::hit_line_ids(std::string_view block, std::vector<LineIds>& ou
 #ifdef CULPRIT_HAVE_HYPERSCAN
   if (!usable_ || !impl_->ready.load(std::memory_order_acquire) || block.size() > 0xffffffffu) return false;
   if (block.empty()) return true;
-  struct Context {
-    std::string_view block;
-    bool has_cr;
-    std::vector<LineIds>* out;
-    std::size_t first;     ///< out's size before this block
-    std::size_t line_end;  ///< end of the line of the last entry
-  } context{block, std::memchr(block.data(), '\r', block.size()) != nullptr, &out, out.size(), 0};
-  // Hits come in order of their end (the fallback below sorts should they not): a hit in the
-  // line of the last entry adds its id there, any other starts the next entry.
-  auto on_match = [](unsigned id, unsigned long long, unsigned long long to, unsigned, void* p) -> int {
-    auto& c = *static_cast<Context*>(p);
-    const auto end = static_cast<std::size_t>(to);
-    if (c.out->size() > c.first && end >= c.out->back().end && end <= c.line_end) {
-      c.out->back().ids |= id;
-      return 0;
-    }
-    c.out->push_back({end, id});
-    c.line_end = line_end(c.block, end, c.has_cr);
-    return 0;
-  };
-  if (scan(impl_->db, block, on_match, &context) != HS_SUCCESS) {
-    out.resize(context.first);
-    return false;
-  }
-  const auto begin = out.begin() + static_cast<std::ptrdiff_t>(context.first);
-  if (!std::is_sorted(begin, out.end(), [](const LineIds& a, const LineIds& b) { return a.end < b.end; })) {
-    std::vector<LineIds> hits(begin, out.end());
-    std::sort(hits.begin(), hits.end(), [](const LineIds& a, const LineIds& b) { return a.end < b.end; });
-    out.resize(context.first);
-    std::size_t last_end = 0;
-    for (const LineIds& h : hits) {
-      if (out.size() > context.first && h.end <= last_end) {
-        out.back().ids |= h.ids;
-        continue;
-      }
-      out.push_back(h);
-      last_end = line_end(block, h.end, context.has_cr);
-    }
-  }
-  return true;
+  return line_ids(impl_->db, block, std::memchr(block.data(), '\r', block.size()) != nullptr, out);
 #else
   (void)block;
   (void)out;

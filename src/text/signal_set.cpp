@@ -87,22 +87,16 @@ LiteralList SignalSet::candidate_literals() const {
 }
 
 std::shared_ptr<const BlockScanner> SignalSet::block_scanner(const std::vector<std::string>& extra) const {
-  if (!prefilter_ || !candidates_ || !always_.empty() || !block_cache_) return nullptr;
-  std::lock_guard<std::mutex> lock(block_cache_->mutex);
-  for (const auto& [key, scanner] : block_cache_->scanners)
-    if (key == &extra) return scanner;
-  auto scanner = std::make_shared<const BlockScanner>(block_literals(extra));
-  if (!scanner->usable()) scanner.reset();
-  block_cache_->scanners.emplace_back(&extra, scanner);
-  return scanner;
+  return block_scanner(&extra, [&] { return LiteralList{block_literals(extra), {}}; });
 }
 
-std::shared_ptr<const BlockScanner> SignalSet::block_scanner(const void* key, LiteralList (*make)(const SignalSet&)) const {
+std::shared_ptr<const BlockScanner> SignalSet::block_scanner(const void* key,
+                                                             const std::function<LiteralList()>& make) const {
   if (!prefilter_ || !candidates_ || !always_.empty() || !block_cache_) return nullptr;
   std::lock_guard<std::mutex> lock(block_cache_->mutex);
   for (const auto& [k, scanner] : block_cache_->scanners)
     if (k == key) return scanner;
-  LiteralList list = make(*this);
+  LiteralList list = make();
   auto scanner = std::make_shared<const BlockScanner>(list.literals, BlockScanner::Engine::automatic,
                                                       BlockScanner::kCompileAfterBytes, std::move(list.ids));
   if (!scanner->usable()) scanner.reset();

@@ -60,8 +60,11 @@ struct ParseContext {
   std::span<const std::string_view> lines_of(std::string_view text, std::vector<std::string_view>& storage) const;
   /// `line_hits` where `text` is the text they are of, else empty (the parser's own pass runs).
   std::span<const std::uint8_t> line_hits_of(std::string_view text) const {
-    const bool mine = !lines_text.empty() && text.data() == lines_text.data() && text.size() == lines_text.size();
-    return mine && line_hits.size() == lines.size() ? line_hits : std::span<const std::uint8_t>();
+    return lines_given_for(text) && line_hits.size() == lines.size() ? line_hits : std::span<const std::uint8_t>();
+  }
+  /// Whether `lines` (and `line_hits`) are of `text`: the very text the pipeline split.
+  bool lines_given_for(std::string_view text) const {
+    return !lines_text.empty() && text.data() == lines_text.data() && text.size() == lines_text.size();
   }
 
   /// An event with source, host and absolute line (and line_end: the last input line of a

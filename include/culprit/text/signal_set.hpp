@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -72,9 +73,9 @@ class SignalSet {
   /// block (BlockScanner::forced() makes it scan every one). Null when the prefilter is off, a
   /// signal has no literals (every line is a candidate) or before build().
   std::shared_ptr<const BlockScanner> block_scanner(const std::vector<std::string>& extra) const;
-  /// The same for a list a caller builds from this set (`make`, called once; its ids as given),
-  /// kept by `key` (the address of a static of the caller's): null where block_scanner() is.
-  std::shared_ptr<const BlockScanner> block_scanner(const void* key, LiteralList (*make)(const SignalSet&)) const;
+  /// The same for a list a caller builds (`make`, called once; its ids as given), kept by `key`
+  /// (the address of a static of the caller's): null where block_scanner() is.
+  std::shared_ptr<const BlockScanner> block_scanner(const void* key, const std::function<LiteralList()>& make) const;
   /// The literals block_scanner(extra) scans for: `extra`, then every signal's (after build()).
   std::vector<std::string> block_literals(const std::vector<std::string>& extra) const;
   /// Every usable literal of every signal, each with its signal's index: the list match() finds

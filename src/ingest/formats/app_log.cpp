@@ -516,38 +516,14 @@ void parse_app_log(std::string_view text, ParseContext& ctx) {
   options.pdsh_hosts = &hosts;
   AppLogParser parser(local, options);
   std::int64_t seg = 0;
-  // The log is scanned once, as a block, for every signal literal and marker: the input's one
-  // pass where the pipeline ran it (line_hits.hpp), else the parser's own (where the scanner
-  // takes it: see BlockScanner). The lines with none (most of them) skip both per-line passes.
+  // The log is scanned once, as a block, for every signal literal and marker (LiteralHits): the
+  // lines with none (most of them) skip both per-line literal passes. The per-line checks look
+  // at a line's first kMaxLineBytes only (line() cuts it).
   std::vector<Sv> storage;
   const auto lines = ctx.lines_of(text, storage);
-  if (const auto given = ctx.line_hits_of(text); !given.empty()) {
-    // A line past kMaxLineBytes is checked by itself (only its start is read).
-    for (std::size_t k = 0; k < lines.size(); ++k) {
-      const LiteralHit hit = lines[k].size() > kMaxLineBytes ? LiteralHit::unknown
-                             : (given[k] & kAppLogHit) != 0 ? LiteralHit::yes
-                                                            : LiteralHit::no;
-      parser.line(++seg, lines[k], hit);
-    }
-    parser.finish();
-    return;
-  }
-  std::shared_ptr<const text::BlockScanner> scanner;
-  if (ctx.signals) scanner = ctx.signals->block_scanner(fast_path_markers());
-  std::vector<std::size_t> hits;
-  if (!scanner || !scanner->hit_lines(text, hits)) {
-    for (Sv raw : lines) parser.line(++seg, raw);
-    parser.finish();
-    return;
-  }
-  std::size_t next = 0;
-  for (Sv raw : lines) {
-    const auto begin = static_cast<std::size_t>(raw.data() - text.data());
-    // The per-line checks look at the line's first kMaxLineBytes only (line() cuts it).
-    const std::size_t end = begin + std::min(raw.size(), kMaxLineBytes);
-    while (next < hits.size() && hits[next] <= begin) ++next;
-    parser.line(++seg, raw, next < hits.size() && hits[next] <= end ? LiteralHit::yes : LiteralHit::no);
-  }
+  LiteralHits hits(text, ctx, kAppLogHit, fast_path_markers());
+  for (std::size_t k = 0; k < lines.size(); ++k)
+    parser.line(++seg, lines[k], hits.at(k, lines[k], std::min(lines[k].size(), kMaxLineBytes)));
   parser.finish();
 }
 

@@ -206,17 +206,10 @@ void parse_kernel_log(std::string_view text, ParseContext& ctx) {
   if (ctx.sink == nullptr) return;
   kernel::KernelLogParser parser(ctx);
   std::int64_t n = 0;
-  // The log is scanned once, as a block, for every signal literal and marker (where the scanner
-  // takes it: see BlockScanner): lines without one build no event and try no signal. A line
-  // with colour codes is read without them, which may join a
-  // literal they split, so it keeps the per-line matching.
-  // The input's one pass (line_hits.hpp) stands in for the parser's own where it ran.
-  const auto given = ctx.line_hits_of(text);
-  std::shared_ptr<const text::BlockScanner> scanner;
-  if (ctx.signals && given.empty()) scanner = ctx.signals->block_scanner(kernel_log_markers());
-  std::vector<std::size_t> hits;
-  if (scanner && !scanner->hit_lines(text, hits)) scanner.reset();  // declined: per-line checks
-  std::size_t next = 0;
+  // The log is scanned once, as a block, for every signal literal and marker (LiteralHits):
+  // lines without one build no event and try no signal. A line with colour codes is read
+  // without them, which may join a literal they split, so it keeps the per-line matching.
+  LiteralHits hits(text, ctx, kKernelLogHit, kernel_log_markers());
   const bool ansi = text::block_has_ansi(text);
   std::vector<std::string_view> storage;
   for (std::string_view raw : ctx.lines_of(text, storage)) {
@@ -226,14 +219,7 @@ void parse_kernel_log(std::string_view text, ParseContext& ctx) {
       parser.line(n, clean);
       continue;
     }
-    LiteralHit hit = LiteralHit::unknown;
-    if (!given.empty()) {
-      hit = (given[static_cast<std::size_t>(n - 1)] & kKernelLogHit) != 0 ? LiteralHit::yes : LiteralHit::no;
-    } else if (scanner) {
-      const auto begin = static_cast<std::size_t>(raw.data() - text.data());
-      while (next < hits.size() && hits[next] <= begin) ++next;
-      hit = next < hits.size() && hits[next] <= begin + raw.size() ? LiteralHit::yes : LiteralHit::no;
-    }
+    const LiteralHit hit = hits.at(static_cast<std::size_t>(n - 1), raw, raw.size());
     parser.line(n, raw, hit);
   }
   parser.finish();
