@@ -83,6 +83,9 @@ struct Input {
 /// The time a [[diagnosis]] query may take by default (--rule-timeout).
 inline constexpr double kDefaultRuleTimeoutSeconds = 30;
 
+/// Options::piece_bytes by default: the few pieces parsed at once stay well under 128 MiB.
+inline constexpr std::int64_t kDefaultPieceBytes = std::int64_t{8} << 20;
+
 /// The CLI's `diagnose` options (`culprit diagnose --help` says the same).
 struct Options {
   std::string host;                      ///< --host: the host of inputs that name none
@@ -93,6 +96,10 @@ struct Options {
   std::vector<std::string> boot_times;   ///< --boot-time HOST=TIME entries
   std::int64_t max_events = 0;           ///< --max-events (0: no limit)
   std::int64_t max_line_bytes = 1 << 20; ///< --max-line-bytes (0: no limit)
+  /// A log file, stream or archive member past this many bytes is read and parsed in pieces of
+  /// about this size, each ending where no block is open (ingest::quiet_piece_end), so that
+  /// memory stays bounded whatever the input's size (0: every input whole).
+  std::int64_t piece_bytes = kDefaultPieceBytes;
   unsigned threads = 1;                  ///< --jobs: big inputs parsed at once (same result for any)
   double rule_timeout_seconds = kDefaultRuleTimeoutSeconds;  ///< --rule-timeout of one query
   bool prefilter = true;                 ///< false: --no-prefilter (every regex on every line)

@@ -89,6 +89,7 @@ std::optional<Error> check_options(const Options& o) {
   if (o.year != 0 && (o.year < 1970 || o.year > 2200))
     return invalid(fmt::format("year {} is not a four-digit year culprit can place (1970 … 2200, or 0)", o.year));
   if (o.max_events < 0) return invalid(fmt::format("max_events {} is negative (0: no limit)", o.max_events));
+  if (o.piece_bytes < 0) return invalid(fmt::format("piece_bytes {} is negative (0: every input whole)", o.piece_bytes));
   if (o.max_line_bytes < 0 || o.max_line_bytes > (std::int64_t{1} << 30))
     return invalid(fmt::format("max_line_bytes {} is outside 0 … {} (0: no limit)", o.max_line_bytes,
                                std::int64_t{1} << 30));

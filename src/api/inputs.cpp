@@ -1,6 +1,8 @@
 // Inputs -> sources: paths through input::read_inputs, texts as one source each.
 #include "api/inputs.hpp"
 
+#include "culprit/ingest/pipeline.hpp"
+
 #include <string>
 #include <string_view>
 
@@ -36,6 +38,10 @@ SourceReader reader_for(const std::vector<Input>& inputs, const Options& options
     input::ReadOptions read_options;
     read_options.excludes = options.excludes;
     read_options.max_line_bytes = static_cast<std::size_t>(options.max_line_bytes);
+    read_options.piece_bytes = options.piece_bytes;
+    read_options.piece_end = [](std::string_view text, bool head, bool must) {
+      return head && !ingest::reads_in_pieces(text) ? input::kWholeInput : ingest::quiet_piece_end(text, must);
+    };
     for (std::size_t i = 0; i < inputs.size();) {
       read_options.default_host = host_of(inputs[i], options);
       if (inputs[i].text) {

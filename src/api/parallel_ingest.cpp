@@ -24,7 +24,7 @@ struct Pending {
 
 ingest::IngestInput input_of(const input::Source& src) {
   return {src.name, src.host, src.origin, src.text, src.first_line, src.host_from, src.size(), src.cut_line,
-          src.cut_line_bytes};
+          src.cut_line_bytes, src.more};
 }
 
 void append(core::Diagnostics& to, core::Diagnostics& from) {
@@ -49,7 +49,7 @@ std::size_t ingest_sources(const SourceReader& read, const text::SignalSet& sign
     append(problems, parsed.problems);
   };
   read(reader_problems, [&](input::Source& src) {
-    ++count;
+    if (!src.more) ++count;  // an input read in pieces counts once, at its last
     if (take && src.text.size() < kParallelSourceBytes) {
       while (!pending.empty()) finish_oldest();
       append(problems, reader_problems);

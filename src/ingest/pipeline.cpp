@@ -265,6 +265,8 @@ IngestStats ingest(const IngestInput& input, const text::SignalSet& signals, cor
     info.host_from = seg.host.empty() ? input.host_from : std::string("prompt");  // input::host_from::kPrompt
     info.format = seg.format;
     info.bytes = static_cast<std::int64_t>(seg.text.size());
+    if (input.more && &seg == &segments.back())  // to the piece's end: the segment goes on in the next
+      info.bytes = static_cast<std::int64_t>(body.data() + body.size() - seg.text.data());
     const auto seg_lines = static_cast<std::int64_t>(text::count_newlines(seg.text)) + 1;
     info.origin = input.origin;
     ParseContext ctx;

@@ -19,6 +19,7 @@
 #include "input/archive_library.hpp"
 #include "input/archive_stream.hpp"
 #include "input/read_context.hpp"
+#include "input/source_pieces.hpp"
 
 namespace culprit::input {
 namespace detail {
@@ -185,9 +186,9 @@ void read_members(const Functions& la, archive* a, const std::string& display, c
     const bool hinted = raw && expected < 0 && raw_size > 0;
     if (hinted)
       expected = std::min(raw_size, std::max(o.archive_ratio_floor, o.max_archive_ratio * std::max<std::int64_t>(compressed, 1)));
-    if (expected > 0) src.text.reserve(static_cast<size_t>(std::min(expected, room)));
     // A member that is an archive itself keeps its bytes (the cutter also stops at its magic).
-    LineCutter cutter(nested_name ? 0 : o.max_line_bytes);
+    SourcePieces pieces(src, ctx, nested_name ? 0 : o.max_line_bytes, nested_name);
+    if (expected > 0) src.text.reserve(static_cast<size_t>(pieces.expected_size(std::min(expected, room))));
     bool cut = false, bomb = false, failed = false, fatal = false;
     std::string failure;
     for (Piece part = stream.next(); part.kind == Kind::data || part.kind == Kind::data_error; part = stream.next()) {
@@ -200,8 +201,8 @@ void read_members(const Functions& la, archive* a, const std::string& display, c
       const auto got = static_cast<std::int64_t>(part.bytes);
       const bool left = cut || bomb;  // past a cut: data the old reading never asked for
       if (!left) {
-        const std::int64_t keep = std::min<std::int64_t>(got, room - cutter.read_bytes());
-        if (keep > 0) cutter.append(src.text, std::string_view(stream.block_data(part.block), static_cast<size_t>(keep)));
+        const std::int64_t keep = std::min<std::int64_t>(got, room - pieces.read_bytes());
+        if (keep > 0) pieces.append(std::string_view(stream.block_data(part.block), static_cast<size_t>(keep)));
         produced += got;
         const std::int64_t consumed = std::max<std::int64_t>(part.consumed, 1);
         if (produced > o.archive_ratio_floor && produced > o.max_archive_ratio * consumed) {
@@ -218,17 +219,17 @@ void read_members(const Functions& la, archive* a, const std::string& display, c
       stream.release(part.block);
       if (bomb) break;
     }
-    take_cuts(cutter, src);
+    pieces.finish();
     // Less than the hint (cut lines, a stream that said more): give the rest back.
     if (hinted && src.text.capacity() - src.text.size() > (src.text.size() >> 3) + (64 << 10)) src.text.shrink_to_fit();
     // A data error after the cut was not read before the worker ran ahead; only a fatal one
     // (the archive cannot go on) still counts, as the damage the next header would have met.
     if (failed && !cut && !bomb)
       ctx.warn(code::kArchiveData, src.name,
-               fmt::format("data is damaged ({}); kept the {} read before it", failure, human_bytes(src.size())));
+               fmt::format("data is damaged ({}); kept the {} read before it", failure, human_bytes(pieces.read_bytes())));
     if (cut)
       ctx.warn(code::kTooLarge, src.name,
-               fmt::format("stopped reading after {} (size limit for one file)", human_bytes(src.size())));
+               fmt::format("stopped reading after {} (size limit for one file)", human_bytes(pieces.read_bytes())));
     const bool nested = nesting < o.max_archive_nesting && !raw &&
                         (nested_name || looks_like_archive(std::string_view(src.text).substr(0, 512)));
     if (nested) {

@@ -25,16 +25,6 @@ std::size_t find_terminator(std::string_view s, std::size_t from) {
   return nl ? from + span : kNone;
 }
 
-/// 1-based number of the line starting at `at` (\n, \r\n and a lone \r end a line).
-std::int64_t line_number(std::string_view s, std::size_t at) {
-  std::int64_t line = 1;
-  for (std::size_t i = 0; i < at; ++i) {
-    if (s[i] == '\n') ++line;
-    else if (s[i] == '\r' && !(i + 1 < at && s[i + 1] == '\n')) ++line;
-  }
-  return line;
-}
-
 }  // namespace
 
 void LineCutter::append(std::string& out, std::string_view chunk) {
@@ -46,11 +36,14 @@ void LineCutter::append(std::string& out, std::string_view chunk) {
   if (cutting_) {
     const std::size_t t = find_terminator(chunk, 0);
     if (t == kNone) {
-      if (cutting_first_) first_cut_bytes_ += static_cast<std::int64_t>(chunk.size());
+      cuts_.back().bytes += static_cast<std::int64_t>(chunk.size());
+      dropped_open_ += static_cast<std::int64_t>(chunk.size());
       return;
     }
-    if (cutting_first_) first_cut_bytes_ += static_cast<std::int64_t>(t);
-    cutting_ = cutting_first_ = false;
+    cuts_.back().bytes += static_cast<std::int64_t>(t);
+    dropped_done_ += dropped_open_ + static_cast<std::int64_t>(t);
+    dropped_open_ = 0;
+    cutting_ = false;
     chunk.remove_prefix(t);
     scanned_ = line_start_ = walk_pos_ = walk_begin_ = out.size();  // at the terminator
     walk_count_ = 0;
@@ -64,15 +57,15 @@ void LineCutter::append(std::string& out, std::string_view chunk) {
   scan(out);
 }
 
-void LineCutter::decide(const std::string& out) {
-  const std::string_view head(out.data(), std::min<std::size_t>(out.size(), 4096));
+bool reads_as_lines(std::string_view head) {
+  head = head.substr(0, std::min<std::size_t>(head.size(), 4096));
   const bool utf16_bom = head.size() >= 2 && ((head[0] == '\xFF' && head[1] == '\xFE') ||
                                               (head[0] == '\xFE' && head[1] == '\xFF'));
   const bool nul = std::memchr(head.data(), '\0', head.size()) != nullptr;
-  state_ = utf16_bom || nul || looks_like_archive(head.substr(0, std::min<std::size_t>(head.size(), 512)))
-               ? State::off
-               : State::on;
+  return !utf16_bom && !nul && !looks_like_archive(head.substr(0, std::min<std::size_t>(head.size(), 512)));
 }
+
+void LineCutter::decide(const std::string& out) { state_ = reads_as_lines(out) ? State::on : State::off; }
 
 void LineCutter::scan(std::string& out) {
   while (scanned_ < out.size()) {
@@ -123,7 +116,7 @@ std::size_t LineCutter::walk(const std::string& out, std::size_t end) {
       walk_begin_ = i + 1;
       continue;
     }
-    if (count >= keep_ && i >= kProbeBytes) {
+    if (count >= keep_ && i >= probe_) {
       walk_pos_ = i;
       walk_count_ = count;
       return i;
@@ -136,25 +129,73 @@ std::size_t LineCutter::walk(const std::string& out, std::size_t end) {
 }
 
 void LineCutter::start_cut(std::string& out, std::size_t at) {
-  if (first_cut_line_ == 0) {
-    first_cut_line_ = line_number(out, walk_begin_);
-    const bool bom = walk_begin_ == 0 && out.compare(0, 3, "\xEF\xBB\xBF") == 0;  // normalisation drops it
-    first_cut_bytes_ = static_cast<std::int64_t>(at - walk_begin_) - (bom ? 3 : 0);
-    cutting_first_ = true;
-  }
+  const bool bom = walk_begin_ == 0 && taken_ == 0 && out.compare(0, 3, "\xEF\xBB\xBF") == 0;  // normalisation drops it
+  // Past kMaxCutLines the lines cut are not noted one by one (a later piece may then lack its
+  // note); the one being cut is always the last entry.
+  if (cuts_.size() == kMaxCutLines) cuts_.pop_back();
+  cuts_.push_back({line_at(out, walk_begin_), static_cast<std::int64_t>(at - walk_begin_) - (bom ? 3 : 0)});
   const std::size_t t = find_terminator(out, at);
   if (t == kNone) {
-    if (cutting_first_) first_cut_bytes_ += static_cast<std::int64_t>(out.size() - at);
+    cuts_.back().bytes += static_cast<std::int64_t>(out.size() - at);
+    dropped_open_ += static_cast<std::int64_t>(out.size() - at);
     out.resize(at);
     scanned_ = at;
     cutting_ = true;
     return;
   }
-  if (cutting_first_) first_cut_bytes_ += static_cast<std::int64_t>(t - at);
-  cutting_first_ = false;
+  cuts_.back().bytes += static_cast<std::int64_t>(t - at);
+  dropped_done_ += static_cast<std::int64_t>(t - at);
   out.erase(at, t - at);
   scanned_ = line_start_ = walk_pos_ = walk_begin_ = at;  // at the terminator
   walk_count_ = 0;
 }
+
+std::size_t LineCutter::settled(const std::string& out) const {
+  if (keep_ == 0 || state_ == State::off) return out.size();  // nothing is ever cut
+  if (state_ == State::undecided) return 0;                    // the probe may still turn cutting on
+  return std::min(line_start_, out.size());
+}
+
+std::int64_t LineCutter::line_at(const std::string& out, std::size_t at) {
+  for (; counted_ < at; ++counted_) {
+    const char c = out[counted_];
+    if (c == '\r' || (c == '\n' && !counted_cr_)) ++counted_lines_;
+    counted_cr_ = c == '\r';
+  }
+  return counted_lines_ + 1;
+}
+
+LineCutter::Account LineCutter::take_front(std::string_view piece) {
+  const std::size_t end = piece.size();
+  Account taken;
+  // Every line before `end` has ended, so every byte dropped from it is in dropped_done_.
+  taken.read_bytes = static_cast<std::int64_t>(end) + dropped_done_;
+  taken_ += taken.read_bytes;
+  dropped_done_ = 0;
+  // The piece's lines and the cut ones among them; the rest are numbered from the new start.
+  std::int64_t lines = 0;
+  for (std::size_t i = 0; i < end && !cuts_.empty(); ++i)
+    if (piece[i] == '\r' || (piece[i] == '\n' && (i == 0 || piece[i - 1] != '\r'))) ++lines;
+  auto next = cuts_.begin();
+  if (next != cuts_.end() && next->line <= lines) {
+    taken.first_cut_line = next->line;
+    taken.first_cut_bytes = next->bytes;
+  }
+  while (next != cuts_.end() && next->line <= lines) ++next;
+  cuts_.erase(cuts_.begin(), next);
+  for (CutLine& cut : cuts_) cut.line -= lines;
+  counted_ = 0;
+  counted_lines_ = 0;
+  counted_cr_ = false;
+  auto shift = [end](std::size_t& at) { at = at >= end ? at - end : 0; };
+  shift(scanned_);
+  shift(line_start_);
+  shift(walk_pos_);
+  shift(walk_begin_);
+  probe_ = 0;  // the probes saw the input's head; a later piece has none
+  return taken;
+}
+
+LineCutter::Account LineCutter::rest() const { return {read_ - taken_, first_cut_line(), first_cut_bytes()}; }
 
 }  // namespace culprit::input::detail

@@ -10,8 +10,13 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace culprit::input::detail {
+
+/// True when `head`, an input's first bytes, reads as lines of text: no UTF-16 byte-order mark
+/// and no NUL in its first 4 KiB (UTF-16 without one), not an archive's magic.
+bool reads_as_lines(std::string_view head);
 
 class LineCutter {
  public:
@@ -34,8 +39,25 @@ class LineCutter {
   std::int64_t read_bytes() const { return read_; }
   /// The first line cut (1-based, counted as normalisation counts: \n, \r\n, lone \r), 0 when
   /// none, and its whole length in bytes (BOM aside); a line still being read counts so far.
-  std::int64_t first_cut_line() const { return first_cut_line_; }
-  std::int64_t first_cut_bytes() const { return first_cut_bytes_; }
+  std::int64_t first_cut_line() const { return cuts_.empty() ? 0 : cuts_.front().line; }
+  std::int64_t first_cut_bytes() const { return cuts_.empty() ? 0 : cuts_.front().bytes; }
+
+  /// How much of `out` is final: the start of the line still being read or cut (everything
+  /// before it stays as it is). A piece handed on ends at a line start no later than this.
+  std::size_t settled(const std::string& out) const;
+  /// What the cutter knows of a piece of the input: the bytes it stood for as read, and its
+  /// first cut line (1-based in the piece, 0: none) with that line's whole length.
+  struct Account {
+    std::int64_t read_bytes = 0;
+    std::int64_t first_cut_line = 0;
+    std::int64_t first_cut_bytes = 0;
+  };
+  /// Hands on `piece`, the first bytes of `out` up to a line start no later than settled(),
+  /// which the caller then erases from `out`: returns its account, and the cutter goes on with
+  /// the rest, counting its lines afresh.
+  Account take_front(std::string_view piece);
+  /// The account of what `out` holds now (the last piece, or the whole input).
+  Account rest() const;
 
  private:
   void decide(const std::string& out);
@@ -56,9 +78,24 @@ class LineCutter {
   std::size_t walk_count_ = 0;   ///< ...with this many non-NUL bytes since the last terminator
   std::size_t walk_begin_ = 0;   ///< ...which ended just before here (the line's start)
   bool cutting_ = false;         ///< dropping the rest of a line until its terminator
-  bool cutting_first_ = false;   ///< ... and that line is the first cut one
-  std::int64_t first_cut_line_ = 0;
-  std::int64_t first_cut_bytes_ = 0;
+  /// A line cut since the last piece was taken: its number (1-based in what `out` holds) and
+  /// whole length (BOM aside; the last one's grows while it is still being cut).
+  struct CutLine {
+    std::int64_t line = 0;
+    std::int64_t bytes = 0;
+  };
+  std::vector<CutLine> cuts_;
+  static constexpr std::size_t kMaxCutLines = 4096;
+  /// Line numbering of `out`, kept as cuts are found: `counted_` bytes hold `counted_lines_`
+  /// line ends (the last one a \r when `counted_cr_`, whose \n would not count again).
+  std::int64_t line_at(const std::string& out, std::size_t at);
+  std::size_t counted_ = 0;
+  std::int64_t counted_lines_ = 0;
+  bool counted_cr_ = false;
+  std::size_t probe_ = kProbeBytes;  ///< no cut before this offset (0 once a piece was taken)
+  std::int64_t taken_ = 0;           ///< bytes read that pieces taken so far stood for
+  std::int64_t dropped_done_ = 0;    ///< bytes dropped from lines that ended, since the last piece
+  std::int64_t dropped_open_ = 0;    ///< bytes dropped from the line being cut
 };
 
 }  // namespace culprit::input::detail

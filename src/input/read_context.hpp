@@ -34,18 +34,17 @@ struct ReadContext {
   void emit(Source& source);
 };
 
-/// Reads `fd` to its end or to `limit` bytes. `size_hint` (-1: unknown) sizes the buffer.
-/// Returns the bytes; `error` is an errno (0: none), `cut` says the limit stopped it. With a
-/// `cutter`, the bytes go through it in windows (`limit` counts the bytes read).
-std::string read_fd(int fd, std::int64_t limit, std::int64_t size_hint, int& error, bool& cut,
-                    LineCutter* cutter = nullptr);
-/// The cutter's account in `src` (when it cut anything).
-void take_cuts(const LineCutter& cutter, Source& src);
+class SourcePieces;
 
-/// Reads the last `limit` bytes of a regular file of `size` bytes, from the first line start
-/// inside them; `first_line` gets that line's number in the file (the skipped part is
-/// scanned for newlines in chunks, never held in memory).
-std::string read_tail(int fd, std::int64_t size, std::int64_t limit, int& error, std::int64_t& first_line);
+/// Reads `fd` to its end or to `limit` bytes into `pieces` (in windows, through its cutter).
+/// `error` is an errno (0: none), `cut` says the limit stopped it.
+void read_fd(int fd, std::int64_t limit, int& error, bool& cut, SourcePieces& pieces);
+
+/// Where reading the last `limit` bytes of a regular file of `size` bytes starts: the first
+/// line start inside them (or where they start, when they hold no line end); `first_line`
+/// gets that line's number in the file (the part before is scanned for newlines in chunks,
+/// never held in memory). -1 on a read error (`error`).
+std::int64_t tail_start(int fd, std::int64_t size, std::int64_t limit, int& error, std::int64_t& first_line);
 
 /// Human size for messages: `1.0 GiB`, `512 KiB`, `17 bytes`.
 std::string human_bytes(std::int64_t bytes);

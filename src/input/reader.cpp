@@ -20,6 +20,7 @@
 
 #include "input/documentation.hpp"
 #include "input/read_context.hpp"
+#include "input/source_pieces.hpp"
 
 namespace culprit::input {
 namespace fs = std::filesystem;
@@ -115,28 +116,34 @@ void read_descriptor(int fd, const struct stat& st, const std::string& display, 
   src.host_from = host.empty() ? std::string() : ctx.host_from;
   src.origin = origin;
   src.from_stdin = from_stdin;
-  const std::int64_t room = ctx.room();
+  std::int64_t room = ctx.room();
+  detail::SourcePieces pieces(src, ctx, ctx.options.max_line_bytes);
   if (regular && st.st_size > room && room > 0) {
     // Too big: the end of a log is where the failure is, so read its last `room` bytes.
-    src.text = detail::read_tail(fd, st.st_size, room, err, src.first_line);
-    if (err == 0)
+    const std::int64_t start = detail::tail_start(fd, st.st_size, room, err, src.first_line);
+    if (start >= 0 && ::lseek(fd, start, SEEK_SET) < 0) err = errno;
+    if (err == 0) {
+      room = st.st_size - start;
       ctx.warn(code::kTooLarge, display,
                fmt::format("file is {}; read its last {}, from line {} on (size limit for one file)",
-                           human_bytes(st.st_size), human_bytes(src.text.size()), src.first_line));
-  } else {
-    detail::LineCutter cutter(ctx.options.max_line_bytes);
-    src.text = detail::read_fd(fd, room, regular ? static_cast<std::int64_t>(st.st_size) : -1, err, cut, &cutter);
-    detail::take_cuts(cutter, src);
+                           human_bytes(st.st_size), human_bytes(room), src.first_line));
+    }
   }
+  if (err == 0) {
+    if (regular) src.text.reserve(static_cast<size_t>(pieces.expected_size(std::min<std::int64_t>(st.st_size, room))));
+    detail::read_fd(fd, room, err, cut, pieces);
+  }
+  pieces.finish();
   if (err != 0)
     ctx.warn(code::kUnreadable, display,
-             src.size() == 0 ? fmt::format("cannot read: {}; skipped", errno_text(err))
-                             : fmt::format("read failed after {}: {}; kept what was read", human_bytes(src.size()),
-                                           errno_text(err)));
+             pieces.read_bytes() == 0
+                 ? fmt::format("cannot read: {}; skipped", errno_text(err))
+                 : fmt::format("read failed after {}: {}; kept what was read", human_bytes(pieces.read_bytes()),
+                               errno_text(err)));
   if (cut)
     ctx.warn(code::kTooLarge, display,
              fmt::format("stopped reading after {} (size limit for one file; it grew while read?)",
-                         human_bytes(src.size())));
+                         human_bytes(pieces.read_bytes())));
   if (err != 0 && src.size() == 0) return;
   if (!regular && looks_like_archive(std::string_view(src.text).substr(0, 512))) {
     detail::read_archive_bytes(src.text, display, host, origin, ctx, 1);

@@ -9,6 +9,8 @@
 #                 folder | zcat FILES | rg … / zstd -dc FILES | rg …
 #   .tar.gz/.zst  every incident one archive: culprit scan of the archives | zcat / zstd -dc
 #                 of the archives | rg …
+#   one-file      the corpus as one file (its files joined): culprit diagnosing it (read in
+#                 pieces) | rg …
 # GB/s is always of the uncompressed log text (the same bytes in every row), so rows compare.
 #
 # Usage: tests/bench/run.sh [BUILD_DIR=build] [MEGABYTES=400] [RUNS=3]
@@ -45,10 +47,12 @@ for kind in gz zst tar.gz tar.zst; do
   esac
   mv "$dir.tmp" "$dir"
 done
+# The same text as one file, for the single-input rows.
+[ -f "$corpus-one.log" ] || (cd "$corpus" && find . -type f | sort | xargs cat) > "$corpus-one.log"
 bytes=$(du -sb "$corpus" | cut -f1)
 literals=$(mktemp)
 "$culprit" rules literals > "$literals"
-for d in "$corpus" "$corpus-gz" "$corpus-zst" "$corpus-tar.gz" "$corpus-tar.zst"; do
+for d in "$corpus" "$corpus-gz" "$corpus-zst" "$corpus-tar.gz" "$corpus-tar.zst" "$corpus-one.log"; do
   find "$d" -type f -exec cat {} + > /dev/null  # warm the page cache
 done
 
@@ -79,6 +83,9 @@ measure plain "rg -i -c -F" rg -i -c -F -f "$literals" "$corpus"
 if command -v lnav > /dev/null; then
   measure plain "lnav -n" sh -c "lnav -n -q '$corpus'/*/*/* < /dev/null"
 fi
+# One file: the whole corpus as a single log (read in pieces; peak RSS must not grow with it).
+measure one-file "culprit --jobs 2" "$culprit" --jobs 2 "$corpus-one.log"
+measure one-file "rg -i -c -F" rg -i -c -F -f "$literals" "$corpus-one.log"
 measure .gz "culprit scan --jobs 2" "$culprit" scan --jobs 2 "$corpus-gz"
 measure .gz "zcat | rg -i -c -F" sh -c "find '$corpus-gz' -type f -exec zcat {} + | $rg_lits"
 measure .zst "culprit scan --jobs 2" "$culprit" scan --jobs 2 "$corpus-zst"

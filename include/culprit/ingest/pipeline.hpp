@@ -50,6 +50,9 @@ struct IngestInput {
   /// normalisation sees only the part kept, so its long-line note takes the length from here.
   std::int64_t cut_line = 0;
   std::int64_t cut_line_bytes = 0;
+  /// The input goes on in the next piece (input::Source::more): its last segment goes on there,
+  /// so the line end it stops at is its own.
+  bool more = false;
 };
 
 /// Default per-line limit: longer lines are cut to this for matching.
@@ -78,5 +81,20 @@ struct IngestStats {
 /// the first line concerned. Never throws for bad input.
 IngestStats ingest(const IngestInput& input, const text::SignalSet& signals, core::EventSink& sink,
                    core::Diagnostics& diagnostics, const IngestOptions& options = {});
+
+/// Where a piece of a big input may end (input::ReadOptions::piece_end), so that each piece
+/// can be ingested on its own: the latest line start, in the last MiB of `text`, inside a quiet
+/// stretch (256 lines before it and 64 from it on that hold none of the literals that open or
+/// carry a block: the format table's anchors, the app-log and kernel-log parsers' markers) that
+/// is not indented once its prefixes are peeled. A traceback, a kernel OOM report or an
+/// nvidia-smi table then lies whole in one piece with the lines before it, unless it runs longer
+/// than that without such a literal. 0 where there is no such line; with `must` (the piece has
+/// grown long), then the line start deepest inside the longest quiet stretch, else the last
+/// line start that is not inside a kernel OOM report's task table, else 0 (the table goes on).
+std::size_t quiet_piece_end(std::string_view text, bool must = false);
+/// True when an input that starts with `head` may be read in pieces: it sniffs as a line log
+/// (application log, kernel log, journal JSON) and is not a terminal paste (a prompt's host
+/// holds for everything after it). A table, a document or a paste is read whole.
+bool reads_in_pieces(std::string_view head);
 
 }  // namespace culprit::ingest

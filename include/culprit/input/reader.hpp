@@ -30,6 +30,10 @@ struct Source {
   std::int64_t read_bytes = -1;
   std::int64_t cut_line = 0;
   std::int64_t cut_line_bytes = 0;
+  /// More of this input follows in the next source handed on: an input past
+  /// ReadOptions::piece_bytes is handed on in pieces, each ending at a line end, so that it is
+  /// never held whole. Every piece names the input; first_line numbers its lines.
+  bool more = false;
   std::int64_t size() const { return read_bytes >= 0 ? read_bytes : static_cast<std::int64_t>(text.size()); }
 };
 
@@ -61,6 +65,12 @@ inline constexpr std::string_view kLauncher = "launcher line"; ///< `srun: error
 inline constexpr std::string_view kOnlyHost = "the only host named";
 }  // namespace host_from
 
+/// The smallest piece: past the probes that read an input's head (binary, UTF-16, archives).
+inline constexpr std::int64_t kMinPieceBytes = std::int64_t{128} << 10;
+
+/// What ReadOptions::piece_end says of an input that is not to be split.
+inline constexpr std::size_t kWholeInput = static_cast<std::size_t>(-1);
+
 struct ReadOptions {
   std::string default_host;                 ///< --host: for inputs that name none
   std::vector<std::string> excludes;        ///< file-name globs to skip (`expected.json`, `*.md`)
@@ -75,6 +85,17 @@ struct ReadOptions {
   /// Ingest's per-line limit: a longer line of a plain file, stream or archive member is cut
   /// while read, a few bytes past it, so it is never held whole (0: never).
   std::size_t max_line_bytes = 0;
+  /// An input that reads as lines (not UTF-16, not an archive kept whole, not documentation)
+  /// is handed on in pieces of about this many bytes, each ending at a line start piece_end
+  /// chooses (0: whole).
+  std::int64_t piece_bytes = 0;
+  /// Where a piece may end in `text` (the settled bytes read since the last piece ended, at
+  /// least piece_bytes; `head`: they start the input): a line start in (0, text.size()), 0 for
+  /// "not here, read on", or kWholeInput for "never split this input" (a document or a table
+  /// read as a whole). `must` says the piece has grown to twice piece_bytes; it still reads on
+  /// while this returns 0, up to 64 times piece_bytes, where it ends at its last line start.
+  /// Empty: always at the last line start.
+  std::function<std::size_t(std::string_view text, bool head, bool must)> piece_end;
   int max_depth = 16;          ///< folder levels below an input (deeper ones are skipped)
   int max_archive_nesting = 3; ///< archives inside archives (a .gz inside a .tar is 2)
 };

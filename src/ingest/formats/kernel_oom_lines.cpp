@@ -386,6 +386,24 @@ const std::vector<std::string>& block_opener_words() {
   return kWords;
 }
 
+bool looks_like_task_row(std::string_view line) {
+  // The row's `[` follows the stamp's `] ` (dmesg) or the `kernel: ` of syslog / journal text.
+  const std::size_t head = std::min<std::size_t>(line.size(), 96);
+  for (std::size_t i = line.find('[', 1); i < head; i = line.find('[', i + 1)) {
+    if (line[i - 1] != ' ') continue;
+    std::size_t j = i + 1;
+    while (j < line.size() && line[j] == ' ') ++j;
+    const std::size_t digits = j;
+    while (j < line.size() && line[j] >= '0' && line[j] <= '9') ++j;
+    if (j == digits || j >= line.size() || line[j] != ']') continue;
+    // Then columns of numbers: spaces, then a digit.
+    const std::size_t columns = ++j;
+    while (j < line.size() && line[j] == ' ') ++j;
+    return j > columns && j < line.size() && line[j] >= '0' && line[j] <= '9';
+  }
+  return false;
+}
+
 bool opens_block(std::string_view message) {
   std::string_view t = trim(message);
   if (t.empty()) return false;

@@ -29,6 +29,10 @@ enum class Feed {
 /// summary, a memory.oom.group line or a kill line. `Mem-Info:` alone does not (page
 /// allocation failures and sysrq-m print it too).
 bool opens_block(std::string_view message);
+/// True when a kernel-log line (its stamp or syslog prefix not peeled) is a row of an OOM
+/// report's task table, `[ <pid>]  <uid> <tgid> …`: the one part of a report that runs for
+/// thousands of lines without a block opener word. A byte check, for ingest::quiet_piece_end.
+bool looks_like_task_row(std::string_view line);
 /// Words one of which every line opens_block() takes holds (ASCII case folded): a line without
 /// any cannot open a block.
 const std::vector<std::string>& block_opener_words();

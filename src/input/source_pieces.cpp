@@ -1,0 +1,123 @@
+// SourcePieces (see source_pieces.hpp).
+#include "input/source_pieces.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <utility>
+
+#include "input/documentation.hpp"
+
+namespace culprit::input::detail {
+namespace {
+
+/// Lines that end in `text` as ingest counts them: \n, \r\n (once) and a lone \r.
+std::int64_t line_ends(std::string_view text) {
+  std::int64_t n = 0;
+  if (std::memchr(text.data(), '\r', text.size()) == nullptr) {
+    for (const char* p = text.data(); const void* nl = std::memchr(p, '\n', text.size() - (p - text.data()));) {
+      ++n;
+      p = static_cast<const char*>(nl) + 1;
+    }
+    return n;
+  }
+  for (std::size_t i = 0; i < text.size(); ++i)
+    if (text[i] == '\n' ? (i == 0 || text[i - 1] != '\r') : text[i] == '\r') ++n;
+  return n;
+}
+
+/// The last line start in `text` that follows a whole terminator (not the \r of a \r\n whose
+/// \n is past the end), or 0.
+std::size_t last_line_start(std::string_view text) {
+  for (std::size_t i = text.size(); i > 0; --i) {
+    const char c = text[i - 1];
+    if (c == '\n') return i;
+    if (c == '\r' && i < text.size() && text[i] != '\n') return i;
+  }
+  return 0;
+}
+
+void account(Source& src, std::size_t size, const LineCutter::Account& a) {
+  src.read_bytes = a.read_bytes == static_cast<std::int64_t>(size) ? -1 : a.read_bytes;
+  src.cut_line = a.read_bytes == static_cast<std::int64_t>(size) ? 0 : a.first_cut_line;
+  src.cut_line_bytes = src.cut_line == 0 ? 0 : a.first_cut_bytes;
+}
+
+}  // namespace
+
+SourcePieces::SourcePieces(Source& src, ReadContext& ctx, std::size_t max_line_bytes, bool whole)
+    : src_(src), ctx_(ctx), cutter_(max_line_bytes) {
+  const std::int64_t bytes = ctx.options.piece_bytes;
+  // Documentation is read for its code blocks (ReadContext::emit), as a whole.
+  const bool may_split = !whole && bytes > 0 && (src.from_stdin || !is_documentation_name(src.name));
+  piece_bytes_ = may_split ? static_cast<std::size_t>(std::max(bytes, kMinPieceBytes)) : 0;
+  next_try_ = piece_bytes_;
+}
+
+void SourcePieces::append(std::string_view chunk) {
+  // Fed up to where split() is due, so a piece is never much over its size whatever the chunks.
+  while (!chunk.empty()) {
+    const std::size_t due = next_try_ > src_.text.size() ? next_try_ - src_.text.size() : 0;
+    const std::size_t n = piece_bytes_ == 0 ? chunk.size() : std::min(chunk.size(), std::max<std::size_t>(due, 4096));
+    cutter_.append(src_.text, chunk.substr(0, n));
+    chunk.remove_prefix(n);
+    if (piece_bytes_ != 0 && src_.text.size() >= next_try_) split();
+  }
+}
+
+void SourcePieces::split() {
+  std::string& text = src_.text;
+  if (!probed_) {
+    probed_ = true;
+    if (!reads_as_lines(text)) {  // UTF-16 is decoded, an archive read, as a whole
+      piece_bytes_ = 0;
+      return;
+    }
+  }
+  const std::string_view settled(text.data(), cutter_.settled(text));
+  const bool must = text.size() >= 2 * piece_bytes_;
+  std::size_t end = ctx_.options.piece_end ? ctx_.options.piece_end(settled, pieces_ == 0, must) : 0;
+  if (end == kWholeInput) {
+    piece_bytes_ = 0;
+    return;
+  }
+  // Without piece_end at the last line start; past the hard limit, at the last one within it.
+  if (end == 0 && !ctx_.options.piece_end) end = last_line_start(settled);
+  if (end == 0 && text.size() >= kMaxPieceFactor * piece_bytes_)
+    end = last_line_start(settled.substr(0, kMaxPieceFactor * piece_bytes_));
+  // A piece never takes all there is, so the last one (finish()) is never empty.
+  if (end == 0 || end >= text.size()) {  // read on (a little: piece_end looks again at the newest bytes)
+    next_try_ = text.size() + std::max<std::size_t>(piece_bytes_ / 8, 1);
+    return;
+  }
+  Source piece;
+  piece.name = src_.name;
+  piece.host = src_.host;
+  piece.host_from = src_.host_from;
+  piece.origin = src_.origin;
+  piece.from_stdin = src_.from_stdin;
+  piece.first_line = src_.first_line;
+  piece.more = true;
+  const LineCutter::Account a = cutter_.take_front(std::string_view(text).substr(0, end));
+  std::string rest(text, end);
+  text.resize(end);
+  piece.text = std::move(text);
+  text = std::move(rest);
+  text.reserve(piece_bytes_ + (piece_bytes_ >> 2));
+  account(piece, piece.text.size(), a);
+  src_.first_line += line_ends(piece.text);
+  ++pieces_;
+  next_try_ = piece_bytes_;
+  ctx_.emit(piece);
+}
+
+std::int64_t SourcePieces::expected_size(std::int64_t size) const {
+  if (piece_bytes_ == 0) return size;
+  return std::min<std::int64_t>(size, static_cast<std::int64_t>(piece_bytes_ + (piece_bytes_ >> 2)));
+}
+
+void SourcePieces::finish() {
+  account(src_, src_.text.size(), cutter_.rest());
+  src_.more = false;
+}
+
+}  // namespace culprit::input::detail
