@@ -63,6 +63,7 @@ std::size_t ingest_sources(const SourceReader& read, const text::SignalSet& sign
       p.parsed = std::async(std::launch::async, [source, &signals, options] {
         Parsed out;
         ingest::ingest(input_of(*source), signals, out.records, out.problems, options);
+        if (source->more) input::give_back_text(std::move(source->text));  // for the input's next pieces
         return out;
       });
       pending.push_back(std::move(p));

@@ -1,6 +1,8 @@
 // Entry point: dispatches subcommands; `culprit INPUT...` means `culprit diagnose INPUT...`.
 // The usage lists the subcommand table (command_table.hpp), which the man page is made from too.
 // Exceptions are bugs: they are caught here once and reported with exit code 2.
+#include <malloc.h>
+
 #include <cstdio>
 #include <exception>
 #include <filesystem>
@@ -16,7 +18,24 @@
 #include "cli/scan_support.hpp"
 #include "cli/version.hpp"
 
+namespace {
+
+/// The heap keeps what a piece of a big input freed for the next (glibc): blocks up to 32 MiB
+/// come from the heap, not a fresh mapping each, and up to 256 MiB of freed heap stays mapped.
+/// A fresh page costs a fault (a few µs on a VM): reading a 100 MB file in pieces took ~25 000
+/// of them, ~15 % of the run. The executable's policy, not the library's.
+void keep_freed_memory() {
+#ifdef __GLIBC__
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);
+  mallopt(M_TRIM_THRESHOLD, 256 << 20);
+  mallopt(M_TOP_PAD, 16 << 20);
+#endif
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
+  keep_freed_memory();
   culprit::cli::install_interrupt_handlers();
   try {
     std::vector<std::string> args(argv + 1, argv + argc);

@@ -3,12 +3,57 @@
 
 #include <algorithm>
 #include <cstring>
+#include <mutex>
+#include <string>
+#include <vector>
 #include <utility>
 
 #include "input/documentation.hpp"
 
-namespace culprit::input::detail {
+namespace culprit::input {
 namespace {
+
+/// Piece buffers given back, for the next pieces (give_back_text).
+struct SpareTexts {
+  static constexpr std::size_t kMax = 2;
+  std::mutex mutex;
+  std::vector<std::string> texts;
+};
+
+SpareTexts& spare_texts() {
+  static SpareTexts spares;
+  return spares;
+}
+
+}  // namespace
+
+void give_back_text(std::string&& text) {
+  if (text.capacity() < static_cast<std::size_t>(kMinPieceBytes)) return;  // not worth keeping
+  SpareTexts& spares = spare_texts();
+  const std::lock_guard<std::mutex> lock(spares.mutex);
+  if (spares.texts.size() < SpareTexts::kMax) spares.texts.push_back(std::move(text));
+}
+
+namespace detail {
+namespace {
+
+/// An empty text with room for `bytes`: a buffer given back where one is big enough.
+std::string text_with_room(std::size_t bytes) {
+  std::string text;
+  {
+    SpareTexts& spares = spare_texts();
+    const std::lock_guard<std::mutex> lock(spares.mutex);
+    for (auto it = spares.texts.begin(); it != spares.texts.end(); ++it)
+      if (it->capacity() >= bytes) {
+        text = std::move(*it);
+        spares.texts.erase(it);
+        break;
+      }
+  }
+  text.clear();
+  text.reserve(bytes);
+  return text;
+}
 
 /// Lines that end in `text` as ingest counts them: \n, \r\n (once) and a lone \r.
 std::int64_t line_ends(std::string_view text) {
@@ -98,16 +143,17 @@ void SourcePieces::split() {
   piece.first_line = src_.first_line;
   piece.more = true;
   const LineCutter::Account a = cutter_.take_front(std::string_view(text).substr(0, end));
-  std::string rest(text, end);
+  std::string rest = text_with_room(piece_bytes_ + (piece_bytes_ >> 2));
+  rest.append(text, end);
   text.resize(end);
   piece.text = std::move(text);
   text = std::move(rest);
-  text.reserve(piece_bytes_ + (piece_bytes_ >> 2));
   account(piece, piece.text.size(), a);
   src_.first_line += line_ends(piece.text);
   ++pieces_;
   next_try_ = piece_bytes_;
   ctx_.emit(piece);
+  give_back_text(std::move(piece.text));  // where the handler parsed it here
 }
 
 std::int64_t SourcePieces::expected_size(std::int64_t size) const {
@@ -120,4 +166,5 @@ void SourcePieces::finish() {
   src_.more = false;
 }
 
-}  // namespace culprit::input::detail
+}  // namespace detail
+}  // namespace culprit::input
