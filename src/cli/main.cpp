@@ -42,10 +42,10 @@ void shape_heap() {
   constexpr int MADV_POPULATE_WRITE = 23;  // Linux 5.14
 #endif
   if (void* block = std::malloc(kPrefaultBytes)) {  // from the heap (below the mmap threshold)
-    constexpr std::uintptr_t kPage = 4096;
-    const auto begin = (reinterpret_cast<std::uintptr_t>(block) + kPage - 1) & ~(kPage - 1);
-    const auto end = (reinterpret_cast<std::uintptr_t>(block) + kPrefaultBytes) & ~(kPage - 1);
-    ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_POPULATE_WRITE);
+    constexpr std::size_t kPage = 4096;
+    char* const bytes = static_cast<char*>(block);
+    const std::size_t skip = (kPage - reinterpret_cast<std::uintptr_t>(bytes) % kPage) % kPage;
+    ::madvise(bytes + skip, (kPrefaultBytes - skip) / kPage * kPage, MADV_POPULATE_WRITE);
     std::free(block);  // back to the heap's top, which stays (trim threshold above)
   }
 #endif
