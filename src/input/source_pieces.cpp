@@ -134,20 +134,15 @@ void SourcePieces::split() {
     next_try_ = text.size() + std::max<std::size_t>(piece_bytes_ / 8, 1);
     return;
   }
-  Source piece;
-  piece.name = src_.name;
-  piece.host = src_.host;
-  piece.host_from = src_.host_from;
-  piece.origin = src_.origin;
-  piece.from_stdin = src_.from_stdin;
-  piece.first_line = src_.first_line;
-  piece.more = true;
   const LineCutter::Account a = cutter_.take_front(std::string_view(text).substr(0, end));
-  std::string rest = text_with_room(piece_bytes_ + (piece_bytes_ >> 2));
-  rest.append(text, end);
-  text.resize(end);
-  piece.text = std::move(text);
-  text = std::move(rest);
+  std::string taken = std::move(text);
+  text.clear();
+  Source piece = src_;  // the input's names and this piece's first line, without text
+  piece.more = true;
+  text = text_with_room(piece_bytes_ + (piece_bytes_ >> 2));
+  text.append(taken, end);
+  taken.resize(end);
+  piece.text = std::move(taken);
   account(piece, piece.text.size(), a);
   src_.first_line += line_ends(piece.text);
   ++pieces_;
