@@ -29,8 +29,10 @@ constexpr std::size_t kQuietLines = 256;
 constexpr std::size_t kQuietLinesAfter = 64;
 /// The head reads_in_pieces sniffs (as ingest sniffs an input).
 constexpr std::size_t kHeadBytes = 65536;
-/// How far back from the end of the text a piece's end is looked for.
-constexpr std::size_t kSearchBytes = std::size_t{1} << 20;
+/// How far back from the end of the text a piece's end is looked for: a few thousand lines (the
+/// reader asks again as the piece grows), and further where the piece must end.
+constexpr std::size_t kSearchBytes = std::size_t{256} << 10;
+constexpr std::size_t kMustSearchBytes = std::size_t{1} << 20;
 
 /// Every literal that may open or carry a block: the format table's anchors and each line
 /// parser's markers, their ids the LineHitBit bits of the lists they are in (never the rules'
@@ -83,7 +85,8 @@ bool reads_in_pieces(std::string_view head) {
 }
 
 std::size_t quiet_piece_end(std::string_view text, bool must) {
-  std::size_t from = text.size() > kSearchBytes ? text.size() - kSearchBytes : 0;
+  const std::size_t search = must ? kMustSearchBytes : kSearchBytes;
+  std::size_t from = text.size() > search ? text.size() - search : 0;
   if (from > 0) {  // from the first line start in the search
     const void* nl = std::memchr(text.data() + from - 1, '\n', text.size() - from + 1);
     if (nl == nullptr) return 0;  // one line: no line start to end at

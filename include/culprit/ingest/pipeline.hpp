@@ -83,7 +83,8 @@ IngestStats ingest(const IngestInput& input, const text::SignalSet& signals, cor
                    core::Diagnostics& diagnostics, const IngestOptions& options = {});
 
 /// Where a piece of a big input may end (input::ReadOptions::piece_end), so that each piece
-/// can be ingested on its own: the latest line start, in the last MiB of `text`, inside a quiet
+/// can be ingested on its own: the latest line start, in the last 256 KiB of `text` (1 MiB with
+/// `must`), inside a quiet
 /// stretch (256 lines before it and 64 from it on that hold none of the literals that open or
 /// carry a block: the format table's anchors, the app-log and kernel-log parsers' markers) that
 /// is not indented once its prefixes are peeled. A traceback, a kernel OOM report or an
