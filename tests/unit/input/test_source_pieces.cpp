@@ -9,6 +9,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -205,5 +206,50 @@ TEST_CASE("inputs that are not lines, or that piece_end keeps whole, are one sou
   SECTION("documentation") {
     const TempFile file(mixed_log(static_cast<std::size_t>(3 * kPiece)), "README.md");
     CHECK(read(file.path, o, d).size() <= 1);
+  }
+}
+
+TEST_CASE("pieces are the input for any text and any line starts piece_end chooses", "[input]") {
+  // Random texts: lines of every length (some far over the per-line limit), \n, \r\n, lone \r
+  // and NULs, cut into pieces wherever a random piece_end says (or nowhere, reading on).
+  for (unsigned seed = 1; seed <= 12; ++seed) {
+    INFO("seed " << seed);
+    std::mt19937 random(seed);
+    std::string text;
+    while (text.size() < static_cast<std::size_t>(6 * kPiece)) {
+      const std::size_t length = random() % 16 == 0 ? random() % (4 * kLineLimit) : random() % 160;
+      for (std::size_t i = 0; i < length; ++i) text += random() % 97 == 0 ? '\0' : static_cast<char>('a' + random() % 26);
+      const unsigned end = random() % 10;
+      text += end == 0 ? "\r\n" : end == 1 ? "\r" : "\n";
+    }
+    if (text.compare(0, 2, "\r\n") == 0) text[0] = 'x';
+    for (std::size_t i = 0; i < 4096; ++i)  // no NUL in the head: it reads as lines, not UTF-16
+      if (text[i] == '\0') text[i] = 'n';
+    const TempFile file(text);
+    Diagnostics d;
+    const auto whole = read(file.path, {}, d);
+    REQUIRE(whole.size() == 1);
+    ReadOptions o;
+    o.piece_bytes = kPiece;
+    o.piece_end = [&random](std::string_view settled, bool, bool) -> std::size_t {
+      if (random() % 3 == 0) return 0;  // not here: read on
+      std::size_t at = random() % settled.size();
+      while (at > 0 && settled[at - 1] != '\n') --at;  // the line start at or before it
+      return at;
+    };
+    std::vector<Source> pieces = read(file.path, o, d);
+    REQUIRE(pieces.size() >= 2);
+    std::string joined;
+    std::int64_t line = 1, bytes = 0;
+    for (std::size_t k = 0; k < pieces.size(); ++k) {
+      INFO("piece " << k);
+      CHECK(pieces[k].first_line == line);
+      CHECK(pieces[k].more == (k + 1 < pieces.size()));
+      line += line_ends(pieces[k].text);
+      bytes += pieces[k].size();
+      joined += pieces[k].text;
+    }
+    CHECK(joined == whole[0].text);
+    CHECK(bytes == whole[0].size());
   }
 }
