@@ -98,7 +98,7 @@ struct Options {
   std::int64_t max_line_bytes = 1 << 20; ///< --max-line-bytes (0: no limit)
   /// A log file, stream or archive member past this many bytes is read and parsed in pieces of
   /// about this size, each ending where no block is open (ingest::quiet_piece_end), so that
-  /// memory stays bounded whatever the input's size (0: every input whole).
+  /// memory stays bounded whatever the input's size (0: every input whole; at least 128 KiB).
   std::int64_t piece_bytes = kDefaultPieceBytes;
   unsigned threads = 1;                  ///< --jobs: big inputs parsed at once (same result for any)
   double rule_timeout_seconds = kDefaultRuleTimeoutSeconds;  ///< --rule-timeout of one query
