@@ -24,10 +24,20 @@ namespace culprit::ingest {
 
 const std::vector<std::string>& fast_path_markers() {
   // Keep in step with sight_message_pids() and the torchrun block: their anchors are markers.
-  static const std::vector<std::string> kMarkers = {
-      "Traceback", "rror",     "CRITICAL", "atal",     "xception",     "FAILED", "Root Cause",
-      "\xe2\x95\xad", "exitcode", "Killed",   "ignal",    "NCCL",         "│",      "Failures:",
-      "process ", "(pid",     "spawned",  "out of memory", "[E",     "[F"};
+  static const std::vector<std::string> kMarkers = [] {
+    std::vector<std::string> markers = {
+        "Traceback", "rror",     "CRITICAL", "atal",     "xception",     "FAILED", "Root Cause",
+        "\xe2\x95\xad", "exitcode", "Killed",   "ignal",    "NCCL",         "│",      "Failures:",
+        "process ", "(pid",     "spawned",  "out of memory"};
+    // c10's glog header at error level or above (line_prefix.cpp, layer_glog_bracket): `[E0412 `,
+    // `[E409 `, the old `[E ProcessGroupNCCL.cpp:474]`, and F and C likewise. Not a bare `[E`:
+    // markers compare case-folded, and `[engine.py:212]` (vLLM's logger) is no error.
+    for (const char level : {'E', 'F', 'C'}) {
+      markers.push_back(std::string{'[', level, ' '});
+      for (char digit = '0'; digit <= '9'; ++digit) markers.push_back(std::string{'[', level, digit});
+    }
+    return markers;
+  }();
   return kMarkers;
 }
 

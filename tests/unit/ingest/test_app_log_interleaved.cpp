@@ -10,6 +10,8 @@
 
 #include "culprit/ingest/parser.hpp"
 #include "culprit/rules/loader.hpp"
+#include "culprit/text/literal_set.hpp"
+#include "ingest/signal_events.hpp"
 #include "unit/ingest/gpu_recording_sink.hpp"
 
 namespace {
@@ -83,4 +85,33 @@ TEST_CASE("interleaved workers: the fast path yields what peeling every line yie
   std::set<std::int64_t> pids;
   for (const auto& p : fast.processes) pids.insert(p.pid);
   CHECK(pids == std::set<std::int64_t>{3300, 3301, 3302, 3303});  // rank 3's, first seen late, too
+}
+
+TEST_CASE("c10's glog headers at error level are failure markers; a logger named engine.py is not", "[app_log]") {
+  // vLLM names its logger's file in brackets (`[engine.py:212]`); markers compare case-folded,
+  // so a bare `[E` marker made every such line take the slow path (3x slower on a vLLM log).
+  const culprit::text::LiteralSet markers(culprit::ingest::fast_path_markers());
+  CHECK_FALSE(markers.any("INFO 04-09 00:00:01 [engine.py:212] Added request cmpl-1."));
+  CHECK_FALSE(markers.any("INFO 04-09 00:00:01 [executor_base.py:104] # cuda blocks: 2048"));
+  CHECK(markers.any("[E0412 11:02:51.207114332 ProcessGroupNCCL.cpp:1895] [Rank 1] Watchdog caught"));
+  CHECK(markers.any("[C409 11:02:51.207114 init.cpp:12] cache is full, stopping"));
+  // The error-level lines give their log events whether or not the fast path skips routine lines.
+  std::string log;
+  for (int i = 0; i < 30; ++i) log += "INFO 04-09 00:00:01 [engine.py:212] Added request cmpl-" + std::to_string(i) + ".\n";
+  log += "[E0412 11:02:51.207114332 ProcessGroupNCCL.cpp:1895] [Rank 1] Watchdog caught collective timeout\n";
+  log += "[C409 11:02:51.207114 init.cpp:12] cache is full, stopping\n";  // no other marker
+  log += "[F ProcessGroupNCCL.cpp:474] Some NCCL operations have failed\n";
+  log += "[W0412 11:02:52.000000000 Utils.hpp:110] Warning: a routine warning\n";
+  const auto fast = parse(log, true), full = parse(log, false);
+  REQUIRE(fast.events.size() == full.events.size());
+  for (std::size_t i = 0; i < fast.events.size(); ++i) {
+    INFO("event " << i << ": " << full.events[i].kind << " at line " << full.events[i].line);
+    CHECK(fast.events[i].kind == full.events[i].kind);
+    CHECK(fast.events[i].line == full.events[i].line);
+  }
+  std::set<std::int64_t> lines;
+  for (const auto& e : fast.events) lines.insert(e.line);
+  CHECK(lines.count(31) == 1);  // [E0412 …]
+  CHECK(lines.count(32) == 1);  // [C409 …]: critical, as glog's C
+  CHECK(lines.count(33) == 1);  // [F …]
 }
