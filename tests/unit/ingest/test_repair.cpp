@@ -331,3 +331,20 @@ TEST_CASE("an unchanged text comes back with its split; a repaired one with none
   REQUIRE(fixed.data() != gutter.data());
   CHECK(lines.empty());
 }
+
+TEST_CASE("an NCCL line starts a record; a wrapped one still joins", "[repair][wrap]") {
+  // NCCL_DEBUG lines (`host:pid:tid [device] NCCL …`), all as wide: records, never tails of the
+  // line before (a big NCCL log tried every line as one, at ~20 MB/s).
+  std::string nccl;
+  for (int i = 0; i < 6; ++i)
+    nccl += "node-3:4411:4490 [1] NCCL INFO Channel 0" + std::to_string(i) + "/0 : 1[1] -> 2[2] via P2P/IPC\n";
+  CHECK_FALSE(repair(nccl).copied);
+  // One wrapped by a 72-column terminal inside its message: the tail does not start with the
+  // header, and joins (formats.md, NCCL: `Cuda failure 'out of memory'`).
+  const std::string warn = "node-3:4411:4490 [1] include/alloc.h:103 NCCL WARN Cuda failure 'out of memory'";
+  const std::string text = nccl + terminal_wrap(warn, 72) + "\n" + nccl;
+  const auto r = repair(text);
+  const auto lines = lines_of(r.text);
+  REQUIRE(lines.size() > 6);
+  CHECK(lines[6] == warn);
+}
