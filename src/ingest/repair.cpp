@@ -284,26 +284,9 @@ std::vector<std::string> split_escaped(Sv line) {
 
 /// True when `s` starts like a log record of its own (a stamp, a bracketed or escaped prefix,
 /// a table border), so it is not the tail of the line before.
-/// NCCL's header, which every NCCL_DEBUG line carries: `node-3:4411:4490 [1] ` (host:pid:tid
-/// [device]; formats.md, NCCL).
-bool nccl_header(Sv s) {
-  std::size_t i = 0;
-  while (i < s.size() && i < 64 && (is_alpha(s[i]) || is_digit(s[i]) || s[i] == '-' || s[i] == '.' || s[i] == '_')) ++i;
-  for (int field = 0; field < 2; ++field) {  // :pid and :tid
-    if (i == 0 || i >= s.size() || s[i] != ':') return false;
-    const std::size_t digits = ++i;
-    while (i < s.size() && is_digit(s[i])) ++i;
-    if (i == digits) return false;
-  }
-  if (i + 3 >= s.size() || s[i] != ' ' || s[i + 1] != '[' || !is_digit(s[i + 2])) return false;
-  i += 2;
-  while (i < s.size() && is_digit(s[i])) ++i;
-  return i < s.size() && s[i] == ']';
-}
-
 bool starts_record(Sv s) {
   if (s.empty()) return true;
-  if (nccl_header(s)) return true;
+  if (nccl_tag_length(s) != 0) return true;  // NCCL_DEBUG: `node-3:4411:4490 [1] NCCL INFO …`
   const char c = s[0];
   if (c == '\x1b' || c == '[' || c == '<' || c == '{' || c == '|' || c == '+' || c == '#') return true;
   if (s.size() >= 8 && is_digit(s[0]) && is_digit(s[1])) {

@@ -904,6 +904,13 @@ void strip_ray_repeat(Sv& rest, PeeledLine& p) {
 
 }  // namespace
 
+std::size_t nccl_tag_length(Sv line) {
+  std::string host;
+  std::int64_t pid = 0;
+  int dev = 0;
+  return nccl_tag(line, host, pid, dev);
+}
+
 std::size_t read_iso_stamp(std::string_view s, PeeledTime& time) {
   if (s.size() < 19 || !digits_at(s, 0, 4) || s[4] != '-' || !digits_at(s, 5, 2) || s[7] != '-' ||
       !digits_at(s, 8, 2) || (s[10] != 'T' && s[10] != ' ' && s[10] != '_'))
