@@ -286,7 +286,7 @@ std::vector<std::string> split_escaped(Sv line) {
 /// a table border), so it is not the tail of the line before.
 bool starts_record(Sv s) {
   if (s.empty()) return true;
-  if (nccl_tag_length(s) != 0) return true;  // NCCL_DEBUG: `node-3:4411:4490 [1] NCCL INFO …`
+  if (nccl_prefix_length(s) != 0) return true;  // NCCL_DEBUG: `node-3:4411:4490 [1] NCCL INFO …`
   const char c = s[0];
   if (c == '\x1b' || c == '[' || c == '<' || c == '{' || c == '|' || c == '+' || c == '#') return true;
   if (s.size() >= 8 && is_digit(s[0]) && is_digit(s[1])) {

@@ -27,7 +27,7 @@ const std::vector<std::string>& fast_path_markers() {
   static const std::vector<std::string> kMarkers = [] {
     std::vector<std::string> markers = {
         "Traceback", "rror",     "CRITICAL", "atal",     "xception",     "FAILED", "Root Cause",
-        "\xe2\x95\xad", "exitcode", "Killed",   "ignal",    "NCCL",         "│",      "Failures:",
+        "\xe2\x95\xad", "exitcode", "Killed",   "ignal",    "│",      "Failures:",
         "process ", "(pid",     "spawned",  "out of memory"};
     // c10's glog header at error level or above (line_prefix.cpp, layer_glog_bracket): `[E0412 `,
     // `[E409 `, the old `[E ProcessGroupNCCL.cpp:474]`, and F and C likewise. Not a bare `[E`:
@@ -92,13 +92,15 @@ std::optional<std::int64_t> pid_after(Sv s, Sv anchor, std::size_t* where = null
   return v;
 }
 
-/// The `(Name … pid=N)` prefix `raw` starts with (colour codes and all, up to the `)` after its
-/// first `pid=`, within its first 160 bytes), or empty: what a worker prints before each line.
+/// The writer's prefix `raw` starts with, or empty: a `(Name … pid=N)` (colour codes and all, up
+/// to the `)` after its first `pid=`, within its first 160 bytes), what a worker prints before
+/// each line, or NCCL_DEBUG's `host:pid:tid [dev] `.
 Sv pid_prefix(Sv raw) {
   const Sv head = raw.substr(0, 160);
   const std::size_t at = head.find("pid=");
   const std::size_t close = at == Sv::npos ? Sv::npos : head.find(')', at);
-  return close == Sv::npos ? Sv() : raw.substr(0, close + 1);
+  if (close != Sv::npos) return raw.substr(0, close + 1);
+  return raw.substr(0, nccl_prefix_length(raw));  // NCCL_DEBUG's `host:pid:tid [dev] `
 }
 
 class AppLogParser {
@@ -176,8 +178,13 @@ bool AppLogParser::skippable(Sv raw, LiteralHit hit) const {
   if (esc != Sv::npos || raw.find("^[[") != Sv::npos) return false;
   const bool glog = raw.size() > 5 && std::string_view("IWEDCF").find(raw[0]) != Sv::npos && raw[1] >= '0' &&
                     raw[1] <= '9';
-  // A line naming a pid is skipped only behind a prefix already sighted: its process is known.
-  if (raw.find("pid") != Sv::npos || raw.find("PID") != Sv::npos || glog) return sighted;
+  // NCCL names its writer's pid in a tag: at the line's start it is a prefix like a worker's;
+  // anywhere else the line is peeled, as every line naming NCCL is.
+  static const text::LiteralSet kNccl({"NCCL"});
+  if (prefix.empty() && kNccl.any(raw)) return false;
+  // A line naming a pid (in its words or its writer's prefix) is skipped only behind a prefix
+  // already sighted: its process is known.
+  if (!prefix.empty() || raw.find("pid") != Sv::npos || raw.find("PID") != Sv::npos || glog) return sighted;
   // A line after which a bare traceback could open takes this line's stamp: kept lazily below.
   return true;
 }
@@ -206,7 +213,7 @@ void AppLogParser::line(std::int64_t seg, Sv raw, LiteralHit hit) {
   PeeledLine p = peel_line(raw, options_);
   const Sv msg = p.message;
   if (p.pid && sighted_prefixes_.size() < kMaxSightedPrefixes) {
-    // Remember a `(Name … pid=N)` prefix (with its colour codes) so repeats can skip peeling.
+    // Remember the writer's prefix (with its colour codes) so repeats can skip peeling.
     if (const Sv prefix = pid_prefix(raw); !prefix.empty()) sighted_prefixes_.emplace(prefix);
   }
   // A traceback opened on a bare line right after a stamped one (Python's logger.exception)

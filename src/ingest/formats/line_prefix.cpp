@@ -904,11 +904,16 @@ void strip_ray_repeat(Sv& rest, PeeledLine& p) {
 
 }  // namespace
 
-std::size_t nccl_tag_length(Sv line) {
+std::size_t nccl_prefix_length(Sv line) {
   std::string host;
   std::int64_t pid = 0;
   int dev = 0;
-  return nccl_tag(line, host, pid, dev);
+  if (const std::size_t n = nccl_tag(line, host, pid, dev)) return n;
+  std::size_t i = 0;  // behind a pdsh / mpirun `host: ` label, as layer_nccl takes it
+  while (i < line.size() && is_host_char(line[i])) ++i;
+  if (i == 0 || line.substr(i, 2) != ": ") return 0;
+  const std::size_t n = nccl_tag(line.substr(i + 2), host, pid, dev);
+  return n == 0 ? 0 : i + 2 + n;
 }
 
 std::size_t read_iso_stamp(std::string_view s, PeeledTime& time) {

@@ -70,9 +70,9 @@ std::set<std::string, std::less<>> pdsh_hosts(std::string_view text);
 /// Peels every recognised prefix of `raw` (ANSI colour first), outermost first.
 PeeledLine peel_line(std::string_view raw, const PeelOptions& options = {});
 
-/// The length of NCCL's debug tag `host:pid:tid [dev] ` at the start of `line` (every
-/// NCCL_DEBUG line has one; formats.md, NCCL), 0 when there is none.
-std::size_t nccl_tag_length(std::string_view line);
+/// The length of NCCL's debug tag `host:pid:tid [dev] ` at the start of `line`, behind a pdsh /
+/// mpirun `host: ` label or not (every NCCL_DEBUG line has one; formats.md, NCCL), else 0.
+std::size_t nccl_prefix_length(std::string_view line);
 
 /// Copies host, pid, rank, time, severity and the rank-like fields (tp_rank, dp_rank, …) of
 /// `peeled` into `event`. Stamps without a year get a wall time only when `year_hint` != 0.

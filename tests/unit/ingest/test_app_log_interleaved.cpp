@@ -115,3 +115,30 @@ TEST_CASE("c10's glog headers at error level are failure markers; a logger named
   CHECK(lines.count(32) == 1);  // [C409 …]: critical, as glog's C
   CHECK(lines.count(33) == 1);  // [F …]
 }
+
+TEST_CASE("NCCL_DEBUG lines: each writer's tag is a prefix sighted once; the fast path yields what peeling does",
+          "[app_log]") {
+  // formats.md, NCCL: `host:pid:tid [dev] NCCL INFO …`, behind a pdsh label or a stamp too.
+  std::string log;
+  for (int i = 0; i < 40; ++i) {
+    log += "gpu-node-17:12345:" + std::to_string(12400 + i % 3) + " [" + std::to_string(i % 3) +
+           "] NCCL INFO Channel " + std::to_string(i % 32) + "/0 : 0[0] -> 1[1] via P2P/IPC\n";
+    if (i == 10) log += "gpu-node-18: gpu-node-18:22410:22468 [3] NCCL INFO Channel 00/0 : 3[3] -> 4[4] via P2P/IPC\n";
+    if (i == 20) log += "[2026-04-09 00:47:22] gpu-node-19:7001:7002 [1] NCCL INFO comm 0x5581 rank 1 nranks 8 - Init COMPLETE\n";
+    if (i == 30)
+      log += "[2026-04-09 00:47:22] gpu-node-17:12345:12400 [3] include/alloc.h:103 NCCL WARN Cuda failure 'out of memory'\n";
+  }
+  const auto fast = parse(log, true), full = parse(log, false);
+  require_same_events(fast, full);
+  REQUIRE(fast.processes.size() == full.processes.size());
+  std::set<std::int64_t> pids;
+  for (std::size_t i = 0; i < fast.processes.size(); ++i) {
+    CHECK(fast.processes[i].pid == full.processes[i].pid);
+    CHECK(fast.processes[i].host == full.processes[i].host);
+    pids.insert(fast.processes[i].pid);
+  }
+  CHECK(pids == std::set<std::int64_t>{12345, 22410, 7001});
+  bool oom = false;
+  for (const auto& e : fast.events) oom = oom || e.kind == "nccl_error" || e.kind == "cuda_oom";
+  CHECK(oom);
+}
