@@ -9,17 +9,21 @@
 
 namespace culprit::ingest {
 
-text::LiteralList line_hit_list(const text::SignalSet& signals) {
+text::LiteralList line_hit_list(const std::vector<std::string>& app_log, const std::vector<std::string>& kernel_log) {
   std::map<std::string, std::uint32_t> bits;
   for (const std::string& anchor : anchor_literals()) bits[anchor] |= kAnchorHit;
-  for (const std::string& literal : signals.block_literals(fast_path_markers())) bits[literal] |= kAppLogHit;
-  for (const std::string& literal : signals.block_literals(kernel_log_markers())) bits[literal] |= kKernelLogHit;
+  for (const std::string& literal : app_log) bits[literal] |= kAppLogHit;
+  for (const std::string& literal : kernel_log) bits[literal] |= kKernelLogHit;
   text::LiteralList list;
   for (auto& [literal, id] : bits) {
     list.literals.push_back(literal);
     list.ids.push_back(id);
   }
   return list;
+}
+
+text::LiteralList line_hit_list(const text::SignalSet& signals) {
+  return line_hit_list(signals.block_literals(fast_path_markers()), signals.block_literals(kernel_log_markers()));
 }
 
 bool line_hits(std::string_view text, const std::vector<std::string_view>& lines, const text::SignalSet& signals,

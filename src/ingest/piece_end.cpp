@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cstring>
 #include <memory>
-#include <map>
 #include <string>
 #include <vector>
 
@@ -12,10 +11,9 @@
 #include "culprit/ingest/sniff.hpp"
 #include "culprit/text/block_scanner.hpp"
 #include "culprit/text/lines.hpp"
-#include "ingest/format_table.hpp"
-#include "ingest/line_hits.hpp"
 #include "ingest/formats/kernel_oom_report.hpp"
 #include "ingest/formats/line_prefix.hpp"
+#include "ingest/line_hits.hpp"
 #include "ingest/signal_events.hpp"
 
 namespace culprit::ingest {
@@ -39,18 +37,9 @@ constexpr std::size_t kMustSearchBytes = std::size_t{1} << 20;
 /// signal literals, so the ends do not depend on the rules or on --no-prefilter).
 const text::BlockScanner& opener_scanner() {
   static const auto scanner = [] {
-    std::map<std::string, std::uint32_t> bits;
-    for (const std::string& anchor : anchor_literals()) bits[anchor] |= kAnchorHit;
-    for (const std::string& marker : fast_path_markers()) bits[marker] |= kAppLogHit;
-    for (const std::string& marker : kernel_log_markers()) bits[marker] |= kKernelLogHit;
-    std::vector<std::string> literals;
-    std::vector<std::uint32_t> ids;
-    for (const auto& [literal, id] : bits) {
-      literals.push_back(literal);
-      ids.push_back(id);
-    }
-    return std::make_unique<const text::BlockScanner>(literals, text::BlockScanner::Engine::hyperscan,
-                                                      text::BlockScanner::kCompileAfterBytes, std::move(ids));
+    text::LiteralList list = line_hit_list(fast_path_markers(), kernel_log_markers());
+    return std::make_unique<const text::BlockScanner>(list.literals, text::BlockScanner::Engine::hyperscan,
+                                                      text::BlockScanner::kCompileAfterBytes, std::move(list.ids));
   }();
   return *scanner;
 }
