@@ -180,8 +180,7 @@ bool AppLogParser::skippable(Sv raw, LiteralHit hit) const {
                     raw[1] <= '9';
   // NCCL names its writer's pid in a tag: at the line's start it is a prefix like a worker's;
   // anywhere else the line is peeled, as every line naming NCCL is.
-  static const text::LiteralSet kNccl({"NCCL"});
-  if (prefix.empty() && kNccl.any(raw)) return false;
+  if (prefix.empty() && raw.find("NCCL") != Sv::npos) return false;
   // A line naming a pid (in its words or its writer's prefix) is skipped only behind a prefix
   // already sighted: its process is known.
   if (!prefix.empty() || raw.find("pid") != Sv::npos || raw.find("PID") != Sv::npos || glog) return sighted;

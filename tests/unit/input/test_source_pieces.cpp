@@ -203,9 +203,13 @@ TEST_CASE("inputs that are not lines, or that piece_end keeps whole, are one sou
     REQUIRE(s.size() == 1);
     CHECK(s[0].text.size() == utf16.size());
   }
-  SECTION("documentation") {
-    const TempFile file(mixed_log(static_cast<std::size_t>(3 * kPiece)), "README.md");
-    CHECK(read(file.path, o, d).size() <= 1);
+  SECTION("documentation: its code block is read whole") {
+    const std::string log = mixed_log(static_cast<std::size_t>(3 * kPiece));
+    const TempFile file("# Incident\n\n```\n" + log + "```\n", "README.md");
+    const auto s = read(file.path, o, d);
+    REQUIRE(s.size() == 1);
+    CHECK_FALSE(s[0].more);
+    CHECK(s[0].text.size() > static_cast<std::size_t>(kPiece));
   }
 }
 
