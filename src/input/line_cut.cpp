@@ -27,6 +27,20 @@ std::size_t find_terminator(std::string_view s, std::size_t from) {
 
 }  // namespace
 
+std::int64_t line_ends(std::string_view text) {
+  std::int64_t n = 0;
+  if (std::memchr(text.data(), '\r', text.size()) == nullptr) {
+    for (const char* p = text.data(); const void* nl = std::memchr(p, '\n', text.size() - (p - text.data()));) {
+      ++n;
+      p = static_cast<const char*>(nl) + 1;
+    }
+    return n;
+  }
+  for (std::size_t i = 0; i < text.size(); ++i)
+    if (text[i] == '\n' ? (i == 0 || text[i - 1] != '\r') : text[i] == '\r') ++n;
+  return n;
+}
+
 void LineCutter::append(std::string& out, std::string_view chunk) {
   read_ += static_cast<std::int64_t>(chunk.size());
   if (keep_ == 0 || state_ == State::off) {
@@ -173,9 +187,7 @@ LineCutter::Account LineCutter::take_front(std::string_view piece) {
   taken_ += taken.read_bytes;
   dropped_done_ = 0;
   // The piece's lines and the cut ones among them; the rest are numbered from the new start.
-  std::int64_t lines = 0;
-  for (std::size_t i = 0; i < end && !cuts_.empty(); ++i)
-    if (piece[i] == '\r' || (piece[i] == '\n' && (i == 0 || piece[i - 1] != '\r'))) ++lines;
+  const std::int64_t lines = taken.lines = line_ends(piece);
   auto next = cuts_.begin();
   if (next != cuts_.end() && next->line <= lines) {
     taken.first_cut_line = next->line;
@@ -196,6 +208,6 @@ LineCutter::Account LineCutter::take_front(std::string_view piece) {
   return taken;
 }
 
-LineCutter::Account LineCutter::rest() const { return {read_ - taken_, first_cut_line(), first_cut_bytes()}; }
+LineCutter::Account LineCutter::rest() const { return {0, read_ - taken_, first_cut_line(), first_cut_bytes()}; }
 
 }  // namespace culprit::input::detail

@@ -14,6 +14,9 @@
 
 namespace culprit::input::detail {
 
+/// Lines that end in `text` as ingest counts them: \n, \r\n (once) and a lone \r.
+std::int64_t line_ends(std::string_view text);
+
 /// True when `head`, an input's first bytes, reads as lines of text: no UTF-16 byte-order mark
 /// and no NUL in its first 4 KiB (UTF-16 without one), not an archive's magic.
 bool reads_as_lines(std::string_view head);
@@ -48,6 +51,7 @@ class LineCutter {
   /// What the cutter knows of a piece of the input: the bytes it stood for as read, and its
   /// first cut line (1-based in the piece, 0: none) with that line's whole length.
   struct Account {
+    std::int64_t lines = 0;  ///< the lines that end in the piece (take_front; rest() leaves 0)
     std::int64_t read_bytes = 0;
     std::int64_t first_cut_line = 0;
     std::int64_t first_cut_bytes = 0;

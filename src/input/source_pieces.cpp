@@ -2,11 +2,10 @@
 #include "input/source_pieces.hpp"
 
 #include <algorithm>
-#include <cstring>
 #include <mutex>
 #include <string>
-#include <vector>
 #include <utility>
+#include <vector>
 
 #include "input/documentation.hpp"
 
@@ -53,21 +52,6 @@ std::string text_with_room(std::size_t bytes) {
   text.clear();
   text.reserve(bytes);
   return text;
-}
-
-/// Lines that end in `text` as ingest counts them: \n, \r\n (once) and a lone \r.
-std::int64_t line_ends(std::string_view text) {
-  std::int64_t n = 0;
-  if (std::memchr(text.data(), '\r', text.size()) == nullptr) {
-    for (const char* p = text.data(); const void* nl = std::memchr(p, '\n', text.size() - (p - text.data()));) {
-      ++n;
-      p = static_cast<const char*>(nl) + 1;
-    }
-    return n;
-  }
-  for (std::size_t i = 0; i < text.size(); ++i)
-    if (text[i] == '\n' ? (i == 0 || text[i - 1] != '\r') : text[i] == '\r') ++n;
-  return n;
 }
 
 /// The last line start in `text` that follows a whole terminator (not the \r of a \r\n whose
@@ -144,7 +128,7 @@ void SourcePieces::split() {
   taken.resize(end);
   piece.text = std::move(taken);
   account(piece, piece.text.size(), a);
-  src_.first_line += line_ends(piece.text);
+  src_.first_line += a.lines;
   ++pieces_;
   next_try_ = piece_bytes_;
   ctx_.emit(piece);
