@@ -30,8 +30,17 @@ bool line_hits(std::string_view text, const std::vector<std::string_view>& lines
                std::vector<std::uint8_t>& out) {
   static const int kKey = 0;  // this list's place in the signal set's scanners
   const auto scanner = signals.block_scanner(&kKey, [&signals] { return line_hit_list(signals); });
+  return scanner && line_hits(text, lines, *scanner, 0, out);
+}
+
+bool line_hits(std::string_view text, const std::vector<std::string_view>& lines, const text::BlockScanner& scanner,
+               std::uint8_t unknown_ids, std::vector<std::uint8_t>& out) {
   std::vector<text::BlockScanner::LineIds> hits;
-  if (!scanner || !scanner->hit_line_ids(text, hits)) return false;
+  if (!scanner.hit_line_ids(text, hits)) {
+    std::vector<std::size_t> ends;
+    if (unknown_ids == 0 || !scanner.hit_lines(text, ends)) return false;
+    for (const std::size_t end : ends) hits.push_back({end, unknown_ids});
+  }
   out.assign(lines.size(), 0);
   // Hits come in order of their line; a hit ends in line k when begin < end <= begin + size.
   std::size_t k = 0;

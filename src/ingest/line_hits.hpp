@@ -37,6 +37,10 @@ text::LiteralList line_hit_list(const std::vector<std::string>& app_log, const s
 /// literal, no database is ready): each caller then makes its own checks, as before.
 bool line_hits(std::string_view text, const std::vector<std::string_view>& lines, const text::SignalSet& signals,
                std::vector<std::uint8_t>& out);
+/// The same pass with `scanner` (ids: LineHitBit bits). Where it tells no ids (no Hyperscan), each
+/// line with a hit gets `unknown_ids`, or, when that is 0, false.
+bool line_hits(std::string_view text, const std::vector<std::string_view>& lines, const text::BlockScanner& scanner,
+               std::uint8_t unknown_ids, std::vector<std::uint8_t>& out);
 
 /// A line parser's LiteralHit for each line of its text: the input's one pass (the parser's bit)
 /// where the pipeline ran it for this very text, else the parser's own block pass over the text

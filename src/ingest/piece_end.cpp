@@ -46,7 +46,7 @@ const text::BlockScanner& opener_scanner() {
 
 /// The hits that break a quiet stretch in text of this format: the anchors and the markers of
 /// the parser that reads it (a kernel log's `(pid` is no app-log line's); all where unknown.
-std::uint32_t opener_bits(std::string_view format) {
+std::uint8_t opener_bits(std::string_view format) {
   if (format == format::kKernelLog) return kAnchorHit | kKernelLogHit;
   if (format == format::kAppLog) return kAnchorHit | kAppLogHit;
   return kAnchorHit | kAppLogHit | kKernelLogHit;
@@ -88,25 +88,18 @@ std::size_t quiet_piece_end(std::string_view text, bool must) {
     lines.pop_back();
   if (!lines.empty() && lines.back().data() + lines.back().size() == region.data() + region.size()) lines.pop_back();
   // Lines with a hit of the region's parser (any hit where the ids are not told: no Hyperscan).
-  const std::uint32_t bits = opener_bits(sniff_format(region.substr(0, std::min(region.size(), kHeadBytes))));
-  std::vector<text::BlockScanner::LineIds> hits;
-  if (!opener_scanner().hit_line_ids(region, hits)) {
-    std::vector<std::size_t> ends;
-    opener_scanner().hit_lines(region, ends);  // a `hyperscan` scanner scans every block
-    for (std::size_t end : ends) hits.push_back({end, bits});
-  }
+  const std::uint8_t bits = opener_bits(sniff_format(region.substr(0, std::min(region.size(), kHeadBytes))));
+  std::vector<std::uint8_t> line_bits;
+  if (!line_hits(region, lines, opener_scanner(), bits, line_bits))  // a `hyperscan` scanner scans every block
+    line_bits.assign(lines.size(), bits);                             // else: nothing is known quiet
   // before[k]: lines without an opener just before line k; after[k]: from line k on. A task
   // table's row counts as one (the report is open), and a piece never ends between two rows.
   const std::size_t n = lines.size();
   std::vector<std::size_t> before(n + 1, 0), after(n + 1, 0);
   std::vector<bool> hit(n, false), row(n, false);
-  std::size_t h = 0;
   for (std::size_t k = 0; k < n; ++k) {
-    const auto begin = static_cast<std::size_t>(lines[k].data() - region.data());
-    while (h < hits.size() && hits[h].end <= begin) ++h;
-    hit[k] = h < hits.size() && hits[h].end <= begin + lines[k].size() && (hits[h].ids & bits) != 0;
     row[k] = (bits & kKernelLogHit) != 0 && kernel::looks_like_task_row(lines[k]);
-    hit[k] = hit[k] || row[k];
+    hit[k] = (line_bits[k] & bits) != 0 || row[k];
     before[k + 1] = hit[k] ? 0 : before[k] + 1;
   }
   for (std::size_t k = n; k-- > 0;) after[k] = hit[k] ? 0 : after[k + 1] + 1;
