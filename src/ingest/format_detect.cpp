@@ -10,6 +10,7 @@
 #include "culprit/text/lines.hpp"
 #include "culprit/text/pattern.hpp"
 #include "ingest/formats/cgroup_memory.hpp"
+#include "ingest/formats/kernel_oom_report.hpp"
 #include "ingest/formats/kernel_stamp.hpp"
 #include "ingest/formats/meminfo.hpp"
 #include "ingest/formats/proc_stack.hpp"
@@ -124,8 +125,7 @@ bool is_oom_report_line(std::string_view line) {
 /// Kernel text without a stamp (console captures, `dmesg -t`): OOM report anchors and task rows,
 /// NVIDIA driver (NVRM) and NVSwitch lines.
 bool is_kernel_content(std::string_view line) {
-  static const text::Pattern task_row(R"(^\[\s*\d+\]\s+\d+\s+\d+\s+\d+)");
-  return contains(line, " invoked oom-killer: ") || (starts_with(line, "[") && task_row.matches(line)) || starts_with(line, "oom-kill:constraint=") ||
+  return contains(line, " invoked oom-killer: ") || kernel::is_task_row(line) || starts_with(line, "oom-kill:constraint=") ||
          contains(line, "Killed process ") || starts_with(line, "Mem-Info:") ||
          starts_with(line, "Tasks state (memory values in pages)") || contains(line, "NVRM: ") ||
          contains(line, ": SXid (") || is_oom_report_line(line);
@@ -393,7 +393,7 @@ bool ps_shape(std::string_view line) {
 
 bool kernel_shape(std::string_view line) {
   if (is_kernel_line(line)) return true;
-  // A task row `[  1234]     0  1234 …` (is_kernel_content's task_row), here or behind a
+  // A task row `[  1234]     0  1234 …` (kernel::is_task_row), here or behind a
   // prefix: a `]` after a digit, then blanks and a digit.
   for (size_t p = line.find(']'); p != std::string_view::npos; p = line.find(']', p + 1)) {
     if (p == 0 || !std::isdigit(static_cast<unsigned char>(line[p - 1]))) continue;

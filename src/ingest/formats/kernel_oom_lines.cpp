@@ -386,21 +386,32 @@ const std::vector<std::string>& block_opener_words() {
   return kWords;
 }
 
-bool looks_like_task_row(std::string_view line) {
-  // The row's `[` follows the stamp's `] ` (dmesg) or the `kernel: ` of syslog / journal text.
-  const std::size_t head = std::min<std::size_t>(line.size(), 96);
-  for (std::size_t i = line.find('[', 1); i < head; i = line.find('[', i + 1)) {
-    if (line[i - 1] != ' ') continue;
-    std::size_t j = i + 1;
-    while (j < line.size() && line[j] == ' ') ++j;
-    const std::size_t digits = j;
-    while (j < line.size() && line[j] >= '0' && line[j] <= '9') ++j;
-    if (j == digits || j >= line.size() || line[j] != ']') continue;
-    // Then columns of numbers: spaces, then a digit.
-    const std::size_t columns = ++j;
-    while (j < line.size() && line[j] == ' ') ++j;
-    return j > columns && j < line.size() && line[j] >= '0' && line[j] <= '9';
+bool is_task_row(std::string_view message) {
+  // `^\[\s*\d+\]\s+\d+\s+\d+\s+\d+`, by hand (RE2's \s: space, \t, \n, \f, \r).
+  auto space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r'; };
+  auto digit = [](char c) { return c >= '0' && c <= '9'; };
+  std::size_t i = 0;
+  if (message.empty() || message[i++] != '[') return false;
+  while (i < message.size() && space(message[i])) ++i;
+  const std::size_t pid = i;
+  while (i < message.size() && digit(message[i])) ++i;
+  if (i == pid || i >= message.size() || message[i++] != ']') return false;
+  for (int column = 0; column < 3; ++column) {  // uid, tgid, total_vm
+    const std::size_t gap = i;
+    while (i < message.size() && space(message[i])) ++i;
+    const std::size_t number = i;
+    while (i < message.size() && digit(message[i])) ++i;
+    if (number == gap || i == number) return false;  // \s+ then \d+
   }
+  return true;
+}
+
+bool looks_like_task_row(std::string_view line) {
+  // The row's `[` starts the line (`dmesg -t`), follows the stamp's `] ` (dmesg), the `kernel: `
+  // of syslog / journal text, or the `;` of a /dev/kmsg record.
+  const std::size_t head = std::min<std::size_t>(line.size(), 96);
+  for (std::size_t i = line.find('['); i < head; i = line.find('[', i + 1))
+    if ((i == 0 || line[i - 1] == ' ' || line[i - 1] == ';') && is_task_row(line.substr(i))) return true;
   return false;
 }
 

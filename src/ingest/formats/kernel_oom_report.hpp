@@ -29,9 +29,12 @@ enum class Feed {
 /// summary, a memory.oom.group line or a kill line. `Mem-Info:` alone does not (page
 /// allocation failures and sysrq-m print it too).
 bool opens_block(std::string_view message);
-/// True when a kernel-log line (its stamp or syslog prefix not peeled) is a row of an OOM
-/// report's task table, `[ <pid>]  <uid> <tgid> …`: the one part of a report that runs for
-/// thousands of lines without a block opener word. A byte check, for ingest::quiet_piece_end.
+/// True when `message` (prefixes peeled) is a row of an OOM report's task table,
+/// `[ <pid>]  <uid> <tgid> <total_vm> …`: the one part of a report that runs for thousands of
+/// lines without a block opener word. A byte check.
+bool is_task_row(std::string_view message);
+/// The same for a whole kernel-log line, its stamp or syslog prefix not peeled (the row starts
+/// the line or follows a space or a /dev/kmsg record's `;`), for ingest::quiet_piece_end.
 bool looks_like_task_row(std::string_view line);
 /// Words one of which every line opens_block() takes holds (ASCII case folded): a line without
 /// any cannot open a block.
