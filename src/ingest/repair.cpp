@@ -286,7 +286,6 @@ std::vector<std::string> split_escaped(Sv line) {
 /// a table border), so it is not the tail of the line before.
 bool starts_record(Sv s) {
   if (s.empty()) return true;
-  if (nccl_prefix_length(s) != 0) return true;  // NCCL_DEBUG: `node-3:4411:4490 [1] NCCL INFO …`
   const char c = s[0];
   if (c == '\x1b' || c == '[' || c == '<' || c == '{' || c == '|' || c == '+' || c == '#') return true;
   if (s.size() >= 8 && is_digit(s[0]) && is_digit(s[1])) {
@@ -308,7 +307,7 @@ bool starts_record(Sv s) {
     while (i < s.size() && i < 48 && (is_alpha(s[i]) || is_digit(s[i]) || s[i] == '_' || s[i] == '.')) ++i;
     if (i + 1 < s.size() && s[i] == ':' && s[i + 1] == ' ') return true;
   }
-  return false;
+  return nccl_prefix_length(s) != 0;  // NCCL_DEBUG: `node-3:4411:4490 [1] NCCL INFO …`
 }
 
 /// Signal ids a raw line's peeled message matches, with the captures each filled.
@@ -339,19 +338,18 @@ class Joiner {
     return p;
   }
 
-  /// Could a literal lie across the seam of `left` + `sep` + `right`: in the last seam_bytes() of
-  /// `left`, `sep` and the start of `right` (one wholly in a piece is that piece's hit()). Exact;
-  /// with the prefilter off, always yes.
-  bool seam_hit(Sv left, Sv sep, Sv right) const {
-    if (!signals_.prefilter()) return true;
-    const std::size_t k = seam_bytes();
+  /// Could some signal's literal lie in `joined`, built from `left` + `sep` + `right`? Exact
+  /// (a literal in either piece, or across the seam); with the prefilter off, always yes.
+  bool may_match(bool left_hit, Sv left, Sv sep, Sv right, bool& right_hit) const {
+    if (!signals_.prefilter()) return right_hit = true;
+    right_hit = signals_.candidate(right) || has_escape(right);
+    if (left_hit || right_hit) return true;
+    const std::size_t k = max_literal_ > 0 ? max_literal_ - 1 : 0;
     std::string seam(left.substr(left.size() > k ? left.size() - k : 0));
     seam += sep;
     seam += right.substr(0, std::min(k, right.size()));
     return signals_.candidate(seam);
   }
-  /// The bytes of each side a seam check reads: one less than the longest literal.
-  std::size_t seam_bytes() const { return max_literal_ > 0 ? max_literal_ - 1 : 0; }
 
   bool hit(Sv s) const { return !signals_.prefilter() || signals_.candidate(s) || has_escape(s); }
 
@@ -597,13 +595,6 @@ void Repairer::join_wraps() {
     if (!profiles[i]) profiles[i] = joiner.profile(lines_[i].text);
     return *profiles[i];
   };
-  // A chain from each line tries the lines after it, so each line's hit() and each seam's check
-  // are asked once and kept (a seam when its left side is one line: the line is long enough).
-  std::vector<signed char> line_hit(lines_.size(), -1), seam_hit(lines_.size(), -1);
-  auto hit_of = [&](std::size_t k) {
-    if (line_hit[k] < 0) line_hit[k] = joiner.hit(lines_[k].text) ? 1 : 0;
-    return line_hit[k] == 1;
-  };
   constexpr std::size_t kMaxPieces = 8;
   std::vector<RLine> out;
   bool joined_any = false;
@@ -621,7 +612,7 @@ void Repairer::join_wraps() {
     std::string best_text;
     if (i + 1 < lines_.size() && !text::trim(first.text).empty() && continues(i)) {
       std::string cur(first.text);
-      bool cur_hit = hit_of(i);
+      bool cur_hit = joiner.hit(cur);
       std::vector<const Profile*> pieces;
       for (std::size_t k = i; k + 1 < lines_.size() && k + 1 - i < kMaxPieces && continues(k); ++k) {
         const bool fixed = width > 0 && lines_[k].text.size() == width;
@@ -629,19 +620,8 @@ void Repairer::join_wraps() {
         const Sv sep = fixed ? Sv() : Sv(" ");
         const Sv right = fixed ? next : text::trim_left(next);
         if (!fixed) cur.resize(trim_right(cur).size());
-        // Could a signal's literal lie in the join? In a piece (`next` holds one where `right`
-        // does: literals are trimmed), or across the seam.
-        const bool right_hit = hit_of(k + 1);
-        bool may = cur_hit || right_hit;
-        if (!may) {
-          const bool one_line = (fixed ? lines_[k].text : trim_right(lines_[k].text)).size() >= joiner.seam_bytes();
-          if (!one_line) {
-            may = joiner.seam_hit(cur, sep, right);
-          } else {
-            if (seam_hit[k] < 0) seam_hit[k] = joiner.seam_hit(cur, sep, right) ? 1 : 0;
-            may = seam_hit[k] == 1;
-          }
-        }
+        bool right_hit = false;
+        const bool may = joiner.may_match(cur_hit, cur, sep, right, right_hit);
         if (!may && !fixed) break;
         cur += sep;
         cur += right;
