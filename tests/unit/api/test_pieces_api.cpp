@@ -10,24 +10,17 @@
 
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <string>
 
 #include "culprit/culprit.hpp"
 #include "culprit/ingest/pipeline.hpp"
 #include "culprit/input/reader.hpp"
 #include "unit/api/api_samples.hpp"
+#include "unit/ingest/fixture_files.hpp"
 
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
 
 /// Routine application lines: nothing a parser acts on, no stamp to move the timeline.
 std::string padding(int from, int lines) {
@@ -47,7 +40,7 @@ void copy_padded(const fs::path& inputs, const fs::path& to) {
       continue;
     }
     if (!entry.is_regular_file()) continue;
-    std::string text = read_file(entry.path());
+    std::string text = culprit::test::read_fixture(entry.path());
     if (culprit::ingest::reads_in_pieces(text)) {
       if (!text.empty() && text.back() != '\n') text += '\n';
       text = before + text + after;

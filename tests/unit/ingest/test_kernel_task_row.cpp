@@ -5,14 +5,13 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include "culprit/text/lines.hpp"
 #include "culprit/text/pattern.hpp"
 #include "ingest/formats/kernel_oom_report.hpp"
 #include "ingest/formats/kernel_stamp.hpp"
+#include "unit/ingest/fixture_files.hpp"
 
 namespace fs = std::filesystem;
 using culprit::ingest::kernel::is_task_row;
@@ -37,14 +36,11 @@ TEST_CASE("is_task_row says what the task-row regex says", "[kernel]") {
     CHECK(is_task_row(message) == regex().matches(message));
   }
   int rows = 0;
-  for (const auto& entry : fs::directory_iterator(fs::path(CULPRIT_SOURCE_DIR) / "fixtures" / "formats" / "kernel")) {
-    std::ifstream in(entry.path(), std::ios::binary);
-    std::stringstream text;
-    text << in.rdbuf();
-    const std::string all = text.str();
+  for (const fs::path& path : culprit::test::format_fixtures("kernel")) {
+    const std::string all = culprit::test::read_fixture(path);
     for (const std::string_view line : culprit::text::split_lines(all)) {
       const auto kl = culprit::ingest::kernel::parse_kernel_line(line, 0);
-      INFO(entry.path().filename().string() << ": " << line);
+      INFO(path.filename().string() << ": " << line);
       CHECK(is_task_row(kl.message) == regex().matches(kl.message));
       if (is_task_row(kl.message)) {
         ++rows;
