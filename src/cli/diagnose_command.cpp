@@ -18,6 +18,7 @@
 #include "cli/shared_options.hpp"
 #include "cli/option_checks.hpp"
 #include "cli/interrupt.hpp"
+#include "cli/process_end.hpp"
 #include "culprit/culprit.hpp"
 
 namespace culprit::cli {
@@ -150,7 +151,8 @@ int run_diagnose(const std::vector<std::string>& args) {
     fmt::print(stderr, "culprit: {}\n", why->message);
     return kExitError;
   }
-  const auto rules = culprit::Rules::load(o.rule_dirs, !o.no_prefilter);
+  // Kept to the end of the process (process_end.hpp), as is the analysis below.
+  const auto& rules = keep_until_exit(culprit::Rules::load(o.rule_dirs, !o.no_prefilter));
   for (const auto& p : rules.problems()) fmt::print(stderr, "{}\n", p.to_string());
   // A broken rule is named above and left out; the others still diagnose, and the exit code
   // says there were errors.
@@ -172,7 +174,7 @@ int run_diagnose(const std::vector<std::string>& args) {
   if (!options.db_path.empty()) db_guard.emplace(options.db_path);
   std::vector<culprit::Input> inputs;
   for (const auto& path : o.inputs) inputs.push_back(culprit::Input::file(path));
-  const auto result = culprit::analyze(inputs, options, rules);
+  const auto& result = keep_until_exit(culprit::analyze(inputs, options, rules));
   core::Diagnostics problems = result ? result->diagnostics : result.error().diagnostics;
   if (!o.db.empty()) {
     // The timeline is kept whenever it was written, also when no input could be read.

@@ -18,6 +18,7 @@
 #include "cli/commands.hpp"
 #include "cli/interrupt.hpp"
 #include "cli/option_checks.hpp"
+#include "cli/process_end.hpp"
 #include "cli/scan_support.hpp"
 #include "cli/version.hpp"
 
@@ -51,51 +52,56 @@ void shape_heap() {
 #endif
 }
 
+/// Runs the command `args` name and returns its exit code.
+int dispatch(const std::vector<std::string>& args) {
+  if (args.empty()) {
+    std::fputs(culprit::cli::usage_text().c_str(), stderr);
+    return culprit::cli::kExitError;
+  }
+  const std::string& first = args[0];
+  if (first == "--help" || first == "-h" || first == "help") {
+    std::fputs(culprit::cli::usage_text().c_str(), stdout);
+    return 0;
+  }
+  if (first == "--version" || first == "-V") {
+    fmt::print("{}", culprit::cli::version_text());
+    return 0;
+  }
+  // Hidden: the build generates the man page and the shell completions with it.
+  if (first == "--generate") return culprit::cli::run_generate({args.begin() + 1, args.end()});
+  std::vector<std::string> rest(args.begin() + 1, args.end());
+  if (first == "diagnose") return culprit::cli::run_diagnose(rest);
+  if (first == "timeline") return culprit::cli::run_timeline(rest);
+  if (first == "query") return culprit::cli::run_query(rest);
+  if (first == "rules") return culprit::cli::run_rules(rest);
+  if (first == "scan") return culprit::cli::run_scan(rest);
+  if (first == "merge") return culprit::cli::run_merge(rest);
+  if (first == "run") return culprit::cli::run_run(rest);
+  if (first == "collect") return culprit::cli::run_collect(rest);
+  // Not a command: inputs to diagnose — unless it names no file and is a command's typo.
+  std::error_code ec;
+  if (first != "-" && first[0] != '-' && !std::filesystem::exists(first, ec)) {
+    std::vector<std::string> commands;
+    for (const auto& c : culprit::cli::command_table()) commands.push_back(c.name.substr(0, c.name.find(' ')));
+    if (auto near = culprit::cli::near_command(first, commands)) {
+      fmt::print(stderr, "culprit: '{}' is neither a command nor an input file (did you mean `culprit {}`?)\n",
+                 first, *near);
+      return culprit::cli::kExitError;
+    }
+  }
+  return culprit::cli::run_diagnose(args);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   shape_heap();
   culprit::cli::install_interrupt_handlers();
+  int code = culprit::cli::kExitError;
   try {
-    std::vector<std::string> args(argv + 1, argv + argc);
-    if (args.empty()) {
-      std::fputs(culprit::cli::usage_text().c_str(), stderr);
-      return culprit::cli::kExitError;
-    }
-    const std::string& first = args[0];
-    if (first == "--help" || first == "-h" || first == "help") {
-      std::fputs(culprit::cli::usage_text().c_str(), stdout);
-      return 0;
-    }
-    if (first == "--version" || first == "-V") {
-      fmt::print("{}", culprit::cli::version_text());
-      return 0;
-    }
-    // Hidden: the build generates the man page and the shell completions with it.
-    if (first == "--generate") return culprit::cli::run_generate({args.begin() + 1, args.end()});
-    std::vector<std::string> rest(args.begin() + 1, args.end());
-    if (first == "diagnose") return culprit::cli::run_diagnose(rest);
-    if (first == "timeline") return culprit::cli::run_timeline(rest);
-    if (first == "query") return culprit::cli::run_query(rest);
-    if (first == "rules") return culprit::cli::run_rules(rest);
-    if (first == "scan") return culprit::cli::run_scan(rest);
-    if (first == "merge") return culprit::cli::run_merge(rest);
-    if (first == "run") return culprit::cli::run_run(rest);
-    if (first == "collect") return culprit::cli::run_collect(rest);
-    // Not a command: inputs to diagnose — unless it names no file and is a command's typo.
-    std::error_code ec;
-    if (first != "-" && first[0] != '-' && !std::filesystem::exists(first, ec)) {
-      std::vector<std::string> commands;
-      for (const auto& c : culprit::cli::command_table()) commands.push_back(c.name.substr(0, c.name.find(' ')));
-      if (auto near = culprit::cli::near_command(first, commands)) {
-        fmt::print(stderr, "culprit: '{}' is neither a command nor an input file (did you mean `culprit {}`?)\n",
-                   first, *near);
-        return culprit::cli::kExitError;
-      }
-    }
-    return culprit::cli::run_diagnose(args);
+    code = dispatch({argv + 1, argv + argc});
   } catch (const std::exception& e) {
     fmt::print(stderr, "culprit: internal error: {}\n", e.what());
-    return culprit::cli::kExitError;
   }
+  culprit::cli::end_process(code);
 }
