@@ -3,6 +3,8 @@
 
 #include <sqlite3.h>
 
+#include "sqlite_memory.hpp"
+
 #include <fmt/format.h>
 
 #include <cstdlib>
@@ -59,7 +61,10 @@ sqlite3* Database::connect(const std::string& path, int flags, std::string& erro
   // instructions, most of them while queries are prepared). A process that started SQLite before
   // (Python's sqlite3 in the same interpreter) keeps its settings: sqlite3_config refuses then.
   static std::once_flag configured;
-  std::call_once(configured, [] { sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0); });
+  std::call_once(configured, [] {
+    sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+    sqlite_memory::install();
+  });
   // A Database is one thread's (see the header): its connection needs no mutex of its own.
   sqlite3* db = nullptr;
   if (sqlite3_open_v2(path.c_str(), &db, flags | SQLITE_OPEN_NOMUTEX, nullptr) == SQLITE_OK) return db;

@@ -1,0 +1,209 @@
+#include "sqlite_memory.hpp"
+
+#include <sqlite3.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+
+namespace culprit::store::sqlite_memory {
+namespace {
+
+/// Every block starts with a header that holds its usable size; SQLite needs 8-byte alignment.
+constexpr std::size_t kHeader = 8;
+constexpr int kGranule = 16;
+constexpr int kClasses = kLargest / kGranule;  ///< sizes 16, 32, … kLargest
+constexpr std::size_t kChunkBytes = std::size_t{64} << 10;
+
+int class_of(int bytes) { return (bytes - 1) / kGranule; }  // bytes in 1..kLargest
+int class_bytes(int c) { return (c + 1) * kGranule; }
+
+struct FreeBlock {
+  FreeBlock* next;
+};
+
+std::int64_t& header(void* block) { return *reinterpret_cast<std::int64_t*>(static_cast<char*>(block) - kHeader); }
+
+/// Blocks of threads that have ended, by class, for the threads that come after.
+struct Depot {
+  std::mutex mutex;
+  FreeBlock* lists[kClasses] = {};
+  std::atomic<bool> stocked[kClasses] = {};
+
+  void put(int c, FreeBlock* first) {
+    if (!first) return;
+    FreeBlock* last = first;
+    while (last->next) last = last->next;
+    const std::lock_guard<std::mutex> lock(mutex);
+    last->next = lists[c];
+    lists[c] = first;
+    stocked[c].store(true, std::memory_order_relaxed);
+  }
+  FreeBlock* take(int c) {
+    if (!stocked[c].load(std::memory_order_relaxed)) return nullptr;
+    const std::lock_guard<std::mutex> lock(mutex);
+    FreeBlock* all = lists[c];
+    lists[c] = nullptr;
+    stocked[c].store(false, std::memory_order_relaxed);
+    return all;
+  }
+};
+
+Depot& depot() {
+  static auto* const kDepot = new Depot();  // never freed: threads may end after main returns
+  return *kDepot;
+}
+
+/// One thread's lists and chunk. Trivially destructible, so it stays usable while the thread's
+/// other thread-locals are destroyed (a spare database closes then); `state` says whether it
+/// was handed to the depot, after which blocks go straight to the depot.
+struct ThreadLists {
+  enum State : unsigned char { unused, active, ended };
+  State state;
+  FreeBlock* lists[kClasses];
+  char* carve;
+  char* carve_end;
+};
+thread_local ThreadLists mine{};
+
+void hand_over(ThreadLists& t) {
+  for (int c = 0; c < kClasses; ++c) {
+    depot().put(c, t.lists[c]);
+    t.lists[c] = nullptr;
+  }
+  // The rest of the chunk, as blocks of the largest class.
+  constexpr std::size_t kStep = kHeader + kLargest;
+  FreeBlock* rest = nullptr;
+  while (t.carve && static_cast<std::size_t>(t.carve_end - t.carve) >= kStep) {
+    auto* block = reinterpret_cast<FreeBlock*>(t.carve + kHeader);
+    header(block) = kLargest;
+    block->next = rest;
+    rest = block;
+    t.carve += kStep;
+  }
+  depot().put(kClasses - 1, rest);
+  t.carve = t.carve_end = nullptr;
+  t.state = ThreadLists::ended;
+}
+
+/// Hands the thread's lists over when the thread ends.
+struct ThreadEnd {
+  ~ThreadEnd() { hand_over(mine); }
+};
+
+/// The calling thread's lists, set to be handed over when the thread ends.
+ThreadLists& this_thread() {
+  ThreadLists& t = mine;
+  if (t.state == ThreadLists::unused) {
+    thread_local ThreadEnd end;  // constructed once per thread, destroyed when it ends
+    t.state = ThreadLists::active;
+  }
+  return t;
+}
+
+void* carve(ThreadLists& t, int c) {
+  const std::size_t step = kHeader + static_cast<std::size_t>(class_bytes(c));
+  if (!t.carve || static_cast<std::size_t>(t.carve_end - t.carve) < step) {
+    auto* chunk = static_cast<char*>(std::malloc(kChunkBytes));
+    if (!chunk) return nullptr;
+    t.carve = chunk;
+    t.carve_end = chunk + kChunkBytes;
+  }
+  void* block = t.carve + kHeader;
+  t.carve += step;
+  header(block) = class_bytes(c);
+  return block;
+}
+
+}  // namespace
+
+void* allocate(int bytes) {
+  if (bytes <= 0) bytes = 1;
+  if (bytes > kLargest) {
+    const int rounded = round_up(bytes);
+    auto* raw = static_cast<char*>(std::malloc(kHeader + static_cast<std::size_t>(rounded)));
+    if (!raw) return nullptr;
+    void* block = raw + kHeader;
+    header(block) = rounded;
+    return block;
+  }
+  const int c = class_of(bytes);
+  ThreadLists& t = this_thread();
+  if (t.state == ThreadLists::ended) {  // the thread is ending: serve from the depot or malloc
+    if (FreeBlock* all = depot().take(c)) {
+      depot().put(c, all->next);
+      return all;
+    }
+    auto* raw = static_cast<char*>(std::malloc(kHeader + static_cast<std::size_t>(class_bytes(c))));
+    if (!raw) return nullptr;
+    header(raw + kHeader) = class_bytes(c);
+    return raw + kHeader;
+  }
+  if (!t.lists[c]) t.lists[c] = depot().take(c);
+  if (FreeBlock* block = t.lists[c]) {
+    t.lists[c] = block->next;
+    return block;
+  }
+  return carve(t, c);
+}
+
+void release(void* block) {
+  if (!block) return;
+  const std::int64_t bytes = header(block);
+  if (bytes > kLargest) {
+    std::free(static_cast<char*>(block) - kHeader);
+    return;
+  }
+  const int c = class_of(static_cast<int>(bytes));
+  auto* node = static_cast<FreeBlock*>(block);
+  ThreadLists& t = this_thread();
+  if (t.state == ThreadLists::ended) {
+    node->next = nullptr;
+    depot().put(c, node);
+    return;
+  }
+  node->next = t.lists[c];
+  t.lists[c] = node;
+}
+
+void* reallocate(void* block, int bytes) {
+  if (!block) return allocate(bytes);
+  const int have = size_of(block);
+  if (bytes > 0 && bytes <= have && (have > kLargest || bytes > have / 2)) return block;
+  void* fresh = allocate(bytes);
+  if (!fresh) return nullptr;
+  std::memcpy(fresh, block, static_cast<std::size_t>(std::min(have, std::max(bytes, 1))));
+  release(block);
+  return fresh;
+}
+
+int size_of(void* block) { return block ? static_cast<int>(header(block)) : 0; }
+
+int round_up(int bytes) {
+  if (bytes <= 0) bytes = 1;
+  if (bytes > kLargest) return (bytes + 7) & ~7;
+  return class_bytes(class_of(bytes));
+}
+
+bool install() {
+#if defined(__SANITIZE_ADDRESS__)
+  return false;
+#else
+  static const sqlite3_mem_methods kMethods = {
+      [](int n) { return allocate(n); },
+      [](void* p) { release(p); },
+      [](void* p, int n) { return reallocate(p, n); },
+      [](void* p) { return size_of(p); },
+      [](int n) { return round_up(n); },
+      [](void*) { return SQLITE_OK; },
+      [](void*) {},
+      nullptr,
+  };
+  return sqlite3_config(SQLITE_CONFIG_MALLOC, &kMethods) == SQLITE_OK;
+#endif
+}
+
+}  // namespace culprit::store::sqlite_memory

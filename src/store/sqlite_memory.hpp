@@ -1,0 +1,34 @@
+// SQLite's memory from per-thread free lists by size class: the work SQLite's own lookaside
+// allocator does, which Debian's libsqlite3 is built without (SQLITE_OMIT_LOOKASIDE). Preparing a
+// statement makes and frees hundreds of small blocks; through glibc's malloc, whose per-thread
+// cache holds only 7 blocks of a size, SQLite's allocations took ~5 M of a paste's ~46 M
+// instructions.
+#pragma once
+
+#include <cstddef>
+
+namespace culprit::store::sqlite_memory {
+
+/// Gives SQLite this allocator. Takes only before SQLite's first use in the process (it is
+/// called from the first connect()); returns whether it took. Not under AddressSanitizer, which
+/// then sees every SQLite block as its own allocation.
+bool install();
+
+/// The allocator itself (SQLite's sqlite3_mem_methods calls these), for the tests.
+///   A block of up to kLargest bytes comes from the calling thread's free list of its size class,
+///   else from a 64 KiB chunk the thread carves; a larger one from malloc. A block may be freed on
+///   any thread: it joins that thread's list. A thread's lists and the rest of its chunk go to a
+///   shared depot when the thread ends, and new lists draw from the depot before carving, so a
+///   process that starts many threads (the Python module's scans) reuses their memory.
+///   Chunks are never returned to the system: what stays is the most SQLite held at once.
+void* allocate(int bytes);
+void release(void* block);
+void* reallocate(void* block, int bytes);
+/// The usable size of a block (at least what was asked).
+int size_of(void* block);
+/// What allocate(bytes) gives: bytes rounded up to the block size it takes.
+int round_up(int bytes);
+
+inline constexpr int kLargest = 1024;
+
+}  // namespace culprit::store::sqlite_memory

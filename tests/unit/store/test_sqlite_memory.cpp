@@ -1,0 +1,133 @@
+// SQLite's allocator (store/sqlite_memory.cpp): sizes, distinct blocks that keep what is written to
+// them, reallocation, blocks freed on another thread, and the memory of ended threads reused.
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <set>
+#include <thread>
+#include <vector>
+
+#include "store/sqlite_memory.hpp"
+
+namespace memory = culprit::store::sqlite_memory;
+
+namespace {
+
+struct Held {
+  unsigned char* block;
+  int bytes;
+  unsigned char fill;
+};
+
+void fill(const Held& h) { std::memset(h.block, h.fill, static_cast<std::size_t>(h.bytes)); }
+bool intact(const Held& h) {
+  for (int i = 0; i < h.bytes; ++i)
+    if (h.block[i] != h.fill) return false;
+  return true;
+}
+
+}  // namespace
+
+TEST_CASE("sqlite memory: a block is at least what was asked, as round_up says", "[sqlite_memory]") {
+  for (int bytes : {1, 7, 8, 15, 16, 17, 100, 511, 512, 513, memory::kLargest - 1, memory::kLargest,
+                    memory::kLargest + 1, 4096, 70000}) {
+    void* block = memory::allocate(bytes);
+    REQUIRE(block != nullptr);
+    CHECK(reinterpret_cast<std::uintptr_t>(block) % 8 == 0);  // SQLite's alignment
+    CHECK(memory::size_of(block) >= bytes);
+    CHECK(memory::size_of(block) == memory::round_up(bytes));
+    memory::release(block);
+  }
+  CHECK(memory::size_of(nullptr) == 0);
+  memory::release(nullptr);
+}
+
+TEST_CASE("sqlite memory: live blocks never overlap, through frees and reuse", "[sqlite_memory]") {
+  std::mt19937 random(17);
+  std::uniform_int_distribution<int> size(1, 2 * memory::kLargest);
+  std::vector<Held> held;
+  for (int round = 0; round < 20000; ++round) {
+    if (!held.empty() && random() % 3 == 0) {
+      const std::size_t i = random() % held.size();
+      REQUIRE(intact(held[i]));
+      memory::release(held[i].block);
+      held[i] = held.back();
+      held.pop_back();
+      continue;
+    }
+    Held h{static_cast<unsigned char*>(memory::allocate(size(random))), 0, static_cast<unsigned char>(round)};
+    h.bytes = memory::size_of(h.block);
+    fill(h);
+    held.push_back(h);
+  }
+  for (const Held& h : held) {
+    REQUIRE(intact(h));
+    memory::release(h.block);
+  }
+}
+
+TEST_CASE("sqlite memory: reallocation keeps the contents", "[sqlite_memory]") {
+  auto* block = static_cast<unsigned char*>(memory::reallocate(nullptr, 10));
+  for (int i = 0; i < 10; ++i) block[i] = static_cast<unsigned char>(i);
+  for (int bytes : {40, 300, 2000, 9000, 600, 12}) {
+    block = static_cast<unsigned char*>(memory::reallocate(block, bytes));
+    REQUIRE(block != nullptr);
+    REQUIRE(memory::size_of(block) >= bytes);
+    for (int i = 0; i < 10; ++i) REQUIRE(block[i] == i);
+  }
+  memory::release(block);
+}
+
+TEST_CASE("sqlite memory: blocks freed on another thread, and an ended thread's memory reused",
+          "[sqlite_memory]") {
+  constexpr int kBlocks = 2000;
+  constexpr int kBytes = 200;
+  std::vector<void*> made;
+  std::thread maker([&] {
+    for (int i = 0; i < kBlocks; ++i) made.push_back(memory::allocate(kBytes));
+  });
+  maker.join();
+  std::set<void*> freed;
+  std::thread freer([&] {
+    for (void* block : made) {
+      memory::release(block);  // joins this thread's list
+      freed.insert(block);
+    }
+  });
+  freer.join();  // its list goes to the depot
+  std::vector<void*> again;
+  std::thread user([&] {
+    for (int i = 0; i < kBlocks; ++i) again.push_back(memory::allocate(kBytes));
+  });
+  user.join();
+  // A thread's first list of a size is the depot's: every block comes from the ended thread.
+  for (void* block : again) CHECK(freed.count(block) == 1);
+  for (void* block : again) memory::release(block);
+}
+
+namespace {
+/// A thread-local that frees its block when the thread ends, after the allocator's own
+/// thread-end hand-over (it was made before the thread's first allocation).
+struct FreedAtThreadEnd {
+  void* block = nullptr;
+  ~FreedAtThreadEnd() { memory::release(block); }
+};
+}  // namespace
+
+TEST_CASE("sqlite memory: a block freed while its thread ends", "[sqlite_memory]") {
+  std::thread worker([] {
+    thread_local FreedAtThreadEnd late;
+    late.block = memory::allocate(64);
+    void* other = memory::allocate(5000);
+    memory::release(other);
+  });
+  worker.join();
+  // The block went to the depot: the next thread's first blocks of its size may be it.
+  void* block = nullptr;
+  std::thread next([&] { block = memory::allocate(64); });
+  next.join();
+  CHECK(block != nullptr);
+  memory::release(block);
+}
