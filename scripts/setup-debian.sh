@@ -30,3 +30,6 @@ esac
 apt-get update -qq
 # shellcheck disable=SC2086 # the package lists are word lists
 apt-get install -y -qq --no-install-recommends $packages >/dev/null
+# simdjson's source of the installed version, so the executable links no C++ shared library
+# (CMakeLists.txt, "the C++ runtime"). Where it cannot be fetched the build links the shared one.
+"$(dirname "$0")/fetch-simdjson-source.sh" || true
