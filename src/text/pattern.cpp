@@ -7,6 +7,8 @@
 
 #include <mutex>
 
+#include "group_names.hpp"
+
 namespace culprit::text {
 
 namespace {
@@ -29,6 +31,15 @@ struct Pattern::Compiled {
     // `[^,]` step over invalid UTF-8 and a UTF-8 literal in a pattern still matches byte for byte.
     options.set_encoding(RE2::Options::EncodingLatin1);
     options.set_max_mem(kPatternMemoryBytes);
+    // The groups unnamed (group_names.hpp), where RE2 counts them as this reading did; else the
+    // pattern as written, which RE2 names or refuses itself.
+    if (auto unnamed = unname_groups(regex)) {
+      re = std::make_unique<re2::RE2>(piece(unnamed->regex), options);
+      if (re->ok() && static_cast<std::size_t>(re->NumberOfCapturingGroups()) == unnamed->names.size()) {
+        names = std::move(unnamed->names);
+        return;
+      }
+    }
     re = std::make_unique<re2::RE2>(piece(regex), options);
     if (!re->ok()) {
       error = re->error();
