@@ -96,7 +96,8 @@ class Database {
   /// The embedded schema (src/store/schema.sql) and its version (PRAGMA user_version).
   static std::string_view schema();
   static int schema_version();
-  /// Creates the schema in an empty database, or checks the version of an existing one.
+  /// Creates the schema in an empty database (by copying the pages of the build's empty timeline,
+  /// else by running schema()), or checks the version of an existing one.
   std::string ensure_schema();
 
   /// An empty in-memory database with the schema, for one incident's timeline: this thread's
@@ -114,6 +115,8 @@ class Database {
   explicit Database(sqlite3* db);
   /// Opens a connection with `flags` (both open() forms); nullptr and `error` set on failure.
   static sqlite3* connect(const std::string& path, int flags, std::string& error);
+  /// Copies the build's empty timeline into this empty database; false where it could not.
+  bool copy_schema_image();
   /// Steps a prepared statement to its end and reads every row (both query() forms).
   static QueryResult rows_of(Statement& stmt);
   /// Prepares `sql` (under the caller's guard); with `read_only`, only one read-only statement.
