@@ -25,38 +25,20 @@ using text::starts_with;
 using text::trim;
 
 bool is_kernel_line(std::string_view line) {
-  // Every kernel stamp form starts with `[`, `<`, a digit or a letter (month, facility).
   if (line.size() < 8) return false;
-  const char c = line[0];
-  if (!(c == '[' || c == '<' || (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'))) return false;
   if (kernel::starts_with_boot_stamp(line)) return true;  // the regex's first alternative, by its bytes
   // A capital letter starts a month stamp (`Apr  9 00:47:19 host tag:`, localised `Mär 09 …`)
-  // or nothing of ours: look for the clock's `dd:dd:dd` near the start before any regex.
-  // The clock first: it reads a few bytes, the ` kernel: ` search the whole line.
-  if (c >= 'A' && c <= 'Z') {
+  // or nothing of ours: without the clock's `dd:dd:dd` near the start or a ` kernel: ` tag it is
+  // not taken, so that `ERROR: worker: [rank0]` does not pass for dmesg -x's lower-case
+  // `kern  :err   : [`.
+  if (line[0] >= 'A' && line[0] <= 'Z') {
     bool clock = false;
     for (size_t k = 6; k + 8 <= line.size() && k < 16 && !clock; ++k)
       clock = line[k + 2] == ':' && line[k + 5] == ':' && std::isdigit(static_cast<unsigned char>(line[k])) &&
               std::isdigit(static_cast<unsigned char>(line[k + 7]));
     if (!clock && line.find(" kernel: ") == std::string_view::npos) return false;
   }
-  // One alternation: raw dmesg, dmesg -T, syslog / journal with a `kernel:` tag, dmesg iso
-  // (optionally -x decoded), kmsg records, -x decoded raw stamps.
-  static const text::Pattern re(
-      R"(^(?:(?:<\d+>)?\[\s*\d+\.\d+\])"
-      R"(|\[(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4}\])"
-      R"(|\[[^\]\d]{2,12}[^\]]{2,14} \d\d:\d\d:\d\d \d{4}\])"  // dmesg -T in another locale
-      R"(|(?:[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d(?:\.\d+)?|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\S*) \S+ kernel: )"
-      R"(|(?:kern\s*:\s*\w+\s*: )?\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d,\d{6}[+-]\d\d:\d\d )"
-      R"(|\d+,\d+,\d+,[-c+][^;]*;)"
-      R"(|\w+\s*:\s*\w+\s*: \[))");
-  // Any syslog / journalctl short header (`Apr 09 00:46:51 ws-4090 systemd-oomd[734]: `): the
-  // kernel-log parser reads every tag of such files (earlyoom, systemd, kubelet, slurmd), with
-  // the line's own host, stamp and pid.
-  static const text::Pattern syslog(
-      R"(^(?:[A-Z][^\s\d]{2,7} [ \d]\d \d\d:\d\d:\d\d(?:\.\d+)?|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)))"
-      R"( [A-Za-z0-9_.-]+ [^\s:\[]+(?:\[\d+\])?: )");
-  return re.matches(line) || syslog.matches(line);
+  return may_be_kernel_stamp(line) && kernel_stamp_regex(line);
 }
 
 /// The lines of a kernel OOM report other than its anchors (formats.md §1.0: stack-dump header
@@ -367,6 +349,83 @@ Detection json_block(Scan& scan, size_t i, std::string_view id) {
 }
 
 }  // namespace
+
+namespace {
+
+bool digit(char c) { return c >= '0' && c <= '9'; }
+
+/// `[` whose bracket may be a dmesg stamp: boot seconds (`[  42.123]`, blanks and digits and a
+/// dot up to the first `]`) or a -T time (`[Thu Apr  9 00:47:19 2026]`: the first `]` closes
+/// `dd:dd:dd dddd`).
+bool may_be_bracket_stamp(std::string_view line, std::size_t open) {
+  const std::size_t close = line.find(']', open);
+  if (close == std::string_view::npos) return false;
+  bool seconds = close > open + 1;
+  for (std::size_t k = open + 1; k < close && seconds; ++k)
+    seconds = digit(line[k]) || line[k] == '.' || line[k] == ' ' || (line[k] >= '\t' && line[k] <= '\r');
+  if (seconds) return true;
+  if (close < open + 15) return false;
+  const std::string_view tail = line.substr(close - 13, 13);  // `dd:dd:dd dddd`
+  return digit(tail[0]) && digit(tail[1]) && tail[2] == ':' && digit(tail[3]) && digit(tail[4]) && tail[5] == ':' &&
+         digit(tail[6]) && digit(tail[7]) && tail[8] == ' ' && digit(tail[9]) && digit(tail[10]) &&
+         digit(tail[11]) && digit(tail[12]);
+}
+
+/// A syslog month stamp `[A-Z][^\s\d]{2,7} [ \d]\d dd:dd:dd` (`Apr  9 00:47:19`, `Mär 09 …`).
+bool month_stamp(std::string_view line) {
+  std::size_t m = 1;
+  // RE2's \s: tab, newline, form feed, carriage return, blank (not \v).
+  const auto space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r'; };
+  while (m < line.size() && m <= 8 && !(digit(line[m]) || space(line[m]))) ++m;
+  if (m < 3 || m > 8 || m + 12 > line.size() || line[m] != ' ') return false;
+  const std::string_view t = line.substr(m + 1, 11);  // `[ \d]\d dd:dd:dd`
+  return (t[0] == ' ' || digit(t[0])) && digit(t[1]) && t[2] == ' ' && digit(t[3]) && digit(t[4]) && t[5] == ':' &&
+         digit(t[6]) && digit(t[7]) && t[8] == ':' && digit(t[9]) && digit(t[10]);
+}
+
+}  // namespace
+
+bool may_be_kernel_stamp(std::string_view line) {
+  if (line.empty()) return false;
+  const char c = line[0];
+  // By the byte each alternative of the two regexes starts with.
+  if (c == '[') return may_be_bracket_stamp(line, 0);
+  if (c == '<') {  // `<6>[ 42.1]`
+    std::size_t k = 1;
+    while (k < line.size() && digit(line[k])) ++k;
+    return k > 1 && k + 1 < line.size() && line[k] == '>' && line[k + 1] == '[' && may_be_bracket_stamp(line, k + 1);
+  }
+  if (digit(c)) {
+    // An ISO stamp `2024-04-09T…` (syslog, journal, dmesg --time-format iso), a kmsg record
+    // `6,1234,5678,-;`, or `\w+ : \w+ : [` (dmesg -x).
+    if (line.size() > 10 && line[4] == '-' && line[10] == 'T') return true;
+    const std::size_t after = line.find_first_not_of("0123456789");
+    return (after != std::string_view::npos && line[after] == ',') || contains(line, ": [");
+  }
+  if (c >= 'A' && c <= 'Z') return month_stamp(line) || contains(line, " kernel: ") || contains(line, ": [");
+  if (c >= 'a' && c <= 'z') return starts_with(line, "kern") || contains(line, ": [");
+  return false;
+}
+
+bool kernel_stamp_regex(std::string_view line) {
+  // One alternation: raw dmesg, dmesg -T, syslog / journal with a `kernel:` tag, dmesg iso
+  // (optionally -x decoded), kmsg records, -x decoded raw stamps.
+  static const text::Pattern re(
+      R"(^(?:(?:<\d+>)?\[\s*\d+\.\d+\])"
+      R"(|\[(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4}\])"
+      R"(|\[[^\]\d]{2,12}[^\]]{2,14} \d\d:\d\d:\d\d \d{4}\])"  // dmesg -T in another locale
+      R"(|(?:[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d(?:\.\d+)?|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\S*) \S+ kernel: )"
+      R"(|(?:kern\s*:\s*\w+\s*: )?\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d,\d{6}[+-]\d\d:\d\d )"
+      R"(|\d+,\d+,\d+,[-c+][^;]*;)"
+      R"(|\w+\s*:\s*\w+\s*: \[))");
+  // Any syslog / journalctl short header (`Apr 09 00:46:51 ws-4090 systemd-oomd[734]: `): the
+  // kernel-log parser reads every tag of such files (earlyoom, systemd, kubelet, slurmd), with
+  // the line's own host, stamp and pid.
+  static const text::Pattern syslog(
+      R"(^(?:[A-Z][^\s\d]{2,7} [ \d]\d \d\d:\d\d:\d\d(?:\.\d+)?|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)))"
+      R"( [A-Za-z0-9_.-]+ [^\s:\[]+(?:\[\d+\])?: )");
+  return re.matches(line) || syslog.matches(line);
+}
 
 bool kernel_line(std::string_view line) {
   return is_kernel_line(line) || is_kernel_content(line) || is_prefixed_kernel_content(line);

@@ -29,6 +29,14 @@ Detection proc_stack(Scan& scan, std::size_t i);        ///< `cat /proc/N/stack`
 // memory.stat lines; a run keeps indented continuations and short unstamped interruptions.
 bool kernel_line(std::string_view line);
 Detection kernel_run(Scan& scan, std::size_t i);
+/// The kernel stamp and syslog header regexes (dmesg, dmesg -T / -x / iso, kmsg, syslog and
+/// journal short headers). Compiling them is ~1.6 M instructions, so a line reaches them only
+/// where may_be_kernel_stamp says it may match.
+bool kernel_stamp_regex(std::string_view line);
+/// Whether kernel_stamp_regex may match `line`, by the bytes each of its alternatives starts
+/// with: never false where it matches (the tests hold it to the regexes on every fixture line and
+/// on variants of each stamp form).
+bool may_be_kernel_stamp(std::string_view line);
 
 // Anchors (FormatSpec::anchors): the literals one of which each detector's anchor line holds,
 // and checks for the anchor shapes no literal tells.

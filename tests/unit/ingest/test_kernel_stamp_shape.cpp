@@ -1,0 +1,98 @@
+// detect::may_be_kernel_stamp is the byte check that keeps lines away from the kernel stamp and
+// syslog header regexes (detect::kernel_stamp_regex) unless they may match: it must never say no
+// where they match. Held to them on every line of every fixture (formats and incidents: real
+// dmesg, journal, syslog and app-log text), on each stamp form, and on random edits of all those
+// lines, which make near-misses of every shape.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "culprit/text/lines.hpp"
+#include "ingest/format_detect.hpp"
+#include "unit/ingest/fixture_files.hpp"
+
+namespace fs = std::filesystem;
+using culprit::ingest::detect::kernel_stamp_regex;
+using culprit::ingest::detect::may_be_kernel_stamp;
+
+namespace {
+
+/// Every line of every text file under fixtures/.
+std::vector<std::string> fixture_lines() {
+  std::vector<std::string> lines;
+  for (const auto& entry : fs::recursive_directory_iterator(fs::path(CULPRIT_SOURCE_DIR) / "fixtures")) {
+    if (!entry.is_regular_file() || entry.file_size() > (4u << 20)) continue;
+    const auto ext = entry.path().extension();
+    if (ext == ".gz" || ext == ".zst" || ext == ".xz" || ext == ".tar" || ext == ".zip" || ext == ".html") continue;
+    const std::string all = culprit::test::read_fixture(entry.path());
+    for (const std::string_view line : culprit::text::split_lines(all)) lines.emplace_back(line);
+  }
+  return lines;
+}
+
+}  // namespace
+
+TEST_CASE("may_be_kernel_stamp is never false where the kernel stamp regexes match", "[kernel]") {
+  const std::vector<std::string> forms = {
+      "[   42.123456] Out of memory: Killed process 1234 (python3)",
+      "[\t42.1] tab inside the bracket",
+      "<6>[   42.123456] kmsg console form",
+      "[Thu Apr  9 00:47:19 2026] dmesg -T",
+      "[Do Apr  9 00:47:19 2026] dmesg -T, German",
+      "[jeu. avril  9 00:47:19 2026] dmesg -T, French",
+      "Apr  9 00:47:19 node-3 kernel: [ 4242.1] NVRM: Xid",
+      "Apr 09 00:46:51 ws-4090 systemd-oomd[734]: Killed /user.slice",
+      "Mär 09 00:46:51 ws-4090 earlyoom[77]: sending SIGTERM",
+      "Sept  9 00:46:51.123 ws kubelet[1]: evicted",
+      "2024-04-09T00:46:51.123456+00:00 node-1 kernel: Out of memory",
+      "2024-04-09T00:46:51+0000 node-1 slurmd[12]: error",
+      "2024-04-09T00:46:51Z node-1 slurmstepd[12]: oom-kill",
+      "2024-04-09T00:46:51,123456+00:00 Out of memory (dmesg --time-format iso)",
+      "kern  :warn  : 2024-04-09T00:46:51,123456+00:00 Out of memory",
+      "kern  :err   : [ 4242.123] NVRM: Xid (PCI:0000:3b:00): 79",
+      "KERN  :ERR   : [ 4242.123] decoded, upper case",
+      "6,1234,5678901,-;Out of memory: Killed process 1",
+      "4,99,123,c;continued record",
+  };
+  for (const std::string& line : forms) {
+    INFO(line);
+    CHECK(kernel_stamp_regex(line));
+    CHECK(may_be_kernel_stamp(line));
+  }
+  std::vector<std::string> lines = fixture_lines();
+  REQUIRE(lines.size() > 5000);
+  lines.insert(lines.end(), forms.begin(), forms.end());
+  std::vector<std::string> matched;
+  for (const std::string& line : lines) {
+    if (!kernel_stamp_regex(line)) continue;
+    matched.push_back(line);
+    INFO(line);
+    CHECK(may_be_kernel_stamp(line));
+  }
+  CHECK(matched.size() > 500);
+  // Random edits of the matching lines' first 40 bytes: replaced, inserted and deleted bytes from
+  // the stamps' own alphabet.
+  std::mt19937 random(2026);
+  const std::string alphabet = "0123456789:.,;-+T Z[]<>\tkernKERNAprMäcwa_";
+  int still = 0;
+  for (int round = 0; round < 200000; ++round) {
+    std::string line = matched[random() % matched.size()];
+    for (int edits = 1 + static_cast<int>(random() % 3); edits > 0 && !line.empty(); --edits) {
+      const std::size_t at = random() % std::min<std::size_t>(line.size(), 40);
+      const char c = alphabet[random() % alphabet.size()];
+      switch (random() % 3) {
+        case 0: line[at] = c; break;
+        case 1: line.insert(line.begin() + static_cast<std::ptrdiff_t>(at), c); break;
+        default: line.erase(at, 1);
+      }
+    }
+    if (!kernel_stamp_regex(line)) continue;
+    ++still;
+    INFO(line);
+    REQUIRE(may_be_kernel_stamp(line));
+  }
+  CHECK(still > 10000);
+}
