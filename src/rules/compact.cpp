@@ -184,6 +184,8 @@ void put(Writer& w, const text::Signal& signal) {
   w.u(signal.pattern ? 1 : 0);
   if (signal.pattern) w.s(signal.pattern->source());
   w.strings(signal.literals);
+  w.u(signal.clauses.size());
+  for (const auto& clause : signal.clauses) w.strings(clause);
   w.u(signal.literals_derived ? 1 : 0);
   w.u(signal.literals_precomputed ? 1 : 0);
 }
@@ -199,6 +201,8 @@ text::Signal get_signal(Reader& r) {
     signal.pattern = std::make_shared<const text::Pattern>(r.s(), text::Compile::on_first_use);
   }
   signal.literals = r.strings();
+  signal.clauses.resize(r.u());
+  for (auto& clause : signal.clauses) clause = r.strings();
   signal.literals_derived = r.flag();
   signal.literals_precomputed = r.flag();
   return signal;

@@ -443,7 +443,8 @@ void compile_drafts(Drafts& drafts, const QueryChecker& check_query, bool check_
     s.literals = r.literals;
     if (s.literals.empty()) {
       if (const auto* pre = find_precomputed_literals(r.pattern)) {
-        s.literals = *pre;
+        s.literals = pre->literals;
+        s.clauses = pre->clauses;
         s.literals_precomputed = true;
       }
     }

@@ -5,12 +5,12 @@
 
 namespace culprit::rules::detail {
 
-const std::vector<std::string>* find_precomputed_literals(std::string_view regex) {
+const PrecomputedLiterals* find_precomputed_literals(std::string_view regex) {
   const auto& table = precomputed_literals();
   auto it = std::lower_bound(table.begin(), table.end(), regex,
                              [](const PrecomputedLiterals& e, std::string_view r) { return e.regex < r; });
   if (it == table.end() || it->regex != regex) return nullptr;
-  return &it->literals;
+  return &*it;
 }
 
 }  // namespace culprit::rules::detail

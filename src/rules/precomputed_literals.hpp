@@ -11,13 +11,14 @@ namespace culprit::rules::detail {
 struct PrecomputedLiterals {
   std::string regex;
   std::vector<std::string> literals;  ///< empty: the regex has no safe literal (always tried)
+  std::vector<std::vector<std::string>> clauses;  ///< text::DerivedPrefilter::clauses
 };
 
 /// The generated table, sorted by regex.
 const std::vector<PrecomputedLiterals>& precomputed_literals();
 
-/// The literals text::derive_literals gives for `regex`, when the build computed them; nullptr
-/// for any other regex (a user's rule, or one edited since the build).
-const std::vector<std::string>* find_precomputed_literals(std::string_view regex);
+/// What text::derive_prefilter gives for `regex`, when the build computed it; nullptr for any
+/// other regex (a user's rule, or one edited since the build).
+const PrecomputedLiterals* find_precomputed_literals(std::string_view regex);
 
 }  // namespace culprit::rules::detail

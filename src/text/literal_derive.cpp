@@ -33,7 +33,7 @@ bool unicode_risk(std::string_view regex) {
 
 }  // namespace
 
-std::vector<std::string> derive_literals(std::string_view regex) {
+DerivedPrefilter derive_prefilter(std::string_view regex) {
   if (unicode_risk(regex)) return {};
   re2::FilteredRE2 filter(kMinAtomLength);
   RE2::Options options;
@@ -46,7 +46,8 @@ std::vector<std::string> derive_literals(std::string_view regex) {
   filter.Compile(&atoms);
   if (atoms.empty()) return {};
 
-  // `keep` is a valid set when the regex cannot pass the filter with every other atom present.
+  // `keep` is a valid set (a clause) when the regex cannot pass the filter with every other atom
+  // present: a matching line holds one of its atoms.
   std::vector<int> potentials;
   auto valid = [&](const std::vector<bool>& keep) {
     std::vector<int> present;
@@ -55,29 +56,49 @@ std::vector<std::string> derive_literals(std::string_view regex) {
     filter.AllPotentials(present, &potentials);
     return potentials.empty();
   };
-  std::vector<bool> keep(atoms.size(), true);
-  if (!valid(keep)) return {};  // the regex passes with no atom at all: unfiltered
+  if (!valid(std::vector<bool>(atoms.size(), true))) return {};  // passes with no atom at all: unfiltered
 
-  // Greedy reduction, shortest atoms first, so the long (rare) ones stay.
+  // A minimal clause by greedy reduction: atoms leave in `order` while the rest stays valid.
+  auto reduce = [&](const std::vector<std::size_t>& order) {
+    std::vector<bool> keep(atoms.size(), true);
+    for (std::size_t i : order) {
+      keep[i] = false;
+      if (!valid(keep)) keep[i] = true;
+    }
+    std::vector<std::string> clause;
+    for (std::size_t i = 0; i < atoms.size(); ++i) {
+      if (!keep[i]) continue;
+      for (unsigned char c : atoms[i])
+        if (c >= 0x80) return std::vector<std::string>{};
+      clause.push_back(atoms[i]);
+    }
+    return clause;
+  };
+  // Shortest atoms leave first, so the long (rare) ones stay: the literals the index looks for.
   std::vector<std::size_t> order(atoms.size());
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
     return atoms[a].size() < atoms[b].size();
   });
-  for (std::size_t i : order) {
-    keep[i] = false;
-    if (!valid(keep)) keep[i] = true;
+  DerivedPrefilter out;
+  out.literals = reduce(order);
+  if (out.literals.empty()) return {};
+  // Other clauses: each atom in turn leaves last, which finds a clause holding it where one
+  // exists (`rank ` and ` scheduler ` of `Rank (\d+) scheduler (?:died|is dead)` are two).
+  for (std::size_t a = 0; a < atoms.size() && out.clauses.size() < kMaxClauses; ++a) {
+    std::vector<std::size_t> last_a;
+    for (std::size_t i : order)
+      if (i != a) last_a.push_back(i);
+    last_a.push_back(a);
+    std::vector<std::string> clause = reduce(last_a);
+    if (clause.empty() || clause == out.literals ||
+        std::find(out.clauses.begin(), out.clauses.end(), clause) != out.clauses.end())
+      continue;
+    out.clauses.push_back(std::move(clause));
   }
-
-  std::vector<std::string> result;
-  for (std::size_t i = 0; i < atoms.size(); ++i) {
-    if (!keep[i]) continue;
-    for (unsigned char c : atoms[i]) {
-      if (c >= 0x80) return {};
-    }
-    result.push_back(atoms[i]);
-  }
-  return result;
+  return out;
 }
+
+std::vector<std::string> derive_literals(std::string_view regex) { return derive_prefilter(regex).literals; }
 
 }  // namespace culprit::text

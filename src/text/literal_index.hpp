@@ -65,4 +65,15 @@ std::string ascii_lower(std::string_view s);
 /// Empty when no such set is known to be safe: the signal must then always be tried.
 std::vector<std::string> derive_literals(std::string_view regex);
 
+/// Everything RE2's prefilter says a line that `regex` matches holds, as clauses: `literals`
+/// (what derive_literals gives, the set the index looks for) and up to kMaxClauses other sets,
+/// each of which such a line also holds one atom of (ASCII case-insensitively). A candidate
+/// line that misses a clause cannot match, so its regex is neither compiled nor run for it.
+struct DerivedPrefilter {
+  std::vector<std::string> literals;
+  std::vector<std::vector<std::string>> clauses;
+};
+inline constexpr std::size_t kMaxClauses = 6;
+DerivedPrefilter derive_prefilter(std::string_view regex);
+
 }  // namespace culprit::text

@@ -52,9 +52,10 @@ void SignalSet::build() {
   for (std::uint32_t i = 0; i < signals_.size(); ++i) {
     Signal& signal = signals_[i];
     if (!signal.literals_precomputed && (signal.literals.empty() || signal.literals_derived)) {
-      signal.literals =
-          signal.pattern ? derive_literals(signal.pattern->source())  // an invalid regex derives none
-                                                 : std::vector<std::string>{};
+      // An invalid regex derives none.
+      DerivedPrefilter derived = signal.pattern ? derive_prefilter(signal.pattern->source()) : DerivedPrefilter{};
+      signal.literals = std::move(derived.literals);
+      signal.clauses = std::move(derived.clauses);
       signal.literals_derived = true;
     }
     // An empty declared literal occurs in every line: the signal cannot be filtered.
@@ -119,9 +120,30 @@ bool SignalSet::applies(const Signal& signal, std::string_view line,
   return signal.pattern && signal.pattern->matches(line);
 }
 
+namespace {
+
+/// `atom` (lower-case) in `text`, ASCII case-insensitively.
+bool contains_folded(std::string_view text, std::string_view atom) {
+  const auto fold = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c + ('a' - 'A')) : c; };
+  return std::search(text.begin(), text.end(), atom.begin(), atom.end(),
+                     [&](char t, char a) { return fold(t) == a; }) != text.end();
+}
+
+/// Whether `line` holds an atom of every clause.
+bool meets(const std::vector<std::vector<std::string>>& clauses, std::string_view line) {
+  return std::all_of(clauses.begin(), clauses.end(), [&](const std::vector<std::string>& clause) {
+    return std::any_of(clause.begin(), clause.end(), [&](const std::string& atom) { return contains_folded(line, atom); });
+  });
+}
+
+}  // namespace
+
 void SignalSet::try_signal(std::uint32_t index, std::string_view line, std::string_view format,
                            std::vector<SignalMatch>& out) const {
   const Signal& signal = signals_[index];
+  // The clauses before the regex (which may not be compiled yet); with the prefilter off every
+  // regex runs on every line, so the equivalence tests hold the clauses to the regexes.
+  if (prefilter_ && !meets(signal.clauses, line)) return;
   if (!applies(signal, line, format)) return;
   SignalMatch m;
   m.signal = &signal;

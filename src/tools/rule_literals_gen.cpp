@@ -1,4 +1,4 @@
-// Build-time tool: derives the prefilter literals of every built-in signal (text::derive_literals,
+// Build-time tool: derives the prefilter literals and clauses of every built-in signal (text::derive_prefilter,
 // the same function and RE2 the program uses) and writes them as a C++ table, so start-up looks
 // them up instead of running RE2's FilteredRE2 on ~130 regexes (a third of a short paste's time).
 //
@@ -35,7 +35,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: %s OUT.cpp RULE.toml...\n", argv[0]);
     return 2;
   }
-  std::map<std::string, std::vector<std::string>> table;  // sorted: lookups bisect
+  std::map<std::string, culprit::text::DerivedPrefilter> table;  // sorted: lookups bisect
   for (int i = 2; i < argc; ++i) {
     toml::table parsed;
     try {
@@ -49,7 +49,7 @@ int main(int argc, char** argv) {
       const toml::table* signal = node.as_table();
       if (!signal) continue;
       if (auto pattern = (*signal)["pattern"].value<std::string>())
-        table.emplace(*pattern, culprit::text::derive_literals(*pattern));
+        table.emplace(*pattern, culprit::text::derive_prefilter(*pattern));
     }
   }
   std::ofstream out(argv[1], std::ios::binary);
@@ -58,9 +58,19 @@ int main(int argc, char** argv) {
          "namespace culprit::rules::detail {\n\n"
          "const std::vector<PrecomputedLiterals>& precomputed_literals() {\n"
          "  static const std::vector<PrecomputedLiterals> table = {\n";
-  for (const auto& [regex, literals] : table) {
-    out << "      {" << octal_literal(regex) << ", {";
-    for (std::size_t k = 0; k < literals.size(); ++k) out << (k ? ", " : "") << octal_literal(literals[k]);
+  const auto list = [&out](const std::vector<std::string>& strings) {
+    out << "{";
+    for (std::size_t k = 0; k < strings.size(); ++k) out << (k ? ", " : "") << octal_literal(strings[k]);
+    out << "}";
+  };
+  for (const auto& [regex, derived] : table) {
+    out << "      {" << octal_literal(regex) << ", ";
+    list(derived.literals);
+    out << ", {";
+    for (std::size_t k = 0; k < derived.clauses.size(); ++k) {
+      out << (k ? ", " : "");
+      list(derived.clauses[k]);
+    }
     out << "}},\n";
   }
   out << "  };\n  return table;\n}\n\n}  // namespace culprit::rules::detail\n";

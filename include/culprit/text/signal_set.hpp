@@ -25,9 +25,12 @@ struct Signal {
   /// the pattern to be tried. Declared by the rule, or filled by build() from the regex; empty
   /// after build(): no safe literal is known and the signal is tried on every line.
   std::vector<std::string> literals;
+  /// Further sets of which a matching line holds one each (text::derive_prefilter), filled with
+  /// the derived literals: a candidate line that misses one skips the regex.
+  std::vector<std::vector<std::string>> clauses;
   bool literals_derived = false;  ///< set by build() when `literals` came from the regex
-  /// `literals` are what derive_literals gives for this regex, computed ahead (at build time for
-  /// the built-in rules): build() keeps them as they are, even empty.
+  /// `literals` and `clauses` are what derive_prefilter gives for this regex, computed ahead (at
+  /// build time for the built-in rules): build() keeps them as they are, even empty.
   bool literals_precomputed = false;
 };
 

@@ -3,6 +3,9 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cctype>
+
+#include <algorithm>
 #include <random>
 
 #include "text/literal_index.hpp"
@@ -87,4 +90,29 @@ TEST_CASE("derive_literals returns required substrings, or nothing when unsure",
   CHECK(derive_literals("(?:abcdef)?xy").empty());    // nothing required
   CHECK(derive_literals("(").empty());                // does not compile
   CHECK(derive_literals(R"(\x{41}BCDEF)").empty());   // byte escapes are not filtered
+}
+
+TEST_CASE("derive_prefilter: each clause holds an atom of every line the regex matches", "[text]") {
+  using Clause = std::vector<std::string>;
+  const auto died = culprit::text::derive_prefilter(R"(Rank (\d+) scheduler (?:died during init|is dead))");
+  REQUIRE_FALSE(died.literals.empty());
+  std::vector<Clause> all = died.clauses;
+  all.push_back(died.literals);
+  for (Clause& clause : all) std::sort(clause.begin(), clause.end());
+  // `rank ` and ` scheduler ` with either ending are two separate requirements.
+  CHECK(all.size() == 2);
+  CHECK(std::find(all.begin(), all.end(), Clause{"rank "}) != all.end());
+  CHECK(std::find(all.begin(), all.end(), Clause{" scheduler died during init", " scheduler is dead"}) != all.end());
+  // A line the regex matches meets every clause; `Scheduler hit an exception` misses one.
+  const auto meets = [&](std::string line) {
+    for (char& c : line) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return std::all_of(all.begin(), all.end(), [&](const Clause& clause) {
+      return std::any_of(clause.begin(), clause.end(), [&](const std::string& a) { return line.find(a) != std::string::npos; });
+    });
+  };
+  CHECK(meets("[2026-04-09] Rank 3 scheduler is dead."));
+  CHECK_FALSE(meets("Scheduler hit an exception: Traceback"));
+  // One alternation is one clause: nothing more to say.
+  CHECK(culprit::text::derive_prefilter("(?:CUDA|HIP) out of memory").clauses.empty());
+  CHECK(culprit::text::derive_prefilter(R"(\d+ \w+)").literals.empty());
 }
