@@ -1,8 +1,10 @@
 // The input's one block pass (see line_hits.hpp).
 #include "ingest/line_hits.hpp"
 
-#include <map>
+#include <algorithm>
 #include <string>
+#include <string_view>
+#include <utility>
 
 #include "ingest/format_table.hpp"
 #include "ingest/signal_events.hpp"
@@ -10,14 +12,22 @@
 namespace culprit::ingest {
 
 text::LiteralList line_hit_list(const std::vector<std::string>& app_log, const std::vector<std::string>& kernel_log) {
-  std::map<std::string, std::uint32_t> bits;
-  for (const std::string& anchor : anchor_literals()) bits[anchor] |= kAnchorHit;
-  for (const std::string& literal : app_log) bits[literal] |= kAppLogHit;
-  for (const std::string& literal : kernel_log) bits[literal] |= kKernelLogHit;
+  // Each literal once, in byte order, with the bits of every list it is in.
+  std::vector<std::pair<std::string_view, std::uint32_t>> all;
+  const auto& anchors = anchor_literals();
+  all.reserve(anchors.size() + app_log.size() + kernel_log.size());
+  for (const std::string& anchor : anchors) all.emplace_back(anchor, kAnchorHit);
+  for (const std::string& literal : app_log) all.emplace_back(literal, kAppLogHit);
+  for (const std::string& literal : kernel_log) all.emplace_back(literal, kKernelLogHit);
+  std::sort(all.begin(), all.end());
   text::LiteralList list;
-  for (auto& [literal, id] : bits) {
-    list.literals.push_back(literal);
-    list.ids.push_back(id);
+  for (const auto& [literal, bit] : all) {
+    if (!list.literals.empty() && list.literals.back() == literal) {
+      list.ids.back() |= bit;
+      continue;
+    }
+    list.literals.emplace_back(literal);
+    list.ids.push_back(bit);
   }
   return list;
 }

@@ -35,7 +35,7 @@ std::size_t line_end(std::string_view block, std::size_t pos, bool has_cr) {
 /// line terminator (a hit could span two lines).
 bool usable_list(const std::vector<std::string>& literals) {
   return !literals.empty() && std::none_of(literals.begin(), literals.end(), [](const std::string& lit) {
-           return lit.empty() || lit.find_first_of("\r\n") != std::string::npos;
+           return lit.empty() || std::any_of(lit.begin(), lit.end(), [](char c) { return c == '\r' || c == '\n'; });
          });
 }
 
