@@ -18,7 +18,8 @@ cppcheck --std=c++20 --language=c++ --enable=warning,performance,portability --i
 echo "== clang-tidy"
 # Configure only (plus the generated sources the library code compiles against).
 cmake -S . -B build-tidy -G Ninja -DCMAKE_EXPORT_COMPILE_COMMANDS=ON -DCULPRIT_DEVELOPER_MODE=OFF >/dev/null
-run-clang-tidy-14 -p build-tidy -j "$JOBS" -quiet "$(pwd)/src/.*\.cpp$" >build-tidy/clang-tidy.log 2>&1 || {
+# Not src/static_runtime: those files only compile the code of fmt and toml++ into the executable.
+run-clang-tidy-14 -p build-tidy -j "$JOBS" -quiet "$(pwd)/src/(?!static_runtime/).*\.cpp$" >build-tidy/clang-tidy.log 2>&1 || {
   grep -E "(warning|error):" build-tidy/clang-tidy.log | sort -u | head -n 200
   echo "clang-tidy found problems (full log: build-tidy/clang-tidy.log)"
   exit 1
