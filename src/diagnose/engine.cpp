@@ -45,14 +45,15 @@ std::vector<std::int64_t> parse_ids(const std::string& text) {
 std::vector<Evidence> load_evidence(store::Database& db, const std::vector<std::int64_t>& ids) {
   std::vector<Evidence> out;
   for (auto id : ids) {
-    auto r = db.query(fmt::format(
+    auto r = db.query_bound(
         // Evidence cites the line its text is: a block's event (a kernel OOM report) names it in
-        // `message_line`, a traceback is cited at its exception line.
+        // `message_line`, a traceback is cited at its exception line. One statement for every id
+        // (bound, so it is prepared once).
         "SELECT e.id, s.name, coalesce(json_extract(e.fields, '$.message_line'), CASE WHEN e.kind = 'traceback'"
         " THEN json_extract(e.fields, '$.exc_line') END, e.line) AS line, e.message, e.host, e.ts"
         " FROM events e JOIN sources s ON s.id = e.source_id"
-        " WHERE e.id = {}",
-        id));
+        " WHERE e.id = CAST(?1 AS INTEGER)",
+        {std::to_string(id)});
     if (r.rows.empty()) continue;
     const auto& row = r.rows[0];
     out.push_back({row["name"].as_text(), row["line"].as_int().value_or(0), row["message"].as_text(),

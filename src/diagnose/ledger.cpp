@@ -179,8 +179,10 @@ GpuLedgerInput load_ledger_input(store::Database& db, std::int64_t event_id, std
   }
   // Names and roles from the process registry.
   for (auto& [pid, h] : holders) {
-    auto p = db.query(fmt::format("SELECT json_extract(names, '$[0]') AS name, role, role_why, container FROM processes WHERE host = {} AND pid = {}",
-                                  store::sql_literal(host), pid));
+    auto p = db.query_bound(
+        "SELECT json_extract(names, '$[0]') AS name, role, role_why, container FROM processes"
+        " WHERE host = ?1 AND pid = CAST(?2 AS INTEGER)",
+        {host, std::to_string(pid)});
     if (!p.rows.empty()) {
       h.name = p.rows[0]["name"].as_text();
       h.role = p.rows[0]["role"].as_text();
