@@ -75,8 +75,8 @@ void ps_reasons(store::Database& db, const store::Row& h, const std::string& hos
   const std::string state = h["state"].as_text();
   const auto started = h["started"].as_double();
   const auto elapsed = h["elapsed"].as_double();
-  auto jobs = db.query(fmt::format(
-      "SELECT user, started, elapsed, job_evidence FROM processes WHERE host={} AND role='job'", store::sql_literal(host)));
+  auto jobs = db.query_bound("SELECT user, started, elapsed, job_evidence FROM processes WHERE host = ?1 AND role = 'job'",
+                             {host});
   std::set<std::string> job_users;
   std::optional<double> job_start, job_elapsed, exact_start;
   for (const auto& j : jobs.rows) {
@@ -176,7 +176,7 @@ std::string assign_roles(store::Database& db) {
     const auto pid = h["pid"].as_int().value_or(0);
     const std::string names = h["names"].as_text();
     LeftoverFacts facts;
-    auto name_rows = db.query(fmt::format("SELECT value AS n FROM json_each({})", store::sql_literal(names)));
+    auto name_rows = db.query_bound("SELECT value AS n FROM json_each(?1)", {names});  // prepared once
     for (const auto& n : name_rows.rows) facts.names.push_back(n["n"].as_text());
     facts.cmdline = h["cmdline"].as_text();
     facts.state = h["state"].as_text();
@@ -215,7 +215,7 @@ std::string assign_roles(store::Database& db) {
       else why += fmt::format(" ({})", (*match)["status"].as_text());
       reasons.push_back(why);
     }
-    auto job_pids = db.query(fmt::format("SELECT count(*) AS n FROM processes WHERE host={} AND role='job'", store::sql_literal(host)));
+    auto job_pids = db.query_bound("SELECT count(*) AS n FROM processes WHERE host = ?1 AND role = 'job'", {host});
     const bool job_known = !job_pids.rows.empty() && job_pids.rows[0]["n"].as_int().value_or(0) > 0;
     // What a `ps` listing says (another user, stopped, started before the job): each is a
     // reason on its own.
