@@ -14,21 +14,7 @@
 #include <vector>
 
 #include "text/literal_index.hpp"
-
-namespace {
-
-/// Every byte as a 3-digit octal escape: safe for any byte sequence in a C++ string literal.
-std::string octal_literal(const std::string& bytes) {
-  std::string out = "\"";
-  char buf[8];
-  for (unsigned char c : bytes) {
-    std::snprintf(buf, sizeof buf, "\\%03o", c);
-    out += buf;
-  }
-  return out + "\"";
-}
-
-}  // namespace
+#include "tools/cpp_literal.hpp"
 
 int main(int argc, char** argv) {
   if (argc < 2) {
@@ -60,11 +46,16 @@ int main(int argc, char** argv) {
          "  static const std::vector<PrecomputedLiterals> table = {\n";
   const auto list = [&out](const std::vector<std::string>& strings) {
     out << "{";
-    for (std::size_t k = 0; k < strings.size(); ++k) out << (k ? ", " : "") << octal_literal(strings[k]);
+    for (std::size_t k = 0; k < strings.size(); ++k) {
+      out << (k ? ",\n" : "\n");
+      culprit::tools::write_literal(out, strings[k]);
+    }
     out << "}";
   };
   for (const auto& [regex, derived] : table) {
-    out << "      {" << octal_literal(regex) << ", ";
+    out << "      {\n";
+    culprit::tools::write_literal(out, regex);
+    out << ", ";
     list(derived.literals);
     out << ", {";
     for (std::size_t k = 0; k < derived.clauses.size(); ++k) {
@@ -74,5 +65,5 @@ int main(int argc, char** argv) {
     out << "}},\n";
   }
   out << "  };\n  return table;\n}\n\n}  // namespace culprit::rules::detail\n";
-  return out ? 0 : 1;
+  return culprit::tools::close_source(out, argv[0], argv[1]);
 }
