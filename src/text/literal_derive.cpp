@@ -1,6 +1,6 @@
 // Prefilter literals derived from a regex with RE2's own prefilter (FilteredRE2): its atoms form
-// an AND/OR tree; we reduce them to a minimal set of which any one must occur in a matching line.
-// Conservative by construction: when in doubt the set is empty and the signal is always tried.
+// an AND/OR tree; we reduce them to minimal sets (clauses) of which a matching line holds one
+// each. Conservative by construction: when in doubt a set is empty and the signal is always tried.
 #include <re2/filtered_re2.h>
 #include <re2/re2.h>
 
@@ -98,7 +98,5 @@ DerivedPrefilter derive_prefilter(std::string_view regex) {
   }
   return out;
 }
-
-std::vector<std::string> derive_literals(std::string_view regex) { return derive_prefilter(regex).literals; }
 
 }  // namespace culprit::text

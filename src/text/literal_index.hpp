@@ -60,15 +60,11 @@ std::string prefilter_literal(const std::string& literal);
 /// ASCII lower-casing (bytes >= 0x80 unchanged).
 std::string ascii_lower(std::string_view s);
 
-/// Literals a line must contain (any one, ASCII case-insensitively) for `regex` to match it,
-/// derived from RE2's prefilter (FilteredRE2 atoms, reduced to a minimal covering set).
-/// Empty when no such set is known to be safe: the signal must then always be tried.
-std::vector<std::string> derive_literals(std::string_view regex);
-
-/// Everything RE2's prefilter says a line that `regex` matches holds, as clauses: `literals`
-/// (what derive_literals gives, the set the index looks for) and up to kMaxClauses other sets,
-/// each of which such a line also holds one atom of (ASCII case-insensitively). A candidate
-/// line that misses a clause cannot match, so its regex is neither compiled nor run for it.
+/// Everything RE2's prefilter (FilteredRE2 atoms) says a line that `regex` matches holds, as
+/// clauses, each of which such a line holds one atom of (ASCII case-insensitively): `literals`,
+/// the minimal set the index looks for, longest atoms kept (empty when no set is known to be
+/// safe: the signal must then always be tried), and up to kMaxClauses others. A candidate line
+/// that misses a clause cannot match, so its regex is neither compiled nor run for it.
 struct DerivedPrefilter {
   std::vector<std::string> literals;
   std::vector<std::vector<std::string>> clauses;

@@ -11,7 +11,11 @@
 #include "text/literal_index.hpp"
 
 using culprit::text::ascii_lower;
-using culprit::text::derive_literals;
+
+namespace {
+/// The literals derive_prefilter gives for `regex` (the set the index looks for).
+std::vector<std::string> derive_literals(std::string_view regex) { return culprit::text::derive_prefilter(regex).literals; }
+}  // namespace
 using culprit::text::LiteralIndex;
 
 namespace {
