@@ -5,11 +5,13 @@
 #include <mutex>
 #include <vector>
 
+#include "culprit/core/address_sanitizer.hpp"
+
 namespace culprit::cli {
 
 void end_process(int code) {
   std::fflush(nullptr);
-#if defined(__SANITIZE_ADDRESS__)
+#if CULPRIT_ADDRESS_SANITIZER
   std::exit(code);
 #else
   std::_Exit(code);

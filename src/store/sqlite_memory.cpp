@@ -9,6 +9,8 @@
 #include <cstring>
 #include <mutex>
 
+#include "culprit/core/address_sanitizer.hpp"
+
 namespace culprit::store::sqlite_memory {
 namespace {
 
@@ -189,7 +191,7 @@ int round_up(int bytes) {
 }
 
 bool install() {
-#if defined(__SANITIZE_ADDRESS__)
+#if CULPRIT_ADDRESS_SANITIZER
   return false;
 #else
   static const sqlite3_mem_methods kMethods = {
