@@ -112,14 +112,6 @@ std::vector<std::string> SignalSet::block_literals(const std::vector<std::string
   return literals;
 }
 
-bool SignalSet::applies(const Signal& signal, std::string_view line,
-                        std::string_view format) const {
-  if (!signal.formats.empty() &&
-      std::find(signal.formats.begin(), signal.formats.end(), format) == signal.formats.end())
-    return false;
-  return signal.pattern && signal.pattern->matches(line);
-}
-
 namespace {
 
 /// `atom` (lower-case) in `text`, ASCII case-insensitively.
@@ -138,12 +130,20 @@ bool meets(const std::vector<std::vector<std::string>>& clauses, std::string_vie
 
 }  // namespace
 
+bool SignalSet::applies(const Signal& signal, std::string_view line,
+                        std::string_view format) const {
+  if (!signal.formats.empty() &&
+      std::find(signal.formats.begin(), signal.formats.end(), format) == signal.formats.end())
+    return false;
+  // The clauses before the regex (which may not be compiled yet); with the prefilter off every
+  // regex runs on every line, so the equivalence tests hold the clauses to the regexes.
+  if (prefilter_ && !meets(signal.clauses, line)) return false;
+  return signal.pattern && signal.pattern->matches(line);
+}
+
 void SignalSet::try_signal(std::uint32_t index, std::string_view line, std::string_view format,
                            std::vector<SignalMatch>& out) const {
   const Signal& signal = signals_[index];
-  // The clauses before the regex (which may not be compiled yet); with the prefilter off every
-  // regex runs on every line, so the equivalence tests hold the clauses to the regexes.
-  if (prefilter_ && !meets(signal.clauses, line)) return;
   if (!applies(signal, line, format)) return;
   SignalMatch m;
   m.signal = &signal;
