@@ -116,18 +116,21 @@ struct FreedAtThreadEnd {
 };
 }  // namespace
 
-TEST_CASE("sqlite memory: a block freed while its thread ends", "[sqlite_memory]") {
-  std::thread worker([] {
+TEST_CASE("sqlite memory: a block freed while its thread ends goes to the depot", "[sqlite_memory]") {
+  void* late_block = nullptr;
+  std::thread worker([&late_block] {
     thread_local FreedAtThreadEnd late;
     late.block = memory::allocate(64);
-    void* other = memory::allocate(5000);
-    memory::release(other);
+    late_block = late.block;
+    memory::release(memory::allocate(5000));  // a large block: malloc's, not a list's
   });
   worker.join();
-  // The block went to the depot: the next thread's first blocks of its size may be it.
+  // The depot's newest block of its size is the late one: the next thread's first block of that
+  // size is it.
   void* block = nullptr;
-  std::thread next([&] { block = memory::allocate(64); });
+  std::thread next([&block] { block = memory::allocate(64); });
   next.join();
-  CHECK(block != nullptr);
+  REQUIRE(late_block != nullptr);
+  CHECK(block == late_block);
   memory::release(block);
 }
