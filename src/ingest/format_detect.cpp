@@ -21,6 +21,7 @@ namespace culprit::ingest::detect {
 namespace {
 
 using text::contains;
+using text::is_digit;
 using text::starts_with;
 using text::trim;
 
@@ -352,8 +353,6 @@ Detection json_block(Scan& scan, size_t i, std::string_view id) {
 
 namespace {
 
-bool digit(char c) { return c >= '0' && c <= '9'; }
-
 /// `[` whose bracket may be a dmesg stamp: boot seconds (`[  42.123]`, blanks and digits and a
 /// dot up to the first `]`) or a -T time (`[Thu Apr  9 00:47:19 2026]`: the first `]` closes
 /// `dd:dd:dd dddd`).
@@ -362,13 +361,13 @@ bool may_be_bracket_stamp(std::string_view line, std::size_t open) {
   if (close == std::string_view::npos) return false;
   bool seconds = close > open + 1;
   for (std::size_t k = open + 1; k < close && seconds; ++k)
-    seconds = digit(line[k]) || line[k] == '.' || line[k] == ' ' || (line[k] >= '\t' && line[k] <= '\r');
+    seconds = is_digit(line[k]) || line[k] == '.' || text::is_space(line[k]);  // a superset of RE2's \s
   if (seconds) return true;
   if (close < open + 15) return false;
   const std::string_view tail = line.substr(close - 13, 13);  // `dd:dd:dd dddd`
-  return digit(tail[0]) && digit(tail[1]) && tail[2] == ':' && digit(tail[3]) && digit(tail[4]) && tail[5] == ':' &&
-         digit(tail[6]) && digit(tail[7]) && tail[8] == ' ' && digit(tail[9]) && digit(tail[10]) &&
-         digit(tail[11]) && digit(tail[12]);
+  return is_digit(tail[0]) && is_digit(tail[1]) && tail[2] == ':' && is_digit(tail[3]) && is_digit(tail[4]) && tail[5] == ':' &&
+         is_digit(tail[6]) && is_digit(tail[7]) && tail[8] == ' ' && is_digit(tail[9]) && is_digit(tail[10]) &&
+         is_digit(tail[11]) && is_digit(tail[12]);
 }
 
 /// A syslog month stamp `[A-Z][^\s\d]{2,7} [ \d]\d dd:dd:dd` (`Apr  9 00:47:19`, `Mär 09 …`).
@@ -376,11 +375,11 @@ bool month_stamp(std::string_view line) {
   std::size_t m = 1;
   // RE2's \s: tab, newline, form feed, carriage return, blank (not \v).
   const auto space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r'; };
-  while (m < line.size() && m <= 8 && !(digit(line[m]) || space(line[m]))) ++m;
+  while (m < line.size() && m <= 8 && !(is_digit(line[m]) || space(line[m]))) ++m;
   if (m < 3 || m > 8 || m + 12 > line.size() || line[m] != ' ') return false;
   const std::string_view t = line.substr(m + 1, 11);  // `[ \d]\d dd:dd:dd`
-  return (t[0] == ' ' || digit(t[0])) && digit(t[1]) && t[2] == ' ' && digit(t[3]) && digit(t[4]) && t[5] == ':' &&
-         digit(t[6]) && digit(t[7]) && t[8] == ':' && digit(t[9]) && digit(t[10]);
+  return (t[0] == ' ' || is_digit(t[0])) && is_digit(t[1]) && t[2] == ' ' && is_digit(t[3]) && is_digit(t[4]) && t[5] == ':' &&
+         is_digit(t[6]) && is_digit(t[7]) && t[8] == ':' && is_digit(t[9]) && is_digit(t[10]);
 }
 
 }  // namespace
@@ -392,10 +391,10 @@ bool may_be_kernel_stamp(std::string_view line) {
   if (c == '[') return may_be_bracket_stamp(line, 0);
   if (c == '<') {  // `<6>[ 42.1]`
     std::size_t k = 1;
-    while (k < line.size() && digit(line[k])) ++k;
+    while (k < line.size() && is_digit(line[k])) ++k;
     return k > 1 && k + 1 < line.size() && line[k] == '>' && line[k + 1] == '[' && may_be_bracket_stamp(line, k + 1);
   }
-  if (digit(c)) {
+  if (is_digit(c)) {
     // An ISO stamp `2024-04-09T…` (syslog, journal, dmesg --time-format iso), a kmsg record
     // `6,1234,5678,-;`, or `\w+ : \w+ : [` (dmesg -x).
     if (line.size() > 10 && line[4] == '-' && line[10] == 'T') return true;

@@ -24,7 +24,7 @@ struct RLine {
   std::int64_t first = 0, last = 0;  // input lines (1-based, from the text's first line)
 };
 
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
+using text::is_digit;
 bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 
 Sv trim_right(Sv s) {

@@ -26,6 +26,8 @@ bool block_has_ansi(std::string_view text);
 /// 64-bit lane: ~5 % of a scan where every segment's lines are counted).
 std::size_t count_newlines(std::string_view text);
 
+/// An ASCII digit (std::isdigit without the locale and the cast to unsigned char).
+inline bool is_digit(char c) { return c >= '0' && c <= '9'; }
 /// The ASCII whitespace trim() removes: space, \t, \r, \n, \v, \f.
 inline bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; }
 /// Without leading and trailing ASCII whitespace (is_space).

@@ -10,11 +10,12 @@
 #include <string>
 
 #include "culprit/core/time.hpp"
+#include "culprit/text/lines.hpp"
 
 namespace culprit::ingest::kernel {
 namespace {
 
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
+using text::is_digit;
 bool is_alpha(char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0; }
 
 std::size_t skip_spaces(std::string_view s, std::size_t i) {

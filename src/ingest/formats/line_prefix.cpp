@@ -19,7 +19,7 @@ namespace {
 
 using Sv = std::string_view;
 
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
+using text::is_digit;
 bool is_upper(char c) { return c >= 'A' && c <= 'Z'; }
 bool is_alpha(char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'); }
 bool is_host_char(char c) { return is_alpha(c) || is_digit(c) || c == '-' || c == '.' || c == '_'; }

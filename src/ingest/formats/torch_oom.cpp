@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "culprit/ingest/parser.hpp"
+#include "culprit/text/lines.hpp"
 
 namespace culprit::ingest {
 
@@ -16,7 +17,7 @@ using Sv = std::string_view;
 
 constexpr Sv kAnchor = " out of memory. Tried to allocate ";
 
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
+using text::is_digit;
 
 // `<number> <unit>` at s[i] (unit bytes|KiB|MiB|GiB|TiB, PyTorch's format_size); advances i.
 // The value is nullopt-with-ok for sizes ≥ 1 PiB (NVML "not available").

@@ -2,6 +2,8 @@
 // trimming, so both `exitcode  : ` (padded) and `exitcode: ` (early torchelastic) work.
 #include "ingest/formats/torchrun_block.hpp"
 
+#include "culprit/text/lines.hpp"
+
 namespace culprit::ingest {
 
 namespace {
@@ -14,7 +16,7 @@ Sv trim(Sv s) {
   return s;
 }
 
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
+using text::is_digit;
 
 std::optional<std::int64_t> read_int(Sv s, std::size_t& i) {
   bool neg = false;
