@@ -20,14 +20,11 @@ using culprit::ingest::detect::may_be_kernel_stamp;
 
 namespace {
 
-/// Every line of every text file under fixtures/.
+/// Every line of every text fixture.
 std::vector<std::string> fixture_lines() {
   std::vector<std::string> lines;
-  for (const auto& entry : fs::recursive_directory_iterator(fs::path(CULPRIT_SOURCE_DIR) / "fixtures")) {
-    if (!entry.is_regular_file() || entry.file_size() > (4u << 20)) continue;
-    const auto ext = entry.path().extension();
-    if (ext == ".gz" || ext == ".zst" || ext == ".xz" || ext == ".tar" || ext == ".zip" || ext == ".html") continue;
-    const std::string all = culprit::test::read_fixture(entry.path());
+  for (const fs::path& path : culprit::test::text_fixtures()) {
+    const std::string all = culprit::test::read_fixture(path);
     for (const std::string_view line : culprit::text::split_lines(all)) lines.emplace_back(line);
   }
   return lines;

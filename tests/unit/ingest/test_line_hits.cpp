@@ -50,26 +50,22 @@ TEST_CASE("the one pass's bits are each list's own pass, line by line, on every 
                             BlockScanner::Engine::hyperscan);
   namespace fs = std::filesystem;
   std::size_t files = 0, hit_lines = 0;
-  for (const char* root : {"fixtures/formats", "fixtures/incidents"}) {
-    for (const auto& entry : fs::recursive_directory_iterator(fs::path(CULPRIT_SOURCE_DIR) / root)) {
-      const auto ext = entry.path().extension();
-      if (!entry.is_regular_file() || (ext != ".txt" && ext != ".log")) continue;
-      INFO(entry.path().string());
-      const std::string text = culprit::test::read_fixture(entry.path());
-      const auto lines = culprit::text::split_lines(text);
-      std::vector<std::uint8_t> bits;
-      REQUIRE(culprit::ingest::line_hits(text, lines, signals, bits));
-      REQUIRE(bits.size() == lines.size());
-      const auto a = own_pass(anchors, text, lines), p = own_pass(app, text, lines), k = own_pass(kernel, text, lines);
-      for (std::size_t i = 0; i < lines.size(); ++i) {
-        INFO("line " << i + 1 << ": " << lines[i]);
-        CHECK(((bits[i] & kAnchorHit) != 0) == a[i]);
-        CHECK(((bits[i] & kAppLogHit) != 0) == p[i]);
-        CHECK(((bits[i] & kKernelLogHit) != 0) == k[i]);
-        hit_lines += bits[i] != 0;
-      }
-      ++files;
+  for (const fs::path& path : culprit::test::text_fixtures()) {
+    INFO(path.string());
+    const std::string text = culprit::test::read_fixture(path);
+    const auto lines = culprit::text::split_lines(text);
+    std::vector<std::uint8_t> bits;
+    REQUIRE(culprit::ingest::line_hits(text, lines, signals, bits));
+    REQUIRE(bits.size() == lines.size());
+    const auto a = own_pass(anchors, text, lines), p = own_pass(app, text, lines), k = own_pass(kernel, text, lines);
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+      INFO("line " << i + 1 << ": " << lines[i]);
+      CHECK(((bits[i] & kAnchorHit) != 0) == a[i]);
+      CHECK(((bits[i] & kAppLogHit) != 0) == p[i]);
+      CHECK(((bits[i] & kKernelLogHit) != 0) == k[i]);
+      hit_lines += bits[i] != 0;
     }
+    ++files;
   }
   CHECK(files > 50);
   CHECK(hit_lines > 100);  // the fixtures hold plenty of each kind of hit

@@ -53,17 +53,11 @@ void check_segments(const std::string& text) {
 }  // namespace
 
 TEST_CASE("a segment's lines from the whole split are split_lines of its text, on every fixture", "[sniff][fixtures]") {
-  namespace fs = std::filesystem;
   std::size_t files = 0;
-  for (const char* root : {"fixtures/formats", "fixtures/incidents"}) {
-    for (const auto& entry : fs::recursive_directory_iterator(fs::path(CULPRIT_SOURCE_DIR) / root)) {
-      if (!entry.is_regular_file()) continue;
-      const auto ext = entry.path().extension();
-      if (ext != ".txt" && ext != ".log") continue;
-      INFO(entry.path().string());
-      check_segments(culprit::test::read_fixture(entry.path()));
-      ++files;
-    }
+  for (const std::filesystem::path& path : culprit::test::text_fixtures()) {
+    INFO(path.string());
+    check_segments(culprit::test::read_fixture(path));
+    ++files;
   }
   CHECK(files > 50);
 }
