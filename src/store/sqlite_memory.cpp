@@ -44,13 +44,14 @@ struct Depot {
     lists[c] = first;
     stocked[c].store(true, std::memory_order_relaxed);
   }
-  FreeBlock* take(int c) {
+  /// The whole list of class `c` (a thread's new list), or only its first block.
+  FreeBlock* take(int c, bool all = true) {
     if (!stocked[c].load(std::memory_order_relaxed)) return nullptr;
     const std::lock_guard<std::mutex> lock(mutex);
-    FreeBlock* all = lists[c];
-    lists[c] = nullptr;
-    stocked[c].store(false, std::memory_order_relaxed);
-    return all;
+    FreeBlock* first = lists[c];
+    lists[c] = all || !first ? nullptr : first->next;
+    if (!lists[c]) stocked[c].store(false, std::memory_order_relaxed);
+    return first;
   }
 };
 
@@ -96,6 +97,15 @@ struct ThreadEnd {
   ~ThreadEnd() { hand_over(mine); }
 };
 
+/// A block of `usable` bytes straight from malloc (large ones, and a class's while its thread ends).
+void* from_malloc(int usable) {
+  auto* raw = static_cast<char*>(std::malloc(kHeader + static_cast<std::size_t>(usable)));
+  if (!raw) return nullptr;
+  void* block = raw + kHeader;
+  header(block) = usable;
+  return block;
+}
+
 /// The calling thread's lists, set to be handed over when the thread ends.
 ThreadLists& this_thread() {
   ThreadLists& t = mine;
@@ -124,25 +134,12 @@ void* carve(ThreadLists& t, int c) {
 
 void* allocate(int bytes) {
   if (bytes <= 0) bytes = 1;
-  if (bytes > kLargest) {
-    const int rounded = round_up(bytes);
-    auto* raw = static_cast<char*>(std::malloc(kHeader + static_cast<std::size_t>(rounded)));
-    if (!raw) return nullptr;
-    void* block = raw + kHeader;
-    header(block) = rounded;
-    return block;
-  }
+  if (bytes > kLargest) return from_malloc(round_up(bytes));
   const int c = class_of(bytes);
   ThreadLists& t = this_thread();
   if (t.state == ThreadLists::ended) {  // the thread is ending: serve from the depot or malloc
-    if (FreeBlock* all = depot().take(c)) {
-      depot().put(c, all->next);
-      return all;
-    }
-    auto* raw = static_cast<char*>(std::malloc(kHeader + static_cast<std::size_t>(class_bytes(c))));
-    if (!raw) return nullptr;
-    header(raw + kHeader) = class_bytes(c);
-    return raw + kHeader;
+    if (FreeBlock* block = depot().take(c, false)) return block;
+    return from_malloc(class_bytes(c));
   }
   if (!t.lists[c]) t.lists[c] = depot().take(c);
   if (FreeBlock* block = t.lists[c]) {
