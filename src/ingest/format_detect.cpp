@@ -26,17 +26,19 @@ using text::starts_with;
 using text::trim;
 
 bool is_kernel_line(std::string_view line) {
+  // Every kernel stamp form this takes starts with `[`, `<`, a digit or a letter (month, facility).
   if (line.size() < 8) return false;
+  const char c = line[0];
+  if (!(c == '[' || c == '<' || is_digit(c) || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'))) return false;
   if (kernel::starts_with_boot_stamp(line)) return true;  // the regex's first alternative, by its bytes
   // A capital letter starts a month stamp (`Apr  9 00:47:19 host tag:`, localised `Mär 09 …`)
   // or nothing of ours: without the clock's `dd:dd:dd` near the start or a ` kernel: ` tag it is
   // not taken, so that `ERROR: worker: [rank0]` does not pass for dmesg -x's lower-case
   // `kern  :err   : [`.
-  if (line[0] >= 'A' && line[0] <= 'Z') {
+  if (c >= 'A' && c <= 'Z') {
     bool clock = false;
     for (size_t k = 6; k + 8 <= line.size() && k < 16 && !clock; ++k)
-      clock = line[k + 2] == ':' && line[k + 5] == ':' && std::isdigit(static_cast<unsigned char>(line[k])) &&
-              std::isdigit(static_cast<unsigned char>(line[k + 7]));
+      clock = line[k + 2] == ':' && line[k + 5] == ':' && is_digit(line[k]) && is_digit(line[k + 7]);
     if (!clock && line.find(" kernel: ") == std::string_view::npos) return false;
   }
   return may_be_kernel_stamp(line) && kernel_stamp_regex(line);
@@ -370,16 +372,42 @@ bool may_be_bracket_stamp(std::string_view line, std::size_t open) {
          is_digit(tail[11]) && is_digit(tail[12]);
 }
 
-/// A syslog month stamp `[A-Z][^\s\d]{2,7} [ \d]\d dd:dd:dd` (`Apr  9 00:47:19`, `Mär 09 …`).
+/// RE2's \s: tab, newline, form feed, carriage return, blank (not \v, which is_space takes).
+bool regex_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r'; }
+/// RE2's \w (ASCII in every mode).
+bool regex_word(char c) { return is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
+
+/// A syslog month stamp `[A-Z][^\s\d]{2,7} [ \d]\d dd:dd:dd` (`Apr  9 00:47:19`, `Mär 09 …`); the
+/// ` host kernel: ` form starts with one too.
 bool month_stamp(std::string_view line) {
   std::size_t m = 1;
-  // RE2's \s: tab, newline, form feed, carriage return, blank (not \v).
-  const auto space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r'; };
-  while (m < line.size() && m <= 8 && !(is_digit(line[m]) || space(line[m]))) ++m;
+  while (m < line.size() && m <= 8 && !(is_digit(line[m]) || regex_space(line[m]))) ++m;
   if (m < 3 || m > 8 || m + 12 > line.size() || line[m] != ' ') return false;
   const std::string_view t = line.substr(m + 1, 11);  // `[ \d]\d dd:dd:dd`
   return (t[0] == ' ' || is_digit(t[0])) && is_digit(t[1]) && t[2] == ' ' && is_digit(t[3]) && is_digit(t[4]) && t[5] == ':' &&
          is_digit(t[6]) && is_digit(t[7]) && t[8] == ':' && is_digit(t[9]) && is_digit(t[10]);
+}
+
+/// dmesg -x's facility and level, `\w+\s*:\s*\w+\s*: \[` at the start (`kern  :warn  : [`): read
+/// byte by byte as the regex reads it, so a line is never scanned past its first words.
+bool facility_level_stamp(std::string_view line) {
+  std::size_t i = 0;
+  const auto word = [&] {
+    const std::size_t from = i;
+    while (i < line.size() && regex_word(line[i])) ++i;
+    return i > from;
+  };
+  const auto blanks = [&] {
+    while (i < line.size() && regex_space(line[i])) ++i;
+  };
+  if (!word()) return false;
+  blanks();
+  if (i == line.size() || line[i] != ':') return false;
+  ++i;
+  blanks();
+  if (!word()) return false;
+  blanks();
+  return line.substr(i, 3) == ": [";
 }
 
 }  // namespace
@@ -394,15 +422,16 @@ bool may_be_kernel_stamp(std::string_view line) {
     while (k < line.size() && is_digit(line[k])) ++k;
     return k > 1 && k + 1 < line.size() && line[k] == '>' && line[k + 1] == '[' && may_be_bracket_stamp(line, k + 1);
   }
+  // Each check below reads the line's first bytes only.
   if (is_digit(c)) {
     // An ISO stamp `2024-04-09T…` (syslog, journal, dmesg --time-format iso), a kmsg record
-    // `6,1234,5678,-;`, or `\w+ : \w+ : [` (dmesg -x).
+    // `6,1234,5678,-;`, or dmesg -x's facility and level.
     if (line.size() > 10 && line[4] == '-' && line[10] == 'T') return true;
     const std::size_t after = line.find_first_not_of("0123456789");
-    return (after != std::string_view::npos && line[after] == ',') || contains(line, ": [");
+    return (after != std::string_view::npos && line[after] == ',') || facility_level_stamp(line);
   }
-  if (c >= 'A' && c <= 'Z') return month_stamp(line) || contains(line, " kernel: ") || contains(line, ": [");
-  if (c >= 'a' && c <= 'z') return starts_with(line, "kern") || contains(line, ": [");
+  if (c >= 'A' && c <= 'Z') return month_stamp(line) || facility_level_stamp(line);
+  if ((c >= 'a' && c <= 'z') || c == '_') return starts_with(line, "kern") || facility_level_stamp(line);
   return false;
 }
 

@@ -51,6 +51,7 @@ TEST_CASE("may_be_kernel_stamp is never false where the kernel stamp regexes mat
       "kern  :warn  : 2024-04-09T00:46:51,123456+00:00 Out of memory",
       "kern  :err   : [ 4242.123] NVRM: Xid (PCI:0000:3b:00): 79",
       "KERN  :ERR   : [ 4242.123] decoded, upper case",
+      "user_1:\terr_2 : [ 4242.123] any words, tab between",
       "6,1234,5678901,-;Out of memory: Killed process 1",
       "4,99,123,c;continued record",
   };
