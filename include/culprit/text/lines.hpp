@@ -22,7 +22,7 @@ bool has_ansi(std::string_view line);
 /// control byte other than the line terminators and tabs, or `^[[`. One pass over the whole
 /// block, so that a caller asks has_ansi() per line only where it can say yes.
 bool block_has_ansi(std::string_view text);
-/// The number of '\n' bytes in `text`, eight bytes at a time (std::count widens each byte to a
+/// The number of '\n' bytes in `text`, sixteen bytes at a time (std::count widens each byte to a
 /// 64-bit lane: ~5 % of a scan where every segment's lines are counted).
 std::size_t count_newlines(std::string_view text);
 
@@ -35,5 +35,8 @@ std::string_view trim(std::string_view s);
 std::string_view trim_left(std::string_view s);
 bool starts_with(std::string_view s, std::string_view prefix);
 bool contains(std::string_view s, std::string_view needle);
+/// Whether `s` holds `pattern` somewhere, each `wildcard` byte in it matching any byte
+/// (`":??:??."`: a PCI bus id's colons and dot). One pass, sixteen bytes at a time.
+bool contains_pattern(std::string_view s, std::string_view pattern, char wildcard);
 
 }  // namespace culprit::text

@@ -83,7 +83,8 @@ TEST_CASE("strip_ansi removes APC strings such as Buildkite's per-line stamp", "
 
 TEST_CASE("count_newlines agrees with a byte count at every length and density", "[text]") {
   std::mt19937 rng(17);
-  for (const std::size_t size : {0u, 1u, 7u, 8u, 9u, 63u, 2039u, 2040u, 2041u, 5000u, 70000u}) {
+  // Sizes around the vector width (16) and the lane-sum period (255 vectors: 4080 bytes).
+  for (const std::size_t size : {0u, 1u, 7u, 8u, 9u, 15u, 16u, 17u, 63u, 2040u, 4079u, 4080u, 4081u, 4096u, 70000u}) {
     for (const unsigned percent : {0u, 1u, 50u, 100u}) {
       std::string text(size, 'x');
       for (char& c : text) c = rng() % 100 < percent ? '\n' : static_cast<char>(rng() % 256);
@@ -99,4 +100,67 @@ TEST_CASE("block_has_ansi says yes wherever some line's has_ansi does", "[text]"
   CHECK(block_has_ansi("pasted ^[[0;36mcolour\n"));
   CHECK(block_has_ansi(std::string("a NUL \0 byte\n", 13)));
   CHECK(block_has_ansi("a DEL \x7f byte"));
+}
+
+TEST_CASE("block_has_ansi finds a control byte at every offset, and only those", "[text]") {
+  // Offsets across a 64-byte block and the tail after it; the bytes the line splitter owns
+  // (\n, \r), tab and non-ASCII are no escape.
+  for (const std::size_t size : {1u, 15u, 16u, 17u, 63u, 64u, 65u, 130u}) {
+    for (std::size_t at = 0; at < size; ++at) {
+      for (const unsigned char c : {0x00, 0x01, 0x1b, 0x1f, 0x7f, 0x09, 0x0a, 0x0d, 0x20, 0x80, 0xff}) {
+        std::string text(size, 'a');
+        text[at] = static_cast<char>(c);
+        const bool control = (c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f;
+        INFO("size " << size << ", byte " << int(c) << " at " << at);
+        CHECK(block_has_ansi(text) == control);
+      }
+    }
+  }
+}
+
+TEST_CASE("contains_pattern agrees with a byte-by-byte search, wildcards and all", "[text]") {
+  CHECK(contains_pattern("0, 00000000:3B:00.0, 1", ":??:??.", '?'));
+  CHECK_FALSE(contains_pattern("prompt: '', params: x", ":??:??.", '?'));
+  CHECK_FALSE(contains_pattern("00000000:3B:00.", ":??:??.?", '?'));  // one byte short
+  CHECK(contains_pattern("ab", "??", '?'));
+  CHECK_FALSE(contains_pattern("a", "??", '?'));
+  CHECK(contains_pattern("", "", '?'));
+  std::mt19937 rng(23);
+  const std::string alphabet = ":.a, ";
+  const auto reference = [](std::string_view s, std::string_view p) {
+    for (std::size_t i = 0; i + p.size() <= s.size(); ++i) {
+      bool all = true;
+      for (std::size_t k = 0; k < p.size() && all; ++k) all = p[k] == '?' || s[i + k] == p[k];
+      if (all) return true;
+    }
+    return false;
+  };
+  for (int round = 0; round < 20000; ++round) {
+    std::string s(rng() % 70, 'a'), p(1 + rng() % 9, '?');
+    for (char& c : s) c = alphabet[rng() % alphabet.size()];
+    for (char& c : p) c = rng() % 3 == 0 ? '?' : alphabet[rng() % alphabet.size()];
+    INFO("text '" << s << "', pattern '" << p << "'");
+    REQUIRE(contains_pattern(s, p, '?') == reference(s, p));
+  }
+}
+
+TEST_CASE("split_lines cuts at every newline, whatever its offset in the text", "[text]") {
+  // Newlines at every offset, runs of them, long stretches without, and a last line with or
+  // without its terminator.
+  std::mt19937 rng(29);
+  for (int round = 0; round < 5000; ++round) {
+    std::string text(rng() % 100, 'a');
+    const unsigned density = rng() % 4;
+    for (char& c : text) c = rng() % 8 < density ? '\n' : 'a';
+    SV expected;
+    std::size_t start = 0;
+    for (std::size_t i = 0; i < text.size(); ++i)
+      if (text[i] == '\n') {
+        expected.emplace_back(text.data() + start, i - start);
+        start = i + 1;
+      }
+    if (start < text.size()) expected.emplace_back(text.data() + start, text.size() - start);
+    INFO("text of " << text.size() << " bytes");
+    REQUIRE(split_lines(text) == expected);
+  }
 }
