@@ -263,6 +263,11 @@ int json_depth_change(std::string_view line) {
 bool starts_json_value(std::string_view line) {
   // Asked of every line: most start with a byte that settles it.
   if (line.empty() || !(line[0] == '{' || line[0] == '[' || line[0] == '\x1e' || text::is_space(line[0]))) return false;
+  if (line[0] == '[') {  // `[` and then `{` or nothing (a dmesg stamp's `[  ` is the common case)
+    std::size_t i = 1;
+    while (i < line.size() && text::is_space(line[i])) ++i;
+    return i == line.size() || line[i] == '{';
+  }
   if (line[0] == '\x1e') line.remove_prefix(1);
   auto t = trim(line);
   if (t.empty()) return false;
@@ -467,15 +472,16 @@ bool smi_xml_shape(std::string_view line) {
 }
 
 bool smi_csv_shape(std::string_view line) {
-  // A PCI bus id cell `00000000:3B:00.0`: `:` at its 8th and 11th byte, `.` at its 14th.
-  if (line.size() > 2000 || !contains(line, ", ")) return false;
-  for (size_t q = line.find(':'); q != std::string_view::npos && q + 6 < line.size(); q = line.find(':', q + 1))
-    if (line[q + 3] == ':' && line[q + 6] == '.') return true;
-  return false;
+  // A PCI bus id cell `00000000:3B:00.0`: `:` at its 8th and 11th byte, `.` at its 14th (the
+  // rarer test first), among `, `-separated cells.
+  return line.size() <= 2000 && text::contains_pattern(line, ":??:??.", '?') && contains(line, ", ");
 }
 
 bool ps_shape(std::string_view line) {
-  return contains(line, "PID") || ps::headerless_layout(trim(line)) != nullptr;
+  // ps_block's two ways in: a header (parse_header's first tokens, then the `PID` in it; the
+  // cheap test first), or a row whose header grep ate.
+  const std::string_view t = trim(line);
+  return (ps::may_be_header(t) && contains(line, "PID")) || ps::headerless_layout(t) != nullptr;
 }
 
 bool kernel_shape(std::string_view line) {
@@ -503,13 +509,16 @@ Detection kernel_run(Scan& scan, size_t i) {
   const auto& lines = scan.lines;
   const size_t e = scan.end;
   if (!kernel_at(scan, i)) return {};
-  bool in_stats = opens_memcg_stats(lines[i]);  // a memory.stat record's key/value lines
+  // A memory.stat record's key/value lines follow its opener, which holds the anchor
+  // `Memory cgroup `: a line without an anchor opens none.
+  const auto opens_stats = [&scan](size_t k) { return scan.may_anchor(k) && opens_memcg_stats(scan.lines[k]); };
+  bool in_stats = opens_stats(i);
   size_t j = i + 1;
   while (j < e) {
     if (in_stats && is_memcg_stat_line(lines[j])) { ++j; continue; }
     in_stats = false;
     if (kernel_at(scan, j)) {
-      in_stats = opens_memcg_stats(lines[j]);
+      in_stats = opens_stats(j);
       ++j;
       continue;
     }

@@ -180,11 +180,23 @@ const Header* headerless_layout(Sv line) {
   return nullptr;
 }
 
+bool may_be_header(Sv line) {
+  if (line.size() > 400) return false;
+  // The first two tokens, each cut only once the one before it passed: a log line fails at its
+  // first byte or at its second token (`INFO 04-09 …`, a level and then a date).
+  std::size_t i = 0;
+  for (int k = 0; k < 2; ++k) {
+    while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
+    if (i == line.size() || !(line[i] == '%' || (line[i] >= 'A' && line[i] <= 'Z'))) return false;  // header_token's first byte
+    const std::size_t b = i;
+    while (i < line.size() && i - b <= 12 && line[i] != ' ' && line[i] != '\t') ++i;
+    if (!header_token(line.substr(b, i - b))) return false;
+  }
+  return true;
+}
+
 std::optional<Header> parse_header(Sv line) {
-  if (line.size() > 400) return std::nullopt;
-  const std::size_t first = line.find_first_not_of(" \t");
-  if (first == Sv::npos || !header_token(line.substr(first, line.find_first_of(" \t", first) - first)))
-    return std::nullopt;  // cheap reject: most lines with `PID` in them are not headers
+  if (!may_be_header(line)) return std::nullopt;  // cheap reject: most lines with `PID` in them are not headers
   const auto toks = tokens(line);
   if (toks.size() < 3 || toks.size() > 40) return std::nullopt;
   Header h;

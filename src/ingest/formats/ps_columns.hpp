@@ -22,6 +22,9 @@ struct Header {
 /// `    PID USER     STAT                  STARTED   RSS CMD`); nullopt when `line` is not one:
 /// every token an upper-case column name, PID among them, and a command or user column.
 std::optional<Header> parse_header(std::string_view line);
+/// parse_header's first checks, reading at most the first two tokens: false when `line` cannot
+/// be a header (over 400 bytes, or its first or second token no column name).
+bool may_be_header(std::string_view line);
 
 /// One row split by the header: the text of each column (empty when the row ran out of tokens).
 /// `ok` is false when the row does not fit (no tokens for the PID, or PID not a number).
