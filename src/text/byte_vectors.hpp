@@ -33,7 +33,7 @@ inline bool any16(Mask16 m) {
 /// Calls f(lane) for each set lane of `m`, lowest first; stops where f returns true, and says
 /// whether one did.
 template <class F>
-bool any_lane(Mask16 m, F f) {
+[[gnu::always_inline]] inline bool any_lane(Mask16 m, F f) {
   std::uint64_t half[2];
   const Bytes16 low_bits = reinterpret_cast<Bytes16>(m) & splat16(1);  // one bit per set lane
   std::memcpy(half, &low_bits, sizeof half);
