@@ -2,6 +2,7 @@
 // \n longer than the keep is walked byte by byte (a lone \r also ends a line, NULs do not
 // count), and once a line is cut its rest is skipped by memchr to the next terminator.
 #include "input/line_cut.hpp"
+#include "culprit/text/lines.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -29,13 +30,9 @@ std::size_t find_terminator(std::string_view s, std::size_t from) {
 
 std::int64_t line_ends(std::string_view text) {
   std::int64_t n = 0;
-  if (std::memchr(text.data(), '\r', text.size()) == nullptr) {
-    for (const char* p = text.data(); const void* nl = std::memchr(p, '\n', text.size() - (p - text.data()));) {
-      ++n;
-      p = static_cast<const char*>(nl) + 1;
-    }
-    return n;
-  }
+  // Without a '\r' every line end is a '\n': counted sixteen bytes at a time (a memchr per
+  // line cost ~5 % of a scan).
+  if (std::memchr(text.data(), '\r', text.size()) == nullptr) return static_cast<std::int64_t>(text::count_newlines(text));
   for (std::size_t i = 0; i < text.size(); ++i)
     if (text[i] == '\n' ? (i == 0 || text[i - 1] != '\r') : text[i] == '\r') ++n;
   return n;

@@ -105,7 +105,9 @@ Sv pid_prefix(Sv raw) {
 
 class AppLogParser {
  public:
-  AppLogParser(ParseContext& ctx, PeelOptions options) : ctx_(ctx), options_(options) {}
+  /// `text`: all the parser will read, whose pasted escapes (`^[[`) are looked for once here.
+  AppLogParser(ParseContext& ctx, PeelOptions options, Sv text)
+      : ctx_(ctx), options_(options), caret_escapes_(text.find("^[[") != Sv::npos) {}
 
   void line(std::int64_t seg, Sv raw, LiteralHit hit = LiteralHit::unknown);
   void finish();
@@ -146,6 +148,7 @@ class AppLogParser {
   // of a log that interleaves them, up to kMaxSightedPrefixes.
   std::set<std::string, std::less<>> sighted_prefixes_;
   static constexpr std::size_t kMaxSightedPrefixes = 256;
+  bool caret_escapes_;            // the text holds a pasted `^[[` somewhere (most never do)
   Sv skipped_raw_;                // the last line the fast path skipped (its stamp is peeled lazily)
   std::int64_t skipped_seg_ = 0;
 };
@@ -175,7 +178,7 @@ bool AppLogParser::skippable(Sv raw, LiteralHit hit) const {
     const std::size_t m = raw.find('m', esc);
     esc = m == Sv::npos ? esc : raw.find('\x1b', m + 1);
   }
-  if (esc != Sv::npos || raw.find("^[[") != Sv::npos) return false;
+  if (esc != Sv::npos || (caret_escapes_ && raw.find("^[[") != Sv::npos)) return false;
   const bool glog = raw.size() > 5 && std::string_view("IWEDCF").find(raw[0]) != Sv::npos && raw[1] >= '0' &&
                     raw[1] <= '9';
   // NCCL names its writer's pid in a tag: at the line's start it is a prefix like a worker's;
@@ -530,7 +533,7 @@ void parse_app_log(std::string_view text, ParseContext& ctx) {
   const auto hosts = pdsh_hosts(text);
   PeelOptions options;
   options.pdsh_hosts = &hosts;
-  AppLogParser parser(local, options);
+  AppLogParser parser(local, options, text);
   std::int64_t seg = 0;
   // The log is scanned once, as a block, for every signal literal and marker (LiteralHits): the
   // lines with none (most of them) skip both per-line literal passes. The per-line checks look

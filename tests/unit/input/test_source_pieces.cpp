@@ -49,14 +49,15 @@ std::int64_t line_ends(std::string_view text) {
   return n;
 }
 
-/// About `bytes` of log: ordinary lines, CRLF and lone-CR lines, and every 97th line far over
-/// the per-line limit (some split by the reader's window, some by a piece's growth).
-std::string mixed_log(std::size_t bytes) {
+/// About `bytes` of log: ordinary lines, CRLF and lone-CR lines (unless `carriage_returns` is
+/// false: \n only), and every 97th line far over the per-line limit (some split by the reader's
+/// window, some by a piece's growth).
+std::string mixed_log(std::size_t bytes, bool carriage_returns = true) {
   std::string out;
   for (int i = 1; out.size() < bytes; ++i) {
     if (i % 97 == 0) out += "long " + std::string(3 * kLineLimit + static_cast<std::size_t>(i % 7) * 911, 'x');
     else out += "2026-04-09 05:10:11 INFO line " + std::to_string(i);
-    out += i % 13 == 0 ? "\r\n" : i % 29 == 0 ? "\r" : "\n";
+    out += !carriage_returns ? "\n" : i % 13 == 0 ? "\r\n" : i % 29 == 0 ? "\r" : "\n";
   }
   return out;
 }
@@ -143,6 +144,19 @@ TEST_CASE("a file past piece_bytes is handed on in pieces that are the file", "[
     require_pieces_are_the_input(pieces, whole[0]);
     for (const auto& p : pieces) CHECK(static_cast<std::int64_t>(p.text.size()) <= 2 * kPiece + kPiece / 8 + 4096);
   }
+}
+
+TEST_CASE("a file of \\n lines only is numbered across its pieces as one with \\r is", "[input]") {
+  // Without a '\r' the reader counts a piece's lines by its newlines alone (line_ends' fast path).
+  const std::string log = mixed_log(static_cast<std::size_t>(10 * kPiece), false);
+  REQUIRE(log.find('\r') == std::string::npos);
+  const TempFile file(log);
+  Diagnostics d;
+  const auto whole = read(file.path, {}, d);
+  REQUIRE(whole.size() == 1);
+  ReadOptions o;
+  o.piece_bytes = kPiece;
+  require_pieces_are_the_input(read(file.path, o, d), whole[0]);
 }
 
 TEST_CASE("a piece that piece_end never ends stops at 64 times piece_bytes", "[input]") {
