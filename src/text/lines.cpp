@@ -147,10 +147,11 @@ bool block_has_ansi(std::string_view text) {
   const char* p = text.data();
   const std::size_t n = text.size();
   std::size_t at = 0;
-  // is_control, less the terminators (they end lines), 64 bytes between exits.
+  // is_control, less the terminators (they end lines), 64 bytes between exits. A C0 control is
+  // a byte whose top three bits are clear (SSE2 has no unsigned byte compare).
   const auto bad = [](Bytes16 v) {
-    return ((v < splat16(0x20)) & (v != splat16('\t')) & (v != splat16('\n')) & (v != splat16('\r'))) |
-           (v == splat16(0x7f));
+    const Mask16 c0 = (v & splat16(0xe0)) == splat16(0);
+    return (c0 & ~((v == splat16('\t')) | (v == splat16('\n')) | (v == splat16('\r')))) | (v == splat16(0x7f));
   };
   for (; n - at >= 64; at += 64)
     if (any16(bad(load16(p + at)) | bad(load16(p + at + 16)) | bad(load16(p + at + 32)) | bad(load16(p + at + 48))))
@@ -176,23 +177,6 @@ std::size_t count_newlines(std::string_view text) {
   }
   for (; i < n; ++i) total += p[i] == '\n';
   return total;
-}
-
-std::string_view trim_left(std::string_view s) {
-  std::size_t i = 0;
-  while (i < s.size() && is_space(s[i])) ++i;
-  return s.substr(i);
-}
-
-std::string_view trim(std::string_view s) {
-  s = trim_left(s);
-  std::size_t end = s.size();
-  while (end > 0 && is_space(s[end - 1])) --end;
-  return s.substr(0, end);
-}
-
-bool starts_with(std::string_view s, std::string_view prefix) {
-  return s.substr(0, prefix.size()) == prefix;
 }
 
 namespace {

@@ -30,10 +30,20 @@ std::size_t count_newlines(std::string_view text);
 inline bool is_digit(char c) { return c >= '0' && c <= '9'; }
 /// The ASCII whitespace trim() removes: space, \t, \r, \n, \v, \f.
 inline bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; }
-/// Without leading and trailing ASCII whitespace (is_space).
-std::string_view trim(std::string_view s);
-std::string_view trim_left(std::string_view s);
-bool starts_with(std::string_view s, std::string_view prefix);
+/// Without leading and trailing ASCII whitespace (is_space). Inline: the sniffer and the repair
+/// ask them of every line, where a call costs as much as the trimming.
+inline std::string_view trim_left(std::string_view s) {
+  std::size_t i = 0;
+  while (i < s.size() && is_space(s[i])) ++i;
+  return s.substr(i);
+}
+inline std::string_view trim(std::string_view s) {
+  s = trim_left(s);
+  std::size_t end = s.size();
+  while (end > 0 && is_space(s[end - 1])) --end;
+  return s.substr(0, end);
+}
+inline bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
 bool contains(std::string_view s, std::string_view needle);
 /// Whether `s` holds `pattern` somewhere, each `wildcard` byte in it matching any byte
 /// (`":??:??."`: a PCI bus id's colons and dot). One pass, sixteen bytes at a time.
