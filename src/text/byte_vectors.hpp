@@ -30,6 +30,32 @@ inline bool any16(Mask16 m) {
   return (half[0] | half[1]) != 0;
 }
 
+/// One bit per lane of `m`, lane 0 the lowest, portably: each half's lanes gathered by one
+/// multiplication (lane k's bit lands on bit 56 + k).
+inline unsigned gathered_bits16(Mask16 m) {
+  std::uint64_t half[2];
+  const Bytes16 low_bits = reinterpret_cast<Bytes16>(m) & splat16(1);
+  std::memcpy(half, &low_bits, sizeof half);
+  constexpr std::uint64_t kGather = 0x0102040810204080ULL;
+  return static_cast<unsigned>((half[0] * kGather) >> 56) | static_cast<unsigned>((half[1] * kGather) >> 56) << 8;
+}
+
+/// The same bits: SSE2's pmovmskb on x86-64, gathered_bits16 elsewhere.
+inline unsigned bits16(Mask16 m) {
+#if defined(__SSE2__)
+  return static_cast<unsigned>(__builtin_ia32_pmovmskb128(reinterpret_cast<char __attribute__((vector_size(16)))>(m)));
+#else
+  return gathered_bits16(m);
+#endif
+}
+
+/// One bit per byte of p[0, 64) equal to `c`, byte 0 the lowest.
+inline std::uint64_t bits64(const char* p, unsigned char c) {
+  const Bytes16 v = splat16(c);
+  return std::uint64_t{bits16(load16(p) == v)} | std::uint64_t{bits16(load16(p + 16) == v)} << 16 |
+         std::uint64_t{bits16(load16(p + 32) == v)} << 32 | std::uint64_t{bits16(load16(p + 48) == v)} << 48;
+}
+
 /// Calls f(lane) for each set lane of `m`, lowest first; stops where f returns true, and says
 /// whether one did.
 template <class F>

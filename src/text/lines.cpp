@@ -83,10 +83,28 @@ std::vector<std::string_view> split_lines(std::string_view text) {
   const char* p = text.data();
   const char* end = p + text.size();
   const bool has_cr = std::memchr(p, '\r', text.size()) != nullptr;
-  // memchr for '\n' (SIMD in glibc), then a memchr for a lone '\r' inside the line: two fast
-  // passes instead of one byte-at-a-time loop, and the second only where the text holds a '\r'
-  // at all (one pass over the whole text). Lines ending "\r\n" drop the '\r'. (Sixteen bytes
-  // at a time with text::detail's vectors measured no faster.)
+  if (!has_cr) {
+    // The newlines of 64 bytes as one word, its bits taken lowest first: a log line is short,
+    // and a memchr call per line (its setup, the branch it mispredicts at the line's end) cost
+    // more than the line's bytes do.
+    const char* line_start = p;
+    std::size_t i = 0;
+    for (; text.size() - i >= 64; i += 64)
+      for (std::uint64_t nl = detail::bits64(p + i, '\n'); nl != 0; nl &= nl - 1) {
+        const char* at = p + i + __builtin_ctzll(nl);
+        lines.emplace_back(line_start, static_cast<std::size_t>(at - line_start));
+        line_start = at + 1;
+      }
+    for (; i < text.size(); ++i)
+      if (p[i] == '\n') {
+        lines.emplace_back(line_start, static_cast<std::size_t>(p + i - line_start));
+        line_start = p + i + 1;
+      }
+    if (line_start < end) lines.emplace_back(line_start, static_cast<std::size_t>(end - line_start));
+    return lines;
+  }
+  // memchr for '\n' (SIMD in glibc), then a memchr for a lone '\r' inside the line. Lines
+  // ending "\r\n" drop the '\r'.
   while (p < end) {
     const char* nl = static_cast<const char*>(std::memchr(p, '\n', static_cast<std::size_t>(end - p)));
     const char* stop = nl ? nl : end;

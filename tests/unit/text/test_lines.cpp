@@ -6,6 +6,7 @@
 #include <string>
 
 #include "culprit/text/lines.hpp"
+#include "text/byte_vectors.hpp"
 
 using namespace culprit::text;
 using SV = std::vector<std::string_view>;
@@ -149,7 +150,7 @@ TEST_CASE("split_lines cuts at every newline, whatever its offset in the text", 
   // without its terminator.
   std::mt19937 rng(29);
   for (int round = 0; round < 5000; ++round) {
-    std::string text(rng() % 100, 'a');
+    std::string text(rng() % 200, 'a');  // up to three 64-byte blocks and a tail
     const unsigned density = rng() % 4;
     for (char& c : text) c = rng() % 8 < density ? '\n' : 'a';
     SV expected;
@@ -162,5 +163,24 @@ TEST_CASE("split_lines cuts at every newline, whatever its offset in the text", 
     if (start < text.size()) expected.emplace_back(text.data() + start, text.size() - start);
     INFO("text of " << text.size() << " bytes");
     REQUIRE(split_lines(text) == expected);
+  }
+}
+
+TEST_CASE("a vector compare's lanes become bits alike on every build", "[text]") {
+  // bits16 is pmovmskb on x86-64 and gathered_bits16 elsewhere: both hold to a lane-by-lane
+  // reading, so the arm64 build's newline positions are the ones tested here.
+  using namespace culprit::text::detail;
+  std::mt19937 rng(31);
+  for (int round = 0; round < 2000; ++round) {
+    char bytes[64];
+    for (char& b : bytes) b = rng() % 3 == 0 ? '\n' : 'x';
+    const Mask16 m = load16(bytes) == splat16('\n');
+    unsigned expected = 0;
+    for (unsigned k = 0; k < 16; ++k) expected |= static_cast<unsigned>(bytes[k] == '\n') << k;
+    REQUIRE(gathered_bits16(m) == expected);
+    REQUIRE(bits16(m) == expected);
+    std::uint64_t expected64 = 0;
+    for (unsigned k = 0; k < 64; ++k) expected64 |= static_cast<std::uint64_t>(bytes[k] == '\n') << k;
+    REQUIRE(bits64(bytes, '\n') == expected64);
   }
 }
