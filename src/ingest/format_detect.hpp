@@ -67,6 +67,8 @@ inline constexpr std::string_view kKernelAnchors[] = {
 bool json_shape(std::string_view line);       ///< starts a JSON value (`{`, `[`, `[{`, RS `{`)
 bool smi_xml_shape(std::string_view line);    ///< starts with `<`
 bool smi_csv_shape(std::string_view line);    ///< `, ` cells and a PCI bus id's `:..:..` shape
+/// What smi_csv_shape needs, as FormatSpec::unanchored_pattern (`?`: any byte).
+inline constexpr std::string_view kSmiCsvShapePattern = ":??:??.";
 /// A header-less ps row, or a header's `PID` (case-sensitive: as an anchor literal, compared
 /// caseless, it would pass every `pid=` of an application log).
 bool ps_shape(std::string_view line);

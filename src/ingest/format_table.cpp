@@ -10,6 +10,7 @@
 
 #include "culprit/ingest/parser.hpp"
 #include "culprit/ingest/sniff.hpp"
+#include "culprit/text/lines.hpp"
 #include "ingest/format_detect.hpp"
 
 namespace culprit::ingest {
@@ -47,7 +48,8 @@ constexpr FormatSpec kTable[] = {
     {.id = format::kNvidiaSmiCsv, .scope = Scope::block, .score = 60, .detect = detect::smi_csv,
      .announced_by = detect::announces_smi_csv, .continues = detect::continues_smi_csv,
      .parse = parse_nvidia_smi_csv, .merges = false,
-     .anchors = detect::kSmiCsvAnchors, .unanchored = detect::smi_csv_shape, .samples = {"nvidia_smi_csv"}},
+     .anchors = detect::kSmiCsvAnchors, .unanchored = detect::smi_csv_shape,
+     .unanchored_pattern = detect::kSmiCsvShapePattern, .samples = {"nvidia_smi_csv"}},
     {.id = format::kPs, .scope = Scope::block, .score = 50, .detect = detect::ps_block,
      .parse = parse_ps, .merges = false,
      .unanchored = detect::ps_shape, .samples = {"ps"}},
@@ -88,6 +90,36 @@ const Ranks& ranks() {
 }
 
 }  // namespace
+
+std::size_t Scan::pattern_lines_for(std::string_view pattern) const {
+  auto it = std::find_if(pattern_lines.begin(), pattern_lines.end(),
+                         [pattern](const PatternLines& p) { return p.pattern == pattern; });
+  if (it == pattern_lines.end()) {
+    PatternLines found{pattern, std::vector<unsigned char>(end > begin ? end - begin : 0, 0)};
+    if (end > begin) {
+      const char* base = lines[begin].data();
+      const std::string_view text(base, static_cast<std::size_t>(lines[end - 1].data() + lines[end - 1].size() - base));
+      std::size_t k = begin;
+      for (std::size_t from = 0; from < text.size();) {
+        const std::size_t at = text::find_pattern(text.substr(from), pattern, '?');
+        if (at == std::string_view::npos) break;
+        const char* hit = base + from + at;
+        // The line the match ends in; it holds the match when it starts there too (a match
+        // across a line end holds in neither line).
+        while (k + 1 < end && lines[k].data() + lines[k].size() < hit + pattern.size()) ++k;
+        if (lines[k].data() <= hit && hit + pattern.size() <= lines[k].data() + lines[k].size()) {
+          found.holds[k - begin] = 1;
+          from = static_cast<std::size_t>(lines[k].data() + lines[k].size() - base);  // on from the next line
+        } else {
+          from += at + 1;
+        }
+      }
+    }
+    pattern_lines.push_back(std::move(found));
+    it = pattern_lines.end() - 1;
+  }
+  return static_cast<std::size_t>(it - pattern_lines.begin());
+}
 
 std::span<const FormatSpec> format_table() { return kTable; }
 

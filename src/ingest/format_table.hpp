@@ -41,6 +41,27 @@ struct Scan {
   };
   mutable ShapeMemo shape_memo;
 
+  /// Whether line i holds `pattern` (FormatSpec::unanchored_pattern; `?` any byte). The first
+  /// ask of a pattern finds its lines for the whole of [begin, end) in one pass over their text
+  /// (text::find_pattern), so a row that needs it is asked only at those lines. `lines` are
+  /// split_lines of one text, in order, as everywhere the sniffer reads.
+  bool holds_pattern(std::string_view pattern, std::size_t i) const {
+    // Inline: asked at every line without an anchor. A row's pattern is its table entry's own
+    // string, so the one last asked is told by its address.
+    if (last_pattern >= pattern_lines.size() || pattern_lines[last_pattern].pattern.data() != pattern.data())
+      last_pattern = pattern_lines_for(pattern);
+    return i >= begin && i < end && pattern_lines[last_pattern].holds[i - begin] != 0;
+  }
+  struct PatternLines {
+    std::string_view pattern;
+    std::vector<unsigned char> holds;  ///< per line of [begin, end)
+  };
+  mutable std::vector<PatternLines> pattern_lines;
+
+  /// The index in pattern_lines of `pattern`'s lines, found (one pass) the first time.
+  std::size_t pattern_lines_for(std::string_view pattern) const;
+  mutable std::size_t last_pattern = static_cast<std::size_t>(-1);
+
   /// Memo of the JSON value run at line `at` (formats.md's JSON formats share its framing, and
   /// each detector asks for it at the same line).
   struct JsonRun {
@@ -97,6 +118,10 @@ struct FormatSpec {
   /// `anchors` and no `unanchored`: the detector runs at every line.
   std::span<const std::string_view> anchors{};
   bool (*unanchored)(std::string_view line) = nullptr;
+  /// A pattern (`?`: any byte) every line `unanchored` passes holds, where one is rare in logs
+  /// (a PCI bus id's `:??:??.`): the sniffer finds the lines holding it in one pass over a
+  /// section's text (Scan::holds_pattern) and asks `unanchored` only there. Empty: none.
+  std::string_view unanchored_pattern{};
   /// Sample folders under fixtures/formats/ (lnav's `sample`s): the tests run every detector on them.
   std::array<std::string_view, 3> samples{};
 };
@@ -116,6 +141,7 @@ std::span<const FormatSpec* const> formats_by_rank(Scope scope);
 inline bool may_anchor(const FormatSpec& f, const Scan& scan, std::size_t i) {
   if (scan.may_anchor(i) || (f.anchors.empty() && f.unanchored == nullptr)) return true;
   if (f.unanchored == nullptr) return false;
+  if (!f.unanchored_pattern.empty() && !scan.holds_pattern(f.unanchored_pattern, i)) return false;
   Scan::ShapeMemo& memo = scan.shape_memo;
   if (memo.at != i || memo.shape != f.unanchored) memo = {i, f.unanchored, f.unanchored(scan.lines[i])};
   return memo.result;

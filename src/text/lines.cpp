@@ -2,11 +2,11 @@
 // (progress bars), and with colour codes either real (ESC[...m) or pasted as text (^[[0;36m).
 #include "culprit/text/lines.hpp"
 
-#include "byte_vectors.hpp"
-
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+
+#include "byte_vectors.hpp"
 
 namespace culprit::text {
 
@@ -208,35 +208,44 @@ bool matches_at(const char* at, std::string_view pattern, char wildcard) {
 
 }  // namespace
 
-bool contains_pattern(std::string_view s, std::string_view pattern, char wildcard) {
+std::size_t find_pattern(std::string_view s, std::string_view pattern, char wildcard) {
   // Every start where the pattern's first and last bytes match, sixteen starts at a time, then
   // the rest of the pattern there: one pass, without a call per candidate byte.
   using namespace detail;
+  constexpr std::size_t kNone = std::string_view::npos;
   const std::size_t n = pattern.size();
-  if (n > s.size()) return false;
+  if (n > s.size()) return kNone;
   const std::size_t first = pattern.find_first_not_of(wildcard);
-  if (first == std::string_view::npos) return true;  // all wildcards (or empty): any start
+  if (first == kNone) return 0;  // all wildcards (or empty): any start
   const std::size_t last = pattern.find_last_not_of(wildcard);
   const std::size_t starts = s.size() - n + 1;
   const char* p = s.data();
-  std::size_t i = 0;
+  std::size_t i = 0, found = kNone;
   const Bytes16 head = splat16(static_cast<unsigned char>(pattern[first]));
   const Bytes16 tail = splat16(static_cast<unsigned char>(pattern[last]));
-  const auto sixteen_from = [&](std::size_t at) {  // the starts [at, at + 16)
+  const auto sixteen_from = [&](std::size_t at) {  // the starts [at, at + 16), lowest first
     const Mask16 both = (load16(p + at + first) == head) & (load16(p + at + last) == tail);
-    return any16(both) && any_lane(both, [&](unsigned lane) { return matches_at(p + at + lane, pattern, wildcard); });
+    return any16(both) && any_lane(both, [&](unsigned lane) {
+             if (!matches_at(p + at + lane, pattern, wildcard)) return false;
+             found = at + lane;
+             return true;
+           });
   };
   if (starts >= 16) {
     // The loads reach p[at + last + 15] <= p[starts - 1 + last] < p[s.size()]; the last sixteen
-    // overlap the ones before rather than leave a tail.
+    // overlap the ones before (where nothing matched) rather than leave a tail.
     for (; i + 16 <= starts; i += 16)
-      if (sixteen_from(i)) return true;
-    return i < starts && sixteen_from(starts - 16);
+      if (sixteen_from(i)) return found;
+    return i < starts && sixteen_from(starts - 16) ? found : kNone;
   }
   for (; i < starts; ++i)
     if (p[i + first] == pattern[first] && p[i + last] == pattern[last] && matches_at(p + i, pattern, wildcard))
-      return true;
-  return false;
+      return i;
+  return kNone;
+}
+
+bool contains_pattern(std::string_view s, std::string_view pattern, char wildcard) {
+  return find_pattern(s, pattern, wildcard) != std::string_view::npos;
 }
 
 bool contains(std::string_view s, std::string_view needle) {

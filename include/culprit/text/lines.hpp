@@ -45,8 +45,10 @@ inline std::string_view trim(std::string_view s) {
 }
 inline bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
 bool contains(std::string_view s, std::string_view needle);
-/// Whether `s` holds `pattern` somewhere, each `wildcard` byte in it matching any byte
-/// (`":??:??."`: a PCI bus id's colons and dot). One pass, sixteen bytes at a time.
+/// Where `s` first holds `pattern`, each `wildcard` byte in it matching any byte (`":??:??."`: a
+/// PCI bus id's colons and dot); npos when nowhere. One pass, sixteen bytes at a time.
+std::size_t find_pattern(std::string_view s, std::string_view pattern, char wildcard);
+/// Whether find_pattern finds it.
 bool contains_pattern(std::string_view s, std::string_view pattern, char wildcard);
 
 }  // namespace culprit::text

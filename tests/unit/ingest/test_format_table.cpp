@@ -217,7 +217,10 @@ TEST_CASE("format table: every anchor line holds one of its format's anchors or 
         if (!claims) continue;
         bool literal = false;
         for (std::string_view a : f.anchors) literal = literal || holds_caseless(lines[i], a);
-        const bool shape = f.unanchored != nullptr && f.unanchored(lines[i]);
+        // ...and a shape check that needs a pattern passes only on lines holding it (the
+        // sniffer asks it nowhere else).
+        const bool shape = f.unanchored != nullptr && f.unanchored(lines[i]) &&
+                           (f.unanchored_pattern.empty() || culprit::text::contains_pattern(lines[i], f.unanchored_pattern, '?'));
         INFO("format " << f.id << ", line " << i + 1 << ": " << lines[i]);
         CHECK((literal || shape));
         if (literal && !shape) ++by_literal_only;
@@ -244,4 +247,33 @@ TEST_CASE("format table: anchor shape checks turn routine log lines away", "[for
   CHECK(smi_csv_shape("0, NVIDIA A100-SXM4-80GB, 00000000:07:00.0, 81920"));
   CHECK(json_shape("  [{\"a\": 1}"));
   CHECK(ps_shape("  PID TTY          TIME CMD"));
+}
+
+TEST_CASE("format table: a section's pattern lines are the lines holding the pattern, found in one pass",
+          "[format_table]") {
+  // Scan::holds_pattern: a match inside a line marks it; one across a line end marks neither
+  // line; a section sees its own lines only; a second pattern is found on its own.
+  const std::string text =
+      "INFO 00:00:01 routine\n"             // 0: `:00:01 ` has no `.` where the pattern needs it
+      "0, 00000000:3B:00.0, 81559 MiB\n"    // 1: a bus id
+      "tail of a wrapped cell 0000:\n"      // 2: `:` ends the line...
+      "3B:00.0 starts this one\n"           // 3: ...so `:??:??.` spans the line end: neither
+      "x 0000:65:00.1 y 0000:66:00.2 z\n"   // 4: two in one line
+      "last line 12:34:56.7";               // 5: a stamp's fraction has the shape too
+  const auto lines = culprit::text::split_lines(text);
+  REQUIRE(lines.size() == 6);
+  Scan whole{lines, 0, lines.size()};
+  std::vector<bool> held;
+  for (std::size_t i = 0; i < lines.size(); ++i) held.push_back(whole.holds_pattern(":??:??.", i));
+  CHECK(held == std::vector<bool>{false, true, false, false, true, true});
+  for (std::size_t i = 0; i < lines.size(); ++i)  // each held line holds it, as smi_csv_shape reads it
+    CHECK(held[i] == culprit::text::contains_pattern(lines[i], ":??:??.", '?'));
+  CHECK(whole.holds_pattern("MiB", 1));
+  CHECK_FALSE(whole.holds_pattern("MiB", 4));
+  CHECK(whole.pattern_lines.size() == 2);
+  Scan part{lines, 2, 5};  // lines 2-4
+  CHECK_FALSE(part.holds_pattern(":??:??.", 1));  // outside the section
+  CHECK_FALSE(part.holds_pattern(":??:??.", 3));
+  CHECK(part.holds_pattern(":??:??.", 4));
+  CHECK_FALSE(part.holds_pattern(":??:??.", 5));
 }
