@@ -56,19 +56,6 @@ inline std::uint64_t bits64(const char* p, unsigned char c) {
          std::uint64_t{bits16(load16(p + 32) == v)} << 32 | std::uint64_t{bits16(load16(p + 48) == v)} << 48;
 }
 
-/// Calls f(lane) for each set lane of `m`, lowest first; stops where f returns true, and says
-/// whether one did.
-template <class F>
-[[gnu::always_inline]] inline bool any_lane(Mask16 m, F f) {
-  std::uint64_t half[2];
-  const Bytes16 low_bits = reinterpret_cast<Bytes16>(m) & splat16(1);  // one bit per set lane
-  std::memcpy(half, &low_bits, sizeof half);
-  for (unsigned h = 0; h < 2; ++h)
-    for (std::uint64_t word = half[h]; word != 0; word &= word - 1)
-      if (f(8 * h + static_cast<unsigned>(__builtin_ctzll(word)) / 8)) return true;
-  return false;
-}
-
 /// The sum of the lanes of `v` (each 0-255).
 inline unsigned sum16(Bytes16 v) {
   std::uint64_t half[2];

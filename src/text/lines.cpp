@@ -223,20 +223,30 @@ std::size_t find_pattern(std::string_view s, std::string_view pattern, char wild
   std::size_t i = 0, found = kNone;
   const Bytes16 head = splat16(static_cast<unsigned char>(pattern[first]));
   const Bytes16 tail = splat16(static_cast<unsigned char>(pattern[last]));
-  const auto sixteen_from = [&](std::size_t at) {  // the starts [at, at + 16), lowest first
-    const Mask16 both = (load16(p + at + first) == head) & (load16(p + at + last) == tail);
-    return any16(both) && any_lane(both, [&](unsigned lane) {
-             if (!matches_at(p + at + lane, pattern, wildcard)) return false;
-             found = at + lane;
-             return true;
-           });
+  const auto candidates16 = [&](std::size_t at) {  // the starts [at, at + 16) as bits
+    return std::uint64_t{bits16((load16(p + at + first) == head) & (load16(p + at + last) == tail))};
   };
+  const auto verify = [&](std::size_t at, std::uint64_t bits) {  // lowest first
+    for (; bits != 0; bits &= bits - 1) {
+      const std::size_t start = at + static_cast<std::size_t>(__builtin_ctzll(bits));
+      if (matches_at(p + start, pattern, wildcard)) {
+        found = start;
+        return true;
+      }
+    }
+    return false;
+  };
+  // The loads reach p[at + last + 15] <= p[starts - 1 + last] < p[s.size()]; the last sixteen
+  // overlap the ones before (where nothing matched) rather than leave a tail.
+  for (; i + 64 <= starts; i += 64) {
+    const std::uint64_t bits = candidates16(i) | candidates16(i + 16) << 16 | candidates16(i + 32) << 32 |
+                               candidates16(i + 48) << 48;
+    if (bits != 0 && verify(i, bits)) return found;
+  }
   if (starts >= 16) {
-    // The loads reach p[at + last + 15] <= p[starts - 1 + last] < p[s.size()]; the last sixteen
-    // overlap the ones before (where nothing matched) rather than leave a tail.
     for (; i + 16 <= starts; i += 16)
-      if (sixteen_from(i)) return found;
-    return i < starts && sixteen_from(starts - 16) ? found : kNone;
+      if (verify(i, candidates16(i))) return found;
+    return i < starts && verify(starts - 16, candidates16(starts - 16)) ? found : kNone;
   }
   for (; i < starts; ++i)
     if (p[i + first] == pattern[first] && p[i + last] == pattern[last] && matches_at(p + i, pattern, wildcard))

@@ -7,11 +7,13 @@
 
 #include <filesystem>
 #include <random>
+#include <regex>
 #include <string>
 #include <vector>
 
 #include "culprit/text/lines.hpp"
 #include "ingest/format_detect.hpp"
+#include "ingest/formats/kernel_stamp.hpp"
 #include "unit/ingest/fixture_files.hpp"
 
 namespace fs = std::filesystem;
@@ -93,4 +95,37 @@ TEST_CASE("may_be_kernel_stamp is never false where the kernel stamp regexes mat
     REQUIRE(may_be_kernel_stamp(line));
   }
   CHECK(still > 10000);
+}
+
+TEST_CASE("starts_with_boot_stamp reads `[ secs.frac]` as its regex does, in every width", "[kernel]") {
+  // Asked of every kernel line twice (the sniffer, the parser), byte by byte: every width of
+  // spaces, seconds and fraction (dmesg prints `%5lu.%06lu`), and near misses of each.
+  static const std::regex stamp(R"(^\[ *[0-9]+\.[0-9]+\].*)");
+  const auto expect = [](const std::string& line) { return std::regex_match(line, stamp); };
+  std::vector<std::string> lines;
+  for (int spaces = 0; spaces <= 6; ++spaces)
+    for (int secs = 0; secs <= 8; ++secs)
+      for (int frac = 0; frac <= 8; ++frac) {
+        std::string head = "[";
+        head.append(static_cast<std::size_t>(spaces), ' ').append(static_cast<std::size_t>(secs), '7');
+        head.append(".").append(static_cast<std::size_t>(frac), '3');
+        lines.push_back(head + "] msg");
+        lines.push_back(head + "]");
+        lines.push_back(head + " ] msg");  // a space before the bracket
+        lines.push_back(head + "x] msg");
+      }
+  std::mt19937 rng(37);
+  const std::string alphabet = "[ 0123456789.]x";
+  for (int round = 0; round < 50000; ++round) {
+    std::string line = lines[rng() % lines.size()];
+    line[rng() % line.size()] = alphabet[rng() % alphabet.size()];  // one byte changed anywhere
+    lines.push_back(line);
+  }
+  std::size_t stamped = 0;
+  for (const std::string& line : lines) {
+    INFO("line '" << line << "'");
+    REQUIRE(culprit::ingest::kernel::starts_with_boot_stamp(line) == expect(line));
+    stamped += expect(line);
+  }
+  CHECK(stamped > 1000);  // the walk reaches both answers
 }
