@@ -482,6 +482,7 @@ bool ps_shape(std::string_view line) {
   // ps_block's two ways in: a header (parse_header's first tokens, then the `PID` in it; the
   // cheap test first), or a row whose header grep ate.
   const std::string_view t = trim(line);
+  if (!ps::may_start_listing_line(t)) return false;  // a log line, mostly: `[`, ESC, `(`
   return (ps::may_be_header(t) && contains(line, "PID")) || ps::headerless_layout(t) != nullptr;
 }
 
@@ -490,10 +491,10 @@ bool kernel_shape(std::string_view line) {
   // A task row `[  1234]     0  1234 …` (kernel::is_task_row), here or behind a
   // prefix: a `]` after a digit, then blanks and a digit.
   for (size_t p = line.find(']'); p != std::string_view::npos; p = line.find(']', p + 1)) {
-    if (p == 0 || !std::isdigit(static_cast<unsigned char>(line[p - 1]))) continue;
+    if (p == 0 || !is_digit(line[p - 1])) continue;
     size_t k = p + 1;
-    while (k < line.size() && std::isspace(static_cast<unsigned char>(line[k]))) ++k;
-    if (k > p + 1 && k < line.size() && std::isdigit(static_cast<unsigned char>(line[k]))) return true;
+    while (k < line.size() && text::is_space(line[k])) ++k;
+    if (k > p + 1 && k < line.size() && is_digit(line[k])) return true;
   }
   return false;
 }

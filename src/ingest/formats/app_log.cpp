@@ -92,11 +92,14 @@ std::optional<std::int64_t> pid_after(Sv s, Sv anchor, std::size_t* where = null
   return v;
 }
 
+/// How far into a line a worker's `(… pid=N)` prefix may reach.
+constexpr std::size_t kPidPrefixBytes = 160;
+
 /// The writer's prefix `raw` starts with, or empty: a `(Name … pid=N)` (colour codes and all, up
-/// to the `)` after its first `pid=`, within its first 160 bytes), what a worker prints before
-/// each line, or NCCL_DEBUG's `host:pid:tid [dev] `.
+/// to the `)` after its first `pid=`, within its first kPidPrefixBytes), what a worker prints
+/// before each line, or NCCL_DEBUG's `host:pid:tid [dev] `.
 Sv pid_prefix(Sv raw) {
-  const Sv head = raw.substr(0, 160);
+  const Sv head = raw.substr(0, kPidPrefixBytes);
   const std::size_t at = head.find("pid=");
   const std::size_t close = at == Sv::npos ? Sv::npos : head.find(')', at);
   if (close != Sv::npos) return raw.substr(0, close + 1);
@@ -147,6 +150,7 @@ class AppLogParser {
   // The `(VllmWorker rank=0 pid=3300)`-style prefixes already sighted (pid_prefix): one per rank
   // of a log that interleaves them, up to kMaxSightedPrefixes.
   std::set<std::string, std::less<>> sighted_prefixes_;
+  mutable Sv last_sighted_;  // the `pid=` prefix last looked up and sighted (an element of sighted_prefixes_)
   static constexpr std::size_t kMaxSightedPrefixes = 256;
   bool caret_escapes_;            // the text holds a pasted `^[[` somewhere (most never do)
   Sv skipped_raw_;                // the last line the fast path skipped (its stamp is peeled lazily)
@@ -171,8 +175,21 @@ bool AppLogParser::skippable(Sv raw, LiteralHit hit) const {
   }
   // A colour code inside the text could split a literal the prefilter looks for; only a
   // sighted prefix's own codes and the reset code right after it are allowed.
-  const Sv prefix = pid_prefix(raw);
-  const bool sighted = !prefix.empty() && sighted_prefixes_.find(prefix) != sighted_prefixes_.end();
+  // A line that starts with the `(… pid=N)` prefix sighted last has that prefix (pid_prefix
+  // finds the same first `pid=` and `)` in the same bytes) and it is sighted: a run of one
+  // writer's lines looks it up once. (Not an NCCL tag: a `pid=…)` after it would win there.)
+  Sv prefix;
+  bool sighted = false;
+  if (!last_sighted_.empty() && text::starts_with(raw, last_sighted_)) {
+    prefix = raw.substr(0, last_sighted_.size());
+    sighted = true;
+  } else {
+    prefix = pid_prefix(raw);
+    const auto it = prefix.empty() ? sighted_prefixes_.end() : sighted_prefixes_.find(prefix);
+    sighted = it != sighted_prefixes_.end();
+    if (sighted && prefix.back() == ')' && prefix.size() <= kPidPrefixBytes && prefix.find("pid=") != Sv::npos)
+      last_sighted_ = *it;  // a sighted prefix stays sighted
+  }
   std::size_t esc = raw.find('\x1b', sighted ? prefix.size() : 0);
   if (sighted && esc == prefix.size()) {
     const std::size_t m = raw.find('m', esc);

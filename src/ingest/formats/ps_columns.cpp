@@ -180,6 +180,13 @@ const Header* headerless_layout(Sv line) {
   return nullptr;
 }
 
+bool may_start_listing_line(Sv line) {
+  // parse_header's first token starts with '%' or a capital (header_token); a header-less row's
+  // with a user name's byte (starts_like_row). Both skip leading blanks.
+  const std::size_t i = line.find_first_not_of(" \t");
+  return i != Sv::npos && (line[i] == '%' || is_user_char(line[i]));
+}
+
 bool may_be_header(Sv line) {
   if (line.size() > 400) return false;
   // The first two tokens, each cut only once the one before it passed: a log line fails at its
