@@ -108,6 +108,17 @@ void require_pieces_are_the_input(const std::vector<Source>& pieces, const Sourc
   CHECK(bytes == whole.size());
 }
 
+/// Reads `path` whole and again in pieces of kPiece, ending at the reader's own line ends, and
+/// holds the pieces to the whole (require_pieces_are_the_input).
+void require_pieces_of_file_are_the_file(const fs::path& path) {
+  Diagnostics d;
+  const auto whole = read(path, {}, d);
+  REQUIRE(whole.size() == 1);
+  ReadOptions o;
+  o.piece_bytes = kPiece;
+  require_pieces_are_the_input(read(path, o, d), whole[0]);
+}
+
 }  // namespace
 
 TEST_CASE("a file past piece_bytes is handed on in pieces that are the file", "[input]") {
@@ -151,12 +162,7 @@ TEST_CASE("a file of \\n lines only is numbered across its pieces as one with \\
   const std::string log = mixed_log(static_cast<std::size_t>(10 * kPiece), false);
   REQUIRE(log.find('\r') == std::string::npos);
   const TempFile file(log);
-  Diagnostics d;
-  const auto whole = read(file.path, {}, d);
-  REQUIRE(whole.size() == 1);
-  ReadOptions o;
-  o.piece_bytes = kPiece;
-  require_pieces_are_the_input(read(file.path, o, d), whole[0]);
+  require_pieces_of_file_are_the_file(file.path);
 }
 
 TEST_CASE("a piece that piece_end never ends stops at 64 times piece_bytes", "[input]") {
@@ -192,12 +198,7 @@ TEST_CASE("the tail of a file past max_file_bytes is read in pieces with the fil
 TEST_CASE("a gzip member past piece_bytes is read in pieces", "[input]") {
   const std::string log = mixed_log(static_cast<std::size_t>(4 * kPiece));
   const TempFile file(culprit::test::gzip_stored(log), "worker.log.gz");
-  Diagnostics d;
-  const auto whole = read(file.path, {}, d);
-  REQUIRE(whole.size() == 1);
-  ReadOptions o;
-  o.piece_bytes = kPiece;
-  require_pieces_are_the_input(read(file.path, o, d), whole[0]);
+  require_pieces_of_file_are_the_file(file.path);
 }
 
 TEST_CASE("inputs that are not lines, or that piece_end keeps whole, are one source", "[input]") {
