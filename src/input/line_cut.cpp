@@ -2,12 +2,12 @@
 // \n longer than the keep is walked byte by byte (a lone \r also ends a line, NULs do not
 // count), and once a line is cut its rest is skipped by memchr to the next terminator.
 #include "input/line_cut.hpp"
-#include "culprit/text/lines.hpp"
 
 #include <algorithm>
 #include <cstring>
 
 #include "culprit/input/reader.hpp"
+#include "culprit/text/lines.hpp"
 
 namespace culprit::input::detail {
 namespace {
