@@ -32,12 +32,10 @@ const text::Pattern& prompt_re() {
 bool match_prompt(std::string_view line, std::string& host, std::string& cmd) {
   // Cheap rejections first: this runs on every line of every input.
   if (line.size() > 512 || line.size() < 4) return false;
-  // The regex's first bytes: a venv's `(`, or a user name, after an optional `[` (a dmesg
-  // stamp's `[ ` is no prompt).
-  const auto user_char = [](char c) {
-    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || text::is_digit(c) || c == '_' || c == '.' || c == '-';
-  };
-  if (!(line[0] == '(' || user_char(line[0]) || (line[0] == '[' && user_char(line[1])))) return false;
+  // The regex's first bytes: a venv's `(`, or a user name (`[A-Za-z0-9_.-]`), after an optional
+  // `[` (a dmesg stamp's `[ ` is no prompt).
+  using text::is_host_char;
+  if (!(line[0] == '(' || is_host_char(line[0]) || (line[0] == '[' && is_host_char(line[1])))) return false;
   const auto at = line.substr(0, 65).find('@');  // the user@host part starts a prompt
   if (at == std::string_view::npos) return false;
   if (line.find_first_of("$#", at) == std::string_view::npos) return false;

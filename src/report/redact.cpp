@@ -9,13 +9,15 @@
 #include <algorithm>
 #include <cctype>
 
+#include "culprit/text/lines.hpp"
+
 namespace culprit::report {
 namespace {
 
 bool alnum(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; }
-bool digit(char c) { return c >= '0' && c <= '9'; }
+using text::is_digit;
 bool hex(char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; }
-bool lower_hex(char c) { return digit(c) || (c >= 'a' && c <= 'f'); }
+bool lower_hex(char c) { return is_digit(c) || (c >= 'a' && c <= 'f'); }
 
 constexpr const char* kPrefix[] = {"host", "ip", "user", "container", "pod", "uuid"};
 
@@ -43,11 +45,11 @@ std::size_t ipv4_at(std::string_view s, std::size_t i) {
     }
     std::size_t k = j;
     int value = 0;
-    while (k < s.size() && digit(s[k]) && k - j < 4) value = value * 10 + (s[k++] - '0');
+    while (k < s.size() && is_digit(s[k]) && k - j < 4) value = value * 10 + (s[k++] - '0');
     if (k == j || k - j > 3 || value > 255) return 0;
     j = k;
   }
-  if (j < s.size() && (alnum(s[j]) || (s[j] == '.' && j + 1 < s.size() && digit(s[j + 1])))) return 0;
+  if (j < s.size() && (alnum(s[j]) || (s[j] == '.' && j + 1 < s.size() && is_digit(s[j + 1])))) return 0;
   return j - i;
 }
 
@@ -85,7 +87,7 @@ std::size_t container_at(std::string_view s, std::size_t i) {
   std::size_t j = i;
   bool letters = false, digits = false;
   while (j < s.size() && lower_hex(s[j])) {
-    (digit(s[j]) ? digits : letters) = true;
+    (is_digit(s[j]) ? digits : letters) = true;
     ++j;
   }
   if (j < s.size() && alnum(s[j])) return 0;
@@ -112,8 +114,7 @@ std::size_t uuid_at(std::string_view s, std::size_t i) {
   return j - i;
 }
 
-bool user_char(char c) { return alnum(c) || c == '_' || c == '.' || c == '-'; }
-bool host_char(char c) { return alnum(c) || c == '.' || c == '-' || c == '_'; }
+using text::is_host_char;  // user names are redacted by the same bytes
 
 /// Walks every string of a verdict (const or not), calling `f(string&)`. Ids that are
 /// culprit's own vocabulary (verdict, role, kind, rule, format, …) are not visited.
@@ -232,15 +233,15 @@ void Redactor::collect_text(std::string_view s) {
     for (std::string_view home : {"/home/", "/Users/", "\\Users\\"}) {
       if (s.compare(i, home.size(), home) != 0) continue;
       std::size_t j = i + home.size();
-      while (j < s.size() && user_char(s[j])) ++j;
+      while (j < s.size() && is_host_char(s[j])) ++j;
       add(s.substr(i + home.size(), j - i - home.size()), RedactKind::user);
     }
     // user@host, as shell prompts and ssh write it.
     if (s[i] == '@' && i > 0 && i + 1 < s.size()) {
       std::size_t a = i;
-      while (a > 0 && user_char(s[a - 1])) --a;
+      while (a > 0 && is_host_char(s[a - 1])) --a;
       std::size_t b = i + 1;
-      while (b < s.size() && host_char(s[b])) ++b;
+      while (b < s.size() && is_host_char(s[b])) ++b;
       while (b > i + 1 && (s[b - 1] == '.' || s[b - 1] == '-')) --b;  // sentence punctuation
       const std::string_view user = s.substr(a, i - a), host = s.substr(i + 1, b - i - 1);
       const bool user_ok = !user.empty() && (std::isalpha(static_cast<unsigned char>(user[0])) || user[0] == '_');

@@ -28,6 +28,11 @@ std::size_t count_newlines(std::string_view text);
 
 /// An ASCII digit (std::isdigit without the locale and the cast to unsigned char).
 inline bool is_digit(char c) { return c >= '0' && c <= '9'; }
+/// A byte of a host or user name as logs and prompts print them: an ASCII letter or digit, `-`,
+/// `.` or `_`.
+inline bool is_host_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || is_digit(c) || c == '-' || c == '.' || c == '_';
+}
 /// The ASCII whitespace trim() removes: space, \t, \r, \n, \v, \f.
 inline bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; }
 /// Without leading and trailing ASCII whitespace (is_space). Inline: the sniffer and the repair

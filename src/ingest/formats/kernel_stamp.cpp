@@ -174,9 +174,7 @@ std::size_t read_month_stamp(std::string_view s, std::size_t i, int& month, int&
   return j + c - i;
 }
 
-bool is_host_char(char c) {
-  return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.' || c == '_';
-}
+using text::is_host_char;
 
 /// Syslog/journal header after the stamp: `host [<fac.lvl>] ident[pid]: ` or `host: `.
 /// Returns chars consumed (0: not a header). `allow_bare_host` permits `host: msg`.

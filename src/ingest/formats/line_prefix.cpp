@@ -22,7 +22,7 @@ using Sv = std::string_view;
 using text::is_digit;
 bool is_upper(char c) { return c >= 'A' && c <= 'Z'; }
 bool is_alpha(char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'); }
-bool is_host_char(char c) { return is_alpha(c) || is_digit(c) || c == '-' || c == '.' || c == '_'; }
+using text::is_host_char;
 
 bool digits_at(Sv s, std::size_t i, std::size_t n) {
   if (i + n > s.size()) return false;
