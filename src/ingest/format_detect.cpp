@@ -263,17 +263,14 @@ int json_depth_change(std::string_view line) {
 bool starts_json_value(std::string_view line) {
   // Asked of every line: most start with a byte that settles it.
   if (line.empty() || !(line[0] == '{' || line[0] == '[' || line[0] == '\x1e' || text::is_space(line[0]))) return false;
-  if (line[0] == '[') {  // `[` and then `{` or nothing (a dmesg stamp's `[  ` is the common case)
-    std::size_t i = 1;
-    while (i < line.size() && text::is_space(line[i])) ++i;
-    return i == line.size() || line[i] == '{';
-  }
   if (line[0] == '\x1e') line.remove_prefix(1);
-  auto t = trim(line);
+  // Only the left ends matter: a line of blanks is empty either way (a dmesg stamp's `[  7.5]`
+  // is settled at its first digit, without reading the line's end).
+  const std::string_view t = text::trim_left(line);
   if (t.empty()) return false;
   if (t[0] == '{') return true;
   if (t[0] != '[') return false;
-  auto rest = trim(t.substr(1));
+  const std::string_view rest = text::trim_left(t.substr(1));
   return rest.empty() || rest[0] == '{';
 }
 

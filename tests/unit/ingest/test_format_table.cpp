@@ -247,6 +247,18 @@ TEST_CASE("format table: anchor shape checks turn routine log lines away", "[for
   CHECK(smi_csv_shape("0, NVIDIA A100-SXM4-80GB, 00000000:07:00.0, 81920"));
   CHECK(json_shape("  [{\"a\": 1}"));
   CHECK(ps_shape("  PID TTY          TIME CMD"));
+  // A JSON start by its left end alone: a dmesg stamp's `[` is none; a bare `[` (a pretty array
+  // opening, trailing blanks or not), a json-seq record and an indented object are.
+  CHECK_FALSE(json_shape("[    7.527511] IPv6: ADDRCONF(NETDEV_CHANGE): veth2b61d8: link becomes ready"));
+  CHECK_FALSE(json_shape("   \t"));
+  CHECK(json_shape("["));
+  CHECK(json_shape("[  \r"));
+  CHECK(json_shape("[ {\"MESSAGE\": \"x\"}"));
+  CHECK(json_shape("\x1e{\"a\": 1}"));
+  CHECK(json_shape("\t{"));
+  // A ps listing starts with a column name or a user name, a log line mostly with neither.
+  CHECK(ps_shape("root      3300  98.2 12.1 81234567 7654321 ?   Sl   Apr08 912:01 python3 -m vllm"));
+  CHECK_FALSE(ps_shape("(VllmWorker rank=0 pid=3300) PID 3300 ..."));
 }
 
 TEST_CASE("format table: a section's pattern lines are the lines holding the pattern, found in one pass",
