@@ -46,12 +46,27 @@ Col column_of(Sv name) {
   return Col::other;
 }
 
+/// How a column name starts: `%` (`%CPU`) or a capital.
+bool header_start(char c) { return c == '%' || (c >= 'A' && c <= 'Z'); }
+
+/// The longest column name a header holds.
+constexpr std::size_t kMaxHeaderToken = 12;
+
 bool header_token(Sv t) {
-  if (t.empty() || t.size() > 12) return false;
+  if (t.empty() || t.size() > kMaxHeaderToken) return false;
   for (char c : t)
     if (!((c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '%' || c == '_' || c == '-' || c == '+'))
       return false;
-  return t[0] == '%' || (t[0] >= 'A' && t[0] <= 'Z');
+  return header_start(t[0]);
+}
+
+/// The token at or after `i` (blanks skipped), cut after `max` + 1 bytes (a caller rejects
+/// longer ones); `i` moves past what was read.
+Sv next_token(Sv line, std::size_t& i, std::size_t max) {
+  while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
+  const std::size_t b = i;
+  while (i < line.size() && i - b <= max && line[i] != ' ' && line[i] != '\t') ++i;
+  return line.substr(b, i - b);
 }
 
 bool all_digits(Sv s) {
@@ -77,8 +92,11 @@ bool is_user_char(char c) {
          c == '$';
 }
 
+/// The longest user name Linux allows (useradd: 32 bytes).
+constexpr std::size_t kMaxUser = 32;
+
 bool is_user(Sv t) {
-  if (t.empty() || t.size() > 32) return false;
+  if (t.empty() || t.size() > kMaxUser) return false;
   return std::all_of(t.begin(), t.end(), is_user_char);
 }
 
@@ -146,20 +164,13 @@ Header make_header(std::initializer_list<Sv> names) {
 /// this of every line, so the first three tokens are looked at before anything is split: a
 /// stamp, a `[tag]` or syslog's `Apr  8 12:00:01` fails here.
 bool starts_like_row(Sv line) {
-  std::size_t i = 0;
-  auto next = [&line, &i]() {
-    while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
-    const std::size_t b = i;
-    while (i < line.size() && i - b <= 32 && line[i] != ' ' && line[i] != '\t') ++i;
-    return line.substr(b, i - b);
-  };
   // Each token is checked before the next is cut, the first by its first byte: most lines
   // fail there or at the second.
-  while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
-  if (i == line.size() || !is_user_char(line[i])) return false;
-  if (!is_user(next())) return false;
-  if (!all_digits(next())) return false;
-  const Sv third = next();
+  std::size_t i = line.find_first_not_of(" \t");
+  if (i == Sv::npos || !is_user_char(line[i])) return false;
+  if (!is_user(next_token(line, i, kMaxUser))) return false;
+  if (!all_digits(next_token(line, i, kMaxUser))) return false;
+  const Sv third = next_token(line, i, kMaxUser);
   return is_percent(third) || all_digits(third);
 }
 
@@ -181,10 +192,10 @@ const Header* headerless_layout(Sv line) {
 }
 
 bool may_start_listing_line(Sv line) {
-  // parse_header's first token starts with '%' or a capital (header_token); a header-less row's
-  // with a user name's byte (starts_like_row). Both skip leading blanks.
+  // parse_header's first token starts as a column name does; a header-less row's with a user
+  // name's byte (starts_like_row). Both skip leading blanks.
   const std::size_t i = line.find_first_not_of(" \t");
-  return i != Sv::npos && (line[i] == '%' || is_user_char(line[i]));
+  return i != Sv::npos && (header_start(line[i]) || is_user_char(line[i]));
 }
 
 bool may_be_header(Sv line) {
@@ -194,10 +205,8 @@ bool may_be_header(Sv line) {
   std::size_t i = 0;
   for (int k = 0; k < 2; ++k) {
     while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
-    if (i == line.size() || !(line[i] == '%' || (line[i] >= 'A' && line[i] <= 'Z'))) return false;  // header_token's first byte
-    const std::size_t b = i;
-    while (i < line.size() && i - b <= 12 && line[i] != ' ' && line[i] != '\t') ++i;
-    if (!header_token(line.substr(b, i - b))) return false;
+    if (i == line.size() || !header_start(line[i])) return false;
+    if (!header_token(next_token(line, i, kMaxHeaderToken))) return false;
   }
   return true;
 }
