@@ -95,16 +95,19 @@ std::optional<std::int64_t> pid_after(Sv s, Sv anchor, std::size_t* where = null
 /// How far into a line a worker's `(… pid=N)` prefix may reach.
 constexpr std::size_t kPidPrefixBytes = 160;
 
-/// The writer's prefix `raw` starts with, or empty: a `(Name … pid=N)` (colour codes and all, up
-/// to the `)` after its first `pid=`, within its first kPidPrefixBytes), what a worker prints
-/// before each line, or NCCL_DEBUG's `host:pid:tid [dev] `.
-Sv pid_prefix(Sv raw) {
+/// The `(Name … pid=N)` prefix a worker prints before each line, or empty: colour codes and all,
+/// up to the `)` after the first `pid=` within the line's first kPidPrefixBytes.
+Sv worker_prefix(Sv raw) {
   const Sv head = raw.substr(0, kPidPrefixBytes);
   const std::size_t at = head.find("pid=");
   const std::size_t close = at == Sv::npos ? Sv::npos : head.find(')', at);
-  if (close != Sv::npos) return raw.substr(0, close + 1);
-  return raw.substr(0, nccl_prefix_length(raw));  // NCCL_DEBUG's `host:pid:tid [dev] `
+  return close == Sv::npos ? Sv() : raw.substr(0, close + 1);
 }
+
+/// The writer's prefix `raw` starts with, or empty: `worker` (its worker_prefix) where it has
+/// one, else NCCL_DEBUG's `host:pid:tid [dev] `.
+Sv pid_prefix(Sv raw, Sv worker) { return worker.empty() ? raw.substr(0, nccl_prefix_length(raw)) : worker; }
+Sv pid_prefix(Sv raw) { return pid_prefix(raw, worker_prefix(raw)); }
 
 class AppLogParser {
  public:
@@ -175,20 +178,20 @@ bool AppLogParser::skippable(Sv raw, LiteralHit hit) const {
   }
   // A colour code inside the text could split a literal the prefilter looks for; only a
   // sighted prefix's own codes and the reset code right after it are allowed.
-  // A line that starts with the `(… pid=N)` prefix sighted last has that prefix (pid_prefix
-  // finds the same first `pid=` and `)` in the same bytes) and it is sighted: a run of one
-  // writer's lines looks it up once. (Not an NCCL tag: a `pid=…)` after it would win there.)
+  // A line that starts with the worker prefix sighted last has that prefix (worker_prefix finds
+  // the same first `pid=` and `)` in the same bytes) and it is sighted: a run of one writer's
+  // lines looks it up once. (Not an NCCL tag: a `pid=…)` after one would win there.)
   Sv prefix;
   bool sighted = false;
   if (!last_sighted_.empty() && text::starts_with(raw, last_sighted_)) {
     prefix = raw.substr(0, last_sighted_.size());
     sighted = true;
   } else {
-    prefix = pid_prefix(raw);
+    const Sv worker = worker_prefix(raw);
+    prefix = pid_prefix(raw, worker);
     const auto it = prefix.empty() ? sighted_prefixes_.end() : sighted_prefixes_.find(prefix);
     sighted = it != sighted_prefixes_.end();
-    if (sighted && prefix.back() == ')' && prefix.size() <= kPidPrefixBytes && prefix.find("pid=") != Sv::npos)
-      last_sighted_ = *it;  // a sighted prefix stays sighted
+    if (sighted && !worker.empty()) last_sighted_ = *it;  // a sighted prefix stays sighted
   }
   std::size_t esc = raw.find('\x1b', sighted ? prefix.size() : 0);
   if (sighted && esc == prefix.size()) {
