@@ -23,13 +23,6 @@ inline Bytes16 load16(const char* p) {
 /// Every lane `c`.
 inline Bytes16 splat16(unsigned char c) { return Bytes16{} + c; }
 
-/// Whether any lane of `m` is set.
-inline bool any16(Mask16 m) {
-  std::uint64_t half[2];
-  std::memcpy(half, &m, sizeof half);
-  return (half[0] | half[1]) != 0;
-}
-
 /// One bit per lane of `m`, lane 0 the lowest, portably: each half's lanes gathered by one
 /// multiplication (lane k's bit lands on bit 56 + k).
 inline unsigned gathered_bits16(Mask16 m) {

@@ -172,7 +172,7 @@ bool block_has_ansi(std::string_view text) {
     return (c0 & ~((v == splat16('\t')) | (v == splat16('\n')) | (v == splat16('\r')))) | (v == splat16(0x7f));
   };
   for (; n - at >= 64; at += 64)
-    if (any16(bad(load16(p + at)) | bad(load16(p + at + 16)) | bad(load16(p + at + 32)) | bad(load16(p + at + 48))))
+    if (bits16(bad(load16(p + at)) | bad(load16(p + at + 16)) | bad(load16(p + at + 32)) | bad(load16(p + at + 48))) != 0)
       return true;
   for (; at < n; ++at) {
     const auto c = static_cast<unsigned char>(p[at]);
