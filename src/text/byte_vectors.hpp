@@ -1,7 +1,9 @@
 // Sixteen bytes at a time, portably: GCC / Clang vector extensions, which the compiler lowers to
 // SSE2 on x86-64 and NEON on arm64 (the baseline of Debian's builds, so no CPU check). For the
 // text module's whole-block passes, where a byte loop the compiler does not vectorise costs
-// several instructions per byte. Private to the text module.
+// several instructions per byte, and for a line check elsewhere in src/ that reads a line's head
+// as bit words where a byte walk costs several instructions per byte (kernel_stamp.cpp's boot
+// stamp). Not installed.
 #pragma once
 
 #include <cstdint>

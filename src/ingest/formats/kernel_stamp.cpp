@@ -11,6 +11,7 @@
 
 #include "culprit/core/time.hpp"
 #include "culprit/text/lines.hpp"
+#include "text/byte_vectors.hpp"
 
 namespace culprit::ingest::kernel {
 namespace {
@@ -395,9 +396,40 @@ std::size_t after_separator(std::string_view s, std::size_t i) {
 
 }  // namespace
 
+namespace {
+
+/// starts_with_boot_stamp's answer from `p[0, 32)`, its spaces and digits read as two bit words,
+/// where the stamp ends inside them: 1 yes, 0 no, -1 not told (a stamp or a run of spaces
+/// reaching past byte 31). p[0] is '['. About half the instructions of the byte walk on the
+/// commonest kernel line (`[12345.678901]`), asked twice of each.
+int boot_stamp_in_window(const char* p) {
+  using namespace text::detail;
+  const Bytes16 low = load16(p), high = load16(p + 16);
+  const auto bits32 = [](Mask16 low_lanes, Mask16 high_lanes) {
+    return std::uint64_t{bits16(low_lanes)} | std::uint64_t{bits16(high_lanes)} << 16;
+  };
+  // Bytes 32..63 are in neither class, so a run reaching them ends at 32: not told.
+  const std::uint64_t space = bits32(low == splat16(' '), high == splat16(' '));
+  const std::uint64_t digit = bits32(low - splat16('0') < splat16(10), high - splat16('0') < splat16(10));
+  const auto first_not = [](std::uint64_t cls, unsigned from) {  // the first byte >= from outside cls
+    return static_cast<unsigned>(__builtin_ctzll(~cls >> from)) + from;
+  };
+  const unsigned seconds = first_not(space, 1);
+  const unsigned point = first_not(digit, seconds);
+  if (point >= 32) return -1;
+  if (point == seconds || p[point] != '.') return 0;
+  const unsigned end = first_not(digit, point + 1);
+  if (end >= 32) return -1;
+  return end > point + 1 && p[end] == ']';
+}
+
+}  // namespace
+
 bool starts_with_boot_stamp(std::string_view raw) {
   std::size_t i = 1;
   if (raw.empty() || raw[0] != '[') return false;
+  if (raw.size() >= 32)
+    if (const int told = boot_stamp_in_window(raw.data()); told >= 0) return told == 1;
   while (i < raw.size() && raw[i] == ' ') ++i;
   const std::size_t digits = i;
   while (i < raw.size() && raw[i] >= '0' && raw[i] <= '9') ++i;

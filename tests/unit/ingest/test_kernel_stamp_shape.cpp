@@ -5,6 +5,7 @@
 // lines, which make near-misses of every shape.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <random>
 #include <regex>
@@ -98,27 +99,34 @@ TEST_CASE("may_be_kernel_stamp is never false where the kernel stamp regexes mat
 }
 
 TEST_CASE("starts_with_boot_stamp reads `[ secs.frac]` as its regex does, in every width", "[kernel]") {
-  // Asked of every kernel line twice (the sniffer, the parser), byte by byte: every width of
-  // spaces, seconds and fraction (dmesg prints `%5lu.%06lu`), and near misses of each.
+  // Asked of every kernel line twice (the sniffer, the parser): every width of spaces, seconds
+  // and fraction (dmesg prints `%5lu.%06lu`), and near misses of each, in short lines (read byte
+  // by byte) and in lines of 32 bytes or more (read 32 bytes at once), with the stamp ending
+  // on either side of byte 32.
   static const std::regex stamp(R"(^\[ *[0-9]+\.[0-9]+\].*)");
   const auto expect = [](const std::string& line) { return std::regex_match(line, stamp); };
   std::vector<std::string> lines;
-  for (int spaces = 0; spaces <= 6; ++spaces)
-    for (int secs = 0; secs <= 8; ++secs)
-      for (int frac = 0; frac <= 8; ++frac) {
+  const std::string message = " nvidia-uvm: Loaded the UVM driver, major device number 508.";
+  for (int spaces = 0; spaces <= 13; ++spaces)
+    for (int secs = 0; secs <= 13; ++secs)
+      for (int frac = 0; frac <= 13; ++frac) {
         std::string head = "[";
         head.append(static_cast<std::size_t>(spaces), ' ').append(static_cast<std::size_t>(secs), '7');
         head.append(".").append(static_cast<std::size_t>(frac), '3');
-        lines.push_back(head + "] msg");
-        lines.push_back(head + "]");
-        lines.push_back(head + " ] msg");  // a space before the bracket
-        lines.push_back(head + "x] msg");
+        for (const std::string& tail : {std::string(), message}) {
+          lines.push_back(head + "] msg" + tail);
+          lines.push_back(head + "]" + tail);
+          lines.push_back(head + " ] msg" + tail);  // a space before the bracket
+          lines.push_back(head + "x] msg" + tail);
+          lines.push_back(head + tail);  // no bracket
+        }
       }
+  for (std::size_t size = 0; size <= 40; ++size) lines.push_back(std::string("[").append(size, ' '));
   std::mt19937 rng(37);
   const std::string alphabet = "[ 0123456789.]x";
   for (int round = 0; round < 50000; ++round) {
     std::string line = lines[rng() % lines.size()];
-    line[rng() % line.size()] = alphabet[rng() % alphabet.size()];  // one byte changed anywhere
+    line[rng() % std::min<std::size_t>(line.size(), 40)] = alphabet[rng() % alphabet.size()];  // one byte of the head changed
     lines.push_back(line);
   }
   std::size_t stamped = 0;
