@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstring>
 #include <memory>
 
 #include "culprit/text/block_scanner.hpp"
@@ -28,15 +29,18 @@ const text::Pattern& prompt_re() {
   return re;
 }
 
+/// How far into a line a prompt's `@` may be (the user name and a venv's tag before it).
+constexpr std::size_t kPromptAtWithin = 65;
+
 /// Matches a prompt line; fills host and command.
 bool match_prompt(std::string_view line, std::string& host, std::string& cmd) {
-  // Cheap rejections first: this runs on every line of every input.
+  // Cheap rejections first: this runs on every line that may be a prompt.
   if (line.size() > 512 || line.size() < 4) return false;
   // The regex's first bytes: a venv's `(`, or a user name (`[A-Za-z0-9_.-]`), after an optional
   // `[` (a dmesg stamp's `[ ` is no prompt).
   using text::is_host_char;
   if (!(line[0] == '(' || is_host_char(line[0]) || (line[0] == '[' && is_host_char(line[1])))) return false;
-  const auto at = line.substr(0, 65).find('@');  // the user@host part starts a prompt
+  const auto at = line.substr(0, kPromptAtWithin).find('@');  // the user@host part starts a prompt
   if (at == std::string_view::npos) return false;
   if (line.find_first_of("$#", at) == std::string_view::npos) return false;
   std::vector<text::Capture> caps;
@@ -48,6 +52,25 @@ bool match_prompt(std::string_view line, std::string& host, std::string& cmd) {
     if (c.name == "cmd") cmd = c.value;
   }
   return true;
+}
+
+/// The indexes of the lines that may be prompts, in order: those with an `@` in their first
+/// kPromptAtWithin bytes (match_prompt's own test), found by memchr over the lines' text, which
+/// most logs hold none of, instead of a call per line. `lines` are split_lines of one text.
+std::vector<std::size_t> lines_with_prompt_at(const std::vector<std::string_view>& lines) {
+  std::vector<std::size_t> out;
+  if (lines.empty()) return out;
+  const char* p = lines.front().data();
+  const char* const end = lines.back().data() + lines.back().size();
+  std::size_t k = 0;
+  while (p < end) {
+    const auto* at = static_cast<const char*>(std::memchr(p, '@', static_cast<std::size_t>(end - p)));
+    if (at == nullptr) break;
+    while (lines[k].data() + lines[k].size() <= at) ++k;  // the line holding it (terminators hold no `@`)
+    if (static_cast<std::size_t>(at - lines[k].data()) < kPromptAtWithin) out.push_back(k);
+    p = lines[k].data() + lines[k].size();  // on from the line's end
+  }
+  return out;
 }
 
 struct Block {
@@ -256,7 +279,7 @@ std::vector<Segment> segment_text(std::string_view text, const std::vector<std::
   std::vector<std::string> commands;
   starts.push_back({0, report_host});
   commands.emplace_back();
-  for (size_t i = 0; i < lines.size(); ++i) {
+  const auto section_start = [&](std::size_t i) {
     std::string host, cmd;
     if (match_prompt(lines[i], host, cmd)) {
       starts.push_back({i, host_from_command_line(lines[i])});
@@ -265,6 +288,11 @@ std::vector<Segment> segment_text(std::string_view text, const std::vector<std::
       starts.push_back({i, report_host});
       commands.push_back(i + 2 < lines.size() ? std::string(trim(lines[i + 2])) : std::string());
     }
+  };
+  if (bug_report) {
+    for (size_t i = 0; i < lines.size(); ++i) section_start(i);
+  } else {
+    for (const size_t i : lines_with_prompt_at(lines)) section_start(i);
   }
   starts.push_back({lines.size(), ""});
   // The input's one pass marks anchored lines in its kAnchorHit bit, Scan::anchored's own.

@@ -82,3 +82,31 @@ TEST_CASE("sniff: a paste of docker inspect, kubectl describe and journalctl bet
   CHECK(segs[2].first_line == 16);
   for (const auto& s : segs) CHECK(s.host == "gpu-03");
 }
+
+TEST_CASE("sniff: a prompt is found wherever its `@` lies in the line's first 65 bytes, among lines full of `@`",
+          "[sniff_host]") {
+  // The sniffer asks only lines with an `@` that early whether they are prompts: the first line,
+  // the last one (no newline), an `@` at byte 64 (a prompt) and at byte 65 (output), and output
+  // lines whose `@`s lie late or are many.
+  const std::string user57(57, 'u'), user58(58, 'u');
+  const std::string text = "alice@gpu-0:~$ cat train.log\n"
+                           "INFO step 1 " + std::string(70, 'x') + " mail me@example.com\n"
+                           "@@@ @@@ a@b c@d\n"
+                           "(venv) " + user57 + "@gpu-1:~$ cat a.log\n"
+                           "INFO on gpu-1\n"
+                           "(venv) " + user58 + "@gpu-2:~$ cat b.log\n"
+                           "INFO still on gpu-1\r\n"
+                           "carol@gpu-3:~$ tail c.log\n"
+                           "INFO on gpu-3";
+  const auto segs = segment_text(text);
+  REQUIRE(segs.size() == 3);
+  CHECK(segs[0].host == "gpu-0");
+  CHECK(segs[0].first_line == 2);
+  CHECK(segs[0].line_count == 2);
+  CHECK(segs[1].host == "gpu-1");
+  CHECK(segs[1].command == "cat a.log");
+  CHECK(segs[1].line_count == 3);  // the 65-byte line is its output
+  CHECK(segs[1].text.find("@gpu-2") != std::string_view::npos);
+  CHECK(segs[2].host == "gpu-3");
+  CHECK(segs[2].text == "INFO on gpu-3");
+}
