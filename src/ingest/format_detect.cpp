@@ -462,11 +462,13 @@ bool kernel_line(std::string_view line) {
 }
 
 bool json_shape(std::string_view line) { return starts_json_value(line); }
+bool json_first(char c) { return c == '{' || c == '[' || c == '\x1e'; }
 
 bool smi_xml_shape(std::string_view line) {
   if (line.empty() || !(line[0] == '<' || text::is_space(line[0]))) return false;  // most lines, by one byte
   return starts_with(trim(line), "<");
 }
+bool smi_xml_first(char c) { return c == '<'; }
 
 bool smi_csv_shape(std::string_view line) {
   // A PCI bus id cell `00000000:3B:00.0`, `:` at its 8th and 11th byte and `.` at its 14th,
@@ -479,9 +481,10 @@ bool ps_shape(std::string_view line) {
   // ps_block's two ways in: a header (parse_header's first tokens, then the `PID` in it; the
   // cheap test first), or a row whose header grep ate.
   const std::string_view t = trim(line);
-  if (!ps::may_start_listing_line(t)) return false;  // a log line, mostly: `[`, ESC, `(`
+  if (t.empty() || !ps::may_start_listing(t[0])) return false;  // a log line, mostly: `[`, ESC, `(`
   return (ps::may_be_header(t) && contains(line, "PID")) || ps::headerless_layout(t) != nullptr;
 }
+bool ps_first(char c) { return ps::may_start_listing(c); }
 
 bool kernel_shape(std::string_view line) {
   if (is_kernel_line(line)) return true;

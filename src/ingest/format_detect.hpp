@@ -65,13 +65,16 @@ inline constexpr std::string_view kKernelAnchors[] = {
     "slab_reclaimable:", "Memory cgroup ", "Out of memory", "oom_reaper: reaped process ", "active_anon:",
     " pages ", " total pagecache pages", "+0x", " mems_allowed="};
 bool json_shape(std::string_view line);       ///< starts a JSON value (`{`, `[`, `[{`, RS `{`)
+bool json_first(char c);                      ///< `{`, `[` or RS: json_shape's FormatSpec::unanchored_first
 bool smi_xml_shape(std::string_view line);    ///< starts with `<`
+bool smi_xml_first(char c);                   ///< `<`
 bool smi_csv_shape(std::string_view line);    ///< `, ` cells and a PCI bus id's `:..:..` shape
 /// What smi_csv_shape needs, as FormatSpec::unanchored_pattern (`?`: any byte).
 inline constexpr std::string_view kSmiCsvShapePattern = ":??:??.";
 /// A header-less ps row, or a header's `PID` (case-sensitive: as an anchor literal, compared
 /// caseless, it would pass every `pid=` of an application log).
 bool ps_shape(std::string_view line);
+bool ps_first(char c);  ///< a column name's or a user name's first byte (ps::may_start_listing)
 bool kernel_shape(std::string_view line);     ///< a kernel stamp, or a task row's `[ pid]  n` shape
 
 // Command hints: output a typed command announces (see FormatSpec::announced_by).

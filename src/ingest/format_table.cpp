@@ -31,10 +31,10 @@ constexpr FormatSpec kTable[] = {
      .anchors = detect::kCgroupMemoryAnchors, .samples = {"cgroup_memory"}},
     {.id = format::kJournalJson, .scope = Scope::block, .score = 80, .detect = detect::journal_json,
      .parse = parse_journal_json, .merges = true,
-     .unanchored = detect::json_shape, .samples = {"journal_json"}},
+     .unanchored = detect::json_shape, .unanchored_first = detect::json_first, .samples = {"journal_json"}},
     {.id = format::kDockerInspect, .scope = Scope::block, .score = 80, .detect = detect::docker_inspect,
      .parse = parse_docker_inspect, .merges = true,
-     .unanchored = detect::json_shape, .samples = {"docker_inspect"}},
+     .unanchored = detect::json_shape, .unanchored_first = detect::json_first, .samples = {"docker_inspect"}},
     {.id = format::kKubectlDescribe, .scope = Scope::block, .score = 70, .detect = detect::kubectl_describe,
      .parse = parse_kubectl_describe, .merges = true,
      .anchors = detect::kKubectlAnchors, .samples = {"kubectl_describe"}},
@@ -44,7 +44,7 @@ constexpr FormatSpec kTable[] = {
      .anchors = detect::kSmiQAnchors, .samples = {"nvidia_smi_q"}},
     {.id = format::kNvidiaSmiXml, .scope = Scope::block, .score = 70, .detect = detect::smi_xml,
      .parse = parse_nvidia_smi_xml, .merges = false,
-     .unanchored = detect::smi_xml_shape, .samples = {"nvidia_smi_xml"}},
+     .unanchored = detect::smi_xml_shape, .unanchored_first = detect::smi_xml_first, .samples = {"nvidia_smi_xml"}},
     {.id = format::kNvidiaSmiCsv, .scope = Scope::block, .score = 60, .detect = detect::smi_csv,
      .announced_by = detect::announces_smi_csv, .continues = detect::continues_smi_csv,
      .parse = parse_nvidia_smi_csv, .merges = false,
@@ -52,7 +52,7 @@ constexpr FormatSpec kTable[] = {
      .unanchored_pattern = detect::kSmiCsvShapePattern, .samples = {"nvidia_smi_csv"}},
     {.id = format::kPs, .scope = Scope::block, .score = 50, .detect = detect::ps_block,
      .parse = parse_ps, .merges = false,
-     .unanchored = detect::ps_shape, .samples = {"ps"}},
+     .unanchored = detect::ps_shape, .unanchored_first = detect::ps_first, .samples = {"ps"}},
     {.id = format::kProcStack, .scope = Scope::block, .score = 50, .detect = detect::proc_stack,
      .announced_by = detect::announces_proc_stack, .continues = detect::continues_proc_stack, .parse = parse_proc_stack, .merges = false,
      .anchors = detect::kProcStackAnchors, .samples = {"proc_stack"}},
@@ -68,15 +68,19 @@ constexpr FormatSpec kTable[] = {
 
 struct Ranks {
   std::vector<const FormatSpec*> block, line, fallback;
-  std::vector<const FormatSpec*> shaped_block, shaped_line, shaped_fallback;  ///< shaped_by_rank
+  ShapedRows shaped_block, shaped_line, shaped_fallback;
   Ranks() {
     for (const FormatSpec& f : kTable)
       (f.scope == Scope::block ? block : f.scope == Scope::line ? line : fallback).push_back(&f);
     for (auto* v : {&block, &line, &fallback})
       std::stable_sort(v->begin(), v->end(), [](const FormatSpec* a, const FormatSpec* b) { return a->score > b->score; });
-    const auto shaped = [](const std::vector<const FormatSpec*>& rows, std::vector<const FormatSpec*>& out) {
-      for (const FormatSpec* f : rows)
-        if (f->unanchored != nullptr || f->anchors.empty()) out.push_back(f);
+    const auto shaped = [](const std::vector<const FormatSpec*>& rows, ShapedRows& out) {
+      for (const FormatSpec* f : rows) {
+        if (f->unanchored == nullptr && !f->anchors.empty()) continue;  // found by its literals alone
+        for (std::size_t c = 0; c <= ShapedRows::kEmpty; ++c)
+          if (f->unanchored_first == nullptr || (c < ShapedRows::kEmpty && f->unanchored_first(static_cast<char>(c))))
+            out.by_first[c].push_back(f);
+      }
     };
     shaped(block, shaped_block);
     shaped(line, shaped_line);
@@ -136,7 +140,7 @@ std::span<const FormatSpec* const> formats_by_rank(Scope scope) {
   return scope == Scope::block ? r.block : scope == Scope::line ? r.line : r.fallback;
 }
 
-std::span<const FormatSpec* const> shaped_by_rank(Scope scope) {
+const ShapedRows& shaped_by_rank(Scope scope) {
   const Ranks& r = ranks();
   return scope == Scope::block ? r.shaped_block : scope == Scope::line ? r.shaped_line : r.shaped_fallback;
 }

@@ -11,6 +11,8 @@
 #include <string_view>
 #include <vector>
 
+#include "culprit/text/lines.hpp"
+
 namespace culprit::ingest {
 
 struct ParseContext;
@@ -118,6 +120,11 @@ struct FormatSpec {
   /// `anchors` and no `unanchored`: the detector runs at every line.
   std::span<const std::string_view> anchors{};
   bool (*unanchored)(std::string_view line) = nullptr;
+  /// The bytes a line may start with (its first after leading whitespace, text::trim_left)
+  /// where `unanchored` passes: the sniffer asks that row's shape nothing at a line starting
+  /// otherwise (shaped_by_rank), so most log lines are asked no shape at all. nullptr: any byte,
+  /// and an empty line.
+  bool (*unanchored_first)(char first) = nullptr;
   /// A pattern (`?`: any byte) every line `unanchored` passes holds, where one is rare in logs
   /// (a PCI bus id's `:??:??.`): the sniffer finds the lines holding it in one pass over a
   /// section's text (Scan::holds_pattern) and asks `unanchored` only there. Empty: none.
@@ -147,8 +154,18 @@ inline bool may_anchor(const FormatSpec& f, const Scan& scan, std::size_t i) {
   return memo.result;
 }
 /// The rows of formats_by_rank(scope) that may anchor at a line holding no anchor literal (a
-/// shape check, or no anchors declared), in the same order: all a detector loop need ask there.
-std::span<const FormatSpec* const> shaped_by_rank(Scope scope);
+/// shape check that the line's first byte does not rule out, or no anchors declared), in the
+/// same order: all a detector loop need ask there.
+struct ShapedRows {
+  static constexpr std::size_t kEmpty = 256;  ///< by_first's entry for a line of whitespace
+  std::array<std::vector<const FormatSpec*>, 257> by_first;
+  /// The rows to ask at `line`. Inline: asked at every line without an anchor.
+  std::span<const FormatSpec* const> at(std::string_view line) const {
+    const std::string_view t = text::trim_left(line);
+    return by_first[t.empty() ? kEmpty : static_cast<unsigned char>(t[0])];
+  }
+};
+const ShapedRows& shaped_by_rank(Scope scope);
 /// Every row's anchor literals, once each: what the sniffer's block pass looks for.
 const std::vector<std::string>& anchor_literals();
 

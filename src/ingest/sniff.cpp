@@ -85,13 +85,15 @@ std::vector<Block> structured_blocks(const std::vector<std::string_view>& lines,
   std::vector<Block> blocks;
   Scan scan{lines, b, e};
   scan.anchored = anchored;
-  // A line holding no anchor literal (most of them) is asked only the rows a shape may anchor.
-  const auto rank = formats_by_rank(Scope::block), shaped = shaped_by_rank(Scope::block);
+  // A line holding no anchor literal (most of them) is asked only the rows whose shape its first
+  // byte does not rule out (most lines: none but the pattern-gated nvidia-smi CSV row).
+  const auto rank = formats_by_rank(Scope::block);
+  const ShapedRows& shaped = shaped_by_rank(Scope::block);
   size_t i = b;
   while (i < e) {
     Detection d;
     const FormatSpec* format = nullptr;
-    for (const FormatSpec* f : scan.may_anchor(i) ? rank : shaped) {
+    for (const FormatSpec* f : scan.may_anchor(i) ? rank : shaped.at(lines[i])) {
       if (!may_anchor(*f, scan, i)) continue;  // no anchor of its own on this line: nothing to find
       d = f->detect(scan, i);
       if (d.found()) {

@@ -191,12 +191,12 @@ const Header* headerless_layout(Sv line) {
   return nullptr;
 }
 
-bool may_start_listing_line(Sv line) {
+bool may_start_listing(char c) {
   // parse_header's first token starts as a column name does; a header-less row's with a user
-  // name's byte (starts_like_row). Both skip leading blanks.
-  const std::size_t i = line.find_first_not_of(" \t");
-  return i != Sv::npos && (header_start(line[i]) || is_user_char(line[i]));
+  // name's byte (starts_like_row).
+  return header_start(c) || is_user_char(c);
 }
+
 
 bool may_be_header(Sv line) {
   if (line.size() > 400) return false;

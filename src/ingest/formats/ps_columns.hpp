@@ -22,9 +22,9 @@ struct Header {
 /// `    PID USER     STAT                  STARTED   RSS CMD`); nullopt when `line` is not one:
 /// every token an upper-case column name, PID among them, and a command or user column.
 std::optional<Header> parse_header(std::string_view line);
-/// False when `line` can be neither a header nor a header-less row by its first byte after
-/// blanks: the sniffer's first test of every line without an anchor.
-bool may_start_listing_line(std::string_view line);
+/// Whether a header or a header-less row may start with byte `c` (its first after blanks): a
+/// column name's first byte, or a user name's. False for most log lines (`[`, ESC, `(`).
+bool may_start_listing(char c);
 /// parse_header's first checks, reading at most the first two tokens: false when `line` cannot
 /// be a header (over 400 bytes, or its first or second token no column name).
 bool may_be_header(std::string_view line);

@@ -231,6 +231,53 @@ TEST_CASE("format table: every anchor line holds one of its format's anchors or 
   CHECK(by_literal_only > 0);
 }
 
+TEST_CASE("format table: a shape check passes only at lines starting with a byte its row names",
+          "[format_table][fixtures]") {
+  // The sniffer asks a row's `unanchored` only where the line's first byte after whitespace is
+  // one `unanchored_first` names (shaped_by_rank): every fixture line, and every byte (after
+  // blanks or none) before the tails of each shape, must keep to that.
+  std::vector<std::string> lines;
+  for (const auto& path : every_fixture_text())
+    for (std::string_view line : culprit::text::split_lines(culprit::test::read_fixture(path))) lines.emplace_back(line);
+  const std::vector<std::string> tails = {"", "{\"a\": 1}", "[ {", "?xml version=\"1.0\" ?>", "PID TTY TIME CMD",
+                                          "oot 1234 0.0 0.1 1000 200 ? Ss 10:00 0:00 python3 train.py",
+                                          "\x1e{\"a\": 1}"};
+  for (int c = 0; c < 256; ++c)
+    for (const std::string& tail : tails)
+      for (const std::string_view lead : {"", " ", "\t ", "\r"}) lines.push_back(std::string(lead) + static_cast<char>(c) + tail);
+  std::size_t asked = 0, passed = 0;
+  for (const std::string& line : lines) {
+    const std::string_view t = culprit::text::trim_left(line);
+    for (const FormatSpec& f : format_table()) {
+      if (f.unanchored == nullptr || f.unanchored_first == nullptr) continue;
+      ++asked;
+      if (!f.unanchored(line)) continue;
+      ++passed;
+      INFO("format " << f.id << ": '" << line << "'");
+      REQUIRE(!t.empty());
+      CHECK(f.unanchored_first(t[0]));
+      // ...and the sniffer's list for that line holds the row.
+      const auto rows = culprit::ingest::shaped_by_rank(f.scope).at(line);
+      CHECK(std::find(rows.begin(), rows.end(), &f) != rows.end());
+    }
+  }
+  CHECK(asked > 10000);
+  CHECK(passed > 100);  // the shapes pass somewhere: the check has lines to hold
+  // Rows without a first-byte rule are asked at every line, an empty one too.
+  for (const FormatSpec& f : format_table()) {
+    if (f.scope == Scope::fallback || (f.unanchored == nullptr && !f.anchors.empty())) continue;
+    if (f.unanchored_first != nullptr) continue;
+    INFO("format " << f.id);
+    for (const std::string_view line : {"", "   ", "\x1b[1;36m(VllmWorker pid=1)", "[    7.5] x"}) {
+      const auto rows = culprit::ingest::shaped_by_rank(f.scope).at(line);
+      CHECK(std::find(rows.begin(), rows.end(), &f) != rows.end());
+    }
+  }
+  // Most log lines are asked no block shape but the pattern-gated one.
+  const auto vllm = culprit::ingest::shaped_by_rank(Scope::block).at("\x1b[1;36m(VllmWorker rank=0 pid=3300)\x1b[0;0m INFO");
+  for (const FormatSpec* f : vllm) CHECK(!f->unanchored_pattern.empty());
+}
+
 TEST_CASE("format table: anchor shape checks turn routine log lines away", "[format_table]") {
   using namespace culprit::ingest::detect;
   // An application log line (vLLM's metrics format) and a syslog line of another daemon's:
