@@ -32,6 +32,8 @@ text::LiteralList line_hit_list(const std::vector<std::string>& app_log, const s
   return list;
 }
 
+text::LiteralList opener_list() { return line_hit_list(fast_path_markers(), kernel_log_markers()); }
+
 text::LiteralList line_hit_list(const text::SignalSet& signals) {
   return line_hit_list(signals.block_literals(fast_path_markers()), signals.block_literals(kernel_log_markers()));
 }

@@ -29,8 +29,11 @@ enum LineHitBit : std::uint8_t {
 /// (sorted, so the build's prebuilt database is found by its key).
 text::LiteralList line_hit_list(const text::SignalSet& signals);
 /// The same list over the given app-log and kernel-log literals (the format table's anchors are
-/// always in it): the markers alone are what may open or carry a block (quiet_piece_end).
+/// always in it).
 text::LiteralList line_hit_list(const std::vector<std::string>& app_log, const std::vector<std::string>& kernel_log);
+/// That list over the parsers' markers alone: what may open or carry a block, whatever the rules
+/// (quiet_piece_end's).
+text::LiteralList opener_list();
 
 /// Per line of `lines` (text::split_lines(text)), the LineHitBit bits of the literals it holds:
 /// one pass over `text`. False where the pass does not run (the prefilter is off, a signal has no

@@ -37,7 +37,7 @@ constexpr std::size_t kMustSearchBytes = std::size_t{1} << 20;
 /// signal literals, so the ends do not depend on the rules or on --no-prefilter).
 const text::BlockScanner& opener_scanner() {
   static const auto scanner = [] {
-    text::LiteralList list = line_hit_list(fast_path_markers(), kernel_log_markers());
+    text::LiteralList list = opener_list();
     return std::make_unique<const text::BlockScanner>(list.literals, text::BlockScanner::Engine::hyperscan,
                                                       text::BlockScanner::kCompileAfterBytes, std::move(list.ids));
   }();

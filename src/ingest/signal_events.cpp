@@ -102,7 +102,8 @@ std::vector<text::LiteralList> block_scan_literal_lists(const text::SignalSet& s
           {signals.block_literals(kernel_log_markers()), {}},
           {anchor_literals(), {}},
           signals.candidate_literals(),
-          line_hit_list(signals)};
+          line_hit_list(signals),
+          opener_list()};
 }
 
 }  // namespace culprit::ingest

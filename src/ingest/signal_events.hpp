@@ -26,9 +26,10 @@ const std::vector<std::string>& fast_path_markers();
 const std::vector<std::string>& kernel_log_markers();
 
 /// Every literal list a run with `signals` scans with Hyperscan: each parser's (its markers and
-/// the signals' literals), the format table's anchors, and the signals' own (with their ids:
-/// SignalSet::match's candidates). The build prebuilds a database for each
-/// (src/tools/literal_databases_gen.cpp) for the built-in rules.
+/// the signals' literals), the format table's anchors, the signals' own (with their ids:
+/// SignalSet::match's candidates), the input's one block pass (line_hit_list) and the piece
+/// ends' (opener_list). The build prebuilds a database for
+/// each (src/tools/literal_databases_gen.cpp) for the built-in rules.
 std::vector<text::LiteralList> block_scan_literal_lists(const text::SignalSet& signals);
 
 /// One event per signal of `ctx.signals` that matches `message` for `ctx.format`.

@@ -14,7 +14,7 @@ TEST_CASE("Every block-scanned literal list of the built-in rules has a prebuilt
   culprit::api::install_prebuilt_databases();
   const auto loaded = culprit::rules::load_builtin_rules();
   const auto lists = culprit::ingest::block_scan_literal_lists(loaded.rules.signals);
-  REQUIRE(lists.size() == 5);  // two parsers', the anchors, the signals' own, the input's one pass
+  REQUIRE(lists.size() == 6);  // two parsers', the anchors, the signals' own, the input's one pass, the piece ends'
   for (const auto& list : lists) {
     INFO("list of " << list.literals.size() << " literals, first " << list.literals.front());
     const culprit::text::BlockScanner scanner(list.literals, culprit::text::BlockScanner::Engine::automatic,
