@@ -253,6 +253,9 @@ IngestStats ingest(const IngestInput& input, const text::SignalSet& signals, cor
   const bool have_hits = line_hits(body, lines, signals, hits);
   const auto segments = segment_text(body, lines, have_hits ? &hits : nullptr);
   std::set<std::tuple<std::string, std::string, std::string_view>> seen;  // (host, format, text)
+  // Without a \r every line end is a \n, so a segment's newlines follow from its lines (the
+  // split's, which end at each \n): no second pass over its text.
+  const bool body_has_cr = std::memchr(body.data(), '\r', body.size()) != nullptr;
   for (const auto& seg : segments) {
     if (seg.text.size() >= kRepeatMinBytes && !seen.emplace(seg.host, seg.format, seg.text).second) {
       note(diagnostics, code::kRepeat, fmt::format("{}:{}", input.name, seg.first_line + line_offset),
@@ -267,7 +270,8 @@ IngestStats ingest(const IngestInput& input, const text::SignalSet& signals, cor
     info.bytes = static_cast<std::int64_t>(seg.text.size());
     if (input.more && &seg == &segments.back())  // to the piece's end: the segment goes on in the next
       info.bytes = static_cast<std::int64_t>(body.data() + body.size() - seg.text.data());
-    const auto seg_lines = static_cast<std::int64_t>(text::count_newlines(seg.text)) + 1;
+    const auto seg_lines = static_cast<std::int64_t>(
+        body_has_cr ? text::count_newlines(seg.text) + 1 : seg.line_count + (!seg.text.empty() && seg.text.back() == '\n'));
     info.origin = input.origin;
     ParseContext ctx;
     ctx.first_line = seg.first_line + line_offset;
