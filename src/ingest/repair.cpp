@@ -475,10 +475,13 @@ void Repairer::gutters() {
   // (3 or more). A number column that does not count up by one (pids, sizes) is data.
   const std::size_t n = lines_.size();
   if (n < 3) return;
-  std::vector<Gutter> g(n);
+  // Filled as the lines are read: a log without a gutter gives up within its first tenth, having
+  // written (and faulted in) no entry for the rest.
+  std::vector<Gutter> g;
   std::size_t misses = 0;  // lines with no gutter: more than a tenth of them and it cannot be one
   for (std::size_t i = 0; i < n; ++i) {
     const Sv s = lines_[i].text;
+    g.emplace_back();
     if (s.empty()) continue;
     if (is_digit(s[0]) || s[0] == ' ' || s[0] == 'L') g[i] = read_gutter(s);
     if (g[i].length == 0 && ++misses * 10 > n) return;
