@@ -142,3 +142,23 @@ TEST_CASE("NCCL_DEBUG lines: each writer's tag is a prefix sighted once; the fas
   for (const auto& e : fast.events) oom = oom || e.kind == "nccl_error" || e.kind == "cuda_oom";
   CHECK(oom);
 }
+
+TEST_CASE("worker lines: colour codes after a sighted prefix never hide a signal from the fast path", "[app_log]") {
+  // The fast path reads the code right behind a sighted prefix by its bytes: a short reset, a
+  // 24-bit colour whose `m` lies past the bytes it reads first, a code cut off at the line's
+  // end, and a code inside the message that splits the words a signal looks for (at INFO level:
+  // no failure marker sends the line down the slow path anyway).
+  const std::string prefix = "\x1b[1;36m(VllmWorker rank=0 pid=3300)";
+  std::string log;
+  for (int i = 0; i < 30; ++i) log += prefix + "\x1b[0;0m INFO 04-09 00:00:10 [metrics.py:400] Running: 23 reqs\n";
+  log += prefix + "\x1b[0m INFO 04-09 00:00:11 [worker.py:90] CUDA out of \x1b[1mmemory\n";
+  log += prefix + "\x1b[38;2;255;255;255;48;2;0;0;0m INFO 04-09 00:00:12 [x.py:1] routine\n";
+  log += prefix + "\x1b[38;2;255;255;255;48;2;0;0;0m INFO 04-09 00:00:13 [x.py:2] CUDA out of \x1b[0mmemory\n";
+  log += prefix + "\x1b[38;2;255;255;255;48;2;0;0";
+  const auto fast = parse(log, true), full = parse(log, false);
+  require_same_events(fast, full);
+  std::set<std::int64_t> oom_lines;
+  for (const auto& e : fast.events)
+    if (e.kind == "cuda_oom") oom_lines.insert(e.line);
+  CHECK(oom_lines == std::set<std::int64_t>{31, 33});
+}
