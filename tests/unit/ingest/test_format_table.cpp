@@ -237,8 +237,10 @@ TEST_CASE("format table: a shape check passes only at lines starting with a byte
   // one `unanchored_first` names (shaped_by_rank): every fixture line, and every byte (after
   // blanks or none) before the tails of each shape, must keep to that.
   std::vector<std::string> lines;
-  for (const auto& path : every_fixture_text())
-    for (std::string_view line : culprit::text::split_lines(culprit::test::read_fixture(path))) lines.emplace_back(line);
+  for (const auto& path : every_fixture_text()) {
+    const std::string text = culprit::test::read_fixture(path);
+    for (std::string_view line : culprit::text::split_lines(text)) lines.emplace_back(line);
+  }
   const std::vector<std::string> tails = {"", "{\"a\": 1}", "[ {", "?xml version=\"1.0\" ?>", "PID TTY TIME CMD",
                                           "oot 1234 0.0 0.1 1000 200 ? Ss 10:00 0:00 python3 train.py",
                                           "\x1e{\"a\": 1}"};
