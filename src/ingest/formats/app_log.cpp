@@ -556,7 +556,9 @@ std::string torchrun_summary_host(Sv text) {
 void parse_app_log(std::string_view text, ParseContext& ctx) {
   ParseContext local = ctx;
   if (local.host.empty()) local.host = torchrun_summary_host(text);
-  const auto hosts = pdsh_hosts(text);
+  std::vector<Sv> storage;
+  const auto lines = ctx.lines_of(text, storage);
+  const auto hosts = pdsh_hosts(lines);
   PeelOptions options;
   options.pdsh_hosts = &hosts;
   AppLogParser parser(local, options, text);
@@ -564,8 +566,6 @@ void parse_app_log(std::string_view text, ParseContext& ctx) {
   // The log is scanned once, as a block, for every signal literal and marker (LiteralHits): the
   // lines with none (most of them) skip both per-line literal passes. The per-line checks look
   // at a line's first kMaxLineBytes only (line() cuts it).
-  std::vector<Sv> storage;
-  const auto lines = ctx.lines_of(text, storage);
   LiteralHits hits(text, ctx, kAppLogHit, fast_path_markers());
   for (std::size_t k = 0; k < lines.size(); ++k)
     parser.line(++seg, lines[k], hits.at(k, lines[k], std::min(lines[k].size(), kMaxLineBytes)));

@@ -990,16 +990,12 @@ std::optional<double> stamp_epoch(const PeeledTime& time, int year_hint) {
          time.utc_offset;
 }
 
-std::set<std::string, std::less<>> pdsh_hosts(std::string_view text) {
+std::set<std::string, std::less<>> pdsh_hosts(std::span<const std::string_view> all) {
   std::map<std::string, int, std::less<>> counts;
   int lines = 0, labelled = 0;
-  std::size_t start = 0;
-  while (start < text.size() && lines < 20000) {
-    std::size_t end = text.find('\n', start);
-    if (end == Sv::npos) end = text.size();
-    const Sv line = text.substr(start, end - start);
-    start = end + 1;
-    if (line.empty() || line == "\r") continue;
+  for (std::size_t k = 0; k < all.size() && lines < 20000; ++k) {
+    const Sv line = all[k];
+    if (line.empty()) continue;
     ++lines;
     const Sv token = pdsh_token(line);
     if (token.empty()) continue;

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <set>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -62,10 +63,10 @@ struct PeelOptions {
   const std::set<std::string, std::less<>>* pdsh_hosts = nullptr;
 };
 
-/// The host-like labels that start many lines of `text` (pdsh / DeepSpeed multi-node output):
-/// each at least 3 times, labels on at least a tenth of the first 20000 lines. A label seen only
-/// here and there (`step-10: loss …`) is message text, not a host.
-std::set<std::string, std::less<>> pdsh_hosts(std::string_view text);
+/// The host-like labels that start many of `lines` (pdsh / DeepSpeed multi-node output; the
+/// lines the parser peels): each at least 3 times, labels on at least a tenth of the first 20000
+/// non-blank lines. A label seen only here and there (`step-10: loss …`) is message text, not a host.
+std::set<std::string, std::less<>> pdsh_hosts(std::span<const std::string_view> lines);
 
 /// Peels every recognised prefix of `raw` (ANSI colour first), outermost first.
 PeeledLine peel_line(std::string_view raw, const PeelOptions& options = {});

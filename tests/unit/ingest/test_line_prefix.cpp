@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include "culprit/core/time.hpp"
+#include "culprit/text/lines.hpp"
 #include "ingest/formats/line_prefix.hpp"
 
 using culprit::core::Severity;
@@ -294,7 +295,7 @@ TEST_CASE("pdsh labels only for hosts the text uses as labels", "[gpu][line_pref
       "worker-1: [rank8]: Traceback (most recent call last):\n"
       "worker-0: step 10\nworker-1: step 10\nworker-0: step 11\nworker-1: step 11\n"
       "step-12: not a host\n";
-  const auto hosts = culprit::ingest::pdsh_hosts(text);
+  const auto hosts = culprit::ingest::pdsh_hosts(culprit::text::split_lines(text));
   REQUIRE(hosts.size() == 2);
   culprit::ingest::PeelOptions options;
   options.pdsh_hosts = &hosts;
@@ -308,7 +309,7 @@ TEST_CASE("pdsh labels only for hosts the text uses as labels", "[gpu][line_pref
   // A label on one line in a hundred is message text.
   std::string sparse = "step-10: loss 1.0\nstep-10: loss 1.0\nstep-10: loss 1.0\n";
   for (int i = 0; i < 100; ++i) sparse += "plain line\n";
-  CHECK(culprit::ingest::pdsh_hosts(sparse).empty());
+  CHECK(culprit::ingest::pdsh_hosts(culprit::text::split_lines(sparse)).empty());
 }
 
 TEST_CASE("kubectl --prefix names the pod", "[gpu][line_prefix]") {
