@@ -381,6 +381,42 @@ Verdict compare(const Profile& joined, const std::vector<const Profile*>& pieces
   return gains ? Verdict::gains : Verdict::same;
 }
 
+/// The gutter at the start of `line`, if one can start there (length 0: none).
+Gutter gutter_of(Sv line) {
+  if (line.empty() || !(is_digit(line[0]) || line[0] == ' ' || line[0] == 'L')) return {};
+  return read_gutter(line);
+}
+
+/// gutters()'s first look: false where it gives up (fewer than 3 lines, or more than a tenth of
+/// them without a gutter), reading no further than it does.
+bool may_have_gutters(const std::vector<Sv>& lines) {
+  const std::size_t n = lines.size();
+  if (n < 3) return false;
+  std::size_t misses = 0;
+  for (const Sv line : lines)
+    if (!line.empty() && gutter_of(line).length == 0 && ++misses * 10 > n) return false;
+  return true;
+}
+
+/// chrome()'s first look: whether `line` starts with a byte CI chrome, a quote, a fence or a
+/// terminal marker can start with (a `[` only where the line also ends with `]`).
+bool may_be_chrome(Sv line) {
+  const Sv s = text::trim_left(line);
+  if (s.empty()) return false;
+  const char c = s[0];
+  if (!(c == '`' || c == '~' || c == '>' || c == '\\' || c == '#' || c == 'A' || c == '[' ||
+        (is_digit(c) && gha_stamp(line))))
+    return false;
+  return c != '[' || s.back() == ']';
+}
+
+/// join_wraps's first look at two neighbouring input lines: whether `next` may continue `line`
+/// (neither blank, and `next` starts no record of its own).
+bool may_continue(Sv line, Sv next) {
+  const Sv rest = text::trim_left(next);
+  return !rest.empty() && !starts_record(rest) && !text::trim_left(line).empty();
+}
+
 class Repairer {
  public:
   Repairer(const text::SignalSet* signals, RepairReport& report, const RepairOptions& options)
@@ -390,6 +426,15 @@ class Repairer {
 
  private:
   Sv own(std::string s) { return arena_.emplace_back(std::move(s)); }
+  /// Whether the stages run on `text` (or its lines) apply at all.
+  bool escapes_text(Sv text) const { return !options_.structured && has_text_escape(text); }
+  bool joins_lines() const { return signals_ && !options_.structured; }
+  static bool escaped_newlines(Sv text) {
+    return std::memchr(text.data(), '\\', text.size()) && text.find("\\n") != Sv::npos;
+  }
+  /// True when no stage would change `lines`, the split of `text`, by each stage's first look
+  /// (run() then builds no line list): no chrome, no gutter column, no escape, no wrap.
+  bool nothing_to_repair(Sv text, const std::vector<Sv>& lines) const;
   void chrome();
   void gutters();
   void ansi_text();
@@ -409,10 +454,7 @@ void Repairer::chrome() {
   // Cheap look first: does any line start with a chrome byte?
   bool maybe = false;
   for (const RLine& l : lines_) {
-    const Sv s = text::trim_left(l.text);
-    if (!s.empty() && (s[0] == '`' || s[0] == '~' || s[0] == '>' || s[0] == '\\' || s[0] == '#' || s[0] == 'A' ||
-                       s[0] == '[' || (is_digit(s[0]) && gha_stamp(l.text)))) {
-      if (s[0] == '[' && s.back() != ']') continue;
+    if (may_be_chrome(l.text)) {
       maybe = true;
       break;
     }
@@ -480,11 +522,8 @@ void Repairer::gutters() {
   std::vector<Gutter> g;
   std::size_t misses = 0;  // lines with no gutter: more than a tenth of them and it cannot be one
   for (std::size_t i = 0; i < n; ++i) {
-    const Sv s = lines_[i].text;
-    g.emplace_back();
-    if (s.empty()) continue;
-    if (is_digit(s[0]) || s[0] == ' ' || s[0] == 'L') g[i] = read_gutter(s);
-    if (g[i].length == 0 && ++misses * 10 > n) return;
+    g.push_back(gutter_of(lines_[i].text));
+    if (!lines_[i].text.empty() && g[i].length == 0 && ++misses * 10 > n) return;
   }
   std::vector<bool> seq(n, false);
   std::size_t in_seq = 0, nonblank = 0;
@@ -614,7 +653,7 @@ void Repairer::join_wraps() {
     std::size_t best = i;
     std::string best_text;
     // The next line first: in a log of records it starts one, and nothing else need be asked.
-    if (i + 1 < lines_.size() && continues(i) && !text::trim_left(first.text).empty()) {
+    if (i + 1 < lines_.size() && lines_[i + 1].first != first.last && may_continue(first.text, lines_[i + 1].text)) {
       std::string cur(first.text);
       bool cur_hit = joiner.hit(cur);
       std::vector<const Profile*> pieces;
@@ -661,8 +700,25 @@ void Repairer::join_wraps() {
   moved_ = changed_ = true;
 }
 
+bool Repairer::nothing_to_repair(Sv text, const std::vector<Sv>& lines) const {
+  if (std::any_of(lines.begin(), lines.end(), [](Sv line) { return may_be_chrome(line); }) || may_have_gutters(lines) ||
+      escapes_text(text))
+    return false;
+  if (!joins_lines()) return true;
+  if (escaped_newlines(text)) return false;
+  for (std::size_t i = 0; i + 1 < lines.size(); ++i)
+    if (may_continue(lines[i], lines[i + 1])) return false;
+  return true;
+}
+
 bool Repairer::run(Sv text, std::string& storage, LineMap& map, std::vector<Sv>* unchanged_lines) {
   auto views = text::split_lines(text);
+  // Most texts need no repair, and each stage's own first look says so on the split itself:
+  // then no line list is built (32 bytes a line, written and read again by every stage).
+  if (nothing_to_repair(text, views)) {
+    if (unchanged_lines) *unchanged_lines = std::move(views);
+    return false;
+  }
   lines_.reserve(views.size());
   for (std::size_t i = 0; i < views.size(); ++i) {
     const auto n = static_cast<std::int64_t>(i + 1);
@@ -670,9 +726,9 @@ bool Repairer::run(Sv text, std::string& storage, LineMap& map, std::vector<Sv>*
   }
   chrome();
   gutters();
-  if (!options_.structured && has_text_escape(text)) ansi_text();
-  if (signals_ && !options_.structured) {
-    if (std::memchr(text.data(), '\\', text.size()) && text.find("\\n") != Sv::npos) unescape();
+  if (escapes_text(text)) ansi_text();
+  if (joins_lines()) {
+    if (escaped_newlines(text)) unescape();
     join_wraps();
   }
   if (!changed_ && !moved_) {

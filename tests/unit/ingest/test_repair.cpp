@@ -42,6 +42,17 @@ Repaired repair(std::string_view in, bool structured = false) {
   return r;
 }
 
+/// repair() without signals: the wrap and unescape stages are off, so a text is repaired by the
+/// chrome, gutter and escape stages alone.
+Repaired repair_without_signals(std::string_view in) {
+  Repaired r;
+  std::string storage;
+  const auto out = repair_text(in, nullptr, storage, r.map, r.report, RepairOptions{});
+  r.copied = out.data() != in.data();
+  r.text = std::string(out);
+  return r;
+}
+
 std::vector<std::string> lines_of(std::string_view s) {
   std::vector<std::string> out;
   for (auto l : culprit::text::split_lines(s)) out.emplace_back(l);
@@ -347,4 +358,25 @@ TEST_CASE("an NCCL line starts a record; a wrapped one still joins", "[repair][w
   const auto lines = lines_of(r.text);
   REQUIRE(lines.size() > 6);
   CHECK(lines[6] == warn);
+}
+
+TEST_CASE("each stage's first look alone lets the repair run: nothing is skipped as unchanged", "[repair]") {
+  // A text that needs no repair is handed back before any line list is built, by each stage's
+  // own first look; here each text passes exactly one of those looks (no signals: no wrap or
+  // unescape stage), and is repaired.
+  const auto gutter = repair_without_signals("     7\tfirst\n     8\tsecond\n     9\tthird\n");
+  CHECK(gutter.report.gutter.lines == 3);
+  CHECK(lines_of(gutter.text) == std::vector<std::string>{"first", "second", "third"});
+  const auto escape = repair_without_signals("x \\033[1;31mred\\033[0m end\n");
+  CHECK(escape.report.ansi_text.lines == 1);
+  const auto fence = repair_without_signals("```\nplain line\n```\n");
+  CHECK(lines_of(fence.text) == std::vector<std::string>{"plain line"});
+  // With signals, a wrapped known message alone (no chrome, gutter or escape).
+  const auto wrapped = repair("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total\n"
+                              "capacity of 79.10 GiB of which 1.02 GiB is free.\n");
+  CHECK(wrapped.copied);
+  CHECK(wrapped.report.join.lines >= 1);
+  // And a text none of them passes comes back as it is.
+  CHECK_FALSE(repair("[    7.527511] IPv6: ADDRCONF(NETDEV_CHANGE): veth2b61d8: link becomes ready\n"
+                     "[    7.639800] docker0: port 4(veth99b1c) entered forwarding state\n").copied);
 }
