@@ -644,16 +644,13 @@ void Repairer::join_wraps() {
   // bracketed or escaped prefix: in a log of records nothing is tried at all), or is a piece of
   // the same input line (split on purpose above).
   auto continues = [&](std::size_t k) {
-    const Sv next = text::trim_left(lines_[k + 1].text);  // empty: a blank line
-    if (next.empty() || lines_[k + 1].first == lines_[k].last) return false;
-    return !starts_record(next);
+    return lines_[k + 1].first != lines_[k].last && may_continue(lines_[k].text, lines_[k + 1].text);
   };
   for (std::size_t i = 0; i < lines_.size();) {
     const RLine& first = lines_[i];
     std::size_t best = i;
     std::string best_text;
-    // The next line first: in a log of records it starts one, and nothing else need be asked.
-    if (i + 1 < lines_.size() && lines_[i + 1].first != first.last && may_continue(first.text, lines_[i + 1].text)) {
+    if (i + 1 < lines_.size() && continues(i)) {
       std::string cur(first.text);
       bool cur_hit = joiner.hit(cur);
       std::vector<const Profile*> pieces;
