@@ -153,18 +153,20 @@ inline bool may_anchor(const FormatSpec& f, const Scan& scan, std::size_t i) {
   if (memo.at != i || memo.shape != f.unanchored) memo = {i, f.unanchored, f.unanchored(scan.lines[i])};
   return memo.result;
 }
-/// The rows of formats_by_rank(scope) that may anchor at a line holding no anchor literal (a
-/// shape check that the line's first byte does not rule out, or no anchors declared), in the
-/// same order: all a detector loop need ask there.
+/// One scope's rows that may anchor at a line holding no anchor literal, by the line's first
+/// byte after whitespace: a shape check that byte does not rule out (FormatSpec::unanchored_first),
+/// or no anchors declared; in formats_by_rank's order.
 struct ShapedRows {
   static constexpr std::size_t kEmpty = 256;  ///< by_first's entry for a line of whitespace
   std::array<std::vector<const FormatSpec*>, 257> by_first;
-  /// The rows to ask at `line`. Inline: asked at every line without an anchor.
+  /// The rows to ask at `line`: all a detector loop need ask there. Inline: asked at every line
+  /// without an anchor.
   std::span<const FormatSpec* const> at(std::string_view line) const {
     const std::string_view t = text::trim_left(line);
     return by_first[t.empty() ? kEmpty : static_cast<unsigned char>(t[0])];
   }
 };
+/// The ShapedRows of `scope` (built once).
 const ShapedRows& shaped_by_rank(Scope scope);
 /// Every row's anchor literals, once each: what the sniffer's block pass looks for.
 const std::vector<std::string>& anchor_literals();
