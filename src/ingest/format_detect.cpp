@@ -479,9 +479,9 @@ bool smi_csv_shape(std::string_view line) {
 
 bool ps_shape(std::string_view line) {
   // ps_block's two ways in: a header (parse_header's first tokens, then the `PID` in it; the
-  // cheap test first), or a row whose header grep ate.
+  // cheap test first), or a row whose header grep ate. Each turns a line away by its first byte
+  // (ps_first), which the sniffer asks before this.
   const std::string_view t = trim(line);
-  if (t.empty() || !ps::may_start_listing(t[0])) return false;  // a log line, mostly: `[`, ESC, `(`
   return (ps::may_be_header(t) && contains(line, "PID")) || ps::headerless_layout(t) != nullptr;
 }
 bool ps_first(char c) { return ps::may_start_listing(c); }
