@@ -394,10 +394,6 @@ std::size_t after_separator(std::string_view s, std::size_t i) {
   return i < s.size() && s[i] == ' ' ? i + 1 : i;
 }
 
-}  // namespace
-
-namespace {
-
 /// starts_with_boot_stamp's answer from `p[0, 32)`, its spaces and digits read as two bit words,
 /// where the stamp ends inside them: 1 yes, 0 no, -1 not told (a stamp or a run of spaces
 /// reaching past byte 31). p[0] is '['. About half the instructions of the byte walk on the

@@ -197,7 +197,6 @@ bool may_start_listing(char c) {
   return header_start(c) || is_user_char(c);
 }
 
-
 bool may_be_header(Sv line) {
   if (line.size() > 400) return false;
   // The first two tokens, each cut only once the one before it passed: a log line fails at its
