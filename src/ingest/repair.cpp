@@ -387,14 +387,18 @@ Gutter gutter_of(Sv line) {
   return read_gutter(line);
 }
 
-/// gutters()'s first look: false where it gives up (fewer than 3 lines, or more than a tenth of
-/// them without a gutter), reading no further than it does.
-bool may_have_gutters(const std::vector<Sv>& lines) {
+/// gutters()'s first look at `lines` (each one's text: `text_of`): false where no gutter column
+/// can be, with fewer than 3 lines or more than a tenth of the non-blank ones without a gutter,
+/// found within the first tenth of a log that has none.
+template <class Lines, class TextOf>
+bool may_have_gutters(const Lines& lines, TextOf text_of) {
   const std::size_t n = lines.size();
   if (n < 3) return false;
   std::size_t misses = 0;
-  for (const Sv line : lines)
-    if (!line.empty() && gutter_of(line).length == 0 && ++misses * 10 > n) return false;
+  for (const auto& line : lines) {
+    const Sv text = text_of(line);
+    if (!text.empty() && gutter_of(text).length == 0 && ++misses * 10 > n) return false;
+  }
   return true;
 }
 
@@ -452,14 +456,7 @@ class Repairer {
 
 void Repairer::chrome() {
   // Cheap look first: does any line start with a chrome byte?
-  bool maybe = false;
-  for (const RLine& l : lines_) {
-    if (may_be_chrome(l.text)) {
-      maybe = true;
-      break;
-    }
-  }
-  if (!maybe) return;
+  if (std::none_of(lines_.begin(), lines_.end(), [](const RLine& l) { return may_be_chrome(l.text); })) return;
   std::vector<RLine> out;
   out.reserve(lines_.size());
   Sv pending_number;  // the "<n>" line Buildkite prints after "Actions for L<n>"
@@ -515,16 +512,11 @@ void Repairer::chrome() {
 void Repairer::gutters() {
   // A viewer numbers every line: consecutive numbers on at least 90% of the non-blank lines
   // (3 or more). A number column that does not count up by one (pids, sizes) is data.
+  if (!may_have_gutters(lines_, [](const RLine& l) { return l.text; })) return;
   const std::size_t n = lines_.size();
-  if (n < 3) return;
-  // Filled as the lines are read: a log without a gutter gives up within its first tenth, having
-  // written (and faulted in) no entry for the rest.
   std::vector<Gutter> g;
-  std::size_t misses = 0;  // lines with no gutter: more than a tenth of them and it cannot be one
-  for (std::size_t i = 0; i < n; ++i) {
-    g.push_back(gutter_of(lines_[i].text));
-    if (!lines_[i].text.empty() && g[i].length == 0 && ++misses * 10 > n) return;
-  }
+  g.reserve(n);
+  for (const RLine& l : lines_) g.push_back(gutter_of(l.text));
   std::vector<bool> seq(n, false);
   std::size_t in_seq = 0, nonblank = 0;
   for (std::size_t i = 0; i < n; ++i) {
@@ -698,8 +690,8 @@ void Repairer::join_wraps() {
 }
 
 bool Repairer::nothing_to_repair(Sv text, const std::vector<Sv>& lines) const {
-  if (std::any_of(lines.begin(), lines.end(), [](Sv line) { return may_be_chrome(line); }) || may_have_gutters(lines) ||
-      escapes_text(text))
+  const auto itself = [](Sv line) { return line; };
+  if (std::any_of(lines.begin(), lines.end(), may_be_chrome) || may_have_gutters(lines, itself) || escapes_text(text))
     return false;
   if (!joins_lines()) return true;
   if (escaped_newlines(text)) return false;
