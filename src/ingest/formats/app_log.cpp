@@ -193,18 +193,13 @@ bool AppLogParser::skippable(Sv raw, LiteralHit hit) const {
     sighted = it != sighted_prefixes_.end();
     if (sighted && !worker.empty()) last_sighted_ = *it;  // a sighted prefix stays sighted
   }
-  // The reset code behind a sighted prefix is read by its bytes (its `m` a few bytes on): one
-  // memchr a line, for the rest of it, instead of three.
-  std::size_t esc = sighted && raw.size() > prefix.size() && raw[prefix.size()] == '\x1b'
-                        ? prefix.size()
-                        : raw.find('\x1b', sighted ? prefix.size() : 0);
-  if (sighted && esc == prefix.size()) {
-    std::size_t m = esc + 1;
-    while (m < raw.size() && m < esc + 16 && raw[m] != 'm') ++m;
-    if (m < raw.size() && raw[m] != 'm') m = raw.find('m', m);  // a longer code: on to its `m`
-    esc = m >= raw.size() ? esc : raw.find('\x1b', m + 1);
+  std::size_t text = sighted ? prefix.size() : 0;  // where the line's own text starts
+  if (sighted && text < raw.size() && raw[text] == '\x1b') {  // the prefix's reset code, to its `m`
+    const std::size_t m = raw.find('m', text);
+    if (m == Sv::npos) return false;
+    text = m + 1;
   }
-  if (esc != Sv::npos || (caret_escapes_ && raw.find("^[[") != Sv::npos)) return false;
+  if (raw.find('\x1b', text) != Sv::npos || (caret_escapes_ && raw.find("^[[") != Sv::npos)) return false;
   const bool glog = raw.size() > 5 && std::string_view("IWEDCF").find(raw[0]) != Sv::npos && raw[1] >= '0' &&
                     raw[1] <= '9';
   // NCCL names its writer's pid in a tag: at the line's start it is a prefix like a worker's;

@@ -144,10 +144,10 @@ TEST_CASE("NCCL_DEBUG lines: each writer's tag is a prefix sighted once; the fas
 }
 
 TEST_CASE("worker lines: colour codes after a sighted prefix never hide a signal from the fast path", "[app_log]") {
-  // The fast path reads the code right behind a sighted prefix by its bytes: a short reset, a
-  // 24-bit colour whose `m` lies past the bytes it reads first, a code cut off at the line's
-  // end, and a code inside the message that splits the words a signal looks for (at INFO level:
-  // no failure marker sends the line down the slow path anyway).
+  // The fast path lets one colour code follow a sighted prefix, up to its `m`: a short reset, a
+  // long 24-bit colour, a code cut off at the line's end; and never one inside the message that
+  // splits the words a signal looks for (at INFO level: no failure marker sends the line down
+  // the slow path anyway).
   const std::string prefix = "\x1b[1;36m(VllmWorker rank=0 pid=3300)";
   std::string log;
   for (int i = 0; i < 30; ++i) log += prefix + "\x1b[0;0m INFO 04-09 00:00:10 [metrics.py:400] Running: 23 reqs\n";
