@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "byte_bits.hpp"
 #include "byte_vectors.hpp"
 
 namespace culprit::text {
@@ -89,12 +90,17 @@ std::vector<std::string_view> split_lines(std::string_view text) {
     // more than the line's bytes do.
     const char* line_start = p;
     std::size_t i = 0;
-    for (; text.size() - i >= 64; i += 64)
-      for (std::uint64_t nl = detail::bits64(p + i, '\n'); nl != 0; nl &= nl - 1) {
-        const char* at = p + i + __builtin_ctzll(nl);
-        lines.emplace_back(line_start, static_cast<std::size_t>(at - line_start));
-        line_start = at + 1;
-      }
+    std::uint64_t words[detail::kBitWords];
+    while (text.size() - i >= 64) {
+      const std::size_t count = std::min((text.size() - i) / 64, detail::kBitWords);
+      detail::equal_bits(p + i, count, '\n', words);
+      for (std::size_t k = 0; k < count; ++k, i += 64)
+        for (std::uint64_t nl = words[k]; nl != 0; nl &= nl - 1) {
+          const char* at = p + i + __builtin_ctzll(nl);
+          lines.emplace_back(line_start, static_cast<std::size_t>(at - line_start));
+          line_start = at + 1;
+        }
+    }
     for (; i < text.size(); ++i)
       if (p[i] == '\n') {
         lines.emplace_back(line_start, static_cast<std::size_t>(p + i - line_start));
@@ -161,41 +167,17 @@ bool has_ansi(std::string_view line) {
 }
 
 bool block_has_ansi(std::string_view text) {
-  using namespace detail;
-  const char* p = text.data();
-  const std::size_t n = text.size();
-  std::size_t at = 0;
-  // is_control, less the terminators (they end lines), 64 bytes between exits. A C0 control is
-  // a byte whose top three bits are clear (SSE2 has no unsigned byte compare).
-  const auto bad = [](Bytes16 v) {
-    const Mask16 c0 = (v & splat16(0xe0)) == splat16(0);
-    return (c0 & ~((v == splat16('\t')) | (v == splat16('\n')) | (v == splat16('\r')))) | (v == splat16(0x7f));
-  };
-  for (; n - at >= 64; at += 64)
-    if (bits16(bad(load16(p + at)) | bad(load16(p + at + 16)) | bad(load16(p + at + 32)) | bad(load16(p + at + 48))) != 0)
-      return true;
-  for (; at < n; ++at) {
-    const auto c = static_cast<unsigned char>(p[at]);
+  // is_control, less the terminators (they end lines): 64 bytes to a word, then the tail.
+  const std::size_t words = text.size() / 64;
+  if (detail::any_control(text.data(), words)) return true;
+  for (std::size_t at = 64 * words; at < text.size(); ++at) {
+    const auto c = static_cast<unsigned char>(text[at]);
     if (is_control(c) && c != '\n' && c != '\r') return true;
   }
   return text.find("^[[") != std::string_view::npos;
 }
 
-std::size_t count_newlines(std::string_view text) {
-  using namespace detail;
-  const char* p = text.data();
-  const std::size_t n = text.size();
-  std::size_t i = 0, total = 0;
-  while (n - i >= 16) {
-    // Per lane, the newlines seen: at most 255 vectors before the lanes are summed.
-    Bytes16 lanes{};
-    const std::size_t stop = i + std::min<std::size_t>((n - i) / 16, 255) * 16;
-    for (; i < stop; i += 16) lanes -= reinterpret_cast<Bytes16>(load16(p + i) == splat16('\n'));  // 0xFF is -1
-    total += sum16(lanes);
-  }
-  for (; i < n; ++i) total += p[i] == '\n';
-  return total;
-}
+std::size_t count_newlines(std::string_view text) { return detail::count_equal(text.data(), text.size(), '\n'); }
 
 namespace {
 
@@ -209,8 +191,8 @@ bool matches_at(const char* at, std::string_view pattern, char wildcard) {
 }  // namespace
 
 std::size_t find_pattern(std::string_view s, std::string_view pattern, char wildcard) {
-  // Every start where the pattern's first and last bytes match, sixteen starts at a time, then
-  // the rest of the pattern there: one pass, without a call per candidate byte.
+  // Every start where the pattern's first and last bytes match, many starts at a time, then the
+  // rest of the pattern there: one pass, without a call per candidate byte.
   using namespace detail;
   constexpr std::size_t kNone = std::string_view::npos;
   const std::size_t n = pattern.size();
@@ -236,12 +218,19 @@ std::size_t find_pattern(std::string_view s, std::string_view pattern, char wild
     }
     return false;
   };
-  // The loads reach p[at + last + 15] <= p[starts - 1 + last] < p[s.size()]; the last sixteen
-  // overlap the ones before (where nothing matched) rather than leave a tail.
-  for (; i + 64 <= starts; i += 64) {
-    const std::uint64_t bits = candidates16(i) | candidates16(i + 16) << 16 | candidates16(i + 32) << 32 |
-                               candidates16(i + 48) << 48;
-    if (bits != 0 && verify(i, bits)) return found;
+  // Sixty-four starts to a word: the head byte's bits at `first` and the tail byte's at `last`,
+  // ANDed. The words come in runs that double from two to kBitWords, so that a search that
+  // stops early (a caller asks again after each line that holds the pattern) computes at most
+  // twice the words it reads. The loads reach p[i + last + 63] <= p[starts - 1 + last] <
+  // p[s.size()]; the last sixteen starts overlap the ones before (where nothing matched) rather
+  // than leave a tail.
+  std::uint64_t heads[kBitWords], tails[kBitWords];
+  for (std::size_t run = 2; i + 64 <= starts; run = std::min(2 * run, kBitWords)) {
+    const std::size_t count = std::min((starts - i) / 64, run);
+    equal_bits(p + i + first, count, static_cast<unsigned char>(pattern[first]), heads);
+    equal_bits(p + i + last, count, static_cast<unsigned char>(pattern[last]), tails);
+    for (std::size_t k = 0; k < count; ++k, i += 64)
+      if (const std::uint64_t bits = heads[k] & tails[k]; bits != 0 && verify(i, bits)) return found;
   }
   if (starts >= 16) {
     for (; i + 16 <= starts; i += 16)

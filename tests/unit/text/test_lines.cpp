@@ -167,6 +167,40 @@ TEST_CASE("split_lines cuts at every newline, whatever its offset in the text", 
   }
 }
 
+TEST_CASE("split_lines and find_pattern hold across the word runs of a long text", "[text]") {
+  // Past the 4 KiB of bits a block pass computes at a time (kBitWords words), and past a
+  // find_pattern run's doubling (2, 4, ... 64 words): sparse newlines and sparse matches at
+  // random offsets, and a search started again after each match as Scan::pattern_lines_for does.
+  std::mt19937 rng(37);
+  const auto reference = [](std::string_view s, std::string_view p) {
+    for (std::size_t i = 0; i + p.size() <= s.size(); ++i)
+      if (s[i] == p[0] && s[i + 3] == p[3] && s[i + 6] == p[6]) return i;
+    return std::string_view::npos;
+  };
+  for (int round = 0; round < 40; ++round) {
+    std::string text(4000 + rng() % 14000, 'a');
+    for (char& c : text) c = rng() % 300 == 0 ? '\n' : rng() % 40 == 0 ? ':' : 'a';
+    for (int m = rng() % 6; m-- > 0;) text.replace(rng() % (text.size() - 7), 7, ":3B:00.");
+    SV expected;
+    std::size_t start = 0;
+    for (std::size_t i = 0; i < text.size(); ++i)
+      if (text[i] == '\n') {
+        expected.emplace_back(text.data() + start, i - start);
+        start = i + 1;
+      }
+    if (start < text.size()) expected.emplace_back(text.data() + start, text.size() - start);
+    INFO("text of " << text.size() << " bytes");
+    REQUIRE(split_lines(text) == expected);
+    for (std::size_t from = 0; from <= text.size();) {
+      const std::string_view rest = std::string_view(text).substr(from);
+      const std::size_t at = find_pattern(rest, ":??:??.", '?');
+      REQUIRE(at == reference(rest, ":??:??."));
+      if (at == std::string_view::npos) break;
+      from += at + 1;
+    }
+  }
+}
+
 TEST_CASE("a vector compare's lanes become bits alike on every build", "[text]") {
   // bits16 is pmovmskb on x86-64 and gathered_bits16 elsewhere: both hold to a lane-by-lane
   // reading, so the arm64 build's newline positions are the ones tested here.

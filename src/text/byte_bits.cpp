@@ -1,0 +1,144 @@
+// Whole-block byte passes (see byte_bits.hpp): a portable form on byte_vectors.hpp, and an AVX2
+// form compiled for that target function by function (no file-wide flag, so nothing inline
+// from a header is compiled for AVX2 and then picked by the linker for every caller).
+#include "byte_bits.hpp"
+
+#include <algorithm>
+
+#include "byte_vectors.hpp"
+
+#ifdef CULPRIT_BYTE_BITS_AVX2
+#include <immintrin.h>
+#endif
+
+namespace culprit::text::detail {
+
+namespace portable {
+
+void equal_bits(const char* p, std::size_t words, unsigned char c, std::uint64_t* out) {
+  for (std::size_t k = 0; k < words; ++k) out[k] = bits64(p + 64 * k, c);
+}
+
+std::size_t count_equal(const char* p, std::size_t n, unsigned char c) {
+  std::size_t i = 0, total = 0;
+  const Bytes16 wanted = splat16(c);
+  while (n - i >= 16) {
+    // Per lane, the bytes seen: at most 255 vectors before the lanes are summed.
+    Bytes16 lanes{};
+    const std::size_t stop = i + std::min<std::size_t>((n - i) / 16, 255) * 16;
+    for (; i < stop; i += 16) lanes -= reinterpret_cast<Bytes16>(load16(p + i) == wanted);  // 0xFF is -1
+    total += sum16(lanes);
+  }
+  for (; i < n; ++i) total += static_cast<unsigned char>(p[i]) == c;
+  return total;
+}
+
+bool any_control(const char* p, std::size_t words) {
+  // A C0 control is a byte whose top three bits are clear (SSE2 has no unsigned byte compare).
+  const auto bad = [](Bytes16 v) {
+    const Mask16 c0 = (v & splat16(0xe0)) == splat16(0);
+    return (c0 & ~((v == splat16('\t')) | (v == splat16('\n')) | (v == splat16('\r')))) | (v == splat16(0x7f));
+  };
+  for (std::size_t at = 0; at < 64 * words; at += 64)
+    if (bits16(bad(load16(p + at)) | bad(load16(p + at + 16)) | bad(load16(p + at + 32)) | bad(load16(p + at + 48))) != 0)
+      return true;
+  return false;
+}
+
+}  // namespace portable
+
+#ifdef CULPRIT_BYTE_BITS_AVX2
+namespace avx2 {
+namespace {
+
+[[gnu::target("avx2")]] inline __m256i load32(const char* p) {
+  return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+}
+
+/// 0xFF in each lane of `v` that any_control looks for, else 0.
+[[gnu::target("avx2")]] inline __m256i control_lanes(__m256i v) {
+  const __m256i c0 = _mm256_cmpeq_epi8(_mm256_min_epu8(v, _mm256_set1_epi8(0x1f)), v);  // v <= 0x1f
+  const __m256i ends = _mm256_or_si256(_mm256_cmpeq_epi8(v, _mm256_set1_epi8('\t')),
+                                       _mm256_or_si256(_mm256_cmpeq_epi8(v, _mm256_set1_epi8('\n')),
+                                                       _mm256_cmpeq_epi8(v, _mm256_set1_epi8('\r'))));
+  return _mm256_or_si256(_mm256_andnot_si256(ends, c0), _mm256_cmpeq_epi8(v, _mm256_set1_epi8(0x7f)));
+}
+
+}  // namespace
+
+[[gnu::target("avx2")]] void equal_bits(const char* p, std::size_t words, unsigned char c, std::uint64_t* out) {
+  const __m256i wanted = _mm256_set1_epi8(static_cast<char>(c));
+  for (std::size_t k = 0; k < words; ++k, p += 64) {
+    const auto low = static_cast<std::uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(load32(p), wanted)));
+    const auto high = static_cast<std::uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(load32(p + 32), wanted)));
+    out[k] = std::uint64_t{low} | std::uint64_t{high} << 32;
+  }
+}
+
+[[gnu::target("avx2")]] std::size_t count_equal(const char* p, std::size_t n, unsigned char c) {
+  const __m256i wanted = _mm256_set1_epi8(static_cast<char>(c));
+  std::size_t i = 0, total = 0;
+  while (n - i >= 32) {
+    // Per lane, the bytes seen: at most 255 vectors before the lanes are summed (by eights).
+    __m256i lanes = _mm256_setzero_si256();
+    const std::size_t stop = i + std::min<std::size_t>((n - i) / 32, 255) * 32;
+    for (; i < stop; i += 32) lanes = _mm256_sub_epi8(lanes, _mm256_cmpeq_epi8(load32(p + i), wanted));
+    const __m256i sums = _mm256_sad_epu8(lanes, _mm256_setzero_si256());
+    alignas(32) std::uint64_t four[4];
+    _mm256_store_si256(reinterpret_cast<__m256i*>(four), sums);
+    total += four[0] + four[1] + four[2] + four[3];
+  }
+  for (; i < n; ++i) total += static_cast<unsigned char>(p[i]) == c;
+  return total;
+}
+
+[[gnu::target("avx2")]] bool any_control(const char* p, std::size_t words) {
+  for (std::size_t k = 0; k < words; ++k, p += 64) {
+    const __m256i either = _mm256_or_si256(control_lanes(load32(p)), control_lanes(load32(p + 32)));
+    if (!_mm256_testz_si256(either, either)) return true;
+  }
+  return false;
+}
+
+}  // namespace avx2
+#endif
+
+bool have_avx2() {
+#ifdef CULPRIT_BYTE_BITS_AVX2
+  static const bool yes = __builtin_cpu_supports("avx2") != 0;
+  return yes;
+#else
+  return false;
+#endif
+}
+
+namespace {
+
+/// The implementation in use, chosen at the first call.
+struct Engine {
+  void (*equal_bits)(const char*, std::size_t, unsigned char, std::uint64_t*);
+  std::size_t (*count_equal)(const char*, std::size_t, unsigned char);
+  bool (*any_control)(const char*, std::size_t);
+  std::string_view name;
+};
+
+const Engine& engine() {
+  static const Engine chosen = [] {
+#ifdef CULPRIT_BYTE_BITS_AVX2
+    if (have_avx2()) return Engine{avx2::equal_bits, avx2::count_equal, avx2::any_control, "avx2"};
+#endif
+    return Engine{portable::equal_bits, portable::count_equal, portable::any_control, "portable"};
+  }();
+  return chosen;
+}
+
+}  // namespace
+
+void equal_bits(const char* p, std::size_t words, unsigned char c, std::uint64_t* out) {
+  engine().equal_bits(p, words, c, out);
+}
+std::size_t count_equal(const char* p, std::size_t n, unsigned char c) { return engine().count_equal(p, n, c); }
+bool any_control(const char* p, std::size_t words) { return engine().any_control(p, words); }
+std::string_view byte_bits_engine() { return engine().name; }
+
+}  // namespace culprit::text::detail

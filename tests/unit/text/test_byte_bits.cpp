@@ -1,0 +1,95 @@
+// The whole-block byte passes: the portable form and, where this CPU has AVX2, the AVX2 form,
+// each held to a byte-by-byte reading (whichever the build picks, the other is tested too).
+#include <catch2/catch.hpp>
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include "text/byte_bits.hpp"
+
+using namespace culprit::text::detail;
+
+namespace {
+
+struct Implementation {
+  const char* name;
+  void (*equal_bits)(const char*, std::size_t, unsigned char, std::uint64_t*);
+  std::size_t (*count_equal)(const char*, std::size_t, unsigned char);
+  bool (*any_control)(const char*, std::size_t);
+};
+
+std::vector<Implementation> implementations() {
+  std::vector<Implementation> all{{"portable", portable::equal_bits, portable::count_equal, portable::any_control}};
+#ifdef CULPRIT_BYTE_BITS_AVX2
+  if (have_avx2()) all.push_back({"avx2", avx2::equal_bits, avx2::count_equal, avx2::any_control});
+#endif
+  return all;
+}
+
+bool is_sought_control(unsigned char c) { return (c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f; }
+
+/// Random bytes, each `c` with the given chance in 100, else any byte.
+std::string random_text(std::mt19937& rng, std::size_t size, unsigned char c, unsigned percent) {
+  std::string text(size, '\0');
+  for (char& b : text) b = static_cast<char>(rng() % 100 < percent ? c : rng() % 256);
+  return text;
+}
+
+}  // namespace
+
+TEST_CASE("the engine in use is one of the implementations, and AVX2 where the CPU has it", "[text]") {
+  CHECK(byte_bits_engine() == (have_avx2() ? "avx2" : "portable"));
+}
+
+TEST_CASE("equal_bits sets the bit of every byte equal to the one asked, and of no other", "[text]") {
+  std::mt19937 rng(41);
+  for (const Implementation& impl : implementations()) {
+    for (const std::size_t words : {0u, 1u, 2u, 3u, 64u, 65u}) {
+      for (const unsigned char c : {'\n', ':', '\0', '\xff', '\x80'}) {
+        const std::string text = random_text(rng, 64 * words, c, 20);
+        std::vector<std::uint64_t> out(words + 1, 0x5a5a5a5a5a5a5a5aULL);
+        impl.equal_bits(text.data(), words, c, out.data());
+        INFO(impl.name << ": " << words << " words, byte " << int(c));
+        for (std::size_t k = 0; k < words; ++k) {
+          std::uint64_t expected = 0;
+          for (unsigned j = 0; j < 64; ++j)
+            expected |= static_cast<std::uint64_t>(static_cast<unsigned char>(text[64 * k + j]) == c) << j;
+          REQUIRE(out[k] == expected);
+        }
+        REQUIRE(out[words] == 0x5a5a5a5a5a5a5a5aULL);  // nothing written past the words asked
+      }
+    }
+  }
+}
+
+TEST_CASE("count_equal agrees with a byte count at every length, density and lane-sum period", "[text]") {
+  std::mt19937 rng(43);
+  // Around both vector widths (16, 32) and both lane-sum periods (255 vectors of each width).
+  for (const Implementation& impl : implementations()) {
+    for (const std::size_t size : {0u, 1u, 15u, 16u, 31u, 32u, 33u, 4079u, 4080u, 4081u, 8159u, 8160u, 8161u, 70001u}) {
+      for (const unsigned percent : {0u, 1u, 50u, 100u}) {
+        const std::string text = random_text(rng, size, '\n', percent);
+        INFO(impl.name << ": size " << size << ", " << percent << "% newlines");
+        REQUIRE(impl.count_equal(text.data(), text.size(), '\n') ==
+                static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')));
+      }
+    }
+  }
+}
+
+TEST_CASE("any_control finds each control byte at every offset of its words, and nothing else", "[text]") {
+  for (const Implementation& impl : implementations()) {
+    for (const std::size_t words : {1u, 2u}) {
+      for (std::size_t at = 0; at < 64 * words; ++at) {
+        for (unsigned b = 0; b < 256; ++b) {
+          std::string text(64 * words + 1, 'a');
+          text[at] = static_cast<char>(b);
+          text.back() = '\x1b';  // past the words: never read
+          INFO(impl.name << ": byte " << b << " at " << at << " of " << words << " words");
+          REQUIRE(impl.any_control(text.data(), words) == is_sought_control(static_cast<unsigned char>(b)));
+        }
+      }
+    }
+  }
+}
