@@ -104,20 +104,14 @@ std::size_t Scan::pattern_lines_for(std::string_view pattern) const {
       const char* base = lines[begin].data();
       const std::string_view text(base, static_cast<std::size_t>(lines[end - 1].data() + lines[end - 1].size() - base));
       std::size_t k = begin;
-      for (std::size_t from = 0; from < text.size();) {
-        const std::size_t at = text::find_pattern(text.substr(from), pattern, '?');
-        if (at == std::string_view::npos) break;
-        const char* hit = base + from + at;
+      text::for_each_pattern(text, pattern, '?', [&](std::size_t at) {
+        const char* hit = base + at;
         // The line the match ends in; it holds the match when it starts there too (a match
         // across a line end holds in neither line).
         while (k + 1 < end && lines[k].data() + lines[k].size() < hit + pattern.size()) ++k;
-        if (lines[k].data() <= hit && hit + pattern.size() <= lines[k].data() + lines[k].size()) {
-          found.holds[k - begin] = 1;
-          from = static_cast<std::size_t>(lines[k].data() + lines[k].size() - base);  // on from the next line
-        } else {
-          from += at + 1;
-        }
-      }
+        if (lines[k].data() <= hit && hit + pattern.size() <= lines[k].data() + lines[k].size()) found.holds[k - begin] = 1;
+        return true;
+      });
     }
     pattern_lines.push_back(std::move(found));
     it = pattern_lines.end() - 1;

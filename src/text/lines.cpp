@@ -190,57 +190,74 @@ bool matches_at(const char* at, std::string_view pattern, char wildcard) {
 
 }  // namespace
 
-std::size_t find_pattern(std::string_view s, std::string_view pattern, char wildcard) {
+void for_each_pattern(std::string_view s, std::string_view pattern, char wildcard,
+                      const std::function<bool(std::size_t)>& found) {
   // Every start where the pattern's first and last bytes match, many starts at a time, then the
   // rest of the pattern there: one pass, without a call per candidate byte.
   using namespace detail;
   constexpr std::size_t kNone = std::string_view::npos;
   const std::size_t n = pattern.size();
-  if (n > s.size()) return kNone;
+  if (n > s.size()) return;
   const std::size_t first = pattern.find_first_not_of(wildcard);
-  if (first == kNone) return 0;  // all wildcards (or empty): any start
-  const std::size_t last = pattern.find_last_not_of(wildcard);
   const std::size_t starts = s.size() - n + 1;
+  if (first == kNone) {  // all wildcards (or empty): every start
+    for (std::size_t i = 0; i < starts; ++i)
+      if (!found(i)) return;
+    return;
+  }
+  const std::size_t last = pattern.find_last_not_of(wildcard);
   const char* p = s.data();
-  std::size_t i = 0, found = kNone;
-  const Bytes16 head = splat16(static_cast<unsigned char>(pattern[first]));
-  const Bytes16 tail = splat16(static_cast<unsigned char>(pattern[last]));
-  const auto candidates16 = [&](std::size_t at) {  // the starts [at, at + 16) as bits
-    return std::uint64_t{bits16((load16(p + at + first) == head) & (load16(p + at + last) == tail))};
-  };
-  const auto verify = [&](std::size_t at, std::uint64_t bits) {  // lowest first
+  // Each start of `bits` (at + bit) that holds the whole pattern, lowest first, until `found`
+  // says stop (then false). `next` drops the starts an earlier, overlapping look handed on.
+  std::size_t next = 0;  // the first start not yet handed on
+  const auto verify = [&](std::size_t at, std::uint64_t bits) {
     for (; bits != 0; bits &= bits - 1) {
       const std::size_t start = at + static_cast<std::size_t>(__builtin_ctzll(bits));
-      if (matches_at(p + start, pattern, wildcard)) {
-        found = start;
-        return true;
-      }
+      if (start < next || !matches_at(p + start, pattern, wildcard)) continue;
+      next = start + 1;
+      if (!found(start)) return false;
     }
-    return false;
+    return true;
   };
   // Sixty-four starts to a word: the head byte's bits at `first` and the tail byte's at `last`,
   // ANDed. The words come in runs that double from two to kBitWords, so that a search that
-  // stops early (a caller asks again after each line that holds the pattern) computes at most
-  // twice the words it reads. The loads reach p[i + last + 63] <= p[starts - 1 + last] <
-  // p[s.size()]; the last sixteen starts overlap the ones before (where nothing matched) rather
-  // than leave a tail.
+  // stops early (find_pattern) computes at most twice the words it reads. The loads reach
+  // p[i + last + 63] <= p[starts - 1 + last] < p[s.size()].
+  std::size_t i = 0;
   std::uint64_t heads[kBitWords], tails[kBitWords];
   for (std::size_t run = 2; i + 64 <= starts; run = std::min(2 * run, kBitWords)) {
     const std::size_t count = std::min((starts - i) / 64, run);
     equal_bits(p + i + first, count, static_cast<unsigned char>(pattern[first]), heads);
     equal_bits(p + i + last, count, static_cast<unsigned char>(pattern[last]), tails);
     for (std::size_t k = 0; k < count; ++k, i += 64)
-      if (const std::uint64_t bits = heads[k] & tails[k]; bits != 0 && verify(i, bits)) return found;
+      if (const std::uint64_t bits = heads[k] & tails[k]; bits != 0 && !verify(i, bits)) return;
   }
+  // The rest sixteen starts at a time, the last sixteen overlapping the ones before (`next`
+  // keeps a start from being handed on twice); under sixteen starts, byte by byte.
+  const Bytes16 head = splat16(static_cast<unsigned char>(pattern[first]));
+  const Bytes16 tail = splat16(static_cast<unsigned char>(pattern[last]));
+  const auto candidates16 = [&](std::size_t at) {  // the starts [at, at + 16) as bits
+    return std::uint64_t{bits16((load16(p + at + first) == head) & (load16(p + at + last) == tail))};
+  };
   if (starts >= 16) {
     for (; i + 16 <= starts; i += 16)
-      if (verify(i, candidates16(i))) return found;
-    return i < starts && verify(starts - 16, candidates16(starts - 16)) ? found : kNone;
+      if (!verify(i, candidates16(i))) return;
+    if (i < starts) verify(starts - 16, candidates16(starts - 16));
+    return;
   }
   for (; i < starts; ++i)
-    if (p[i + first] == pattern[first] && p[i + last] == pattern[last] && matches_at(p + i, pattern, wildcard))
-      return i;
-  return kNone;
+    if (p[i + first] == pattern[first] && p[i + last] == pattern[last] && matches_at(p + i, pattern, wildcard) &&
+        !found(i))
+      return;
+}
+
+std::size_t find_pattern(std::string_view s, std::string_view pattern, char wildcard) {
+  std::size_t at = std::string_view::npos;
+  for_each_pattern(s, pattern, wildcard, [&at](std::size_t start) {
+    at = start;
+    return false;
+  });
+  return at;
 }
 
 bool contains_pattern(std::string_view s, std::string_view pattern, char wildcard) {

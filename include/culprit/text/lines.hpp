@@ -2,6 +2,7 @@
 // (real ESC sequences and pasted `^[[0;36m`), trim.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -51,8 +52,12 @@ inline std::string_view trim(std::string_view s) {
 inline bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
 bool contains(std::string_view s, std::string_view needle);
 /// Where `s` first holds `pattern`, each `wildcard` byte in it matching any byte (`":??:??."`: a
-/// PCI bus id's colons and dot); npos when nowhere. One pass, sixteen bytes at a time.
+/// PCI bus id's colons and dot); npos when nowhere. One pass, many bytes at a time.
 std::size_t find_pattern(std::string_view s, std::string_view pattern, char wildcard);
+/// Calls `found` with every place `s` holds `pattern` (as find_pattern), in order, until it
+/// returns false: one pass for all of them, instead of a search begun again after each.
+void for_each_pattern(std::string_view s, std::string_view pattern, char wildcard,
+                      const std::function<bool(std::size_t)>& found);
 /// Whether find_pattern finds it.
 bool contains_pattern(std::string_view s, std::string_view pattern, char wildcard);
 

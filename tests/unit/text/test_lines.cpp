@@ -146,6 +146,37 @@ TEST_CASE("find_pattern and contains_pattern agree with a byte-by-byte search, w
   }
 }
 
+TEST_CASE("for_each_pattern hands on every match once, in order, and stops when told", "[text]") {
+  // Texts from under sixteen starts to past a run of words, so that the word runs, the sixteen
+  // at a time and the overlapping last sixteen each find matches; overlapping matches too.
+  std::mt19937 rng(47);
+  const std::string alphabet = ":.a";
+  for (int round = 0; round < 3000; ++round) {
+    std::string s(rng() % (round % 10 == 0 ? 9000 : 300), 'a');
+    for (char& c : s) c = alphabet[rng() % alphabet.size()];
+    const std::string p = round % 2 == 0 ? ":?:" : ":??:??.";
+    std::vector<std::size_t> expected, got;
+    for (std::size_t i = 0; i + p.size() <= s.size(); ++i) {
+      bool all = true;
+      for (std::size_t k = 0; k < p.size() && all; ++k) all = p[k] == '?' || s[i + k] == p[k];
+      if (all) expected.push_back(i);
+    }
+    for_each_pattern(s, p, '?', [&got](std::size_t at) {
+      got.push_back(at);
+      return true;
+    });
+    INFO("text of " << s.size() << " bytes, pattern '" << p << "'");
+    REQUIRE(got == expected);
+    const std::size_t stop_after = expected.empty() ? 1 : 1 + rng() % expected.size();
+    got.clear();
+    for_each_pattern(s, p, '?', [&](std::size_t at) {
+      got.push_back(at);
+      return got.size() < stop_after;
+    });
+    REQUIRE(got == std::vector<std::size_t>(expected.begin(), expected.begin() + std::min(stop_after, expected.size())));
+  }
+}
+
 TEST_CASE("split_lines cuts at every newline, whatever its offset in the text", "[text]") {
   // Newlines at every offset, runs of them, long stretches without, and a last line with or
   // without its terminator.
