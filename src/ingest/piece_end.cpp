@@ -31,6 +31,8 @@ constexpr std::size_t kHeadBytes = 65536;
 /// reader asks again as the piece grows), and further where the piece must end.
 constexpr std::size_t kSearchBytes = std::size_t{256} << 10;
 constexpr std::size_t kMustSearchBytes = std::size_t{1} << 20;
+/// The end of the search read first (quiet_piece_end): some hundreds of lines.
+constexpr std::size_t kFirstSearchBytes = std::size_t{64} << 10;
 
 /// Every literal that may open or carry a block: the format table's anchors and each line
 /// parser's markers, their ids the LineHitBit bits of the lists they are in (never the rules'
@@ -61,26 +63,17 @@ bool continues(std::string_view line) {
   return !message.empty() && (message[0] == ' ' || message[0] == '\t');
 }
 
-}  // namespace
 
-bool reads_in_pieces(std::string_view head) {
-  head = head.substr(0, std::min<std::size_t>(head.size(), kHeadBytes));
-  const std::string kind = sniff_format(head);
-  if (kind != format::kAppLog && kind != format::kKernelLog && kind != format::kJournalJson) return false;
-  // A terminal paste: the host a prompt names holds for all the output after it.
-  for (const Segment& segment : segment_text(head))
-    if (!segment.host.empty() || !segment.command.empty()) return false;
-  return true;
+/// The first line start at or after `at` in `text` (0 stays 0), or npos where none follows.
+std::size_t line_start_from(std::string_view text, std::size_t at) {
+  if (at == 0) return 0;
+  const void* nl = std::memchr(text.data() + at - 1, '\n', text.size() - at + 1);
+  return nl == nullptr ? std::string_view::npos : static_cast<std::size_t>(static_cast<const char*>(nl) - text.data()) + 1;
 }
 
-std::size_t quiet_piece_end(std::string_view text, bool must) {
-  const std::size_t search = must ? kMustSearchBytes : kSearchBytes;
-  std::size_t from = text.size() > search ? text.size() - search : 0;
-  if (from > 0) {  // from the first line start in the search
-    const void* nl = std::memchr(text.data() + from - 1, '\n', text.size() - from + 1);
-    if (nl == nullptr) return 0;  // one line: no line start to end at
-    from = static_cast<std::size_t>(static_cast<const char*>(nl) - text.data()) + 1;
-  }
+/// quiet_piece_end's answer from the lines of text[from, end), hits of `bits` breaking a quiet
+/// stretch; 0 where none there will do.
+std::size_t quiet_end_after(std::string_view text, std::size_t from, std::uint8_t bits, bool must) {
   const std::string_view region = text.substr(from);
   std::vector<std::string_view> lines = text::split_lines(region);
   // The last line may be cut off at the text's end: only whole lines count.
@@ -88,7 +81,6 @@ std::size_t quiet_piece_end(std::string_view text, bool must) {
     lines.pop_back();
   if (!lines.empty() && lines.back().data() + lines.back().size() == region.data() + region.size()) lines.pop_back();
   // Lines with a hit of the region's parser (any hit where the ids are not told: no Hyperscan).
-  const std::uint8_t bits = opener_bits(sniff_format(region.substr(0, std::min(region.size(), kHeadBytes))));
   std::vector<std::uint8_t> line_bits;
   if (!line_hits(region, lines, opener_scanner(), bits, line_bits))  // a `hyperscan` scanner scans every block
     line_bits.assign(lines.size(), bits);                             // else: nothing is known quiet
@@ -119,6 +111,35 @@ std::size_t quiet_piece_end(std::string_view text, bool must) {
       if (!(row[k - 1] && row[k])) return from + static_cast<std::size_t>(lines[k].data() - region.data());
   }
   return best;
+}
+
+}  // namespace
+
+bool reads_in_pieces(std::string_view head) {
+  head = head.substr(0, std::min<std::size_t>(head.size(), kHeadBytes));
+  const std::string kind = sniff_format(head);
+  if (kind != format::kAppLog && kind != format::kKernelLog && kind != format::kJournalJson) return false;
+  // A terminal paste: the host a prompt names holds for all the output after it.
+  for (const Segment& segment : segment_text(head))
+    if (!segment.host.empty() || !segment.command.empty()) return false;
+  return true;
+}
+
+std::size_t quiet_piece_end(std::string_view text, bool must) {
+  const std::size_t search = must ? kMustSearchBytes : kSearchBytes;
+  const std::size_t from = line_start_from(text, text.size() > search ? text.size() - search : 0);
+  if (from == std::string_view::npos) return 0;  // one line: no line start to end at
+  const std::uint8_t bits = opener_bits(sniff_format(text.substr(from, kHeadBytes)));
+  // Without `must` the answer is the latest line start with kQuietLines quiet lines before it
+  // and kQuietLinesAfter after: where the search's last kFirstSearchBytes hold one, it is the
+  // one the whole search finds (a later one would need its quiet lines to reach back past
+  // this one, which has them already), so most piece ends read only that much.
+  if (!must && text.size() - from > kFirstSearchBytes) {
+    const std::size_t near = line_start_from(text, text.size() - kFirstSearchBytes);
+    if (near != std::string_view::npos)
+      if (const std::size_t end = quiet_end_after(text, near, bits, must); end != 0) return end;
+  }
+  return quiet_end_after(text, from, bits, must);
 }
 
 }  // namespace culprit::ingest

@@ -87,3 +87,24 @@ TEST_CASE("a piece that must end ends after the longest quiet run", "[ingest]") 
   CHECK(quiet_piece_end(text, true) == nccl.size() + routine(0, 80).size());
   CHECK(quiet_piece_end(nccl, true) == nccl.size() - nccl.substr(nccl.rfind('\n', nccl.size() - 2) + 1).size());
 }
+
+TEST_CASE("a piece end past the search's last 64 KiB is found as the whole search finds it", "[ingest]") {
+  // The search reads its last 64 KiB first and the rest only where those hold no quiet
+  // stretch: the answer is the whole search's either way.
+  std::string dense;
+  for (int i = 0; i < 150; ++i) dense += kTraceback + routine(i * 5, 5);  // ~100 KiB, never 256 quiet lines
+  REQUIRE(dense.size() > std::size_t{64} << 10);
+  const std::string quiet = routine(0, 2000);
+  SECTION("only before the last 64 KiB") {
+    CHECK(quiet_piece_end(quiet + dense) == routine(0, 2000 - 64).size());
+  }
+  SECTION("in the last 64 KiB too: the latest") {
+    const std::string tail = routine(5000, 400);
+    CHECK(quiet_piece_end(quiet + dense + tail) == quiet.size() + dense.size() + routine(5000, 400 - 64).size());
+  }
+  SECTION("a quiet stretch across the last 64 KiB's start") {
+    const std::string tail = routine(5000, 1800);  // longer than 64 KiB
+    REQUIRE(tail.size() > std::size_t{64} << 10);
+    CHECK(quiet_piece_end(quiet + dense + tail) == quiet.size() + dense.size() + routine(5000, 1800 - 64).size());
+  }
+}
