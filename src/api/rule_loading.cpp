@@ -1,25 +1,51 @@
 // Rule loading: queries are prepared against a scratch in-memory timeline.
 #include "culprit/api/rule_loading.hpp"
 
+#include <algorithm>
+#include <filesystem>
 #include <memory>
+#include <string_view>
 
 #include "api/prebuilt_databases.hpp"
 #include "culprit/store/database.hpp"
 
 namespace culprit::api {
+namespace {
+
+/// Whether a rule file read from a folder is the built-in file at `builtin` (its path in the
+/// source tree, `rules/signals/gpu_memory.toml`): its full path (`signals/…` read in rules/
+/// itself is `/src/culprit/rules/signals/…`) ends in that path.
+bool is_builtin_file(const std::string& path, std::string_view builtin) {
+  std::error_code ec;
+  const std::string full = std::filesystem::weakly_canonical(path, ec).generic_string();
+  const std::string_view p = ec ? std::string_view(path) : std::string_view(full);
+  if (p.size() < builtin.size() || p.substr(p.size() - builtin.size()) != builtin) return false;
+  return p.size() == builtin.size() || p[p.size() - builtin.size() - 1] == '/';
+}
+
+}  // namespace
 
 rules::LoadResult load_rule_set(const std::vector<std::string>& dirs, bool builtin, RuleChecks checks) {
   install_prebuilt_databases();  // before any scanner is built; keyed by list, so any rules may use it
   // The built-in rules alone, unchecked: the compact form the build loaded them into (the same
   // rule set, without parsing their TOML at every start-up).
   if (builtin && dirs.empty() && checks == RuleChecks::user_rules) return rules::load_builtin_rules();
-  std::vector<rules::RuleText> texts;
-  if (builtin) texts = rules::builtin_rules();
   core::Diagnostics read_problems;
+  std::vector<rules::RuleText> read;
   for (const auto& dir : dirs) {
     auto more = rules::read_rule_dir(dir, read_problems);
-    texts.insert(texts.end(), more.begin(), more.end());
+    read.insert(read.end(), more.begin(), more.end());
   }
+  // A folder that holds the built-in files themselves (the source tree's rules/, as edited) is
+  // read in their place: `culprit rules check rules` checks the edited rules, instead of
+  // finding each id defined twice.
+  std::vector<rules::RuleText> texts;
+  if (builtin)
+    for (const auto& file : rules::builtin_rules())
+      if (std::none_of(read.begin(), read.end(),
+                       [&file](const rules::RuleText& r) { return is_builtin_file(r.path, file.path); }))
+        texts.push_back(file);
+  texts.insert(texts.end(), read.begin(), read.end());
   // The built-in rules' samples and queries are checked by `culprit rules check` and the test
   // suite, so a run on them alone skips both (most of the start-up time); a user's rule directory
   // is checked on every run, so a broken rule of theirs is named and left out.

@@ -21,8 +21,9 @@ constexpr const char* kUsage =
     "Usage: culprit rules check [DIR...]   |   culprit rules literals [DIR...]\n"
     "`check` validates the built-in rules and the *.toml rule files under each DIR: TOML syntax,\n"
     "required keys, RE2 patterns, every sample line, and each diagnosis query against the\n"
-    "timeline schema (exit code 0 when all rules are valid, 2 otherwise). `literals` prints the\n"
-    "prefilter's literal set of those rules, one per line.\n";
+    "timeline schema (exit code 0 when all rules are valid, 2 otherwise). A DIR's file at a\n"
+    "built-in file's own path (the source tree's rules/) is read in place of the built-in copy.\n"
+    "`literals` prints the prefilter's literal set of those rules, one per line.\n";
 
 }  // namespace
 

@@ -3,8 +3,6 @@
 // scan databases and merged; each function's typed error for what it refuses.
 #include <catch2/catch.hpp>
 
-#include <stdlib.h>  // mkdtemp
-
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -13,6 +11,7 @@
 
 #include "culprit/culprit.hpp"
 #include "unit/api/api_samples.hpp"
+#include "unit/temp_dir.hpp"
 #include "culprit/timeline.hpp"
 
 namespace fs = std::filesystem;
@@ -20,25 +19,9 @@ namespace fs = std::filesystem;
 namespace {
 
 using culprit::test::kHealthy;
+using culprit::test::TempDir;
 using culprit::test::kTorchOom;
 const culprit::Rules& rules() { return culprit::test::builtin_rules(); }
-
-/// A fresh temporary folder, removed with everything in it at the end of the test.
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "culprit-api-saved-XXXXXX").string();
-    REQUIRE(mkdtemp(tmpl.data()) != nullptr);
-    path = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  std::string file(const char* name) const { return (path / name).string(); }
-};
 
 /// `text` analysed (host `host`) into the timeline file `db_path`.
 culprit::Analysis kept(const std::string& db_path, const char* text, const char* host) {
