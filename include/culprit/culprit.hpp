@@ -124,6 +124,9 @@ struct Analysis {
 
 /// A loaded rule set: the built-in rules plus rule folders. Load once, analyze many times
 /// (`culprit scan`); copies share it. Broken rules are left out and named in problems().
+/// load() keeps the last few sets it loaded, by the folders' files' bytes: loading the same
+/// folders again (analyze(inputs, options) with rule_dirs, Python's `rules=`) reads their
+/// files but parses and checks them again only after one changed.
 class Rules {
  public:
   static Rules load(const std::vector<std::string>& rule_dirs = {}, bool prefilter = true);

@@ -2,7 +2,11 @@
 // and what stops a run becomes a typed Error.
 #include <fmt/format.h>
 
+#include <deque>
 #include <filesystem>
+#include <memory>
+#include <mutex>
+#include <string>
 #include <utility>
 
 #include "api/incident.hpp"
@@ -69,15 +73,69 @@ Input Input::memory(std::string text, std::string host, std::string name) {
 
 bool Analysis::has_errors() const { return has_error(diagnostics); }
 
+namespace {
+
+/// Rule sets loaded before, by what they were loaded from: a long-lived caller (the Python
+/// module's `rules=`, a service calling analyze) loads a folder once, not at every call —
+/// parsing the TOML and checking every sample and query is most of a small run's time.
+struct LoadedRules {
+  std::string key;  ///< the prefilter flag, the folders, then each rule file's path and bytes
+  std::shared_ptr<const Rules::Impl> impl;
+};
+struct RulesCache {
+  static constexpr std::size_t kKept = 4;
+  std::mutex mutex;
+  std::deque<LoadedRules> entries;  ///< most recent last
+};
+RulesCache& rules_cache() {
+  static RulesCache cache;
+  return cache;
+}
+
+/// Everything a load of these folders depends on, read now: the same key means the same rules.
+/// (The files' bytes themselves, not their times: an edit within a second is seen.)
+std::string rules_key(const std::vector<std::string>& rule_dirs, bool prefilter) {
+  std::string key(prefilter ? "prefilter;" : "no prefilter;");
+  const auto field = [&key](std::string_view bytes) {  // length-prefixed: no two lists read alike
+    key.append(std::to_string(bytes.size())).append(":").append(bytes);
+  };
+  core::Diagnostics unused;
+  for (const auto& dir : rule_dirs) {
+    field(dir);
+    const auto files = rules::read_rule_dir(dir, unused);
+    key.append(std::to_string(files.size())).append(" files;");
+    for (const auto& file : files) {
+      field(file.path);
+      field(file.text);
+    }
+  }
+  return key;
+}
+
+}  // namespace
+
 Rules Rules::load(const std::vector<std::string>& rule_dirs, bool prefilter) {
+  const std::string key = rules_key(rule_dirs, prefilter);
+  RulesCache& cache = rules_cache();
+  Rules r;
+  {
+    const std::lock_guard<std::mutex> lock(cache.mutex);
+    for (const LoadedRules& entry : cache.entries)
+      if (entry.key == key) {
+        r.impl_ = entry.impl;
+        return r;
+      }
+  }
   auto loaded = api::load_rule_set(rule_dirs);
   auto impl = std::make_shared<Impl>();
   impl->rules = std::move(loaded.rules);
   if (!prefilter) impl->rules.signals.set_prefilter(false);
   impl->errors = has_error(loaded.problems);
   impl->problems = std::move(loaded.problems);
-  Rules r;
-  r.impl_ = std::move(impl);
+  r.impl_ = impl;
+  const std::lock_guard<std::mutex> lock(cache.mutex);
+  if (cache.entries.size() == RulesCache::kKept) cache.entries.pop_front();
+  cache.entries.push_back({key, std::move(impl)});
   return r;
 }
 

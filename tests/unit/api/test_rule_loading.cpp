@@ -10,6 +10,7 @@
 #include <string>
 
 #include "culprit/api/rule_loading.hpp"
+#include "culprit/culprit.hpp"
 #include "unit/temp_dir.hpp"
 
 namespace fs = std::filesystem;
@@ -71,4 +72,27 @@ TEST_CASE("a rules folder holding the built-in files is read in their place", "[
     CHECK(count_code(loaded, culprit::rules::code::kDuplicateId) > 0);
     CHECK(has_signal(loaded, "nvrm_xid"));
   }
+}
+
+TEST_CASE("a rule folder loaded again is not parsed again, until a file in it changes", "[api][rules]") {
+  // Rules::load keeps what it loaded by the folders' files' bytes: a long-lived caller (the
+  // Python module's rules=) pays the TOML and the sample checks once per edit, not per call.
+  TempDir dir;
+  const fs::path file = dir.path / "mine" / "extra.toml";
+  fs::create_directories(file.parent_path());
+  const auto write = [&file](const std::string& id) {
+    std::ofstream(file) << "[[signal]]\nid = \"" << id << "\"\nkind = \"log\"\nseverity = \"info\"\n"
+                        << "pattern = 'culprit rule cache probe'\nsamples = [\"culprit rule cache probe\"]\n";
+  };
+  write("cache_probe_one");
+  const std::vector<std::string> dirs{(dir.path / "mine").string()};
+  const auto first = culprit::Rules::load(dirs);
+  REQUIRE_FALSE(first.has_errors());
+  CHECK(&culprit::Rules::load(dirs).impl() == &first.impl());         // the same rule set
+  CHECK(&culprit::Rules::load(dirs, false).impl() != &first.impl());  // another prefilter: another
+  write("cache_probe_two");  // same size, same second: told by its bytes
+  const auto edited = culprit::Rules::load(dirs);
+  CHECK(&edited.impl() != &first.impl());
+  fs::remove(file);
+  CHECK(&culprit::Rules::load(dirs).impl() != &edited.impl());  // a file gone
 }
