@@ -39,16 +39,16 @@ text::LiteralList line_hit_list(const text::SignalSet& signals) {
 }
 
 bool line_hits(std::string_view text, const std::vector<std::string_view>& lines, const text::SignalSet& signals,
-               std::vector<std::uint8_t>& out) {
+               std::vector<std::uint8_t>& out, const text::RareBytes& rare) {
   static const int kKey = 0;  // this list's place in the signal set's scanners
   const auto scanner = signals.block_scanner(&kKey, [&signals] { return line_hit_list(signals); });
-  return scanner && line_hits(text, lines, *scanner, 0, out);
+  return scanner && line_hits(text, lines, *scanner, 0, out, rare);
 }
 
 bool line_hits(std::string_view text, const std::vector<std::string_view>& lines, const text::BlockScanner& scanner,
-               std::uint8_t unknown_ids, std::vector<std::uint8_t>& out) {
+               std::uint8_t unknown_ids, std::vector<std::uint8_t>& out, const text::RareBytes& rare) {
   std::vector<text::BlockScanner::LineIds> hits;
-  if (!scanner.hit_line_ids(text, hits)) {
+  if (!scanner.hit_line_ids(text, hits, rare)) {
     std::vector<std::size_t> ends;
     if (unknown_ids == 0 || !scanner.hit_lines(text, ends)) return false;
     for (const std::size_t end : ends) hits.push_back({end, unknown_ids});

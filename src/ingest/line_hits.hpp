@@ -38,12 +38,14 @@ text::LiteralList opener_list();
 /// Per line of `lines` (text::split_lines(text)), the LineHitBit bits of the literals it holds:
 /// one pass over `text`. False where the pass does not run (the prefilter is off, a signal has no
 /// literal, no database is ready): each caller then makes its own checks, as before.
+/// `rare`: the text's census, where one was taken.
 bool line_hits(std::string_view text, const std::vector<std::string_view>& lines, const text::SignalSet& signals,
-               std::vector<std::uint8_t>& out);
+               std::vector<std::uint8_t>& out, const text::RareBytes& rare = text::RareBytes::all());
 /// The same pass with `scanner` (ids: LineHitBit bits). Where it tells no ids (no Hyperscan), each
 /// line with a hit gets `unknown_ids`, or, when that is 0, false.
 bool line_hits(std::string_view text, const std::vector<std::string_view>& lines, const text::BlockScanner& scanner,
-               std::uint8_t unknown_ids, std::vector<std::uint8_t>& out);
+               std::uint8_t unknown_ids, std::vector<std::uint8_t>& out,
+               const text::RareBytes& rare = text::RareBytes::all());
 
 /// A line parser's LiteralHit for each line of its text: the input's one pass (the parser's bit)
 /// where the pipeline ran it for this very text, else the parser's own block pass over the text

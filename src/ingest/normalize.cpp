@@ -232,7 +232,7 @@ std::string clean(std::string_view s, size_t max_line_bytes, NormalizeReport& r)
 }  // namespace
 
 std::string_view normalize_text(std::string_view in, std::size_t max_line_bytes, std::string& storage,
-                                NormalizeReport& report) {
+                                NormalizeReport& report, text::RareBytes* rare) {
   report = {};
   std::string_view text = in;
   const std::string_view utf16 = detect_utf16(in, report.encoding_from_bom);
@@ -243,15 +243,18 @@ std::string_view normalize_text(std::string_view in, std::size_t max_line_bytes,
   }
   if (text.size() >= 3 && text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);  // UTF-8 BOM
   report.binary_percent = binary_percent(text);
+  const text::RareBytes census = rare ? text::RareBytes::of(text) : text::RareBytes::all();
+  if (rare) *rare = census;
   if (report.binary_percent >= 5) {
     report.binary = true;
     return text;
   }
-  const bool nul = std::memchr(text.data(), '\0', text.size()) != nullptr;
+  const bool nul = census.holds('\0', text);
   const bool valid = simdjson::validate_utf8(text.data(), text.size());
   if (!nul && valid && !has_long_line(text, max_line_bytes)) return text;
   std::string cleaned = clean(text, max_line_bytes, report);
   storage = std::move(cleaned);
+  if (rare) *rare = text::RareBytes::of(storage);
   return storage;
 }
 

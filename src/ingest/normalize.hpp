@@ -9,6 +9,8 @@
 #include <string>
 #include <string_view>
 
+#include "culprit/text/lines.hpp"
+
 namespace culprit::ingest::detail {
 
 /// What normalisation did, for the one note per kind and source.
@@ -30,7 +32,9 @@ struct NormalizeReport {
 /// copy), else a view of `storage`. `max_line_bytes` 0 means no per-line limit. When the
 /// first 64 KiB (after decoding), NULs aside, hold 5% or more control bytes (random data has
 /// about 10%), the input is binary: `report.binary` is set and the text is returned unchanged.
+/// `rare`, where given, gets the returned text's census (text::RareBytes), which the check for
+/// NULs is read from.
 std::string_view normalize_text(std::string_view in, std::size_t max_line_bytes, std::string& storage,
-                                NormalizeReport& report);
+                                NormalizeReport& report, text::RareBytes* rare = nullptr);
 
 }  // namespace culprit::ingest::detail

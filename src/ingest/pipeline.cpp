@@ -168,7 +168,11 @@ IngestStats ingest(const IngestInput& input, const text::SignalSet& signals, cor
   BudgetSink sink(real_sink, options.budget, input.name, diagnostics);
   std::string storage;
   detail::NormalizeReport changes;
-  const std::string_view text = detail::normalize_text(input.text, options.max_line_bytes, storage, changes);
+  // One census of the rare bytes (\r, NUL, `#`, `\`, `@`, `^`) serves every whole-text check
+  // below; of a part of the text (the per-input line limit, a repeat's first half) it may say
+  // a byte is there that is not, which only costs the check its scan.
+  text::RareBytes rare = text::RareBytes::all();
+  const std::string_view text = detail::normalize_text(input.text, options.max_line_bytes, storage, changes, &rare);
   if (input.cut_line != 0 && changes.first_cut_line == input.cut_line) changes.first_cut_bytes = input.cut_line_bytes;
   const std::string_view head = text.substr(0, std::min<size_t>(text.size(), 65536));
   const std::string kind = changes.binary            ? std::string(format::kBinary)
@@ -234,7 +238,9 @@ IngestStats ingest(const IngestInput& input, const text::SignalSet& signals, cor
   // One split of the text serves the repair, the sniffer and the parsers: the repair's own where
   // it changed nothing (the common case), else one of the repaired text.
   std::vector<std::string_view> lines;
+  repair_options.rare = rare;
   body = detail::repair_text(body, &signals, repaired_storage, map, repairs, repair_options, &lines);
+  if (body.data() == repaired_storage.data()) rare = text::RareBytes::of(body);  // a new text
   if (repairs.any()) report_repairs(input, repairs, line_offset, diagnostics);
   // The same text twice (`cat p p`, a block pasted again): read once, or every event, holder and
   // evidence line counts twice and the registry sees each process as two sightings.
@@ -247,15 +253,15 @@ IngestStats ingest(const IngestInput& input, const text::SignalSet& signals, cor
     body = body.substr(0, half);
     lines.clear();
   }
-  if (lines.empty()) lines = text::split_lines(body);
+  if (lines.empty()) lines = text::split_lines(body, rare);
   // One block pass for the sniffer's anchors and the parsers' literals (where it runs).
   std::vector<std::uint8_t> hits;
-  const bool have_hits = line_hits(body, lines, signals, hits);
-  const auto segments = segment_text(body, lines, have_hits ? &hits : nullptr);
+  const bool have_hits = line_hits(body, lines, signals, hits, rare);
+  const auto segments = segment_text(body, lines, have_hits ? &hits : nullptr, rare);
   std::set<std::tuple<std::string, std::string, std::string_view>> seen;  // (host, format, text)
   // Without a \r every line end is a \n, so a segment's newlines follow from its lines (the
   // split's, which end at each \n): no second pass over its text.
-  const bool body_has_cr = std::memchr(body.data(), '\r', body.size()) != nullptr;
+  const bool body_has_cr = rare.holds('\r', body);
   for (const auto& seg : segments) {
     if (seg.text.size() >= kRepeatMinBytes && !seen.emplace(seg.host, seg.format, seg.text).second) {
       note(diagnostics, code::kRepeat, fmt::format("{}:{}", input.name, seg.first_line + line_offset),

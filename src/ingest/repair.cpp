@@ -163,9 +163,11 @@ std::size_t text_escape(Sv s, std::size_t i) {
 }
 
 /// True when `s` holds a textual escape: found by memchr for its first byte ('#' or '\\', both
-/// rare in logs), so a log without one costs two scans.
-bool has_text_escape(Sv s) {
+/// rare in logs), so a log without one costs two scans, or none where `rare` (the census of
+/// `s`) says it holds neither byte.
+bool has_text_escape(Sv s, const text::RareBytes& rare = text::RareBytes::all()) {
   for (const char first : {'#', '\\'}) {
+    if (!rare.holds(first, s)) continue;
     for (const char* p = s.data(); p < s.data() + s.size();) {
       p = static_cast<const char*>(std::memchr(p, first, static_cast<std::size_t>(s.data() + s.size() - p)));
       if (!p) break;
@@ -431,11 +433,9 @@ class Repairer {
  private:
   Sv own(std::string s) { return arena_.emplace_back(std::move(s)); }
   /// Whether the stages run on `text` (or its lines) apply at all.
-  bool escapes_text(Sv text) const { return !options_.structured && has_text_escape(text); }
+  bool escapes_text(Sv text) const { return !options_.structured && has_text_escape(text, options_.rare); }
   bool joins_lines() const { return signals_ && !options_.structured; }
-  static bool escaped_newlines(Sv text) {
-    return std::memchr(text.data(), '\\', text.size()) && text.find("\\n") != Sv::npos;
-  }
+  bool escaped_newlines(Sv text) const { return options_.rare.holds('\\', text) && text.find("\\n") != Sv::npos; }
   /// True when no stage would change `lines`, the split of `text`, by each stage's first look
   /// (run() then builds no line list): no chrome, no gutter column, no escape, no wrap.
   bool nothing_to_repair(Sv text, const std::vector<Sv>& lines) const;
@@ -701,7 +701,7 @@ bool Repairer::nothing_to_repair(Sv text, const std::vector<Sv>& lines) const {
 }
 
 bool Repairer::run(Sv text, std::string& storage, LineMap& map, std::vector<Sv>* unchanged_lines) {
-  auto views = text::split_lines(text);
+  auto views = text::split_lines(text, options_.rare);
   // Most texts need no repair, and each stage's own first look says so on the split itself:
   // then no line list is built (32 bytes a line, written and read again by every stage).
   if (nothing_to_repair(text, views)) {

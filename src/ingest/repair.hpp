@@ -28,6 +28,7 @@
 #include <string_view>
 
 #include "culprit/ingest/parser.hpp"
+#include "culprit/text/lines.hpp"
 #include "culprit/text/signal_set.hpp"
 
 namespace culprit::ingest::detail {
@@ -55,6 +56,9 @@ struct RepairOptions {
   /// only chrome and gutters are repaired; its escapes belong to its parser and its lines are
   /// never joined.
   bool structured = false;
+  /// The text's census (text::RareBytes), where the caller took one: its `\r`, `#` and `\`
+  /// are read from it instead of a scan for each.
+  text::RareBytes rare = text::RareBytes::all();
 };
 
 /// Returns the repaired text: `text` itself when nothing changed (the common case, no copy),

@@ -266,7 +266,7 @@ std::string bug_report_host(const std::vector<std::string_view>& lines) {
 std::vector<Segment> segment_text(std::string_view text) { return segment_text(text, text::split_lines(text)); }
 
 std::vector<Segment> segment_text(std::string_view text, const std::vector<std::string_view>& lines,
-                                  const std::vector<std::uint8_t>* line_hits) {
+                                  const std::vector<std::uint8_t>* line_hits, const text::RareBytes& rare) {
   std::vector<Segment> segments;
   // The lines split_lines gives for lines [b, e): a text stops at the end of its last line, so
   // where that line is empty it stops after the terminator before it, which ends no line.
@@ -293,7 +293,7 @@ std::vector<Segment> segment_text(std::string_view text, const std::vector<std::
   };
   if (bug_report) {
     for (size_t i = 0; i < lines.size(); ++i) section_start(i);
-  } else {
+  } else if (rare.may_hold('@')) {
     for (const size_t i : lines_with_prompt_at(lines)) section_start(i);
   }
   starts.push_back({lines.size(), ""});

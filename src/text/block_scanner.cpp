@@ -329,14 +329,15 @@ bool BlockScanner::hit_lines(std::string_view block, std::vector<std::size_t>& e
   return true;
 }
 
-bool BlockScanner::hit_line_ids(std::string_view block, std::vector<LineIds>& out) const {
+bool BlockScanner::hit_line_ids(std::string_view block, std::vector<LineIds>& out, const RareBytes& rare) const {
 #ifdef CULPRIT_HAVE_HYPERSCAN
   if (!usable_ || !impl_->ready.load(std::memory_order_acquire) || block.size() > 0xffffffffu) return false;
   if (block.empty()) return true;
-  return line_ids(impl_->db, block, std::memchr(block.data(), '\r', block.size()) != nullptr, out);
+  return line_ids(impl_->db, block, rare.holds('\r', block), out);
 #else
   (void)block;
   (void)out;
+  (void)rare;
   return false;
 #endif
 }

@@ -45,6 +45,28 @@ bool any_control(const char* p, std::size_t words) {
   return false;
 }
 
+std::uint32_t bytes_present(const char* p, std::size_t n, std::string_view bytes) {
+  const std::uint32_t all = (std::uint32_t{1} << bytes.size()) - 1;
+  std::uint32_t found = 0;
+  std::size_t i = 0;
+  // A block of 4 KiB at a time, each byte's lanes ORed, then told apart once.
+  while (n - i >= 16 && found != all) {
+    const std::size_t stop = i + std::min<std::size_t>((n - i) / 16, 256) * 16;
+    Bytes16 seen[8] = {};
+    for (; i < stop; i += 16) {
+      const Bytes16 v = load16(p + i);
+      for (std::size_t k = 0; k < bytes.size(); ++k)
+        seen[k] |= reinterpret_cast<Bytes16>(v == splat16(static_cast<unsigned char>(bytes[k])));
+    }
+    for (std::size_t k = 0; k < bytes.size(); ++k)
+      if (bits16(seen[k] != splat16(0)) != 0) found |= std::uint32_t{1} << k;
+  }
+  for (; i < n && found != all; ++i)
+    for (std::size_t k = 0; k < bytes.size(); ++k)
+      if (p[i] == bytes[k]) found |= std::uint32_t{1} << k;
+  return found;
+}
+
 }  // namespace portable
 
 #ifdef CULPRIT_BYTE_BITS_AVX2
@@ -100,6 +122,37 @@ namespace {
   return false;
 }
 
+[[gnu::target("avx2")]] std::uint32_t bytes_present(const char* p, std::size_t n, std::string_view bytes) {
+  // Each byte's bit k looked up by its two nibbles (bit k set in `low`'s entry for bytes[k]'s
+  // low nibble and in `high`'s for its high one): a lane's AND is bytes[k]'s bit where the lane
+  // is bytes[k], and nothing where it is no byte asked — one pass, two shuffles per 32 bytes.
+  alignas(16) std::uint8_t low[16] = {}, high[16] = {};
+  for (std::size_t k = 0; k < bytes.size(); ++k) {
+    const auto b = static_cast<unsigned char>(bytes[k]);
+    low[b & 0x0f] |= static_cast<std::uint8_t>(1u << k);
+    high[b >> 4] |= static_cast<std::uint8_t>(1u << k);
+  }
+  const __m256i low_table = _mm256_broadcastsi128_si256(_mm_load_si128(reinterpret_cast<const __m128i*>(low)));
+  const __m256i high_table = _mm256_broadcastsi128_si256(_mm_load_si128(reinterpret_cast<const __m128i*>(high)));
+  const __m256i nibble = _mm256_set1_epi8(0x0f);
+  __m256i seen = _mm256_setzero_si256();
+  std::size_t i = 0;
+  for (; n - i >= 32; i += 32) {
+    const __m256i v = load32(p + i);
+    const __m256i lo = _mm256_shuffle_epi8(low_table, _mm256_and_si256(v, nibble));
+    const __m256i hi = _mm256_shuffle_epi8(high_table, _mm256_and_si256(_mm256_srli_epi16(v, 4), nibble));
+    seen = _mm256_or_si256(seen, _mm256_and_si256(lo, hi));
+  }
+  alignas(32) std::uint8_t lanes[32];
+  _mm256_store_si256(reinterpret_cast<__m256i*>(lanes), seen);
+  std::uint32_t found = 0;
+  for (const std::uint8_t lane : lanes) found |= lane;
+  for (; i < n; ++i)
+    for (std::size_t k = 0; k < bytes.size(); ++k)
+      if (p[i] == bytes[k]) found |= std::uint32_t{1} << k;
+  return found;
+}
+
 }  // namespace avx2
 #endif
 
@@ -119,15 +172,18 @@ struct Engine {
   void (*equal_bits)(const char*, std::size_t, unsigned char, std::uint64_t*);
   std::size_t (*count_equal)(const char*, std::size_t, unsigned char);
   bool (*any_control)(const char*, std::size_t);
+  std::uint32_t (*bytes_present)(const char*, std::size_t, std::string_view);
   std::string_view name;
 };
 
 const Engine& engine() {
   static const Engine chosen = [] {
 #ifdef CULPRIT_BYTE_BITS_AVX2
-    if (have_avx2()) return Engine{avx2::equal_bits, avx2::count_equal, avx2::any_control, "avx2"};
+    if (have_avx2())
+      return Engine{avx2::equal_bits, avx2::count_equal, avx2::any_control, avx2::bytes_present, "avx2"};
 #endif
-    return Engine{portable::equal_bits, portable::count_equal, portable::any_control, "portable"};
+    return Engine{portable::equal_bits, portable::count_equal, portable::any_control, portable::bytes_present,
+                  "portable"};
   }();
   return chosen;
 }
@@ -139,6 +195,9 @@ void equal_bits(const char* p, std::size_t words, unsigned char c, std::uint64_t
 }
 std::size_t count_equal(const char* p, std::size_t n, unsigned char c) { return engine().count_equal(p, n, c); }
 bool any_control(const char* p, std::size_t words) { return engine().any_control(p, words); }
+std::uint32_t bytes_present(const char* p, std::size_t n, std::string_view bytes) {
+  return engine().bytes_present(p, n, bytes);
+}
 std::string_view byte_bits_engine() { return engine().name; }
 
 }  // namespace culprit::text::detail

@@ -27,6 +27,10 @@ std::size_t count_equal(const char* p, std::size_t n, unsigned char c);
 /// byte other than \t \n \r, or DEL (strip_ansi's is_control, less the terminators).
 bool any_control(const char* p, std::size_t words);
 
+/// Bit k set where p[0, n) holds bytes[k] (k < 8; `bytes` of at most 8): one pass for several
+/// bytes, each of which a whole-text memchr would otherwise look for on its own.
+std::uint32_t bytes_present(const char* p, std::size_t n, std::string_view bytes);
+
 /// The implementation in use: "avx2" or "portable".
 std::string_view byte_bits_engine();
 
@@ -36,6 +40,7 @@ namespace portable {
 void equal_bits(const char* p, std::size_t words, unsigned char c, std::uint64_t* out);
 std::size_t count_equal(const char* p, std::size_t n, unsigned char c);
 bool any_control(const char* p, std::size_t words);
+std::uint32_t bytes_present(const char* p, std::size_t n, std::string_view bytes);
 }  // namespace portable
 bool have_avx2();
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -44,6 +49,7 @@ namespace avx2 {
 void equal_bits(const char* p, std::size_t words, unsigned char c, std::uint64_t* out);
 std::size_t count_equal(const char* p, std::size_t n, unsigned char c);
 bool any_control(const char* p, std::size_t words);
+std::uint32_t bytes_present(const char* p, std::size_t n, std::string_view bytes);
 }  // namespace avx2
 #endif
 

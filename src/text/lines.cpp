@@ -78,12 +78,26 @@ std::size_t esc_length(std::string_view s, std::size_t pos) {
 
 }  // namespace
 
-std::vector<std::string_view> split_lines(std::string_view text) {
+RareBytes RareBytes::of(std::string_view text) {
+  return RareBytes(detail::bytes_present(text.data(), text.size(), kBytes), true);
+}
+
+bool RareBytes::may_hold(char c) const {
+  const std::size_t k = kBytes.find(c);
+  return !known_ || k == std::string_view::npos || (bits_ >> k & 1u) != 0;
+}
+
+bool RareBytes::holds(char c, std::string_view text) const {
+  if (known_ && kBytes.find(c) != std::string_view::npos) return may_hold(c);
+  return std::memchr(text.data(), c, text.size()) != nullptr;
+}
+
+std::vector<std::string_view> split_lines(std::string_view text, const RareBytes& rare) {
   std::vector<std::string_view> lines;
   lines.reserve(text.size() / 64 + 1);
   const char* p = text.data();
   const char* end = p + text.size();
-  const bool has_cr = std::memchr(p, '\r', text.size()) != nullptr;
+  const bool has_cr = rare.holds('\r', text);
   if (!has_cr) {
     // The newlines of 64 bytes as one word, its bits taken lowest first: a log line is short,
     // and a memchr call per line (its setup, the branch it mispredicts at the line's end) cost

@@ -7,6 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include "culprit/text/lines.hpp"
+
 namespace culprit::ingest {
 
 /// Format ids (stable; stored in sources.format). Each format read has a row in the format table
@@ -54,9 +56,11 @@ std::vector<Segment> segment_text(std::string_view text);
 /// The same over `lines`, text::split_lines(text) (a caller that has it), whose ranges the
 /// segments name (Segment::line_count), so that a parser need not split its segment again.
 /// `line_hits`, where given, is the input's block pass per line (src/ingest/line_hits.hpp): its
-/// anchor bits stand in for the sniffer's own anchor pass.
+/// anchor bits stand in for the sniffer's own anchor pass. `rare`: the text's census, where one
+/// was taken (its `@`: no prompt without one).
 std::vector<Segment> segment_text(std::string_view text, const std::vector<std::string_view>& lines,
-                                  const std::vector<std::uint8_t>* line_hits = nullptr);
+                                  const std::vector<std::uint8_t>* line_hits = nullptr,
+                                  const text::RareBytes& rare = text::RareBytes::all());
 
 /// The host named by a prompt line (`aurora@spark-b:~$ …`) or an ssh command in it; the last
 /// ssh hop wins (`ssh a@h1 'ssh b@h2 "cmd"'` -> h2). Empty when none.

@@ -12,6 +12,8 @@
 #include <string_view>
 #include <vector>
 
+#include "culprit/text/lines.hpp"
+
 namespace culprit::text {
 
 /// A Hyperscan database the build compiled and serialised for a literal list it knew (the
@@ -71,8 +73,9 @@ class BlockScanner {
   };
   /// hit_lines() with the OR of the ids of every hit in each line: for a list whose ids are bits
   /// naming the lists a literal belongs to, one pass tells each list's lines. Hyperscan only:
-  /// false (nothing appended) where no database is ready, as for literal_ids().
-  bool hit_line_ids(std::string_view block, std::vector<LineIds>& out) const;
+  /// false (nothing appended) where no database is ready, as for literal_ids(). `rare`: the
+  /// block's census, where one was taken (its `\r`).
+  bool hit_line_ids(std::string_view block, std::vector<LineIds>& out, const RareBytes& rare = RareBytes::all()) const;
 
   /// Appends the ids of the literals `line` holds (one Hyperscan scan of the line), sorted and
   /// unique. False (nothing appended) where no database is ready: the caller's own automaton

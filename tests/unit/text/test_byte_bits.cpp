@@ -17,12 +17,14 @@ struct Implementation {
   void (*equal_bits)(const char*, std::size_t, unsigned char, std::uint64_t*);
   std::size_t (*count_equal)(const char*, std::size_t, unsigned char);
   bool (*any_control)(const char*, std::size_t);
+  std::uint32_t (*bytes_present)(const char*, std::size_t, std::string_view);
 };
 
 std::vector<Implementation> implementations() {
-  std::vector<Implementation> all{{"portable", portable::equal_bits, portable::count_equal, portable::any_control}};
+  std::vector<Implementation> all{
+      {"portable", portable::equal_bits, portable::count_equal, portable::any_control, portable::bytes_present}};
 #ifdef CULPRIT_BYTE_BITS_AVX2
-  if (have_avx2()) all.push_back({"avx2", avx2::equal_bits, avx2::count_equal, avx2::any_control});
+  if (have_avx2()) all.push_back({"avx2", avx2::equal_bits, avx2::count_equal, avx2::any_control, avx2::bytes_present});
 #endif
   return all;
 }
@@ -91,5 +93,34 @@ TEST_CASE("any_control finds each control byte at every offset of its words, and
         }
       }
     }
+  }
+}
+
+TEST_CASE("bytes_present tells each asked byte at every offset, and no look-alike", "[text]") {
+  // The census's bytes (\r NUL # \ @ ^), one planted at a time across the vector widths and the
+  // tail, among bytes that share a nibble with one of them (0x8D, 0xC0, 0x2D, 0xDE ...), which
+  // the AVX2 form's nibble tables must not take for it.
+  const std::string_view asked{"\r\0#\\@^", 6};
+  const std::string filler = "\x8d\xc0\x2d\xde\x0e\x43\x5d\x60" "a \n";
+  std::mt19937 rng(53);
+  for (const Implementation& impl : implementations()) {
+    for (const std::size_t size : {0u, 1u, 31u, 32u, 33u, 64u, 100u, 8191u, 8192u, 8193u, 20000u}) {
+      std::string text(size, 'a');
+      for (char& c : text) c = filler[rng() % filler.size()];
+      INFO(impl.name << ": " << size << " bytes of look-alikes");
+      REQUIRE(impl.bytes_present(text.data(), text.size(), asked) == 0);
+      for (std::size_t k = 0; k < asked.size() && size > 0; ++k) {
+        for (const std::size_t at : {std::size_t{0}, size / 2, size - 1}) {
+          std::string planted = text;
+          planted[at] = asked[k];
+          INFO("byte " << int(static_cast<unsigned char>(asked[k])) << " at " << at);
+          REQUIRE(impl.bytes_present(planted.data(), planted.size(), asked) == std::uint32_t{1} << k);
+        }
+      }
+    }
+    // All of them, and a list of other bytes.
+    const std::string every("x\r\0y#\\@^z", 9);
+    CHECK(impl.bytes_present(every.data(), every.size(), asked) == 0x3fu);
+    CHECK(impl.bytes_present(every.data(), every.size(), "zq") == 0x1u);
   }
 }

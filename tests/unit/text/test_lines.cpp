@@ -233,6 +233,25 @@ TEST_CASE("split_lines and find_pattern hold across the word runs of a long text
   }
 }
 
+TEST_CASE("a text's census of rare bytes answers as a scan for each would", "[text]") {
+  std::mt19937 rng(59);
+  const std::string alphabet = std::string("ab \n:") + std::string(RareBytes::kBytes) + "\x1b";
+  for (int round = 0; round < 2000; ++round) {
+    std::string text(rng() % 300, 'a');
+    for (char& c : text) c = rng() % 20 == 0 ? alphabet[rng() % alphabet.size()] : 'a';
+    const RareBytes census = RareBytes::of(text);
+    for (const char c : alphabet) {
+      const bool there = text.find(c) != std::string::npos;
+      INFO("byte " << int(static_cast<unsigned char>(c)) << " in a text of " << text.size());
+      REQUIRE(census.holds(c, text) == there);  // ESC and the others: a scan
+      REQUIRE(RareBytes::all().holds(c, text) == there);
+      if (RareBytes::kBytes.find(c) != std::string_view::npos) REQUIRE(census.may_hold(c) == there);
+      REQUIRE(RareBytes::all().may_hold(c));
+    }
+    REQUIRE(split_lines(text, census) == split_lines(text));
+  }
+}
+
 TEST_CASE("a vector compare's lanes become bits alike on every build", "[text]") {
   // bits16 is pmovmskb on x86-64 and gathered_bits16 elsewhere: both hold to a lane-by-lane
   // reading, so the arm64 build's newline positions are the ones tested here.
