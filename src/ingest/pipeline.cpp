@@ -301,6 +301,7 @@ IngestStats ingest(const IngestInput& input, const text::SignalSet& signals, cor
     ctx.lines = std::span<const std::string_view>(lines).subspan(static_cast<std::size_t>(seg.first_line - 1),
                                                                  seg.line_count);
     ctx.lines_text = seg.text;
+    ctx.rare = rare;
     if (have_hits)
       ctx.line_hits = std::span<const std::uint8_t>(hits).subspan(static_cast<std::size_t>(seg.first_line - 1),
                                                                   seg.line_count);

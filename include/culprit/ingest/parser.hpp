@@ -11,6 +11,7 @@
 #include "culprit/core/diagnostic.hpp"
 #include "culprit/core/event.hpp"
 #include "culprit/core/event_sink.hpp"
+#include "culprit/text/lines.hpp"
 #include "culprit/text/signal_set.hpp"
 
 namespace culprit::ingest {
@@ -53,6 +54,9 @@ struct ParseContext {
   /// Per line of `lines`, the input's block pass (src/ingest/line_hits.hpp: which literal lists
   /// its literals are in); empty where the pass did not run.
   std::span<const std::uint8_t> line_hits;
+  /// The census of the input's text (text::RareBytes) a segment is part of: a byte it says is
+  /// not there is in no segment of it. all() where none was taken.
+  text::RareBytes rare = text::RareBytes::all();
 
   /// The lines of `text` as text::split_lines gives them: the pipeline's where `text` is the
   /// very text they are of (a parser may hand a part of its segment on with this context), else

@@ -46,8 +46,9 @@ std::string strip_ansi(std::string_view line);
 bool has_ansi(std::string_view line);
 /// True when some line of `text` (as split_lines() splits it) may have has_ansi() true: it holds a
 /// control byte other than the line terminators and tabs, or `^[[`. One pass over the whole
-/// block, so that a caller asks has_ansi() per line only where it can say yes.
-bool block_has_ansi(std::string_view text);
+/// block, so that a caller asks has_ansi() per line only where it can say yes. `rare`: a census
+/// of `text` or of a text it is part of (its `^`).
+bool block_has_ansi(std::string_view text, const RareBytes& rare = RareBytes::all());
 /// The number of '\n' bytes in `text`, sixteen bytes at a time (std::count widens each byte to a
 /// 64-bit lane: ~5 % of a scan where every segment's lines are counted).
 std::size_t count_newlines(std::string_view text);

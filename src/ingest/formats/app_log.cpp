@@ -113,7 +113,7 @@ class AppLogParser {
  public:
   /// `text`: all the parser will read, whose pasted escapes (`^[[`) are looked for once here.
   AppLogParser(ParseContext& ctx, PeelOptions options, Sv text)
-      : ctx_(ctx), options_(options), caret_escapes_(text.find("^[[") != Sv::npos) {}
+      : ctx_(ctx), options_(options), caret_escapes_(ctx.rare.may_hold('^') && text.find("^[[") != Sv::npos) {}
 
   void line(std::int64_t seg, Sv raw, LiteralHit hit = LiteralHit::unknown);
   void finish();

@@ -210,7 +210,7 @@ void parse_kernel_log(std::string_view text, ParseContext& ctx) {
   // lines without one build no event and try no signal. A line with colour codes is read
   // without them, which may join a literal they split, so it keeps the per-line matching.
   LiteralHits hits(text, ctx, kKernelLogHit, kernel_log_markers());
-  const bool ansi = text::block_has_ansi(text);
+  const bool ansi = text::block_has_ansi(text, ctx.rare);
   std::vector<std::string_view> storage;
   for (std::string_view raw : ctx.lines_of(text, storage)) {
     ++n;
