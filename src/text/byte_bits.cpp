@@ -7,12 +7,14 @@
 
 #include "byte_vectors.hpp"
 
-#ifdef CULPRIT_BYTE_BITS_AVX2
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define CULPRIT_BYTE_BITS_AVX2 1
 #include <immintrin.h>
 #endif
 
 namespace culprit::text::detail {
 
+namespace {
 namespace portable {
 
 void equal_bits(const char* p, std::size_t words, unsigned char c, std::uint64_t* out) {
@@ -71,7 +73,6 @@ std::uint32_t bytes_present(const char* p, std::size_t n, std::string_view bytes
 
 #ifdef CULPRIT_BYTE_BITS_AVX2
 namespace avx2 {
-namespace {
 
 [[gnu::target("avx2")]] inline __m256i load32(const char* p) {
   return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
@@ -85,8 +86,6 @@ namespace {
                                                        _mm256_cmpeq_epi8(v, _mm256_set1_epi8('\r'))));
   return _mm256_or_si256(_mm256_andnot_si256(ends, c0), _mm256_cmpeq_epi8(v, _mm256_set1_epi8(0x7f)));
 }
-
-}  // namespace
 
 [[gnu::target("avx2")]] void equal_bits(const char* p, std::size_t words, unsigned char c, std::uint64_t* out) {
   const __m256i wanted = _mm256_set1_epi8(static_cast<char>(c));
@@ -158,46 +157,42 @@ namespace {
 
 bool have_avx2() {
 #ifdef CULPRIT_BYTE_BITS_AVX2
-  static const bool yes = __builtin_cpu_supports("avx2") != 0;
-  return yes;
+  return __builtin_cpu_supports("avx2") != 0;
 #else
   return false;
 #endif
 }
 
-namespace {
-
-/// The implementation in use, chosen at the first call.
-struct Engine {
-  void (*equal_bits)(const char*, std::size_t, unsigned char, std::uint64_t*);
-  std::size_t (*count_equal)(const char*, std::size_t, unsigned char);
-  bool (*any_control)(const char*, std::size_t);
-  std::uint32_t (*bytes_present)(const char*, std::size_t, std::string_view);
-  std::string_view name;
-};
-
-const Engine& engine() {
-  static const Engine chosen = [] {
+constexpr ByteBitsEngine kPortable{"portable", portable::equal_bits, portable::count_equal, portable::any_control,
+                                   portable::bytes_present};
 #ifdef CULPRIT_BYTE_BITS_AVX2
-    if (have_avx2())
-      return Engine{avx2::equal_bits, avx2::count_equal, avx2::any_control, avx2::bytes_present, "avx2"};
+constexpr ByteBitsEngine kAvx2{"avx2", avx2::equal_bits, avx2::count_equal, avx2::any_control, avx2::bytes_present};
 #endif
-    return Engine{portable::equal_bits, portable::count_equal, portable::any_control, portable::bytes_present,
-                  "portable"};
-  }();
-  return chosen;
-}
 
 }  // namespace
 
+std::vector<const ByteBitsEngine*> byte_bits_engines() {
+  std::vector<const ByteBitsEngine*> all{&kPortable};
+#ifdef CULPRIT_BYTE_BITS_AVX2
+  if (have_avx2()) all.push_back(&kAvx2);
+#endif
+  return all;
+}
+
+const ByteBitsEngine& byte_bits_engine() {
+  static const ByteBitsEngine* const chosen = byte_bits_engines().back();  // chosen at the first call
+  return *chosen;
+}
+
 void equal_bits(const char* p, std::size_t words, unsigned char c, std::uint64_t* out) {
-  engine().equal_bits(p, words, c, out);
+  byte_bits_engine().equal_bits(p, words, c, out);
 }
-std::size_t count_equal(const char* p, std::size_t n, unsigned char c) { return engine().count_equal(p, n, c); }
-bool any_control(const char* p, std::size_t words) { return engine().any_control(p, words); }
+std::size_t count_equal(const char* p, std::size_t n, unsigned char c) {
+  return byte_bits_engine().count_equal(p, n, c);
+}
+bool any_control(const char* p, std::size_t words) { return byte_bits_engine().any_control(p, words); }
 std::uint32_t bytes_present(const char* p, std::size_t n, std::string_view bytes) {
-  return engine().bytes_present(p, n, bytes);
+  return byte_bits_engine().bytes_present(p, n, bytes);
 }
-std::string_view byte_bits_engine() { return engine().name; }
 
 }  // namespace culprit::text::detail

@@ -1,6 +1,7 @@
-// Whole-block byte passes, 64 bytes to a word: which bytes equal a given one, how many do, and
-// whether a control byte is among them. The text module's block passes (split_lines,
-// count_newlines, find_pattern, block_has_ansi) are built on these, so that their loops stay
+// Whole-block byte passes, 64 bytes to a word: which bytes equal a given one, how many do,
+// whether a control byte is among them, and which of a few bytes a text holds. The text
+// module's block passes (split_lines, count_newlines, find_pattern, block_has_ansi, the
+// RareBytes census) are built on these, so that their loops stay
 // portable while the bytes are compared as wide as the CPU allows: with AVX2 where the CPU has
 // it (x86-64; chosen once, at the first call), else sixteen bytes at a time (byte_vectors.hpp,
 // SSE2 or NEON). AVX2 measured ~3× the SSE2 form's speed here on a 4 MiB piece (65 against
@@ -10,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
+#include <vector>
 
 namespace culprit::text::detail {
 
@@ -31,26 +33,18 @@ bool any_control(const char* p, std::size_t words);
 /// bytes, each of which a whole-text memchr would otherwise look for on its own.
 std::uint32_t bytes_present(const char* p, std::size_t n, std::string_view bytes);
 
-/// The implementation in use: "avx2" or "portable".
-std::string_view byte_bits_engine();
-
-/// Each implementation by name, for the test that holds them to each other. `avx2` is there
-/// only on x86-64 builds; call it only where have_avx2().
-namespace portable {
-void equal_bits(const char* p, std::size_t words, unsigned char c, std::uint64_t* out);
-std::size_t count_equal(const char* p, std::size_t n, unsigned char c);
-bool any_control(const char* p, std::size_t words);
-std::uint32_t bytes_present(const char* p, std::size_t n, std::string_view bytes);
-}  // namespace portable
-bool have_avx2();
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#define CULPRIT_BYTE_BITS_AVX2 1
-namespace avx2 {
-void equal_bits(const char* p, std::size_t words, unsigned char c, std::uint64_t* out);
-std::size_t count_equal(const char* p, std::size_t n, unsigned char c);
-bool any_control(const char* p, std::size_t words);
-std::uint32_t bytes_present(const char* p, std::size_t n, std::string_view bytes);
-}  // namespace avx2
-#endif
+/// One implementation of the passes above.
+struct ByteBitsEngine {
+  std::string_view name;  ///< "avx2" or "portable"
+  void (*equal_bits)(const char* p, std::size_t words, unsigned char c, std::uint64_t* out);
+  std::size_t (*count_equal)(const char* p, std::size_t n, unsigned char c);
+  bool (*any_control)(const char* p, std::size_t words);
+  std::uint32_t (*bytes_present)(const char* p, std::size_t n, std::string_view bytes);
+};
+/// The implementation in use: AVX2 where the build targets x86-64 and the CPU has it.
+const ByteBitsEngine& byte_bits_engine();
+/// Every implementation this build can run on this CPU, the portable one first: the test holds
+/// each to a byte reading, whichever is in use.
+std::vector<const ByteBitsEngine*> byte_bits_engines();
 
 }  // namespace culprit::text::detail

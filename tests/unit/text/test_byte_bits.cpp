@@ -12,23 +12,6 @@ using namespace culprit::text::detail;
 
 namespace {
 
-struct Implementation {
-  const char* name;
-  void (*equal_bits)(const char*, std::size_t, unsigned char, std::uint64_t*);
-  std::size_t (*count_equal)(const char*, std::size_t, unsigned char);
-  bool (*any_control)(const char*, std::size_t);
-  std::uint32_t (*bytes_present)(const char*, std::size_t, std::string_view);
-};
-
-std::vector<Implementation> implementations() {
-  std::vector<Implementation> all{
-      {"portable", portable::equal_bits, portable::count_equal, portable::any_control, portable::bytes_present}};
-#ifdef CULPRIT_BYTE_BITS_AVX2
-  if (have_avx2()) all.push_back({"avx2", avx2::equal_bits, avx2::count_equal, avx2::any_control, avx2::bytes_present});
-#endif
-  return all;
-}
-
 bool is_sought_control(unsigned char c) { return (c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f; }
 
 /// Random bytes, each `c` with the given chance in 100, else any byte.
@@ -40,19 +23,25 @@ std::string random_text(std::mt19937& rng, std::size_t size, unsigned char c, un
 
 }  // namespace
 
-TEST_CASE("the engine in use is one of the implementations, and AVX2 where the CPU has it", "[text]") {
-  CHECK(byte_bits_engine() == (have_avx2() ? "avx2" : "portable"));
+TEST_CASE("the engine in use is the last this CPU can run: AVX2 where it has it", "[text]") {
+  const auto all = byte_bits_engines();
+  REQUIRE(!all.empty());
+  CHECK(all.front()->name == "portable");
+  CHECK(&byte_bits_engine() == all.back());
+#if defined(__x86_64__)
+  CHECK((all.size() == 2) == (__builtin_cpu_supports("avx2") != 0));
+#endif
 }
 
 TEST_CASE("equal_bits sets the bit of every byte equal to the one asked, and of no other", "[text]") {
   std::mt19937 rng(41);
-  for (const Implementation& impl : implementations()) {
+  for (const ByteBitsEngine* engine : byte_bits_engines()) {
     for (const std::size_t words : {0u, 1u, 2u, 3u, 64u, 65u}) {
       for (const unsigned char c : {'\n', ':', '\0', '\xff', '\x80'}) {
         const std::string text = random_text(rng, 64 * words, c, 20);
         std::vector<std::uint64_t> out(words + 1, 0x5a5a5a5a5a5a5a5aULL);
-        impl.equal_bits(text.data(), words, c, out.data());
-        INFO(impl.name << ": " << words << " words, byte " << int(c));
+        engine->equal_bits(text.data(), words, c, out.data());
+        INFO(engine->name << ": " << words << " words, byte " << int(c));
         for (std::size_t k = 0; k < words; ++k) {
           std::uint64_t expected = 0;
           for (unsigned j = 0; j < 64; ++j)
@@ -68,12 +57,12 @@ TEST_CASE("equal_bits sets the bit of every byte equal to the one asked, and of 
 TEST_CASE("count_equal agrees with a byte count at every length, density and lane-sum period", "[text]") {
   std::mt19937 rng(43);
   // Around both vector widths (16, 32) and both lane-sum periods (255 vectors of each width).
-  for (const Implementation& impl : implementations()) {
+  for (const ByteBitsEngine* engine : byte_bits_engines()) {
     for (const std::size_t size : {0u, 1u, 15u, 16u, 31u, 32u, 33u, 4079u, 4080u, 4081u, 8159u, 8160u, 8161u, 70001u}) {
       for (const unsigned percent : {0u, 1u, 50u, 100u}) {
         const std::string text = random_text(rng, size, '\n', percent);
-        INFO(impl.name << ": size " << size << ", " << percent << "% newlines");
-        REQUIRE(impl.count_equal(text.data(), text.size(), '\n') ==
+        INFO(engine->name << ": size " << size << ", " << percent << "% newlines");
+        REQUIRE(engine->count_equal(text.data(), text.size(), '\n') ==
                 static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')));
       }
     }
@@ -81,15 +70,15 @@ TEST_CASE("count_equal agrees with a byte count at every length, density and lan
 }
 
 TEST_CASE("any_control finds each control byte at every offset of its words, and nothing else", "[text]") {
-  for (const Implementation& impl : implementations()) {
+  for (const ByteBitsEngine* engine : byte_bits_engines()) {
     for (const std::size_t words : {1u, 2u}) {
       for (std::size_t at = 0; at < 64 * words; ++at) {
         for (unsigned b = 0; b < 256; ++b) {
           std::string text(64 * words + 1, 'a');
           text[at] = static_cast<char>(b);
           text.back() = '\x1b';  // past the words: never read
-          INFO(impl.name << ": byte " << b << " at " << at << " of " << words << " words");
-          REQUIRE(impl.any_control(text.data(), words) == is_sought_control(static_cast<unsigned char>(b)));
+          INFO(engine->name << ": byte " << b << " at " << at << " of " << words << " words");
+          REQUIRE(engine->any_control(text.data(), words) == is_sought_control(static_cast<unsigned char>(b)));
         }
       }
     }
@@ -103,24 +92,24 @@ TEST_CASE("bytes_present tells each asked byte at every offset, and no look-alik
   const std::string_view asked{"\r\0#\\@^", 6};
   const std::string filler = "\x8d\xc0\x2d\xde\x0e\x43\x5d\x60" "a \n";
   std::mt19937 rng(53);
-  for (const Implementation& impl : implementations()) {
+  for (const ByteBitsEngine* engine : byte_bits_engines()) {
     for (const std::size_t size : {0u, 1u, 31u, 32u, 33u, 64u, 100u, 8191u, 8192u, 8193u, 20000u}) {
       std::string text(size, 'a');
       for (char& c : text) c = filler[rng() % filler.size()];
-      INFO(impl.name << ": " << size << " bytes of look-alikes");
-      REQUIRE(impl.bytes_present(text.data(), text.size(), asked) == 0);
+      INFO(engine->name << ": " << size << " bytes of look-alikes");
+      REQUIRE(engine->bytes_present(text.data(), text.size(), asked) == 0);
       for (std::size_t k = 0; k < asked.size() && size > 0; ++k) {
         for (const std::size_t at : {std::size_t{0}, size / 2, size - 1}) {
           std::string planted = text;
           planted[at] = asked[k];
           INFO("byte " << int(static_cast<unsigned char>(asked[k])) << " at " << at);
-          REQUIRE(impl.bytes_present(planted.data(), planted.size(), asked) == std::uint32_t{1} << k);
+          REQUIRE(engine->bytes_present(planted.data(), planted.size(), asked) == std::uint32_t{1} << k);
         }
       }
     }
     // All of them, and a list of other bytes.
     const std::string every("x\r\0y#\\@^z", 9);
-    CHECK(impl.bytes_present(every.data(), every.size(), asked) == 0x3fu);
-    CHECK(impl.bytes_present(every.data(), every.size(), "zq") == 0x1u);
+    CHECK(engine->bytes_present(every.data(), every.size(), asked) == 0x3fu);
+    CHECK(engine->bytes_present(every.data(), every.size(), "zq") == 0x1u);
   }
 }
