@@ -49,7 +49,7 @@ bool has_ansi(std::string_view line);
 /// block, so that a caller asks has_ansi() per line only where it can say yes. `rare`: a census
 /// of `text` or of a text it is part of (its `^`).
 bool block_has_ansi(std::string_view text, const RareBytes& rare = RareBytes::all());
-/// The number of '\n' bytes in `text`, sixteen bytes at a time (std::count widens each byte to a
+/// The number of '\n' bytes in `text`, a vector at a time (std::count widens each byte to a
 /// 64-bit lane: ~5 % of a scan where every segment's lines are counted).
 std::size_t count_newlines(std::string_view text);
 
