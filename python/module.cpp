@@ -6,7 +6,6 @@
 #include <pybind11/stl.h>
 
 #include <memory>
-#include <mutex>
 #include <string>
 #include <utility>
 #include <variant>
@@ -62,14 +61,6 @@ py::object new_exception(py::module_& m, const char* name, const char* doc, py::
   throw py::error_already_set();
 }
 
-/// The built-in rules, loaded once per process (most of a small run's start-up).
-const culprit::Rules& builtin_rules() {
-  static std::once_flag once;
-  static std::unique_ptr<culprit::Rules> rules;
-  std::call_once(once, [] { rules = std::make_unique<culprit::Rules>(culprit::Rules::load()); });
-  return *rules;
-}
-
 culprit::Format format_of(const std::string& name) {
   const auto f = culprit::parse_format(name);
   if (!f) raise({culprit::Errc::invalid_option, "unknown format '" + name + "' (text, markdown, json or html)", {}});
@@ -88,12 +79,10 @@ std::shared_ptr<culprit::Analysis> analyze(const std::vector<RawInput>& raw, con
   }
   std::optional<culprit::Result<culprit::Analysis>> result;
   {
+    // The rules (built-in or `rules=` folders) are loaded once per process and per edit of
+    // their files: Rules::load keeps the sets it loaded.
     py::gil_scoped_release unlocked;
-    if (options.rule_dirs.empty() && options.prefilter) {
-      result.emplace(culprit::analyze(inputs, options, builtin_rules()));
-    } else {
-      result.emplace(culprit::analyze(inputs, options));
-    }
+    result.emplace(culprit::analyze(inputs, options));
   }
   if (!*result) raise(result->error());
   return std::make_shared<culprit::Analysis>(std::move(*result).value());
