@@ -12,15 +12,19 @@
 namespace culprit::api {
 namespace {
 
-/// Whether a rule file read from a folder is the built-in file at `builtin` (its path in the
-/// source tree, `rules/signals/gpu_memory.toml`): its full path (`signals/…` read in rules/
-/// itself is `/src/culprit/rules/signals/…`) ends in that path.
-bool is_builtin_file(const std::string& path, std::string_view builtin) {
+/// A rule file's full path (`signals/…` read in rules/ itself is `/src/culprit/rules/signals/…`),
+/// or the path as given where it cannot be made one.
+std::string full_path(const std::string& path) {
   std::error_code ec;
   const std::string full = std::filesystem::weakly_canonical(path, ec).generic_string();
-  const std::string_view p = ec ? std::string_view(path) : std::string_view(full);
-  if (p.size() < builtin.size() || p.substr(p.size() - builtin.size()) != builtin) return false;
-  return p.size() == builtin.size() || p[p.size() - builtin.size() - 1] == '/';
+  return ec ? path : full;
+}
+
+/// Whether the rule file at `full` (full_path) is the built-in file at `builtin`, its path in
+/// the source tree (`rules/signals/gpu_memory.toml`): `full` ends in that path.
+bool is_builtin_file(std::string_view full, std::string_view builtin) {
+  if (full.size() < builtin.size() || full.substr(full.size() - builtin.size()) != builtin) return false;
+  return full.size() == builtin.size() || full[full.size() - builtin.size() - 1] == '/';
 }
 
 }  // namespace
@@ -39,11 +43,13 @@ rules::LoadResult load_rule_set(const std::vector<std::string>& dirs, bool built
   // A folder that holds the built-in files themselves (the source tree's rules/, as edited) is
   // read in their place: `culprit rules check rules` checks the edited rules, instead of
   // finding each id defined twice.
+  std::vector<std::string> read_paths;
+  for (const auto& file : read) read_paths.push_back(full_path(file.path));
   std::vector<rules::RuleText> texts;
   if (builtin)
     for (const auto& file : rules::builtin_rules())
-      if (std::none_of(read.begin(), read.end(),
-                       [&file](const rules::RuleText& r) { return is_builtin_file(r.path, file.path); }))
+      if (std::none_of(read_paths.begin(), read_paths.end(),
+                       [&file](const std::string& full) { return is_builtin_file(full, file.path); }))
         texts.push_back(file);
   texts.insert(texts.end(), read.begin(), read.end());
   // The built-in rules' samples and queries are checked by `culprit rules check` and the test
