@@ -109,7 +109,8 @@ std::size_t Scan::pattern_lines_for(std::string_view pattern) const {
         // The line the match ends in; it holds the match when it starts there too (a match
         // across a line end holds in neither line).
         while (k + 1 < end && lines[k].data() + lines[k].size() < hit + pattern.size()) ++k;
-        if (lines[k].data() <= hit && hit + pattern.size() <= lines[k].data() + lines[k].size()) found.holds[k - begin] = 1;
+        if (lines[k].data() <= hit && hit + pattern.size() <= lines[k].data() + lines[k].size())
+          found.holds[k - begin] = 1;
         return true;
       });
     }

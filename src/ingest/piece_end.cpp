@@ -63,12 +63,12 @@ bool continues(std::string_view line) {
   return !message.empty() && (message[0] == ' ' || message[0] == '\t');
 }
 
-
 /// The first line start at or after `at` in `text` (0 stays 0), or npos where none follows.
 std::size_t line_start_from(std::string_view text, std::size_t at) {
   if (at == 0) return 0;
   const void* nl = std::memchr(text.data() + at - 1, '\n', text.size() - at + 1);
-  return nl == nullptr ? std::string_view::npos : static_cast<std::size_t>(static_cast<const char*>(nl) - text.data()) + 1;
+  if (nl == nullptr) return std::string_view::npos;
+  return static_cast<std::size_t>(static_cast<const char*>(nl) - text.data()) + 1;
 }
 
 /// quiet_piece_end's answer from the lines of text[from, end), hits of `bits` breaking a quiet
