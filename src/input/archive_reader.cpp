@@ -188,7 +188,7 @@ void read_members(const Functions& la, archive* a, const std::string& display, c
       expected = std::min(raw_size, std::max(o.archive_ratio_floor, o.max_archive_ratio * std::max<std::int64_t>(compressed, 1)));
     // A member that is an archive itself keeps its bytes (the cutter also stops at its magic).
     SourcePieces pieces(src, ctx, nested_name ? 0 : o.max_line_bytes, nested_name);
-    if (expected > 0) src.text.reserve(static_cast<size_t>(pieces.expected_size(std::min(expected, room))));
+    if (expected > 0) pieces.reserve(std::min(expected, room));
     bool cut = false, bomb = false, failed = false, fatal = false;
     std::string failure;
     for (Piece part = stream.next(); part.kind == Kind::data || part.kind == Kind::data_error; part = stream.next()) {

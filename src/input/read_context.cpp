@@ -52,6 +52,7 @@ void ReadContext::emit(Source& source) {
          core::DiagLevel::note);
   }
   if (on_source) on_source(source);
+  give_back_text(std::move(source.text));  // freed by the handler's contract: the next input's buffer
 }
 
 void read_fd(int fd, std::int64_t limit, int& error, bool& cut, SourcePieces& pieces) {

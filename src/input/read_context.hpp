@@ -30,7 +30,8 @@ struct ReadContext {
   std::int64_t room() const;
   /// False (after one note naming `where`) once max_total_bytes is spent: stop reading.
   bool can_read(const std::string& where);
-  /// Counts the source's bytes and hands it on.
+  /// Counts the source's bytes and hands it on; then its text's buffer (where the handler left
+  /// it) goes to the spare buffers (give_back_text).
   void emit(Source& source);
 };
 

@@ -130,7 +130,7 @@ void read_descriptor(int fd, const struct stat& st, const std::string& display, 
     }
   }
   if (err == 0) {
-    if (regular) src.text.reserve(static_cast<size_t>(pieces.expected_size(std::min<std::int64_t>(st.st_size, room))));
+    if (regular) pieces.reserve(std::min<std::int64_t>(st.st_size, room));
     detail::read_fd(fd, room, err, cut, pieces);
   }
   pieces.finish();

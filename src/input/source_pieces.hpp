@@ -31,9 +31,10 @@ class SourcePieces {
   void append(std::string_view chunk);
   /// Bytes given to append() so far (the per-file limit counts these).
   std::int64_t read_bytes() const { return cutter_.read_bytes(); }
-  /// What to reserve for an input of `size` bytes: all of it, or a piece's worth when it will
-  /// be split.
-  std::int64_t expected_size(std::int64_t size) const;
+  /// Makes room for an input of about `size` bytes before the first append(): all of it, or a
+  /// piece's worth when it will be split, in a buffer given back where one is big enough
+  /// (give_back_text), so its pages are mapped already.
+  void reserve(std::int64_t size);
   /// Pieces handed on so far.
   int pieces() const { return pieces_; }
   /// Ends the input: src's text is its last piece, with that piece's account. The caller hands

@@ -105,9 +105,9 @@ struct ReadOptions {
 using SourceHandler = std::function<void(Source&)>;
 
 /// A handler that moved the text of a piece with `more` out (to parse it on another thread)
-/// gives its buffer back when done: the reader fills the input's next pieces into given-back
-/// buffers, whose pages are already mapped, instead of fresh ones (a page fault per 4 KiB).
-/// Keeps two; thread-safe.
+/// gives its buffer back when done (the reader gives back the texts its handler left): the
+/// reader fills the next pieces and inputs into given-back buffers, whose pages are already
+/// mapped, instead of fresh ones (a page fault per 4 KiB). Keeps the four biggest; thread-safe.
 void give_back_text(std::string&& text);
 
 /// Reads every input in order and hands each source to `on_source`. Unreadable paths, loops,

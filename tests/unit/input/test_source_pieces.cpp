@@ -7,6 +7,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -271,4 +272,29 @@ TEST_CASE("pieces are the input for any text and any line starts piece_end choos
     CHECK(joined == whole[0].text);
     CHECK(bytes == whole[0].size());
   }
+}
+
+TEST_CASE("pieces and the inputs after them are read into the buffers handed back", "[input]") {
+  // A handler that leaves a text where it is hands its buffer back (ReadContext::emit): the
+  // next piece, and the next input, are read into one of those (already mapped), not into a
+  // fresh one. A small input read into a piece's buffer has that buffer's room; a fresh one
+  // would have its own size's.
+  const std::string log = mixed_log(static_cast<std::size_t>(6 * kPiece), false);
+  const TempFile a(log, "a.log");
+  const std::string small = log.substr(0, log.find('\n', static_cast<std::size_t>(kPiece / 2)) + 1);
+  const fs::path b = a.dir / "b.log";
+  std::ofstream(b, std::ios::binary) << small;
+  ReadOptions o;
+  o.piece_bytes = kPiece;
+  o.max_line_bytes = kLineLimit;
+  std::vector<std::size_t> rooms;
+  std::size_t piece_room = 0;
+  Diagnostics d;
+  culprit::input::read_inputs({a.path.string(), b.string()}, o, d, [&](Source& src) {
+    rooms.push_back(src.text.capacity());
+    if (src.more) piece_room = src.text.capacity();
+  });
+  REQUIRE(rooms.size() > 3);
+  REQUIRE(piece_room > small.size());
+  CHECK(rooms.back() >= piece_room);  // b.log, in a piece's buffer
 }
