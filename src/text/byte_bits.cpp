@@ -21,6 +21,12 @@ void equal_bits(const char* p, std::size_t words, unsigned char c, std::uint64_t
   for (std::size_t k = 0; k < words; ++k) out[k] = bits64(p + 64 * k, c);
 }
 
+void fixed_bits(const char* p, std::size_t words, const FixedByte* fixed, std::uint64_t* out) {
+  for (std::size_t k = 0; k < words; ++k, p += 64)
+    out[k] = bits64(p + fixed[0].offset, fixed[0].byte) & bits64(p + fixed[1].offset, fixed[1].byte) &
+             bits64(p + fixed[2].offset, fixed[2].byte);
+}
+
 std::size_t count_equal(const char* p, std::size_t n, unsigned char c) {
   std::size_t i = 0, total = 0;
   const Bytes16 wanted = splat16(c);
@@ -96,6 +102,23 @@ namespace avx2 {
   }
 }
 
+/// fixed_bits' bits for the 32 starts at p[0, 32).
+[[gnu::target("avx2")]] inline std::uint32_t fixed_bits32(const char* p, const FixedByte* fixed, __m256i b0, __m256i b1,
+                                                          __m256i b2) {
+  const __m256i all = _mm256_and_si256(_mm256_cmpeq_epi8(load32(p + fixed[0].offset), b0),
+                                       _mm256_and_si256(_mm256_cmpeq_epi8(load32(p + fixed[1].offset), b1),
+                                                        _mm256_cmpeq_epi8(load32(p + fixed[2].offset), b2)));
+  return static_cast<std::uint32_t>(_mm256_movemask_epi8(all));
+}
+
+[[gnu::target("avx2")]] void fixed_bits(const char* p, std::size_t words, const FixedByte* fixed, std::uint64_t* out) {
+  const __m256i b0 = _mm256_set1_epi8(static_cast<char>(fixed[0].byte));
+  const __m256i b1 = _mm256_set1_epi8(static_cast<char>(fixed[1].byte));
+  const __m256i b2 = _mm256_set1_epi8(static_cast<char>(fixed[2].byte));
+  for (std::size_t k = 0; k < words; ++k, p += 64)
+    out[k] = std::uint64_t{fixed_bits32(p, fixed, b0, b1, b2)} | std::uint64_t{fixed_bits32(p + 32, fixed, b0, b1, b2)} << 32;
+}
+
 [[gnu::target("avx2")]] std::size_t count_equal(const char* p, std::size_t n, unsigned char c) {
   const __m256i wanted = _mm256_set1_epi8(static_cast<char>(c));
   std::size_t i = 0, total = 0;
@@ -163,10 +186,11 @@ bool have_avx2() {
 #endif
 }
 
-constexpr ByteBitsEngine kPortable{"portable", portable::equal_bits, portable::count_equal, portable::any_control,
-                                   portable::bytes_present};
+constexpr ByteBitsEngine kPortable{"portable", portable::equal_bits, portable::fixed_bits, portable::count_equal,
+                                   portable::any_control, portable::bytes_present};
 #ifdef CULPRIT_BYTE_BITS_AVX2
-constexpr ByteBitsEngine kAvx2{"avx2", avx2::equal_bits, avx2::count_equal, avx2::any_control, avx2::bytes_present};
+constexpr ByteBitsEngine kAvx2{"avx2", avx2::equal_bits, avx2::fixed_bits, avx2::count_equal, avx2::any_control,
+                               avx2::bytes_present};
 #endif
 
 }  // namespace
@@ -186,6 +210,9 @@ const ByteBitsEngine& byte_bits_engine() {
 
 void equal_bits(const char* p, std::size_t words, unsigned char c, std::uint64_t* out) {
   byte_bits_engine().equal_bits(p, words, c, out);
+}
+void fixed_bits(const char* p, std::size_t words, const FixedByte* fixed, std::uint64_t* out) {
+  byte_bits_engine().fixed_bits(p, words, fixed, out);
 }
 std::size_t count_equal(const char* p, std::size_t n, unsigned char c) {
   return byte_bits_engine().count_equal(p, n, c);

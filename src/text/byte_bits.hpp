@@ -1,4 +1,5 @@
-// Whole-block byte passes, 64 bytes to a word: which bytes equal a given one, how many do,
+// Whole-block byte passes, 64 bytes to a word: which bytes equal a given one (or three at
+// three offsets: a pattern's fixed bytes), how many do,
 // whether a control byte is among them, and which of a few bytes a text holds. The text
 // module's block passes (split_lines, count_newlines, find_pattern, block_has_ansi, the
 // RareBytes census) are built on these, so that their loops stay
@@ -22,6 +23,17 @@ inline constexpr std::size_t kBitWords = 64;
 /// out[k]: one bit per byte of p[64k, 64k + 64) equal to `c`, byte 0 the lowest; k < words.
 void equal_bits(const char* p, std::size_t words, unsigned char c, std::uint64_t* out);
 
+/// A byte a pattern fixes: `byte`, `offset` bytes after where the pattern starts.
+struct FixedByte {
+  std::size_t offset = 0;
+  unsigned char byte = 0;
+};
+/// out[k]: one bit per start s in [64k, 64k + 64), the lowest first, where p[s + f.offset] ==
+/// f.byte for each f of `fixed` (a pattern's first, middle and last fixed byte; one of them twice
+/// where it fixes fewer); k < words. One pass for the three: each 64 bytes are read once.
+/// Reads p up to 64 * words plus the largest offset.
+void fixed_bits(const char* p, std::size_t words, const FixedByte* fixed, std::uint64_t* out);
+
 /// How many bytes of p[0, n) equal `c`.
 std::size_t count_equal(const char* p, std::size_t n, unsigned char c);
 
@@ -37,6 +49,7 @@ std::uint32_t bytes_present(const char* p, std::size_t n, std::string_view bytes
 struct ByteBitsEngine {
   std::string_view name;  ///< "avx2" or "portable"
   void (*equal_bits)(const char* p, std::size_t words, unsigned char c, std::uint64_t* out);
+  void (*fixed_bits)(const char* p, std::size_t words, const FixedByte* fixed, std::uint64_t* out);
   std::size_t (*count_equal)(const char* p, std::size_t n, unsigned char c);
   bool (*any_control)(const char* p, std::size_t words);
   std::uint32_t (*bytes_present)(const char* p, std::size_t n, std::string_view bytes);

@@ -222,8 +222,8 @@ void for_each_pattern(std::string_view s, std::string_view pattern, char wildcar
   const std::size_t last = pattern.find_last_not_of(wildcard);
   // A third byte between them, where the pattern fixes one (`:??:??.`'s second colon), weeds
   // out the starts that match at both ends only (`lora_request: None.` in every vLLM line).
-  const std::size_t middle = pattern.find_first_not_of(wildcard, first + 1);
-  const bool has_middle = middle < last;
+  // (None: the last byte stands in for it.)
+  const std::size_t middle = std::min(pattern.find_first_not_of(wildcard, first + 1), last);
   const char* p = s.data();
   // Each start of `bits` (at + bit) that holds the whole pattern, lowest first, until `found`
   // says stop (then false). `next` drops the starts an earlier, overlapping look handed on.
@@ -237,21 +237,20 @@ void for_each_pattern(std::string_view s, std::string_view pattern, char wildcar
     }
     return true;
   };
-  // Sixty-four starts to a word: the head byte's bits at `first`, the middle's and the tail
-  // byte's at `last`, ANDed. The words come in runs that double from two to kBitWords, so that
-  // a search that stops early (find_pattern) computes at most twice the words it reads. The
-  // loads reach p[i + last + 63] <= p[starts - 1 + last] < p[s.size()].
+  // Sixty-four starts to a word: the head byte's, the middle's and the tail byte's bits ANDed,
+  // in one pass. The words come in runs that double from two to kBitWords, so that a search
+  // that stops early (find_pattern) computes at most twice the words it reads. The loads reach
+  // p[i + last + 63] <= p[starts - 1 + last] < p[s.size()].
+  const FixedByte fixed[3] = {{first, static_cast<unsigned char>(pattern[first])},
+                              {middle, static_cast<unsigned char>(pattern[middle])},
+                              {last, static_cast<unsigned char>(pattern[last])}};
   std::size_t i = 0;
-  std::uint64_t heads[kBitWords], middles[kBitWords], tails[kBitWords];
+  std::uint64_t words[kBitWords];
   for (std::size_t run = 2; i + 64 <= starts; run = std::min(2 * run, kBitWords)) {
     const std::size_t count = std::min((starts - i) / 64, run);
-    equal_bits(p + i + first, count, static_cast<unsigned char>(pattern[first]), heads);
-    equal_bits(p + i + last, count, static_cast<unsigned char>(pattern[last]), tails);
-    if (has_middle) equal_bits(p + i + middle, count, static_cast<unsigned char>(pattern[middle]), middles);
-    for (std::size_t k = 0; k < count; ++k, i += 64) {
-      const std::uint64_t bits = heads[k] & tails[k] & (has_middle ? middles[k] : ~std::uint64_t{0});
-      if (bits != 0 && !verify(i, bits)) return;
-    }
+    fixed_bits(p + i, count, fixed, words);
+    for (std::size_t k = 0; k < count; ++k, i += 64)
+      if (words[k] != 0 && !verify(i, words[k])) return;
   }
   // The rest sixteen starts at a time, the last sixteen overlapping the ones before (`next`
   // keeps a start from being handed on twice); under sixteen starts, byte by byte.

@@ -2,6 +2,7 @@
 // each held to a byte-by-byte reading (whichever the build picks, the other is tested too).
 #include <catch2/catch.hpp>
 
+#include <array>
 #include <random>
 #include <string>
 #include <vector>
@@ -46,6 +47,39 @@ TEST_CASE("equal_bits sets the bit of every byte equal to the one asked, and of 
           std::uint64_t expected = 0;
           for (unsigned j = 0; j < 64; ++j)
             expected |= static_cast<std::uint64_t>(static_cast<unsigned char>(text[64 * k + j]) == c) << j;
+          REQUIRE(out[k] == expected);
+        }
+        REQUIRE(out[words] == 0x5a5a5a5a5a5a5a5aULL);  // nothing written past the words asked
+      }
+    }
+  }
+}
+
+TEST_CASE("fixed_bits sets the bit of every start where all three bytes sit at their offsets", "[text]") {
+  std::mt19937 rng(47);
+  // A text of two bytes mostly (':' and '.'), so that every mix of the three matching turns up;
+  // offsets up to past a 32-byte half and a 64-byte word; the same byte fixed twice.
+  const std::vector<std::array<FixedByte, 3>> patterns = {
+      {{{0, ':'}, {3, ':'}, {6, '.'}}},     // `:??:??.` (a PCI bus id)
+      {{{0, ':'}, {6, '.'}, {6, '.'}}},     // two fixed bytes: the last stands in for the middle
+      {{{2, '.'}, {33, ':'}, {70, '.'}}},  // across a half and a word
+      {{{0, ':'}, {0, ':'}, {0, ':'}}}};
+  for (const ByteBitsEngine* engine : byte_bits_engines()) {
+    for (const std::size_t words : {0u, 1u, 2u, 65u}) {
+      for (const auto& fixed : patterns) {
+        std::string text(64 * words + 80, '\0');
+        for (char& b : text) b = "::.x"[rng() % 4];
+        std::vector<std::uint64_t> out(words + 1, 0x5a5a5a5a5a5a5a5aULL);
+        engine->fixed_bits(text.data(), words, fixed.data(), out.data());
+        INFO(engine->name << ": " << words << " words, offsets " << fixed[0].offset << " " << fixed[1].offset << " "
+                          << fixed[2].offset);
+        for (std::size_t k = 0; k < words; ++k) {
+          std::uint64_t expected = 0;
+          for (unsigned j = 0; j < 64; ++j) {
+            bool all = true;
+            for (const FixedByte& f : fixed) all = all && static_cast<unsigned char>(text[64 * k + j + f.offset]) == f.byte;
+            expected |= static_cast<std::uint64_t>(all) << j;
+          }
           REQUIRE(out[k] == expected);
         }
         REQUIRE(out[words] == 0x5a5a5a5a5a5a5a5aULL);  // nothing written past the words asked
