@@ -14,8 +14,6 @@
 
 namespace culprit::input::detail {
 
-/// Lines that end in `text` as ingest counts them: \n, \r\n (once) and a lone \r.
-std::int64_t line_ends(std::string_view text);
 
 /// True when `head`, an input's first bytes, reads as lines of text: no UTF-16 byte-order mark
 /// and no NUL in its first 4 KiB (UTF-16 without one), not an archive's magic.

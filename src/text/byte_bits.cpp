@@ -41,6 +41,27 @@ std::size_t count_equal(const char* p, std::size_t n, unsigned char c) {
   return total;
 }
 
+std::size_t count_equal_without(const char* p, std::size_t n, unsigned char c, unsigned char absent) {
+  std::size_t i = 0, total = 0;
+  const Bytes16 wanted = splat16(c), unwanted = splat16(absent);
+  while (n - i >= 16) {
+    Bytes16 lanes{}, seen{};
+    const std::size_t stop = i + std::min<std::size_t>((n - i) / 16, 255) * 16;
+    for (; i < stop; i += 16) {
+      const Bytes16 v = load16(p + i);
+      lanes -= reinterpret_cast<Bytes16>(v == wanted);
+      seen |= reinterpret_cast<Bytes16>(v == unwanted);
+    }
+    if (bits16(seen != splat16(0)) != 0) return static_cast<std::size_t>(-1);
+    total += sum16(lanes);
+  }
+  for (; i < n; ++i) {
+    if (static_cast<unsigned char>(p[i]) == absent) return static_cast<std::size_t>(-1);
+    total += static_cast<unsigned char>(p[i]) == c;
+  }
+  return total;
+}
+
 bool any_control(const char* p, std::size_t words) {
   // A C0 control is a byte whose top three bits are clear (SSE2 has no unsigned byte compare).
   const auto bad = [](Bytes16 v) {
@@ -136,6 +157,32 @@ namespace avx2 {
   return total;
 }
 
+[[gnu::target("avx2")]] std::size_t count_equal_without(const char* p, std::size_t n, unsigned char c,
+                                                          unsigned char absent) {
+  const __m256i wanted = _mm256_set1_epi8(static_cast<char>(c));
+  const __m256i unwanted = _mm256_set1_epi8(static_cast<char>(absent));
+  std::size_t i = 0, total = 0;
+  while (n - i >= 32) {
+    __m256i lanes = _mm256_setzero_si256(), seen = _mm256_setzero_si256();
+    const std::size_t stop = i + std::min<std::size_t>((n - i) / 32, 255) * 32;
+    for (; i < stop; i += 32) {
+      const __m256i v = load32(p + i);
+      lanes = _mm256_sub_epi8(lanes, _mm256_cmpeq_epi8(v, wanted));
+      seen = _mm256_or_si256(seen, _mm256_cmpeq_epi8(v, unwanted));
+    }
+    if (!_mm256_testz_si256(seen, seen)) return static_cast<std::size_t>(-1);
+    const __m256i sums = _mm256_sad_epu8(lanes, _mm256_setzero_si256());
+    alignas(32) std::uint64_t four[4];
+    _mm256_store_si256(reinterpret_cast<__m256i*>(four), sums);
+    total += four[0] + four[1] + four[2] + four[3];
+  }
+  for (; i < n; ++i) {
+    if (static_cast<unsigned char>(p[i]) == absent) return static_cast<std::size_t>(-1);
+    total += static_cast<unsigned char>(p[i]) == c;
+  }
+  return total;
+}
+
 [[gnu::target("avx2")]] bool any_control(const char* p, std::size_t words) {
   for (std::size_t k = 0; k < words; ++k, p += 64) {
     const __m256i either = _mm256_or_si256(control_lanes(load32(p)), control_lanes(load32(p + 32)));
@@ -186,10 +233,20 @@ bool have_avx2() {
 #endif
 }
 
-constexpr ByteBitsEngine kPortable{"portable", portable::equal_bits, portable::fixed_bits, portable::count_equal,
-                                   portable::any_control, portable::bytes_present};
+constexpr ByteBitsEngine kPortable{"portable",
+                                   portable::equal_bits,
+                                   portable::fixed_bits,
+                                   portable::count_equal,
+                                   portable::count_equal_without,
+                                   portable::any_control,
+                                   portable::bytes_present};
 #ifdef CULPRIT_BYTE_BITS_AVX2
-constexpr ByteBitsEngine kAvx2{"avx2", avx2::equal_bits, avx2::fixed_bits, avx2::count_equal, avx2::any_control,
+constexpr ByteBitsEngine kAvx2{"avx2",
+                               avx2::equal_bits,
+                               avx2::fixed_bits,
+                               avx2::count_equal,
+                               avx2::count_equal_without,
+                               avx2::any_control,
                                avx2::bytes_present};
 #endif
 
@@ -216,6 +273,9 @@ void fixed_bits(const char* p, std::size_t words, const FixedByte* fixed, std::u
 }
 std::size_t count_equal(const char* p, std::size_t n, unsigned char c) {
   return byte_bits_engine().count_equal(p, n, c);
+}
+std::size_t count_equal_without(const char* p, std::size_t n, unsigned char c, unsigned char absent) {
+  return byte_bits_engine().count_equal_without(p, n, c, absent);
 }
 bool any_control(const char* p, std::size_t words) { return byte_bits_engine().any_control(p, words); }
 std::uint32_t bytes_present(const char* p, std::size_t n, std::string_view bytes) {

@@ -36,6 +36,9 @@ void fixed_bits(const char* p, std::size_t words, const FixedByte* fixed, std::u
 
 /// How many bytes of p[0, n) equal `c`.
 std::size_t count_equal(const char* p, std::size_t n, unsigned char c);
+/// The same, in the same pass, where p[0, n) holds no byte `absent`; else npos (a count of
+/// newlines that holds only where no \r ends a line too).
+std::size_t count_equal_without(const char* p, std::size_t n, unsigned char c, unsigned char absent);
 
 /// Whether p[0, 64 * words) holds a control byte that is no line's terminator or tab: a C0
 /// byte other than \t \n \r, or DEL (strip_ansi's is_control, less the terminators).
@@ -51,6 +54,7 @@ struct ByteBitsEngine {
   void (*equal_bits)(const char* p, std::size_t words, unsigned char c, std::uint64_t* out);
   void (*fixed_bits)(const char* p, std::size_t words, const FixedByte* fixed, std::uint64_t* out);
   std::size_t (*count_equal)(const char* p, std::size_t n, unsigned char c);
+  std::size_t (*count_equal_without)(const char* p, std::size_t n, unsigned char c, unsigned char absent);
   bool (*any_control)(const char* p, std::size_t words);
   std::uint32_t (*bytes_present)(const char* p, std::size_t n, std::string_view bytes);
 };

@@ -193,6 +193,15 @@ bool block_has_ansi(std::string_view text, const RareBytes& rare) {
 
 std::size_t count_newlines(std::string_view text) { return detail::count_equal(text.data(), text.size(), '\n'); }
 
+std::size_t count_line_ends(std::string_view text) {
+  if (const std::size_t n = detail::count_equal_without(text.data(), text.size(), '\n', '\r'); n != std::string_view::npos)
+    return n;
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < text.size(); ++i)
+    if (text[i] == '\n' ? (i == 0 || text[i - 1] != '\r') : text[i] == '\r') ++n;
+  return n;
+}
+
 namespace {
 
 /// Whether `pattern` (its wildcard bytes matching anything) lies at `at`.

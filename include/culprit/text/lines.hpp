@@ -52,6 +52,9 @@ bool block_has_ansi(std::string_view text, const RareBytes& rare = RareBytes::al
 /// The number of '\n' bytes in `text`, a vector at a time (std::count widens each byte to a
 /// 64-bit lane: ~5 % of a scan where every segment's lines are counted).
 std::size_t count_newlines(std::string_view text);
+/// The lines that end in `text` as split_lines() ends them: each \n, a \r\n once, a lone \r.
+/// Without a \r, one pass that counts the \n and looks for a \r at once.
+std::size_t count_line_ends(std::string_view text);
 
 /// An ASCII digit (std::isdigit without the locale and the cast to unsigned char).
 inline bool is_digit(char c) { return c >= '0' && c <= '9'; }

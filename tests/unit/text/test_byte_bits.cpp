@@ -103,6 +103,28 @@ TEST_CASE("count_equal agrees with a byte count at every length, density and lan
   }
 }
 
+TEST_CASE("count_equal_without counts as count_equal, or says the absent byte is there wherever it is", "[text]") {
+  std::mt19937 rng(53);
+  for (const ByteBitsEngine* engine : byte_bits_engines()) {
+    for (const std::size_t size : {0u, 1u, 31u, 32u, 33u, 8160u, 8161u, 70001u}) {
+      std::string text = random_text(rng, size, '\n', 30);
+      for (char& b : text)
+        if (b == '\r') b = 'r';
+      INFO(engine->name << ": size " << size);
+      REQUIRE(engine->count_equal_without(text.data(), text.size(), '\n', '\r') ==
+              static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')));
+      // One \r anywhere (each vector's lanes, the tail) turns the count away.
+      for (std::size_t at = 0; at < size; at += (at < 70 || size - at < 70) ? 1 : 997) {
+        const char kept = text[at];
+        text[at] = '\r';
+        INFO("a \\r at " << at);
+        REQUIRE(engine->count_equal_without(text.data(), text.size(), '\n', '\r') == static_cast<std::size_t>(-1));
+        text[at] = kept;
+      }
+    }
+  }
+}
+
 TEST_CASE("any_control finds each control byte at every offset of its words, and nothing else", "[text]") {
   for (const ByteBitsEngine* engine : byte_bits_engines()) {
     for (const std::size_t words : {1u, 2u}) {
