@@ -59,10 +59,11 @@ void ask_huge_pages(std::string& text) {
   if (last > first) ::madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE);
 }
 
-/// An empty text with room for `bytes`: the smallest buffer given back that is big enough.
+/// An empty text with room for `bytes`: the smallest buffer given back that is big enough (for
+/// a piece's worth; a small input's text, which a handler may keep, is its own size).
 std::string text_with_room(std::size_t bytes) {
   std::string text;
-  {
+  if (bytes >= static_cast<std::size_t>(kMinPieceBytes)) {
     SpareTexts& spares = spare_texts();
     const std::lock_guard<std::mutex> lock(spares.mutex);
     auto best = spares.texts.end();
