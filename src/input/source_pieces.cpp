@@ -52,11 +52,11 @@ namespace {
 /// effect where transparent huge pages are off): one page fault per 2 MiB instead of one per
 /// 4 KiB, when the reader first writes it.
 void ask_huge_pages(std::string& text) {
-  constexpr std::uintptr_t kHuge = std::uintptr_t{2} << 20;
-  const auto begin = reinterpret_cast<std::uintptr_t>(text.data());
-  const std::uintptr_t first = (begin + kHuge - 1) & ~(kHuge - 1);
-  const std::uintptr_t last = (begin + text.capacity()) & ~(kHuge - 1);
-  if (last > first) ::madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE);
+  constexpr std::size_t kHuge = std::size_t{2} << 20;
+  const std::size_t misaligned = reinterpret_cast<std::uintptr_t>(text.data()) % kHuge;
+  const std::size_t skip = misaligned == 0 ? 0 : kHuge - misaligned;
+  if (text.capacity() < skip + kHuge) return;
+  ::madvise(text.data() + skip, (text.capacity() - skip) / kHuge * kHuge, MADV_HUGEPAGE);
 }
 
 /// An empty text with room for `bytes`: the smallest buffer given back that is big enough (for
