@@ -9,7 +9,6 @@
 #include "culprit/ingest/sniff.hpp"
 #include "culprit/text/lines.hpp"
 #include "culprit/text/pattern.hpp"
-#include "text/byte_vectors.hpp"
 #include "ingest/formats/cgroup_memory.hpp"
 #include "ingest/formats/kernel_oom_report.hpp"
 #include "ingest/formats/kernel_stamp.hpp"
@@ -487,30 +486,17 @@ bool ps_shape(std::string_view line) {
 }
 bool ps_first(char c) { return ps::may_start_listing(c); }
 
-bool holds_task_row_bracket(std::string_view line) {
-  const auto closes_pid = [line](std::size_t p) {
-    if (p == 0 || !is_digit(line[p - 1])) return false;
-    std::size_t k = p + 1;
-    while (k < line.size() && text::is_space(line[k])) ++k;
-    return k > p + 1 && k < line.size() && is_digit(line[k]);
-  };
-  // Every `]` of the line, sixteen bytes at a time: one sweep, where a memchr per `]` (an
-  // app log's `[file.py:401]` in every line, then the rest of it) cost 2 % of a scan.
-  using namespace text::detail;
-  const Bytes16 close = splat16(']');
-  std::size_t i = 0;
-  for (; i + 16 <= line.size(); i += 16)
-    for (unsigned found = bits16(load16(line.data() + i) == close); found != 0; found &= found - 1)
-      if (closes_pid(i + static_cast<std::size_t>(__builtin_ctz(found)))) return true;
-  for (; i < line.size(); ++i)
-    if (line[i] == ']' && closes_pid(i)) return true;
-  return false;
-}
-
 bool kernel_shape(std::string_view line) {
-  // A kernel line, or a task row `[  1234]     0  1234 …` (kernel::is_task_row) here or
-  // behind a prefix.
-  return is_kernel_line(line) || holds_task_row_bracket(line);
+  if (is_kernel_line(line)) return true;
+  // A task row `[  1234]     0  1234 …` (kernel::is_task_row), here or behind a
+  // prefix: a `]` after a digit, then blanks and a digit.
+  for (size_t p = line.find(']'); p != std::string_view::npos; p = line.find(']', p + 1)) {
+    if (p == 0 || !is_digit(line[p - 1])) continue;
+    size_t k = p + 1;
+    while (k < line.size() && text::is_space(line[k])) ++k;
+    if (k > p + 1 && k < line.size() && is_digit(line[k])) return true;
+  }
+  return false;
 }
 
 namespace {

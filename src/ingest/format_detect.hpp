@@ -76,9 +76,6 @@ inline constexpr std::string_view kSmiCsvShapePattern = ":??:??.";
 bool ps_shape(std::string_view line);
 bool ps_first(char c);  ///< a column name's or a user name's first byte (ps::may_start_listing)
 bool kernel_shape(std::string_view line);     ///< a kernel stamp, or a task row's `[ pid]  n` shape
-/// A task row's `]` anywhere in `line` (here or behind a prefix): after a digit, then blanks and
-/// a digit.
-bool holds_task_row_bracket(std::string_view line);
 
 // Command hints: output a typed command announces (see FormatSpec::announced_by).
 bool announces_smi_csv(std::string_view command);

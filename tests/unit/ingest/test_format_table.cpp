@@ -5,9 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
-#include <cctype>
 #include <filesystem>
-#include <random>
 #include <set>
 #include <string>
 #include <vector>
@@ -310,31 +308,6 @@ TEST_CASE("format table: anchor shape checks turn routine log lines away", "[for
   // A ps listing starts with a column name or a user name, a log line mostly with neither.
   CHECK(ps_shape("root      3300  98.2 12.1 81234567 7654321 ?   Sl   Apr08 912:01 python3 -m vllm"));
   CHECK_FALSE(ps_shape("(VllmWorker rank=0 pid=3300) PID 3300 ..."));
-}
-
-TEST_CASE("format table: a task row's bracket is found at every offset, as a byte reading finds it",
-          "[format_table]") {
-  // holds_task_row_bracket reads sixteen bytes at a time: each `]` in a vector and in the tail,
-  // the blanks after it across a vector's end, a look-alike `]` before the real one.
-  const auto reading = [](std::string_view line) {
-    for (std::size_t p = 0; p < line.size(); ++p) {
-      if (line[p] != ']' || p == 0 || !std::isdigit(static_cast<unsigned char>(line[p - 1]))) continue;
-      std::size_t k = p + 1;
-      while (k < line.size() && (line[k] == ' ' || line[k] == '\t')) ++k;
-      if (k > p + 1 && k < line.size() && std::isdigit(static_cast<unsigned char>(line[k]))) return true;
-    }
-    return false;
-  };
-  std::mt19937 rng(61);
-  for (std::size_t size = 0; size < 70; ++size)
-    for (int round = 0; round < 200; ++round) {
-      std::string line(size, 'x');
-      for (char& c : line) c = "]] 1\tax"[rng() % 8];
-      INFO(line);
-      REQUIRE(culprit::ingest::detect::holds_task_row_bracket(line) == reading(line));
-    }
-  CHECK(culprit::ingest::detect::holds_task_row_bracket(std::string(40, 'x') + "[metrics.py:401] x [  1234]     0"));
-  CHECK_FALSE(culprit::ingest::detect::holds_task_row_bracket(std::string(40, 'x') + "[metrics.py:401] Received 7"));
 }
 
 TEST_CASE("format table: a section's pattern lines are the lines holding the pattern, found in one pass",
