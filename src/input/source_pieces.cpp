@@ -56,7 +56,9 @@ void ask_huge_pages(std::string& text) {
   const std::size_t misaligned = reinterpret_cast<std::uintptr_t>(text.data()) % kHuge;
   const std::size_t skip = misaligned == 0 ? 0 : kHuge - misaligned;
   if (text.capacity() < skip + kHuge) return;
+#ifdef MADV_HUGEPAGE  // Linux
   ::madvise(text.data() + skip, (text.capacity() - skip) / kHuge * kHuge, MADV_HUGEPAGE);
+#endif
 }
 
 /// An empty text with room for `bytes`: the smallest buffer given back that is big enough (for
