@@ -40,8 +40,8 @@ void give_back_text(std::string&& text) {
   }
   // Full: a bigger buffer takes the smallest one's place (a small input's must not crowd out
   // the pieces' own).
-  auto smallest = std::min_element(spares.texts.begin(), spares.texts.end(),
-                                   [](const std::string& a, const std::string& b) { return a.capacity() < b.capacity(); });
+  const auto by_room = [](const std::string& a, const std::string& b) { return a.capacity() < b.capacity(); };
+  auto smallest = std::min_element(spares.texts.begin(), spares.texts.end(), by_room);
   if (smallest->capacity() < text.capacity()) *smallest = std::move(text);
 }
 
@@ -166,7 +166,8 @@ void SourcePieces::split() {
 
 void SourcePieces::reserve(std::int64_t size) {
   if (size <= 0 || !src_.text.empty()) return;
-  if (piece_bytes_ != 0) size = std::min<std::int64_t>(size, static_cast<std::int64_t>(piece_bytes_ + (piece_bytes_ >> 2)));
+  if (piece_bytes_ != 0)
+    size = std::min<std::int64_t>(size, static_cast<std::int64_t>(piece_bytes_ + (piece_bytes_ >> 2)));
   src_.text = text_with_room(static_cast<std::size_t>(size));
 }
 

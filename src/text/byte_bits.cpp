@@ -137,7 +137,8 @@ namespace avx2 {
   const __m256i b1 = _mm256_set1_epi8(static_cast<char>(fixed[1].byte));
   const __m256i b2 = _mm256_set1_epi8(static_cast<char>(fixed[2].byte));
   for (std::size_t k = 0; k < words; ++k, p += 64)
-    out[k] = std::uint64_t{fixed_bits32(p, fixed, b0, b1, b2)} | std::uint64_t{fixed_bits32(p + 32, fixed, b0, b1, b2)} << 32;
+    out[k] = std::uint64_t{fixed_bits32(p, fixed, b0, b1, b2)} |
+             std::uint64_t{fixed_bits32(p + 32, fixed, b0, b1, b2)} << 32;
 }
 
 [[gnu::target("avx2")]] std::size_t count_equal(const char* p, std::size_t n, unsigned char c) {

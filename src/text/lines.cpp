@@ -194,8 +194,8 @@ bool block_has_ansi(std::string_view text, const RareBytes& rare) {
 std::size_t count_newlines(std::string_view text) { return detail::count_equal(text.data(), text.size(), '\n'); }
 
 std::size_t count_line_ends(std::string_view text) {
-  if (const std::size_t n = detail::count_equal_without(text.data(), text.size(), '\n', '\r'); n != std::string_view::npos)
-    return n;
+  const std::size_t without_cr = detail::count_equal_without(text.data(), text.size(), '\n', '\r');
+  if (without_cr != std::string_view::npos) return without_cr;
   std::size_t n = 0;
   for (std::size_t i = 0; i < text.size(); ++i)
     if (text[i] == '\n' ? (i == 0 || text[i - 1] != '\r') : text[i] == '\r') ++n;
@@ -237,10 +237,11 @@ void for_each_pattern(std::string_view s, std::string_view pattern, char wildcar
   // Each start of `bits` (at + bit) that holds the whole pattern, lowest first, until `found`
   // says stop (then false). `next` drops the starts an earlier, overlapping look handed on.
   std::size_t next = 0;  // the first start not yet handed on
-  const auto verify = [&](std::size_t at, std::uint64_t bits) {
+  // `whole`: the bits' starts hold every byte the pattern fixes (it fixes none but those three).
+  const auto verify = [&](std::size_t at, std::uint64_t bits, bool whole) {
     for (; bits != 0; bits &= bits - 1) {
       const std::size_t start = at + static_cast<std::size_t>(__builtin_ctzll(bits));
-      if (start < next || !matches_at(p + start, pattern, wildcard)) continue;
+      if (start < next || (!whole && !matches_at(p + start, pattern, wildcard))) continue;
       next = start + 1;
       if (!found(start)) return false;
     }
@@ -253,13 +254,16 @@ void for_each_pattern(std::string_view s, std::string_view pattern, char wildcar
   const FixedByte fixed[3] = {{first, static_cast<unsigned char>(pattern[first])},
                               {middle, static_cast<unsigned char>(pattern[middle])},
                               {last, static_cast<unsigned char>(pattern[last])}};
+  const auto fixes = static_cast<std::size_t>(
+      std::count_if(pattern.begin(), pattern.end(), [wildcard](char c) { return c != wildcard; }));
+  const bool three_settle = fixes <= (middle == last ? 2u : 3u);  // `:??:??.`: no byte left to compare
   std::size_t i = 0;
   std::uint64_t words[kBitWords];
   for (std::size_t run = 2; i + 64 <= starts; run = std::min(2 * run, kBitWords)) {
     const std::size_t count = std::min((starts - i) / 64, run);
     fixed_bits(p + i, count, fixed, words);
     for (std::size_t k = 0; k < count; ++k, i += 64)
-      if (words[k] != 0 && !verify(i, words[k])) return;
+      if (words[k] != 0 && !verify(i, words[k], three_settle)) return;
   }
   // The rest sixteen starts at a time, the last sixteen overlapping the ones before (`next`
   // keeps a start from being handed on twice); under sixteen starts, byte by byte.
@@ -270,8 +274,8 @@ void for_each_pattern(std::string_view s, std::string_view pattern, char wildcar
   };
   if (starts >= 16) {
     for (; i + 16 <= starts; i += 16)
-      if (!verify(i, candidates16(i))) return;
-    if (i < starts) verify(starts - 16, candidates16(starts - 16));
+      if (!verify(i, candidates16(i), false)) return;
+    if (i < starts) verify(starts - 16, candidates16(starts - 16), false);
     return;
   }
   for (; i < starts; ++i)

@@ -77,7 +77,8 @@ TEST_CASE("fixed_bits sets the bit of every start where all three bytes sit at t
           std::uint64_t expected = 0;
           for (unsigned j = 0; j < 64; ++j) {
             bool all = true;
-            for (const FixedByte& f : fixed) all = all && static_cast<unsigned char>(text[64 * k + j + f.offset]) == f.byte;
+            for (const FixedByte& f : fixed)
+              all = all && static_cast<unsigned char>(text[64 * k + j + f.offset]) == f.byte;
             expected |= static_cast<std::uint64_t>(all) << j;
           }
           REQUIRE(out[k] == expected);
