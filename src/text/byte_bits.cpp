@@ -27,39 +27,33 @@ void fixed_bits(const char* p, std::size_t words, const FixedByte* fixed, std::u
              bits64(p + fixed[2].offset, fixed[2].byte);
 }
 
-std::size_t count_equal(const char* p, std::size_t n, unsigned char c) {
-  std::size_t i = 0, total = 0;
-  const Bytes16 wanted = splat16(c);
-  while (n - i >= 16) {
-    // Per lane, the bytes seen: at most 255 vectors before the lanes are summed.
-    Bytes16 lanes{};
-    const std::size_t stop = i + std::min<std::size_t>((n - i) / 16, 255) * 16;
-    for (; i < stop; i += 16) lanes -= reinterpret_cast<Bytes16>(load16(p + i) == wanted);  // 0xFF is -1
-    total += sum16(lanes);
-  }
-  for (; i < n; ++i) total += static_cast<unsigned char>(p[i]) == c;
-  return total;
-}
-
-std::size_t count_equal_without(const char* p, std::size_t n, unsigned char c, unsigned char absent) {
+/// count_equal's count; `kWithout`: npos where p[0, n) holds `absent` (count_equal_without).
+template <bool kWithout>
+std::size_t count_lanes(const char* p, std::size_t n, unsigned char c, unsigned char absent) {
   std::size_t i = 0, total = 0;
   const Bytes16 wanted = splat16(c), unwanted = splat16(absent);
   while (n - i >= 16) {
+    // Per lane, the bytes seen: at most 255 vectors before the lanes are summed.
     Bytes16 lanes{}, seen{};
     const std::size_t stop = i + std::min<std::size_t>((n - i) / 16, 255) * 16;
     for (; i < stop; i += 16) {
       const Bytes16 v = load16(p + i);
-      lanes -= reinterpret_cast<Bytes16>(v == wanted);
-      seen |= reinterpret_cast<Bytes16>(v == unwanted);
+      lanes -= reinterpret_cast<Bytes16>(v == wanted);  // 0xFF is -1
+      if constexpr (kWithout) seen |= reinterpret_cast<Bytes16>(v == unwanted);
     }
-    if (bits16(seen != splat16(0)) != 0) return static_cast<std::size_t>(-1);
+    if (kWithout && bits16(seen != splat16(0)) != 0) return static_cast<std::size_t>(-1);
     total += sum16(lanes);
   }
   for (; i < n; ++i) {
-    if (static_cast<unsigned char>(p[i]) == absent) return static_cast<std::size_t>(-1);
+    if (kWithout && static_cast<unsigned char>(p[i]) == absent) return static_cast<std::size_t>(-1);
     total += static_cast<unsigned char>(p[i]) == c;
   }
   return total;
+}
+
+std::size_t count_equal(const char* p, std::size_t n, unsigned char c) { return count_lanes<false>(p, n, c, 0); }
+std::size_t count_equal_without(const char* p, std::size_t n, unsigned char c, unsigned char absent) {
+  return count_lanes<true>(p, n, c, absent);
 }
 
 bool any_control(const char* p, std::size_t words) {
@@ -141,47 +135,40 @@ namespace avx2 {
              std::uint64_t{fixed_bits32(p + 32, fixed, b0, b1, b2)} << 32;
 }
 
-[[gnu::target("avx2")]] std::size_t count_equal(const char* p, std::size_t n, unsigned char c) {
-  const __m256i wanted = _mm256_set1_epi8(static_cast<char>(c));
-  std::size_t i = 0, total = 0;
-  while (n - i >= 32) {
-    // Per lane, the bytes seen: at most 255 vectors before the lanes are summed (by eights).
-    __m256i lanes = _mm256_setzero_si256();
-    const std::size_t stop = i + std::min<std::size_t>((n - i) / 32, 255) * 32;
-    for (; i < stop; i += 32) lanes = _mm256_sub_epi8(lanes, _mm256_cmpeq_epi8(load32(p + i), wanted));
-    const __m256i sums = _mm256_sad_epu8(lanes, _mm256_setzero_si256());
-    alignas(32) std::uint64_t four[4];
-    _mm256_store_si256(reinterpret_cast<__m256i*>(four), sums);
-    total += four[0] + four[1] + four[2] + four[3];
-  }
-  for (; i < n; ++i) total += static_cast<unsigned char>(p[i]) == c;
-  return total;
-}
-
-[[gnu::target("avx2")]] std::size_t count_equal_without(const char* p, std::size_t n, unsigned char c,
-                                                          unsigned char absent) {
+/// count_equal's count; `kWithout`: npos where p[0, n) holds `absent` (count_equal_without).
+template <bool kWithout>
+[[gnu::target("avx2")]] std::size_t count_lanes(const char* p, std::size_t n, unsigned char c, unsigned char absent) {
   const __m256i wanted = _mm256_set1_epi8(static_cast<char>(c));
   const __m256i unwanted = _mm256_set1_epi8(static_cast<char>(absent));
   std::size_t i = 0, total = 0;
   while (n - i >= 32) {
+    // Per lane, the bytes seen: at most 255 vectors before the lanes are summed (by eights).
     __m256i lanes = _mm256_setzero_si256(), seen = _mm256_setzero_si256();
     const std::size_t stop = i + std::min<std::size_t>((n - i) / 32, 255) * 32;
     for (; i < stop; i += 32) {
       const __m256i v = load32(p + i);
       lanes = _mm256_sub_epi8(lanes, _mm256_cmpeq_epi8(v, wanted));
-      seen = _mm256_or_si256(seen, _mm256_cmpeq_epi8(v, unwanted));
+      if constexpr (kWithout) seen = _mm256_or_si256(seen, _mm256_cmpeq_epi8(v, unwanted));
     }
-    if (!_mm256_testz_si256(seen, seen)) return static_cast<std::size_t>(-1);
+    if (kWithout && !_mm256_testz_si256(seen, seen)) return static_cast<std::size_t>(-1);
     const __m256i sums = _mm256_sad_epu8(lanes, _mm256_setzero_si256());
     alignas(32) std::uint64_t four[4];
     _mm256_store_si256(reinterpret_cast<__m256i*>(four), sums);
     total += four[0] + four[1] + four[2] + four[3];
   }
   for (; i < n; ++i) {
-    if (static_cast<unsigned char>(p[i]) == absent) return static_cast<std::size_t>(-1);
+    if (kWithout && static_cast<unsigned char>(p[i]) == absent) return static_cast<std::size_t>(-1);
     total += static_cast<unsigned char>(p[i]) == c;
   }
   return total;
+}
+
+[[gnu::target("avx2")]] std::size_t count_equal(const char* p, std::size_t n, unsigned char c) {
+  return count_lanes<false>(p, n, c, 0);
+}
+[[gnu::target("avx2")]] std::size_t count_equal_without(const char* p, std::size_t n, unsigned char c,
+                                                          unsigned char absent) {
+  return count_lanes<true>(p, n, c, absent);
 }
 
 [[gnu::target("avx2")]] bool any_control(const char* p, std::size_t words) {
