@@ -167,7 +167,7 @@ std::size_t text_escape(Sv s, std::size_t i) {
 /// `s`) says it holds neither byte.
 bool has_text_escape(Sv s, const text::RareBytes& rare = text::RareBytes::all()) {
   for (const char first : {'#', '\\'}) {
-    if (!rare.holds(first, s)) continue;
+    if (!rare.may_hold(first)) continue;  // (without a census, the memchr below is the scan)
     for (const char* p = s.data(); p < s.data() + s.size();) {
       p = static_cast<const char*>(std::memchr(p, first, static_cast<std::size_t>(s.data() + s.size() - p)));
       if (!p) break;
@@ -434,7 +434,7 @@ class Repairer {
   /// Whether the stages run on `text` (or its lines) apply at all.
   bool escapes_text(Sv text) const { return !options_.structured && has_text_escape(text, options_.rare); }
   bool joins_lines() const { return signals_ && !options_.structured; }
-  bool escaped_newlines(Sv text) const { return options_.rare.holds('\\', text) && text.find("\\n") != Sv::npos; }
+  bool escaped_newlines(Sv text) const { return options_.rare.may_hold('\\') && text.find("\\n") != Sv::npos; }
   /// True when no stage would change `lines`, the split of `text`, by each stage's first look
   /// (run() then builds no line list): no chrome, no gutter column, no escape, no wrap.
   bool nothing_to_repair(Sv text, const std::vector<Sv>& lines) const;
