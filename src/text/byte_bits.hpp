@@ -1,11 +1,10 @@
-// Whole-block byte passes, 64 bytes to a word: which bytes equal a given one (or three at
-// three offsets: a pattern's fixed bytes), how many do,
-// whether a control byte is among them, and which of a few bytes a text holds. The text
-// module's block passes (split_lines, count_newlines, find_pattern, block_has_ansi, the
-// RareBytes census) are built on these, so that their loops stay
-// portable while the bytes are compared as wide as the CPU allows: with AVX2 where the CPU has
-// it (x86-64; chosen once, at the first call), else sixteen bytes at a time (byte_vectors.hpp,
-// SSE2 or NEON). AVX2 measured ~3× the SSE2 form's speed here on a 4 MiB piece (65 against
+// Whole-block byte passes, 64 bytes to a word: which bytes equal a given one (or three at three
+// offsets: a pattern's fixed bytes), how many do (unless another byte is there), whether a
+// control byte is among them, and which of a few bytes a text holds. The text module's block
+// passes (split_lines, count_newlines, count_line_ends, for_each_pattern, block_has_ansi, the
+// RareBytes census) are built on these, so that their loops stay portable while the bytes are
+// compared as wide as the CPU allows: with AVX2 where the CPU has it (x86-64; chosen once, at
+// the first call), else sixteen bytes at a time (byte_vectors.hpp, SSE2 or NEON). AVX2 measured ~3× the SSE2 form's speed here on a 4 MiB piece (65 against
 // 21 GB/s); the passes were 12 % of a batch scan's cycles. Not installed.
 #pragma once
 
