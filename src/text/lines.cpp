@@ -254,9 +254,8 @@ void for_each_pattern(std::string_view s, std::string_view pattern, char wildcar
   const FixedByte fixed[3] = {{first, static_cast<unsigned char>(pattern[first])},
                               {middle, static_cast<unsigned char>(pattern[middle])},
                               {last, static_cast<unsigned char>(pattern[last])}};
-  const auto fixes = static_cast<std::size_t>(
-      std::count_if(pattern.begin(), pattern.end(), [wildcard](char c) { return c != wildcard; }));
-  const bool three_settle = fixes <= (middle == last ? 2u : 3u);  // `:??:??.`: no byte left to compare
+  // No fixed byte between the middle and the last (`:??:??.`): the three are all it fixes.
+  const bool three_settle = middle == last || pattern.find_first_not_of(wildcard, middle + 1) == last;
   std::size_t i = 0;
   std::uint64_t words[kBitWords];
   for (std::size_t run = 2; i + 64 <= starts; run = std::min(2 * run, kBitWords)) {
