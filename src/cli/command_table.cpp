@@ -109,7 +109,8 @@ std::vector<OptionDoc> options_from_help(const std::function<int(const std::vect
     } else if (!out.empty() && line.size() > 4 && line.compare(0, 4, "    ") == 0) {
       const auto start = line.find_first_not_of(' ');
       auto& d = out.back().description;
-      d += (d.empty() ? "" : " ") + line.substr(start);
+      if (!d.empty()) d += ' ';
+      d.append(line, start);
     } else if (!out.empty() && line.empty()) {
       break;  // the end of the table
     }

@@ -91,8 +91,14 @@ bool MemInfo::feed(std::string_view t) {
     name = std::string(first);
   } else {
     // The global counters: `key:<pages>` words (rsyslog may have joined the record with #012).
-    std::string line(t);
-    for (std::size_t p; (p = line.find("#012")) != std::string::npos;) line.replace(p, 4, " ");
+    std::string line;
+    for (std::size_t from = 0;;) {
+      const std::size_t p = t.find("#012", from);
+      line.append(t, from, p == std::string_view::npos ? std::string_view::npos : p - from);
+      if (p == std::string_view::npos) break;
+      line += ' ';
+      from = p + 4;
+    }
     std::string_view l(line);
     std::size_t colon = first.find(':');
     if (colon == std::string_view::npos || colon == 0 || colon + 1 >= first.size() ||

@@ -85,8 +85,9 @@ TEST_CASE("a table cut short keeps the GPUs read so far", "[gpu][nvidia_smi]") {
 }
 
 TEST_CASE("text around the table is ignored", "[gpu][nvidia_smi]") {
-  const std::string text = std::string("user@gpu-node-3:~$ nvidia-smi\n") + kR410 +
-                           "user@gpu-node-3:~$ echo done\ndone\n| not | a | table |\n";
+  std::string text = "user@gpu-node-3:~$ nvidia-smi\n";
+  text += kR410;
+  text += "user@gpu-node-3:~$ echo done\ndone\n| not | a | table |\n";
   const auto sink = parse_smi(text);
   CHECK(sink.snapshots.size() == 1);
   CHECK(sink.events.size() == 1);
