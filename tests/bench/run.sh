@@ -12,6 +12,8 @@
 #   one-file      the corpus as one file (its files joined): culprit diagnosing it (read in
 #                 pieces) | rg …
 # GB/s is always of the uncompressed log text (the same bytes in every row), so rows compare.
+# Under the table: the scan's literal pass alone on one core (culprit_bench_literal_pass), which
+# bounds the plain row, beside as many literals of rare letters and split_lines.
 #
 # Usage: tests/bench/run.sh [BUILD_DIR=build] [MEGABYTES=400] [RUNS=3]
 # Needs: ripgrep, lnav (optional: its row is left out without it), GNU time, gzip, zstd, tar
@@ -105,4 +107,9 @@ awk -v b="$bytes" '
           ratio = (n[i] ~ /^culprit/ || t[i] == 0) ? "1.00" : sprintf("%.2f", cul[set[i]] / t[i])
           printf "%-8s %-24s %8.2f %8.3f %8.2f %9.1f %12sx\n", set[i], n[i], t[i], (t[i] > 0 ? b / 1e9 / t[i] : 0), c[i], r[i] / 1024, ratio } }' "$results"
 echo "culprit/peer: culprit's wall time over the peer's in the same corpus (above 1: the peer is faster)."
+# What bounds the plain row: the scan's one literal pass alone, on one core (every byte goes
+# through it once, so N cores scan at most N times this).
+if [ -x "$build/tests/culprit_bench_literal_pass" ]; then
+  "$build/tests/culprit_bench_literal_pass" "$corpus" "$runs"
+fi
 rm -f "$literals" "$results" "$timing"
