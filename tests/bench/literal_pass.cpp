@@ -8,7 +8,8 @@
 // letters (log words) make it slower than rare ones of the same number and length.
 //
 // Usage: culprit_bench_literal_pass CORPUS [ROUNDS=3]   (CORPUS: a folder or a file)
-// Prints one line per pass: its literals, GB/s (the best of ROUNDS), the lines with a hit.
+// Prints one line per pass: its literals, GB/s (the best of ROUNDS), the lines with a hit. The
+// corpus is held in memory (read once, so the passes time no I/O): size it to the machine.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
