@@ -58,7 +58,10 @@ void ReadContext::emit(Source& source) {
 void read_fd(int fd, std::int64_t limit, int& error, bool& cut, SourcePieces& pieces) {
   error = 0;
   cut = false;
-  std::string window(std::size_t{1} << 18, '\0');  // reused: a cut line's tail is never held
+  // The read window: a cut line's tail is never held. One per thread, zero-filled once, not per
+  // input (3000 logs of 4 KB: 136 → 128 ms of CPU, the 256 KiB of zeros each no longer written).
+  // read_fd never runs inside itself: the handlers emit() calls read no input.
+  thread_local std::string window(std::size_t{1} << 18, '\0');
   for (;;) {
     const std::int64_t left = limit - pieces.read_bytes();
     ssize_t n;
