@@ -227,10 +227,14 @@ std::string sniff_format(std::string_view text) {
   if (trim(text).empty()) return std::string(format::kEmpty);
   const size_t probe = std::min<size_t>(text.size(), 8192);
   size_t bad = 0;
-  for (size_t i = 0; i < probe; ++i) {
-    const unsigned char c = static_cast<unsigned char>(text[i]);
-    if (c == 0) return std::string(format::kBinary);
-    if (c < 0x20 && c != '\n' && c != '\r' && c != '\t' && c != 0x1b) ++bad;
+  // Most texts hold no control byte at all, which one pass tells (then neither a NUL nor a bad
+  // byte is there): the byte loop below was 7 % of a batch of small files' CPU.
+  if (text::has_control_bytes(text.substr(0, probe))) {
+    for (size_t i = 0; i < probe; ++i) {
+      const unsigned char c = static_cast<unsigned char>(text[i]);
+      if (c == 0) return std::string(format::kBinary);
+      if (c < 0x20 && c != '\n' && c != '\r' && c != '\t' && c != 0x1b) ++bad;
+    }
   }
   if (bad * 10 > probe) return std::string(format::kBinary);
   auto segments = segment_text(text);

@@ -180,7 +180,7 @@ bool has_ansi(std::string_view line) {
   return false;
 }
 
-bool block_has_ansi(std::string_view text, const RareBytes& rare) {
+bool has_control_bytes(std::string_view text) {
   // is_control, less the terminators (they end lines): 64 bytes to a word, then the tail.
   const std::size_t words = text.size() / 64;
   if (detail::any_control(text.data(), words)) return true;
@@ -188,7 +188,11 @@ bool block_has_ansi(std::string_view text, const RareBytes& rare) {
     const auto c = static_cast<unsigned char>(text[at]);
     if (is_control(c) && c != '\n' && c != '\r') return true;
   }
-  return rare.may_hold('^') && text.find("^[[") != std::string_view::npos;
+  return false;
+}
+
+bool block_has_ansi(std::string_view text, const RareBytes& rare) {
+  return has_control_bytes(text) || (rare.may_hold('^') && text.find("^[[") != std::string_view::npos);
 }
 
 std::size_t count_newlines(std::string_view text) { return detail::count_equal(text.data(), text.size(), '\n'); }

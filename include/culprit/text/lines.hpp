@@ -44,6 +44,9 @@ std::string strip_ansi(std::string_view line);
 /// True when strip_ansi() would change `line` (an escape, a pasted `^[[..m`, a control byte):
 /// the cheap test that lets callers skip the copy.
 bool has_ansi(std::string_view line);
+/// True when `text` holds a control byte other than the line terminators and tabs: a C0 byte
+/// (NUL and ESC among them) other than \t \n \r, or DEL. One pass, 64 bytes at a time.
+bool has_control_bytes(std::string_view text);
 /// True when some line of `text` (as split_lines() splits it) may have has_ansi() true: it holds a
 /// control byte other than the line terminators and tabs, or `^[[`. One pass over the whole
 /// block, so that a caller asks has_ansi() per line only where it can say yes. `rare`: a census

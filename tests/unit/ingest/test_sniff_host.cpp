@@ -110,3 +110,26 @@ TEST_CASE("sniff: a prompt is found wherever its `@` lies in the line's first 65
   CHECK(segs[2].host == "gpu-3");
   CHECK(segs[2].text == "INFO on gpu-3");
 }
+
+TEST_CASE("sniff_format calls a text binary by its first 8 KiB: a NUL, or control bytes past one in ten", "[sniff]") {
+  const std::string line = "worker 3 step 120 loss 0.25\n";  // 28 bytes
+  std::string text;
+  while (text.size() < 9000) text += line;
+  CHECK(sniff_format(text) == "app_log");
+  std::string nul = text;
+  nul[5000] = '\0';
+  CHECK(sniff_format(nul) == "binary");
+  nul = text;
+  nul[8500] = '\0';  // past the probe
+  CHECK(sniff_format(nul) == "app_log");
+  // 100 bytes: ten control bytes (one in ten) are still text, eleven are not. Tab, the
+  // terminators and ESC (colour codes) never count.
+  std::string hundred(100, 'x');
+  for (std::size_t i = 0; i < 10; ++i) hundred[5 + 9 * i] = '\x01';
+  CHECK(sniff_format(hundred) == "app_log");
+  hundred[99] = '\x02';
+  CHECK(sniff_format(hundred) == "binary");
+  std::string escapes;
+  while (escapes.size() < 400) escapes += "\x1b[1;36m(VllmWorker rank=0 pid=7)\x1b[0;0m INFO\t\r\n";
+  CHECK(sniff_format(escapes) == "app_log");
+}

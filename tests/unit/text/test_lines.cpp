@@ -114,7 +114,7 @@ TEST_CASE("count_line_ends counts the lines that end as split_lines ends them", 
   CHECK(count_line_ends(big) == 5000);
   big[big.find("line 2500") + 4] = '\r';  // a lone \r inside a line ends one more
   CHECK(count_line_ends(big) == 5001);
-  big.insert(big.find("line 4000") - 1, "\r");  // a \r\n ends one line, as a \n does
+  big.insert(big.find("line 4000") - 1, 1, '\r');  // a \r\n ends one line, as a \n does
   CHECK(count_line_ends(big) == 5001);
 }
 
@@ -137,9 +137,12 @@ TEST_CASE("block_has_ansi says yes wherever some line's has_ansi does", "[text]"
   CHECK(block_has_ansi("pasted ^[[0;36mcolour\n"));
   CHECK(block_has_ansi(std::string("a NUL \0 byte\n", 13)));
   CHECK(block_has_ansi("a DEL \x7f byte"));
+  // A pasted `^[[` is printable text: only block_has_ansi takes it for an escape.
+  CHECK_FALSE(has_control_bytes("pasted ^[[0;36mcolour\n"));
+  CHECK(has_control_bytes("ok\n\x1b[31mred\n"));
 }
 
-TEST_CASE("block_has_ansi finds a control byte at every offset, and only those", "[text]") {
+TEST_CASE("block_has_ansi and has_control_bytes find a control byte at every offset, and only those", "[text]") {
   // Offsets across a 64-byte block and the tail after it; the bytes the line splitter owns
   // (\n, \r), tab and non-ASCII are no escape.
   for (const std::size_t size : {1u, 15u, 16u, 17u, 63u, 64u, 65u, 130u}) {
@@ -150,6 +153,7 @@ TEST_CASE("block_has_ansi finds a control byte at every offset, and only those",
         const bool control = (c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f;
         INFO("size " << size << ", byte " << int(c) << " at " << at);
         CHECK(block_has_ansi(text) == control);
+        CHECK(has_control_bytes(text) == control);
       }
     }
   }
