@@ -152,16 +152,13 @@ void read_descriptor(int fd, const struct stat& st, const std::string& display, 
   ctx.emit(src);
 }
 
-/// One path that is not a folder. `named` is true for a path the user named (a FIFO there is
-/// read like stdin); false for a member of a folder.
+/// One path that is not a folder, `st` its stat() as the caller took it (the folder walk, or
+/// the look at a named input): its type says how to open it, and what was opened is checked
+/// again. `named` is true for a path the user named (a FIFO there is read like stdin); false for
+/// a member of a folder.
 void read_path(const std::string& path, const std::string& display, const std::string& host,
-               const std::string& origin, bool named, ReadContext& ctx) {
+               const std::string& origin, bool named, struct stat st, ReadContext& ctx) {
   if (!ctx.can_read(display)) return;
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) {
-    report_stat_failure(path, display, errno, ctx, named ? core::DiagLevel::error : core::DiagLevel::warning);
-    return;
-  }
   const bool stream = named && S_ISFIFO(st.st_mode);
   if (!S_ISREG(st.st_mode) && !stream) {
     ctx.warn(code::kNotFile, display, not_a_file_reason(st.st_mode));
@@ -195,7 +192,11 @@ class FolderWalk {
  public:
   FolderWalk(const std::string& root, ReadContext& ctx) : root_(root), ctx_(ctx) {}
 
-  std::vector<std::pair<std::string, std::string>> files() {  // (path, relative name)
+  struct File {
+    std::string path, rel;  ///< the path to open, and its name relative to the folder
+    struct stat st;         ///< as the walk found it
+  };
+  std::vector<File> files() {
     struct stat st {};
     if (::stat(root_.c_str(), &st) == 0) dirs_.insert({st.st_dev, st.st_ino});
     walk(root_, "", 0);
@@ -241,7 +242,7 @@ class FolderWalk {
                     core::DiagLevel::note);
           continue;
         }
-        files_.emplace_back(path, child);
+        files_.push_back({path, child, st});
       } else {
         ctx_.warn(code::kNotFile, child, not_a_file_reason(st.st_mode));
       }
@@ -252,18 +253,18 @@ class FolderWalk {
   ReadContext& ctx_;
   std::set<FileKey> dirs_;
   std::map<FileKey, std::string> seen_files_;
-  std::vector<std::pair<std::string, std::string>> files_;
+  std::vector<File> files_;
 };
 
 /// A parent of node folders: two or more subfolders that name hosts, or one and no log file
 /// beside it (documentation does not count: a README next to `spark-a/`, `spark-b/`).
-bool holds_node_folders(const std::vector<std::pair<std::string, std::string>>& files) {
+bool holds_node_folders(const std::vector<FolderWalk::File>& files) {
   std::set<std::string> nodes;
   bool top_level_log = false;
   for (const auto& f : files) {
-    const std::string h = host_from_relative_path(f.second);
+    const std::string h = host_from_relative_path(f.rel);
     if (!h.empty()) nodes.insert(h);
-    if (f.second.find('/') == std::string::npos && !detail::is_documentation_name(f.second)) top_level_log = true;
+    if (f.rel.find('/') == std::string::npos && !detail::is_documentation_name(f.rel)) top_level_log = true;
   }
   return nodes.size() >= 2 || (nodes.size() == 1 && !top_level_log);
 }
@@ -310,7 +311,7 @@ void read_inputs(const std::vector<std::string>& inputs, const ReadOptions& opti
       continue;
     }
     if (!S_ISDIR(st.st_mode)) {
-      read_path(input, input, options.default_host, input, true, ctx);
+      read_path(input, input, options.default_host, input, true, st, ctx);
       continue;
     }
     // A file's host: its node folder under the input (`spark-b/…`), else --host. A folder
@@ -325,14 +326,14 @@ void read_inputs(const std::vector<std::string>& inputs, const ReadOptions& opti
     const bool named = !parent && !folder_host(input).empty();  // the folder is a host itself
     const std::string own = named && options.default_host.empty() ? folder_host(input) : std::string();
     const std::string prefix = own.empty() ? std::string() : own + "/";
-    for (const auto& [path, rel] : files) {
+    for (const auto& [path, rel, file_st] : files) {
       std::string host = named ? own : host_from_relative_path(rel);
       ctx.host_from = host_from::kFolder;
       if (host.empty()) {
         host = options.default_host;
         ctx.host_from = given;
       }
-      read_path(path, prefix + rel, host, input, false, ctx);
+      read_path(path, prefix + rel, host, input, false, file_st, ctx);
     }
   }
 }
