@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -37,9 +38,15 @@ struct ReadContext {
 
 class SourcePieces;
 
+/// What read_fd asks of an input's first bytes before they go to its pieces (whether they are an
+/// archive's magic): false stops the read with nothing appended. Asked once, with the first
+/// read's bytes (empty where that read found the end of the file or failed).
+using FirstBytes = std::function<bool(std::string_view first)>;
+
 /// Reads `fd` to its end or to `limit` bytes into `pieces` (in windows, through its cutter).
-/// `error` is an errno (0: none), `cut` says the limit stopped it.
-void read_fd(int fd, std::int64_t limit, int& error, bool& cut, SourcePieces& pieces);
+/// `error` is an errno (0: none), `cut` says the limit stopped it. `first`, where given, looks
+/// at the first bytes read (not asked when `limit` allows none).
+void read_fd(int fd, std::int64_t limit, int& error, bool& cut, SourcePieces& pieces, const FirstBytes& first = {});
 
 /// Where reading the last `limit` bytes of a regular file of `size` bytes starts: the first
 /// line start inside them (or where they start, when they hold no line end); `first_line`

@@ -95,18 +95,32 @@ void read_descriptor(int fd, const struct stat& st, const std::string& display, 
                      const std::string& origin, bool from_stdin, ReadContext& ctx) {
   if (!ctx.can_read(display)) return;
   const bool regular = S_ISREG(st.st_mode);
-  if (regular) {
-    char head[512];
-    ssize_t n;
-    do n = ::pread(fd, head, sizeof head, 0);
-    while (n < 0 && errno == EINTR);
-    if (n > 0 && looks_like_archive(std::string_view(head, static_cast<size_t>(n)))) {
-      detail::read_archive_fd(fd, display, host, origin, ctx, 1);
-      return;
+  std::int64_t room = ctx.room();
+  // A regular file read from its start has its first bytes looked at as read (read_fd's
+  // FirstBytes); one read from its tail (too big), or with no room left, by a read of its head.
+  const bool head_as_read = regular && room > 0 && st.st_size <= room;
+  // Archives and compressed files by their magic bytes; a name that says so over bytes that do
+  // not, with a warning. True: read it as text.
+  bool archive = false;
+  const auto text_not_archive = [&](std::string_view head) {
+    if (looks_like_archive(head.substr(0, std::min<std::size_t>(head.size(), 512)))) {
+      archive = true;
+      return false;
     }
     if (detail::is_archive_name(display))
       ctx.warn(code::kArchive, display,
                "named like an archive or compressed file, but its bytes are not one (damaged?); read as plain text");
+    return true;
+  };
+  if (regular && !head_as_read) {
+    char head[512];
+    ssize_t n;
+    do n = ::pread(fd, head, sizeof head, 0);
+    while (n < 0 && errno == EINTR);
+    if (!text_not_archive(n > 0 ? std::string_view(head, static_cast<size_t>(n)) : std::string_view())) {
+      detail::read_archive_fd(fd, display, host, origin, ctx, 1);
+      return;
+    }
   }
   int err = 0;
   bool cut = false;
@@ -116,7 +130,6 @@ void read_descriptor(int fd, const struct stat& st, const std::string& display, 
   src.host_from = host.empty() ? std::string() : ctx.host_from;
   src.origin = origin;
   src.from_stdin = from_stdin;
-  std::int64_t room = ctx.room();
   detail::SourcePieces pieces(src, ctx, ctx.options.max_line_bytes);
   if (regular && st.st_size > room && room > 0) {
     // Too big: the end of a log is where the failure is, so read its last `room` bytes.
@@ -131,7 +144,13 @@ void read_descriptor(int fd, const struct stat& st, const std::string& display, 
   }
   if (err == 0) {
     if (regular) pieces.reserve(std::min<std::int64_t>(st.st_size, room));
-    detail::read_fd(fd, room, err, cut, pieces);
+    detail::read_fd(fd, room, err, cut, pieces, head_as_read ? detail::FirstBytes(text_not_archive) : nullptr);
+  }
+  if (archive) {  // nothing of it was taken as text
+    give_back_text(std::move(src.text));
+    if (::lseek(fd, 0, SEEK_SET) == 0) detail::read_archive_fd(fd, display, host, origin, ctx, 1);
+    else ctx.warn(code::kUnreadable, display, fmt::format("cannot read: {}; skipped", errno_text(errno)));
+    return;
   }
   pieces.finish();
   if (err != 0)
