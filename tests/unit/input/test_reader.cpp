@@ -126,6 +126,38 @@ TEST_CASE("a file over max_file_bytes is read from its tail with true line numbe
   }
 }
 
+TEST_CASE("a file is an archive by its first bytes, whatever its name and however it is read", "[input]") {
+  TempDir t;
+  t.write("rotated.log", culprit::test::gzip_stored("one\ntwo\n"));  // gzip bytes, a log's name
+  t.write("plain.gz", "plain text\n");                               // a gzip's name, text bytes
+  t.write("empty.gz", "");
+  const auto read = [&](const std::string& name, const ReadOptions& o, Diagnostics& d) {
+    return culprit::input::read_inputs({(t.path / name).string()}, o, d);
+  };
+  ReadOptions o;
+  Diagnostics d;
+  auto s = read("rotated.log", o, d);  // its first bytes, as read, are the gzip magic
+  INFO(all_problems(d));
+  REQUIRE(s.size() == 1);
+  CHECK(s[0].text == "one\ntwo\n");
+  CHECK_FALSE(has_problem(d, "input-archive", "rotated.log"));
+  d.clear();
+  s = read("plain.gz", o, d);  // read as text, with a warning that the name says otherwise
+  REQUIRE(s.size() == 1);
+  CHECK(s[0].text == "plain text\n");
+  CHECK(has_problem(d, "input-archive", "plain.gz"));
+  d.clear();
+  s = read("empty.gz", o, d);  // no bytes at all: the same warning
+  CHECK(has_problem(d, "input-archive", "empty.gz"));
+  CHECK((s.empty() || s[0].text.empty()));
+  // Too big to read whole: its tail is read, so its head is looked at on its own first.
+  d.clear();
+  o.max_file_bytes = 8;
+  s = read("rotated.log", o, d);
+  REQUIRE(s.size() == 1);
+  CHECK(s[0].text == "one\ntwo\n");
+}
+
 TEST_CASE("tar, gzip and a gzip inside a tar are read from memory", "[input]") {
   const std::string inner = culprit::test::gzip_stored("rotated line\n");
   const std::string tar = culprit::test::tar_of(
