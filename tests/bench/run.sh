@@ -11,7 +11,11 @@
 #                 of the archives | rg …
 #   one-file      the corpus as one file (its files joined): culprit diagnosing it (read in
 #                 pieces) | rg …
-# GB/s is always of the uncompressed log text (the same bytes in every row), so rows compare.
+#   small-files   every file of the corpus's first four incidents cut at line ends into files of
+#                 at most 4 KiB (`split -C 4096`: a folder of many small logs, where what a file
+#                 costs to open and sniff counts): culprit scan | rg …
+# GB/s is always of the uncompressed log text (the same bytes in every row but small-files, which
+# holds a part of it), so rows compare.
 # Under the table: the scan's literal pass alone on one core (culprit_bench_literal_pass), which
 # bounds the plain row, beside as many literals of rare letters and split_lines.
 #
@@ -51,10 +55,21 @@ for kind in gz zst tar.gz tar.zst; do
 done
 # The same text as one file, for the single-input rows.
 [ -f "$corpus-one.log" ] || (cd "$corpus" && find . -type f | sort | xargs cat) > "$corpus-one.log"
+# Many small files: the first four incidents' files, each cut into files of at most 4 KiB.
+if [ ! -d "$corpus-small" ]; then
+  rm -rf "$corpus-small.tmp"
+  for f in $(cd "$corpus" && find . -type f | sort | grep -E '^\./[^/]+-00[0-3]/'); do
+    mkdir -p "$corpus-small.tmp/${f%.*}"
+    split -C 4096 -d -a 5 "$corpus/$f" "$corpus-small.tmp/${f%.*}/part-"
+  done
+  mv "$corpus-small.tmp" "$corpus-small"
+fi
+small_bytes=$(du -sb --apparent-size "$corpus-small" | cut -f1)
+small_files=$(find "$corpus-small" -type f | wc -l)
 bytes=$(du -sb "$corpus" | cut -f1)
 literals=$(mktemp)
 "$culprit" rules literals > "$literals"
-for d in "$corpus" "$corpus-gz" "$corpus-zst" "$corpus-tar.gz" "$corpus-tar.zst" "$corpus-one.log"; do
+for d in "$corpus" "$corpus-gz" "$corpus-zst" "$corpus-tar.gz" "$corpus-tar.zst" "$corpus-one.log" "$corpus-small"; do
   find "$d" -type f -exec cat {} + > /dev/null  # warm the page cache
 done
 
@@ -88,6 +103,8 @@ fi
 # One file: the whole corpus as a single log (read in pieces; peak RSS must not grow with it).
 measure one-file "culprit --jobs 2" "$culprit" --jobs 2 "$corpus-one.log"
 measure one-file "rg -i -c -F" rg -i -c -F -f "$literals" "$corpus-one.log"
+measure small-files "culprit scan --jobs 2" "$culprit" scan --jobs 2 "$corpus-small"
+measure small-files "rg -i -c -F" rg -i -c -F -f "$literals" "$corpus-small"
 measure .gz "culprit scan --jobs 2" "$culprit" scan --jobs 2 "$corpus-gz"
 measure .gz "zcat | rg -i -c -F" sh -c "find '$corpus-gz' -type f -exec zcat {} + | $rg_lits"
 measure .zst "culprit scan --jobs 2" "$culprit" scan --jobs 2 "$corpus-zst"
@@ -97,15 +114,17 @@ measure .tar.gz "zcat | rg -i -c -F" sh -c "zcat '$corpus-tar.gz'/* | $rg_lits"
 measure .tar.zst "culprit scan --jobs 2" "$culprit" scan --jobs 2 "$corpus-tar.zst"
 measure .tar.zst "zstd -dc | rg -i -c -F" sh -c "zstd -q -dc '$corpus-tar.zst'/* | $rg_lits"
 
-echo "corpus: $corpus, $(echo "$bytes" | awk '{printf "%.1f MiB", $1/1048576}') of log text (GB/s: of these bytes in every row), median of $runs runs, $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
-printf '%-8s %-24s %8s %8s %8s %9s %13s\n' corpus tool wall_s GB/s cpu_s RSS_MiB culprit/peer
-awk -v b="$bytes" '
+echo "corpus: $corpus, $(echo "$bytes" | awk '{printf "%.1f MiB", $1/1048576}') of log text (GB/s: of these bytes in every row but small-files), median of $runs runs, $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "small-files: $small_files files, $(echo "$small_bytes" | awk '{printf "%.1f MiB", $1/1048576}') (its GB/s: of these bytes)"
+printf '%-11s %-24s %8s %8s %8s %9s %13s\n' corpus tool wall_s GB/s cpu_s RSS_MiB culprit/peer
+awk -v full="$bytes" -v small="$small_bytes" '
   { set[NR] = $1; t[NR] = $(NF - 2); c[NR] = $(NF - 1); r[NR] = $NF
     name = $2; for (i = 3; i < NF - 2; i++) name = name " " $i; n[NR] = name
     if (name ~ /^culprit/) cul[$1] = $(NF - 2) }
   END { for (i = 1; i <= NR; i++) {
           ratio = (n[i] ~ /^culprit/ || t[i] == 0) ? "1.00" : sprintf("%.2f", cul[set[i]] / t[i])
-          printf "%-8s %-24s %8.2f %8.3f %8.2f %9.1f %12sx\n", set[i], n[i], t[i], (t[i] > 0 ? b / 1e9 / t[i] : 0), c[i], r[i] / 1024, ratio } }' "$results"
+          b = set[i] == "small-files" ? small : full
+          printf "%-11s %-24s %8.2f %8.3f %8.2f %9.1f %12sx\n", set[i], n[i], t[i], (t[i] > 0 ? b / 1e9 / t[i] : 0), c[i], r[i] / 1024, ratio } }' "$results"
 echo "culprit/peer: culprit's wall time over the peer's in the same corpus (above 1: the peer is faster)."
 # What bounds the plain row: the scan's one literal pass alone, on one core (every byte goes
 # through it once, so N cores scan at most N times this).
