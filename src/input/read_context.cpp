@@ -77,14 +77,13 @@ void read_fd(int fd, std::int64_t limit, int& error, bool& cut, SourcePieces& pi
     const auto want = static_cast<size_t>(std::min<std::int64_t>(static_cast<std::int64_t>(window.size()), left));
     do n = ::read(fd, window.data(), want);
     while (n < 0 && errno == EINTR);
+    const int read_error = n < 0 ? errno : 0;  // before the first look, which may make calls of its own
     if (first && !asked_first) {
       asked_first = true;
-      const int read_errno = errno;
       if (!first(n > 0 ? std::string_view(window.data(), static_cast<size_t>(n)) : std::string_view())) return;
-      errno = read_errno;  // the look may have made calls of its own (a warning's formatting)
     }
     if (n <= 0) {
-      if (n < 0) error = errno;
+      error = read_error;
       break;
     }
     pieces.append(std::string_view(window.data(), static_cast<size_t>(n)));
