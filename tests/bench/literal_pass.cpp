@@ -1,8 +1,8 @@
 // Literal-pass benchmark: the scan's one block pass alone, on one core. ingest::line_hit_list
 // over the built-in rules (the format table's anchors, the parsers' markers and the signals'
 // literals: one Hyperscan database, text::BlockScanner::hit_line_ids) over a corpus cut into
-// pieces as the reader cuts it, beside the same number of literals drawn from rare letters, and
-// beside text::split_lines. The first figure bounds `culprit scan`: every byte goes through it
+// pieces of the reader's size at line ends, beside the same number of literals drawn from rare
+// letters, and beside text::split_lines. The first figure bounds `culprit scan`: every byte goes through it
 // once, so on N cores the scan is never faster than N times it. The second shows what sets it:
 // Hyperscan's FDR confirms every place a bucket of literals may end, so literals of common
 // letters (log words) make it slower than rare ones of the same number and length.
@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "culprit/culprit.hpp"
 #include "culprit/rules/loader.hpp"
 #include "culprit/text/block_scanner.hpp"
 #include "culprit/text/lines.hpp"
@@ -30,12 +31,12 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-/// The reader's piece size (ReadOptions::piece_bytes' default), so blocks are the size a scan
-/// hands the pass.
-constexpr std::size_t kPieceBytes = std::size_t{4} << 20;
+/// The reader's piece size, so blocks are the size a scan hands the pass.
+constexpr auto kPieceBytes = static_cast<std::size_t>(culprit::kDefaultPieceBytes);
 
-/// Every file under `root` (or `root` itself), each cut into pieces at the last line end before
-/// kPieceBytes.
+/// Every file under `root` (or `root` itself), each cut into pieces at the last line end within
+/// kPieceBytes (the reader ends a piece where no block is open; on these blocks the pass's speed
+/// is the same).
 std::vector<std::string> read_pieces(const std::filesystem::path& root) {
   std::vector<std::filesystem::path> files;
   if (std::filesystem::is_directory(root)) {
@@ -63,14 +64,14 @@ std::vector<std::string> read_pieces(const std::filesystem::path& root) {
   return pieces;
 }
 
-struct Result {
+struct PassTime {
   double seconds = 1e30;  ///< the best round
   std::size_t hit_lines = 0;
 };
 
 /// The best of `rounds` passes of `scanner` over every piece.
-Result time_pass(const culprit::text::BlockScanner& scanner, const std::vector<std::string>& pieces, int rounds) {
-  Result r;
+PassTime time_pass(const culprit::text::BlockScanner& scanner, const std::vector<std::string>& pieces, int rounds) {
+  PassTime r;
   std::vector<culprit::text::BlockScanner::LineIds> hits;
   for (int round = 0; round < rounds; ++round) {
     std::size_t lines = 0;
@@ -130,7 +131,7 @@ int main(int argc, char** argv) {
   const auto report = [&](const char* what, const text::LiteralList& list) {
     const text::BlockScanner scanner(list.literals, text::BlockScanner::Engine::hyperscan,
                                      text::BlockScanner::kCompileAfterBytes, list.ids);
-    const Result r = time_pass(scanner, pieces, rounds);
+    const PassTime r = time_pass(scanner, pieces, rounds);
     std::printf("literal pass  %3zu literals, %-34s %5.2f GB/s one core  (%zu lines with a hit)\n",
                 list.literals.size(), what, gbs(r.seconds), r.hit_lines);
   };
