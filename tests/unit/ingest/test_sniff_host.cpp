@@ -1,6 +1,7 @@
 // Sniffing and segmentation of the host-side sources: syslog files whatever their tags, JSON
 // that culprit reads (journald, docker inspect, pod JSON) vs JSON-lines application logs,
-// kubectl describe, multi-line kernel records, and a paste that mixes them between prompts.
+// kubectl describe, multi-line kernel records, and a paste that mixes them between prompts; and
+// the binary probe that turns a text away before any of that.
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <string>
