@@ -90,7 +90,7 @@ PassTime time_pass(const culprit::text::BlockScanner& scanner, const std::vector
   return r;
 }
 
-/// `count` literals as long as `like`'s, of letters log text seldom holds.
+/// As many literals as `like` holds, each as long as its own, of letters log text seldom holds.
 culprit::text::LiteralList rare_letters(const culprit::text::LiteralList& like) {
   std::mt19937 random(42);
   const std::string letters = "qxzjkvw";

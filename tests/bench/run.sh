@@ -64,7 +64,7 @@ if [ ! -d "$corpus-small" ]; then
   done
   mv "$corpus-small.tmp" "$corpus-small"
 fi
-small_bytes=$(du -sb --apparent-size "$corpus-small" | cut -f1)
+small_bytes=$(du -sb "$corpus-small" | cut -f1)
 small_files=$(find "$corpus-small" -type f | wc -l)
 bytes=$(du -sb "$corpus" | cut -f1)
 literals=$(mktemp)
