@@ -171,16 +171,16 @@ void read_descriptor(int fd, const struct stat& st, const std::string& display, 
   ctx.emit(src);
 }
 
-/// One path that is not a folder, `st` its stat() as the caller took it (the folder walk, or
-/// the look at a named input): its type says how to open it, and what was opened is checked
+/// One path that is not a folder, `mode` its type as the caller's stat() found it (the folder
+/// walk, or the look at a named input): it says how to open it, and what was opened is checked
 /// again. `named` is true for a path the user named (a FIFO there is read like stdin); false for
 /// a member of a folder.
 void read_path(const std::string& path, const std::string& display, const std::string& host,
-               const std::string& origin, bool named, struct stat st, ReadContext& ctx) {
+               const std::string& origin, bool named, mode_t mode, ReadContext& ctx) {
   if (!ctx.can_read(display)) return;
-  const bool stream = named && S_ISFIFO(st.st_mode);
-  if (!S_ISREG(st.st_mode) && !stream) {
-    ctx.warn(code::kNotFile, display, not_a_file_reason(st.st_mode));
+  const bool stream = named && S_ISFIFO(mode);
+  if (!S_ISREG(mode) && !stream) {
+    ctx.warn(code::kNotFile, display, not_a_file_reason(mode));
     return;
   }
   const int fd = open_read_only(path, !stream);
@@ -192,6 +192,7 @@ void read_path(const std::string& path, const std::string& display, const std::s
     return;
   }
   // The path may have changed between stat() and open(): trust only what was opened.
+  struct stat st {};
   if (::fstat(fd, &st) != 0 || (!S_ISREG(st.st_mode) && !(stream && S_ISFIFO(st.st_mode)))) {
     ctx.warn(code::kNotFile, display, not_a_file_reason(st.st_mode));
     ::close(fd);
@@ -213,7 +214,7 @@ class FolderWalk {
 
   struct File {
     std::string path, rel;  ///< the path to open, and its name relative to the folder
-    struct stat st;         ///< as the walk found it
+    mode_t mode;            ///< its type, as the walk's stat() found it
   };
   std::vector<File> files() {
     struct stat st {};
@@ -261,7 +262,7 @@ class FolderWalk {
                     core::DiagLevel::note);
           continue;
         }
-        files_.push_back({path, child, st});
+        files_.push_back({path, child, st.st_mode});
       } else {
         ctx_.warn(code::kNotFile, child, not_a_file_reason(st.st_mode));
       }
@@ -330,7 +331,7 @@ void read_inputs(const std::vector<std::string>& inputs, const ReadOptions& opti
       continue;
     }
     if (!S_ISDIR(st.st_mode)) {
-      read_path(input, input, options.default_host, input, true, st, ctx);
+      read_path(input, input, options.default_host, input, true, st.st_mode, ctx);
       continue;
     }
     // A file's host: its node folder under the input (`spark-b/…`), else --host. A folder
@@ -345,14 +346,14 @@ void read_inputs(const std::vector<std::string>& inputs, const ReadOptions& opti
     const bool named = !parent && !folder_host(input).empty();  // the folder is a host itself
     const std::string own = named && options.default_host.empty() ? folder_host(input) : std::string();
     const std::string prefix = own.empty() ? std::string() : own + "/";
-    for (const auto& [path, rel, file_st] : files) {
+    for (const auto& [path, rel, mode] : files) {
       std::string host = named ? own : host_from_relative_path(rel);
       ctx.host_from = host_from::kFolder;
       if (host.empty()) {
         host = options.default_host;
         ctx.host_from = given;
       }
-      read_path(path, prefix + rel, host, input, false, file_st, ctx);
+      read_path(path, prefix + rel, host, input, false, mode, ctx);
     }
   }
 }
