@@ -148,9 +148,12 @@ void read_descriptor(int fd, const struct stat& st, const std::string& display, 
   }
   if (archive) {  // nothing of it was taken as text
     give_back_text(std::move(src.text));
-    if (::lseek(fd, 0, SEEK_SET) == 0) detail::read_archive_fd(fd, display, host, origin, ctx, 1);
-    else ctx.warn(code::kUnreadable, display, fmt::format("cannot read: {}; skipped", errno_text(errno)));
-    return;
+    src.text.clear();
+    if (::lseek(fd, 0, SEEK_SET) == 0) {
+      detail::read_archive_fd(fd, display, host, origin, ctx, 1);
+      return;
+    }
+    err = errno;  // said below, as any read error before the first byte
   }
   pieces.finish();
   if (err != 0)
