@@ -473,9 +473,14 @@ bool smi_xml_first(char c) { return c == '<'; }
 bool smi_csv_shape(std::string_view line) {
   // A PCI bus id cell `00000000:3B:00.0`, `:` at its 8th and 11th byte and `.` at its 14th,
   // among `, `-separated cells. The sniffer asks this only at lines its section pass found the
-  // bus id's shape in (FormatSpec::unanchored_pattern), so the `, ` goes first.
-  return line.size() <= 2000 && contains(line, ", ") && text::contains_pattern(line, kSmiCsvShapePattern, '?');
+  // bus id's shape in (FormatSpec::unanchored_pattern), so the `, ` goes first. A line opening
+  // with a colour code or a kernel stamp is a log line (smi_csv_first, ShapedRows::at).
+  if (line.size() > 2000 || !contains(line, ", ")) return false;
+  const std::string_view t = text::trim_left(line);
+  return smi_csv_first(t[0]) && !kernel::starts_with_boot_stamp(t) &&
+         text::contains_pattern(line, kSmiCsvShapePattern, '?');
 }
+bool smi_csv_first(char c) { return c != '\x1b'; }
 
 bool ps_shape(std::string_view line) {
   // ps_block's two ways in: a header (parse_header's first tokens, then the `PID` in it; the

@@ -69,6 +69,9 @@ bool json_first(char c);                      ///< `{`, `[` or RS: json_shape's 
 bool smi_xml_shape(std::string_view line);    ///< starts with `<`
 bool smi_xml_first(char c);                   ///< `<`
 bool smi_csv_shape(std::string_view line);    ///< `, ` cells and a PCI bus id's `:..:..` shape
+/// Any byte but ESC: nvidia-smi colours none of its CSV, so a line opening with a colour code is
+/// a program's log line (smi_csv_shape's FormatSpec::unanchored_first).
+bool smi_csv_first(char c);
 /// What smi_csv_shape needs, as FormatSpec::unanchored_pattern (`?`: any byte).
 inline constexpr std::string_view kSmiCsvShapePattern = ":??:??.";
 /// A header-less ps row, or a header's `PID` (case-sensitive: as an anchor literal, compared

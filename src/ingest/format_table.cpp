@@ -48,7 +48,7 @@ constexpr FormatSpec kTable[] = {
     {.id = format::kNvidiaSmiCsv, .scope = Scope::block, .score = 60, .detect = detect::smi_csv,
      .announced_by = detect::announces_smi_csv, .continues = detect::continues_smi_csv,
      .parse = parse_nvidia_smi_csv, .merges = false,
-     .anchors = detect::kSmiCsvAnchors, .unanchored = detect::smi_csv_shape,
+     .anchors = detect::kSmiCsvAnchors, .unanchored = detect::smi_csv_shape, .unanchored_first = detect::smi_csv_first,
      .unanchored_pattern = detect::kSmiCsvShapePattern, .samples = {"nvidia_smi_csv"}},
     {.id = format::kPs, .scope = Scope::block, .score = 50, .detect = detect::ps_block,
      .parse = parse_ps, .merges = false,
@@ -83,6 +83,7 @@ struct Ranks {
       }
     };
     shaped(block, shaped_block);
+    shaped_block.stamped_asked_nothing = true;
     shaped(line, shaped_line);
     shaped(fallback, shaped_fallback);
   }

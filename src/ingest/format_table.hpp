@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "culprit/text/lines.hpp"
+#include "ingest/formats/kernel_stamp.hpp"
 
 namespace culprit::ingest {
 
@@ -159,11 +160,17 @@ inline bool may_anchor(const FormatSpec& f, const Scan& scan, std::size_t i) {
 struct ShapedRows {
   static constexpr std::size_t kEmpty = 256;  ///< by_first's entry for a line of whitespace
   std::array<std::vector<const FormatSpec*>, 257> by_first;
+  /// Whether a line opening with a kernel boot stamp (`[ 1478.687080] `, after whitespace) is
+  /// asked nothing: the block scope's, since no block's shape opens so (such a line is kernel
+  /// text; the format-table test holds every row's shape to it). Most lines of a dmesg are.
+  bool stamped_asked_nothing = false;
   /// The rows to ask at `line`: all a detector loop need ask there. Inline: asked at every line
   /// without an anchor.
   std::span<const FormatSpec* const> at(std::string_view line) const {
     const std::string_view t = text::trim_left(line);
-    return by_first[t.empty() ? kEmpty : static_cast<unsigned char>(t[0])];
+    if (t.empty()) return by_first[kEmpty];
+    if (stamped_asked_nothing && t[0] == '[' && kernel::starts_with_boot_stamp(t)) return {};
+    return by_first[static_cast<unsigned char>(t[0])];
   }
 };
 /// The ShapedRows of `scope` (built once).

@@ -247,6 +247,11 @@ TEST_CASE("format table: a shape check passes only at lines starting with a byte
   for (int c = 0; c < 256; ++c)
     for (const std::string& tail : tails)
       for (const std::string_view lead : {"", " ", "\t ", "\r"}) lines.push_back(std::string(lead) + static_cast<char>(c) + tail);
+  // Lines a shape would pass but for how they open: a kernel boot stamp (ShapedRows::at asks the
+  // block rows nothing there) or a colour code, before CSV cells with a bus id and a JSON value.
+  for (const std::string_view open : {"[ 1478.687080] ", "[    7.500000] ", "  [12.5] ", "\x1b[1;36m", "\x1b[0m "})
+    for (const std::string_view rest : {"0, 00000000:3B:00.0, 81559, 1024", "{\"a\": 1}", "PID TTY TIME CMD"})
+      lines.push_back(std::string(open) + std::string(rest));
   std::size_t asked = 0, passed = 0;
   for (const std::string& line : lines) {
     const std::string_view t = culprit::text::trim_left(line);
@@ -275,9 +280,18 @@ TEST_CASE("format table: a shape check passes only at lines starting with a byte
       CHECK(std::find(rows.begin(), rows.end(), &f) != rows.end());
     }
   }
-  // Most log lines are asked no block shape but the pattern-gated one.
-  const auto vllm = culprit::ingest::shaped_by_rank(Scope::block).at("\x1b[1;36m(VllmWorker rank=0 pid=3300)\x1b[0;0m INFO");
-  for (const FormatSpec* f : vllm) CHECK(!f->unanchored_pattern.empty());
+  // Most log lines are asked no block shape at all: a coloured worker line, a dmesg line (its
+  // `[` is also JSON's first byte), indented or not.
+  const auto& block = culprit::ingest::shaped_by_rank(Scope::block);
+  CHECK(block.at("\x1b[1;36m(VllmWorker rank=0 pid=3300)\x1b[0;0m INFO 04-09 00:08:09 [metrics.py:402] x").empty());
+  CHECK(block.at("[ 1478.687080] nvidia 0000:3b:00.0: enabling device, 00000000:3B:00.0").empty());
+  CHECK(block.at("  [    7.500000] x").empty());
+  // ...but a `[` that opens no stamp still asks the JSON rows, and a CSV row the pattern-gated one.
+  CHECK_FALSE(block.at("[").empty());
+  CHECK_FALSE(block.at("[ 1478.687080 x").empty());
+  CHECK_FALSE(block.at("0, 00000000:3B:00.0, 81559").empty());
+  // The line scope asks its kernel row everywhere (a stamp is what it looks for).
+  CHECK_FALSE(culprit::ingest::shaped_by_rank(Scope::line).at("[ 1478.687080] x").empty());
 }
 
 TEST_CASE("format table: anchor shape checks turn routine log lines away", "[format_table]") {
