@@ -25,11 +25,17 @@ using text::is_digit;
 using text::starts_with;
 using text::trim;
 
+/// Whether a line opening with `c` may be kernel text: every stamp form is_kernel_line takes
+/// and every transport prefix kernel_line peels starts with `[`, `<`, a digit or a letter (a
+/// month, a facility, a host), and so does a bare task row (`[`).
+bool may_open_kernel_line(char c) {
+  return c == '[' || c == '<' || is_digit(c) || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
+}
+
 bool is_kernel_line(std::string_view line) {
-  // Every kernel stamp form this takes starts with `[`, `<`, a digit or a letter (month, facility).
   if (line.size() < 8) return false;
   const char c = line[0];
-  if (!(c == '[' || c == '<' || is_digit(c) || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'))) return false;
+  if (!may_open_kernel_line(c)) return false;
   if (kernel::starts_with_boot_stamp(line)) return true;  // the regex's first alternative, by its bytes
   // A capital letter starts a month stamp (`Apr  9 00:47:19 host tag:`, localised `Mär 09 …`)
   // or nothing of ours: without the clock's `dd:dd:dd` near the start or a ` kernel: ` tag it is
@@ -492,6 +498,10 @@ bool ps_shape(std::string_view line) {
 bool ps_first(char c) { return ps::may_start_listing(c); }
 
 bool kernel_shape(std::string_view line) {
+  // A line opening otherwise (a colour code, a worker's `(…)` prefix) is no kernel text,
+  // whatever it holds: kernel_line claims none. An indented one may be (a task row behind a
+  // priority, peeled by the kernel parser).
+  if (line.empty() || !(may_open_kernel_line(line[0]) || line[0] == ' ' || line[0] == '\t')) return false;
   if (is_kernel_line(line)) return true;
   // A task row `[  1234]     0  1234 …` (kernel::is_task_row), here or behind a
   // prefix: a `]` after a digit, then blanks and a digit.

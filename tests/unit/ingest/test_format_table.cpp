@@ -324,6 +324,39 @@ TEST_CASE("format table: anchor shape checks turn routine log lines away", "[for
   CHECK_FALSE(ps_shape("(VllmWorker rank=0 pid=3300) PID 3300 ..."));
 }
 
+TEST_CASE("format table: the kernel class claims no line its shape check turns away by its first byte",
+          "[format_table]") {
+  // kernel_shape turns a line away at once when its first byte opens no kernel form (a colour
+  // code, a worker's `(`, an indent). The sniffer asks kernel_line only where the shape passes or
+  // an anchor literal is held, so kernel_line must claim no such line either: task rows (which
+  // hold no anchor) after every first byte, bare, behind a stamp, a priority or a colour code.
+  const FormatSpec* kernel = culprit::ingest::find_format(culprit::ingest::format::kKernelLog);
+  REQUIRE(kernel != nullptr);
+  const std::string row = "[   1234]     0  1234    12345     6789    90112        0             0 python3";
+  std::size_t claimed = 0, turned_away = 0;
+  const std::vector<std::string> rests = {row,        " " + row,  "[ 12.5] " + row, "<4>" + row,
+                                         "\x1b[0m " + row, "7>" + row, "host: " + row,
+                                         "[    7.500000] usb 1-1: new device"};
+  for (int c = -1; c < 256; ++c)  // -1: no byte before `rest`
+    for (const std::string& rest : rests)
+      for (const std::string_view lead : {"", " ", "\t"}) {
+        const std::string line = std::string(lead) + (c < 0 ? std::string() : std::string(1, static_cast<char>(c))) + rest;
+        const bool claims = kernel->claims_line(line);
+        claimed += claims;
+        if (!culprit::ingest::detect::kernel_shape(line)) {
+          ++turned_away;
+          INFO("line: " << line);
+          CHECK_FALSE(claims);
+        }
+      }
+  // Both answers occur: the check has lines to hold.
+  CHECK(claimed > 4);
+  CHECK(turned_away > 1000);
+  CHECK_FALSE(culprit::ingest::detect::kernel_shape("\x1b[1;36m(VllmWorker rank=1 pid=3301)\x1b[0;0m INFO 04-09 [a.py:402] 7"));
+  CHECK_FALSE(culprit::ingest::detect::kernel_shape("(VllmWorker rank=1 pid=3301) [  1234]     0  1234"));
+  CHECK(culprit::ingest::detect::kernel_shape("[  1234]     0  1234    12345"));
+}
+
 TEST_CASE("format table: a section's pattern lines are the lines holding the pattern, found in one pass",
           "[format_table]") {
   // Scan::holds_pattern: a match inside a line marks it; one across a line end marks neither
