@@ -250,7 +250,8 @@ std::string_view normalize_text(std::string_view in, std::size_t max_line_bytes,
     return text;
   }
   const bool nul = census.holds('\0', text);
-  const bool valid = simdjson::validate_utf8(text.data(), text.size());
+  // All ASCII (the census's word) is valid UTF-8: no second pass over the text.
+  const bool valid = !census.may_hold_non_ascii() || simdjson::validate_utf8(text.data(), text.size());
   if (!nul && valid && !has_long_line(text, max_line_bytes)) return text;
   std::string cleaned = clean(text, max_line_bytes, report);
   storage = std::move(cleaned);

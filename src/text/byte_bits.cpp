@@ -15,6 +15,10 @@
 namespace culprit::text::detail {
 
 namespace {
+
+/// A byte any_control looks for: a C0 control other than the line terminators and tab, or DEL.
+bool is_sought_control(unsigned char c) { return (c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f; }
+
 namespace portable {
 
 void equal_bits(const char* p, std::size_t words, unsigned char c, std::uint64_t* out) {
@@ -56,39 +60,60 @@ std::size_t count_equal_without(const char* p, std::size_t n, unsigned char c, u
   return count_lanes<true>(p, n, c, absent);
 }
 
+/// 0xFF in each lane of `v` that any_control looks for, else 0. A C0 control is a byte whose
+/// top three bits are clear (SSE2 has no unsigned byte compare).
+Mask16 control_lanes(Bytes16 v) {
+  const Mask16 c0 = (v & splat16(0xe0)) == splat16(0);
+  return (c0 & ~((v == splat16('\t')) | (v == splat16('\n')) | (v == splat16('\r')))) | (v == splat16(0x7f));
+}
+
 bool any_control(const char* p, std::size_t words) {
-  // A C0 control is a byte whose top three bits are clear (SSE2 has no unsigned byte compare).
-  const auto bad = [](Bytes16 v) {
-    const Mask16 c0 = (v & splat16(0xe0)) == splat16(0);
-    return (c0 & ~((v == splat16('\t')) | (v == splat16('\n')) | (v == splat16('\r')))) | (v == splat16(0x7f));
-  };
   for (std::size_t at = 0; at < 64 * words; at += 64)
-    if (bits16(bad(load16(p + at)) | bad(load16(p + at + 16)) | bad(load16(p + at + 32)) | bad(load16(p + at + 48))) != 0)
+    if (bits16(control_lanes(load16(p + at)) | control_lanes(load16(p + at + 16)) | control_lanes(load16(p + at + 32)) |
+               control_lanes(load16(p + at + 48))) != 0)
       return true;
   return false;
 }
 
-std::uint32_t bytes_present(const char* p, std::size_t n, std::string_view bytes) {
-  const std::uint32_t all = (std::uint32_t{1} << bytes.size()) - 1;
+/// bytes_present's bits; `kCensus`: census's two more in the same pass.
+template <bool kCensus>
+std::uint32_t present_lanes(const char* p, std::size_t n, std::string_view bytes) {
+  const std::uint32_t all = ((std::uint32_t{1} << bytes.size()) - 1) | (kCensus ? kNonAsciiBit | kControlBit : 0);
   std::uint32_t found = 0;
   std::size_t i = 0;
   // A block of 4 KiB at a time, each byte's lanes ORed, then told apart once.
   while (n - i >= 16 && found != all) {
     const std::size_t stop = i + std::min<std::size_t>((n - i) / 16, 256) * 16;
     Bytes16 seen[8] = {};
+    Bytes16 high{}, control{};
     for (; i < stop; i += 16) {
       const Bytes16 v = load16(p + i);
       for (std::size_t k = 0; k < bytes.size(); ++k)
         seen[k] |= reinterpret_cast<Bytes16>(v == splat16(static_cast<unsigned char>(bytes[k])));
+      if constexpr (kCensus) {
+        high |= v;
+        control |= reinterpret_cast<Bytes16>(control_lanes(v));
+      }
     }
     for (std::size_t k = 0; k < bytes.size(); ++k)
       if (bits16(seen[k] != splat16(0)) != 0) found |= std::uint32_t{1} << k;
+    if (kCensus && bits16((high & splat16(0x80)) != splat16(0)) != 0) found |= kNonAsciiBit;
+    if (kCensus && bits16(control != splat16(0)) != 0) found |= kControlBit;
   }
-  for (; i < n && found != all; ++i)
+  for (; i < n && found != all; ++i) {
+    const auto c = static_cast<unsigned char>(p[i]);
     for (std::size_t k = 0; k < bytes.size(); ++k)
       if (p[i] == bytes[k]) found |= std::uint32_t{1} << k;
+    if (kCensus && c >= 0x80) found |= kNonAsciiBit;
+    if (kCensus && is_sought_control(c)) found |= kControlBit;
+  }
   return found;
 }
+
+std::uint32_t bytes_present(const char* p, std::size_t n, std::string_view bytes) {
+  return present_lanes<false>(p, n, bytes);
+}
+std::uint32_t census(const char* p, std::size_t n, std::string_view bytes) { return present_lanes<true>(p, n, bytes); }
 
 }  // namespace portable
 
@@ -179,7 +204,9 @@ template <bool kWithout>
   return false;
 }
 
-[[gnu::target("avx2")]] std::uint32_t bytes_present(const char* p, std::size_t n, std::string_view bytes) {
+/// bytes_present's bits; `kCensus`: census's two more in the same pass.
+template <bool kCensus>
+[[gnu::target("avx2")]] std::uint32_t present_lanes(const char* p, std::size_t n, std::string_view bytes) {
   // Each byte's bit k looked up by its two nibbles (bit k set in `low`'s entry for bytes[k]'s
   // low nibble and in `high`'s for its high one): a lane's AND is bytes[k]'s bit where the lane
   // is bytes[k], and nothing where it is no byte asked — one pass, two shuffles per 32 bytes.
@@ -192,22 +219,39 @@ template <bool kWithout>
   const __m256i low_table = _mm256_broadcastsi128_si256(_mm_load_si128(reinterpret_cast<const __m128i*>(low)));
   const __m256i high_table = _mm256_broadcastsi128_si256(_mm_load_si128(reinterpret_cast<const __m128i*>(high)));
   const __m256i nibble = _mm256_set1_epi8(0x0f);
-  __m256i seen = _mm256_setzero_si256();
+  __m256i seen = _mm256_setzero_si256(), any = _mm256_setzero_si256(), control = _mm256_setzero_si256();
   std::size_t i = 0;
   for (; n - i >= 32; i += 32) {
     const __m256i v = load32(p + i);
     const __m256i lo = _mm256_shuffle_epi8(low_table, _mm256_and_si256(v, nibble));
     const __m256i hi = _mm256_shuffle_epi8(high_table, _mm256_and_si256(_mm256_srli_epi16(v, 4), nibble));
     seen = _mm256_or_si256(seen, _mm256_and_si256(lo, hi));
+    if constexpr (kCensus) {
+      any = _mm256_or_si256(any, v);  // its lanes' top bits: a byte >= 0x80
+      control = _mm256_or_si256(control, control_lanes(v));
+    }
   }
   alignas(32) std::uint8_t lanes[32];
   _mm256_store_si256(reinterpret_cast<__m256i*>(lanes), seen);
   std::uint32_t found = 0;
   for (const std::uint8_t lane : lanes) found |= lane;
-  for (; i < n; ++i)
+  if (kCensus && _mm256_movemask_epi8(any) != 0) found |= kNonAsciiBit;
+  if (kCensus && !_mm256_testz_si256(control, control)) found |= kControlBit;
+  for (; i < n; ++i) {
+    const auto c = static_cast<unsigned char>(p[i]);
     for (std::size_t k = 0; k < bytes.size(); ++k)
       if (p[i] == bytes[k]) found |= std::uint32_t{1} << k;
+    if (kCensus && c >= 0x80) found |= kNonAsciiBit;
+    if (kCensus && is_sought_control(c)) found |= kControlBit;
+  }
   return found;
+}
+
+[[gnu::target("avx2")]] std::uint32_t bytes_present(const char* p, std::size_t n, std::string_view bytes) {
+  return present_lanes<false>(p, n, bytes);
+}
+[[gnu::target("avx2")]] std::uint32_t census(const char* p, std::size_t n, std::string_view bytes) {
+  return present_lanes<true>(p, n, bytes);
 }
 
 }  // namespace avx2
@@ -227,7 +271,8 @@ constexpr ByteBitsEngine kPortable{"portable",
                                    portable::count_equal,
                                    portable::count_equal_without,
                                    portable::any_control,
-                                   portable::bytes_present};
+                                   portable::bytes_present,
+                                   portable::census};
 #ifdef CULPRIT_BYTE_BITS_AVX2
 constexpr ByteBitsEngine kAvx2{"avx2",
                                avx2::equal_bits,
@@ -235,7 +280,8 @@ constexpr ByteBitsEngine kAvx2{"avx2",
                                avx2::count_equal,
                                avx2::count_equal_without,
                                avx2::any_control,
-                               avx2::bytes_present};
+                               avx2::bytes_present,
+                               avx2::census};
 #endif
 
 }  // namespace
@@ -268,6 +314,9 @@ std::size_t count_equal_without(const char* p, std::size_t n, unsigned char c, u
 bool any_control(const char* p, std::size_t words) { return byte_bits_engine().any_control(p, words); }
 std::uint32_t bytes_present(const char* p, std::size_t n, std::string_view bytes) {
   return byte_bits_engine().bytes_present(p, n, bytes);
+}
+std::uint32_t census(const char* p, std::size_t n, std::string_view bytes) {
+  return byte_bits_engine().census(p, n, bytes);
 }
 
 }  // namespace culprit::text::detail

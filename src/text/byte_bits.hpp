@@ -47,6 +47,14 @@ bool any_control(const char* p, std::size_t words);
 /// bytes, each of which a whole-text memchr would otherwise look for on its own.
 std::uint32_t bytes_present(const char* p, std::size_t n, std::string_view bytes);
 
+/// census's bits past the asked bytes' (bits 0-7): a byte >= 0x80 (the text is not all ASCII),
+/// and a control byte as any_control tells one.
+inline constexpr std::uint32_t kNonAsciiBit = std::uint32_t{1} << 8;
+inline constexpr std::uint32_t kControlBit = std::uint32_t{1} << 9;
+/// bytes_present's bits and, in the same pass, kNonAsciiBit and kControlBit: what the checks of a
+/// whole text need to know of it (text::RareBytes), each byte read once.
+std::uint32_t census(const char* p, std::size_t n, std::string_view bytes);
+
 /// One implementation of the passes above.
 struct ByteBitsEngine {
   std::string_view name;  ///< "avx2" or "portable"
@@ -56,6 +64,7 @@ struct ByteBitsEngine {
   std::size_t (*count_equal_without)(const char* p, std::size_t n, unsigned char c, unsigned char absent);
   bool (*any_control)(const char* p, std::size_t words);
   std::uint32_t (*bytes_present)(const char* p, std::size_t n, std::string_view bytes);
+  std::uint32_t (*census)(const char* p, std::size_t n, std::string_view bytes);
 };
 /// The implementation in use: AVX2 where the build targets x86-64 and the CPU has it.
 const ByteBitsEngine& byte_bits_engine();

@@ -79,8 +79,11 @@ std::size_t esc_length(std::string_view s, std::size_t pos) {
 }  // namespace
 
 RareBytes RareBytes::of(std::string_view text) {
-  return RareBytes(detail::bytes_present(text.data(), text.size(), kBytes), true);
+  return RareBytes(detail::census(text.data(), text.size(), kBytes), true);
 }
+
+bool RareBytes::may_hold_non_ascii() const { return !known_ || (bits_ & detail::kNonAsciiBit) != 0; }
+bool RareBytes::may_hold_control() const { return !known_ || (bits_ & detail::kControlBit) != 0; }
 
 bool RareBytes::may_hold(char c) const {
   const std::size_t k = kBytes.find(c);
@@ -192,7 +195,8 @@ bool has_control_bytes(std::string_view text) {
 }
 
 bool block_has_ansi(std::string_view text, const RareBytes& rare) {
-  return has_control_bytes(text) || (rare.may_hold('^') && text.find("^[[") != std::string_view::npos);
+  return (rare.may_hold_control() && has_control_bytes(text)) ||
+         (rare.may_hold('^') && text.find("^[[") != std::string_view::npos);
 }
 
 std::size_t count_newlines(std::string_view text) { return detail::count_equal(text.data(), text.size(), '\n'); }

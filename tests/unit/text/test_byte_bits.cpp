@@ -170,3 +170,35 @@ TEST_CASE("bytes_present tells each asked byte at every offset, and no look-alik
     CHECK(engine->bytes_present(every.data(), every.size(), "zq") == 0x1u);
   }
 }
+
+TEST_CASE("census tells bytes_present's bytes, a byte past ASCII and a control byte, each at every offset",
+          "[text]") {
+  // text::RareBytes' one pass: the asked bytes as bytes_present tells them, kNonAsciiBit for a
+  // byte >= 0x80 and kControlBit for a byte any_control looks for, planted one at a time across
+  // the vector widths and the tail among printable ASCII and the terminators.
+  using culprit::text::detail::kControlBit;
+  using culprit::text::detail::kNonAsciiBit;
+  const std::string_view asked{"\r\0#\\@^", 6};
+  const std::string filler = "abc XYZ 09:.[]\t\n";
+  std::mt19937 rng(61);
+  for (const ByteBitsEngine* engine : byte_bits_engines()) {
+    for (const std::size_t size : {0u, 1u, 31u, 32u, 33u, 64u, 100u, 4095u, 4096u, 4097u, 20000u}) {
+      std::string text(size, 'a');
+      for (char& c : text) c = filler[rng() % filler.size()];
+      INFO(engine->name << ": " << size << " bytes");
+      REQUIRE(engine->census(text.data(), text.size(), asked) == 0);
+      for (unsigned b = 0; b < 256 && size > 0; ++b) {
+        for (const std::size_t at : {std::size_t{0}, size / 2, size - 1}) {
+          std::string planted = text;
+          planted[at] = static_cast<char>(b);
+          std::uint32_t want = engine->bytes_present(planted.data(), planted.size(), asked);
+          if (b >= 0x80) want |= kNonAsciiBit;
+          if (is_sought_control(static_cast<unsigned char>(b))) want |= kControlBit;
+          INFO("byte " << b << " at " << at);
+          REQUIRE(engine->census(planted.data(), planted.size(), asked) == want);
+        }
+      }
+    }
+  }
+}
+

@@ -293,3 +293,19 @@ TEST_CASE("a vector compare's lanes become bits alike on every build", "[text]")
     REQUIRE(bits64(bytes, '\n') == expected64);
   }
 }
+
+TEST_CASE("RareBytes: an ASCII text without control bytes says so; any other may hold them", "[text]") {
+    const RareBytes plain = RareBytes::of("[ 12.5] usb 1-1: new device\r\n\tnext line\n");
+  CHECK_FALSE(plain.may_hold_non_ascii());
+  CHECK_FALSE(plain.may_hold_control());
+  CHECK(plain.may_hold('\r'));
+  CHECK(RareBytes::of("caf\xc3\xa9\n").may_hold_non_ascii());
+  CHECK_FALSE(RareBytes::of("caf\xc3\xa9\n").may_hold_control());
+  CHECK(RareBytes::of("\x1b[1;36m(VllmWorker pid=1)\x1b[0m x\n").may_hold_control());
+  CHECK(RareBytes::all().may_hold_non_ascii());
+  CHECK(RareBytes::all().may_hold_control());
+  // block_has_ansi asks no pass where the census has no control byte, and still finds a `^[[`.
+  CHECK_FALSE(block_has_ansi("plain\n", RareBytes::of("plain\n")));
+  CHECK(block_has_ansi("a ^[[0;36m b\n", RareBytes::of("a ^[[0;36m b\n")));
+  CHECK(block_has_ansi("a \x1b[0m b\n", RareBytes::of("a \x1b[0m b\n")));
+}
