@@ -482,7 +482,7 @@ bool smi_csv_shape(std::string_view line) {
   // bus id's shape in (FormatSpec::unanchored_pattern), so the `, ` goes first. A line opening
   // with a colour code or a kernel stamp is a log line (smi_csv_first, ShapedRows::at).
   if (line.size() > 2000 || !contains(line, ", ")) return false;
-  const std::string_view t = text::trim_left(line);
+  const std::string_view t = text::trim_left(line);  // not empty: it holds the `,`
   return smi_csv_first(t[0]) && !kernel::starts_with_boot_stamp(t) &&
          text::contains_pattern(line, kSmiCsvShapePattern, '?');
 }
