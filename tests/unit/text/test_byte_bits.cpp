@@ -22,6 +22,13 @@ std::string random_text(std::mt19937& rng, std::size_t size, unsigned char c, un
   return text;
 }
 
+/// `size` bytes drawn from `alphabet`.
+std::string text_of(std::mt19937& rng, std::size_t size, std::string_view alphabet) {
+  std::string text(size, '\0');
+  for (char& c : text) c = alphabet[rng() % alphabet.size()];
+  return text;
+}
+
 }  // namespace
 
 TEST_CASE("the engine in use is the last this CPU can run: AVX2 where it has it", "[text]") {
@@ -151,8 +158,7 @@ TEST_CASE("bytes_present tells each asked byte at every offset, and no look-alik
   std::mt19937 rng(53);
   for (const ByteBitsEngine* engine : byte_bits_engines()) {
     for (const std::size_t size : {0u, 1u, 31u, 32u, 33u, 64u, 100u, 8191u, 8192u, 8193u, 20000u}) {
-      std::string text(size, 'a');
-      for (char& c : text) c = filler[rng() % filler.size()];
+      const std::string text = text_of(rng, size, filler);
       INFO(engine->name << ": " << size << " bytes of look-alikes");
       REQUIRE(engine->bytes_present(text.data(), text.size(), asked) == 0);
       for (std::size_t k = 0; k < asked.size() && size > 0; ++k) {
@@ -183,8 +189,7 @@ TEST_CASE("census tells bytes_present's bytes, a byte past ASCII and a control b
   std::mt19937 rng(61);
   for (const ByteBitsEngine* engine : byte_bits_engines()) {
     for (const std::size_t size : {0u, 1u, 31u, 32u, 33u, 64u, 100u, 4095u, 4096u, 4097u, 20000u}) {
-      std::string text(size, 'a');
-      for (char& c : text) c = filler[rng() % filler.size()];
+      const std::string text = text_of(rng, size, filler);
       INFO(engine->name << ": " << size << " bytes");
       REQUIRE(engine->census(text.data(), text.size(), asked) == 0);
       for (unsigned b = 0; b < 256 && size > 0; ++b) {
