@@ -210,16 +210,29 @@ template <bool kCensus>
   // Each byte's bit k looked up by its two nibbles (bit k set in `low`'s entry for bytes[k]'s
   // low nibble and in `high`'s for its high one): a lane's AND is bytes[k]'s bit where the lane
   // is bytes[k], and nothing where it is no byte asked — one pass, two shuffles per 32 bytes.
+  // Any set of bytes that is some high nibbles by some low ones is told so: the census asks
+  // two more (bits 6 and 7, past its six bytes), the C0 controls but \t \n \r, as 0x0 by
+  // {0-8, b, c, e, f} and 0x1 by any; DEL and a byte past ASCII take one instruction each.
+  constexpr std::uint8_t kLowControls = 0x40, kHighControls = 0x80;
   alignas(16) std::uint8_t low[16] = {}, high[16] = {};
   for (std::size_t k = 0; k < bytes.size(); ++k) {
     const auto b = static_cast<unsigned char>(bytes[k]);
     low[b & 0x0f] |= static_cast<std::uint8_t>(1u << k);
     high[b >> 4] |= static_cast<std::uint8_t>(1u << k);
   }
+  if constexpr (kCensus) {
+    for (unsigned nibble = 0; nibble < 16; ++nibble) {
+      if (nibble != '\t' && nibble != '\n' && nibble != '\r') low[nibble] |= kLowControls;
+      low[nibble] |= kHighControls;
+    }
+    high[0] |= kLowControls;
+    high[1] |= kHighControls;
+  }
   const __m256i low_table = _mm256_broadcastsi128_si256(_mm_load_si128(reinterpret_cast<const __m128i*>(low)));
   const __m256i high_table = _mm256_broadcastsi128_si256(_mm_load_si128(reinterpret_cast<const __m128i*>(high)));
   const __m256i nibble = _mm256_set1_epi8(0x0f);
-  __m256i seen = _mm256_setzero_si256(), any = _mm256_setzero_si256(), control = _mm256_setzero_si256();
+  const __m256i del = _mm256_set1_epi8(0x7f);
+  __m256i seen = _mm256_setzero_si256(), any = _mm256_setzero_si256(), dels = _mm256_setzero_si256();
   std::size_t i = 0;
   for (; n - i >= 32; i += 32) {
     const __m256i v = load32(p + i);
@@ -227,16 +240,19 @@ template <bool kCensus>
     const __m256i hi = _mm256_shuffle_epi8(high_table, _mm256_and_si256(_mm256_srli_epi16(v, 4), nibble));
     seen = _mm256_or_si256(seen, _mm256_and_si256(lo, hi));
     if constexpr (kCensus) {
-      any = _mm256_or_si256(any, v);  // its lanes' top bits: a byte >= 0x80
-      control = _mm256_or_si256(control, control_lanes(v));
+      any = _mm256_or_si256(any, v);  // its lanes' top bits: a byte >= 0x80 (whose lookups are 0)
+      dels = _mm256_or_si256(dels, _mm256_cmpeq_epi8(v, del));
     }
   }
   alignas(32) std::uint8_t lanes[32];
   _mm256_store_si256(reinterpret_cast<__m256i*>(lanes), seen);
   std::uint32_t found = 0;
   for (const std::uint8_t lane : lanes) found |= lane;
-  if (kCensus && _mm256_movemask_epi8(any) != 0) found |= kNonAsciiBit;
-  if (kCensus && !_mm256_testz_si256(control, control)) found |= kControlBit;
+  if constexpr (kCensus) {
+    if ((found & (kLowControls | kHighControls)) != 0 || !_mm256_testz_si256(dels, dels)) found |= kControlBit;
+    found &= ~std::uint32_t{kLowControls | kHighControls};
+    if (_mm256_movemask_epi8(any) != 0) found |= kNonAsciiBit;
+  }
   for (; i < n; ++i) {
     const auto c = static_cast<unsigned char>(p[i]);
     for (std::size_t k = 0; k < bytes.size(); ++k)

@@ -52,7 +52,7 @@ std::uint32_t bytes_present(const char* p, std::size_t n, std::string_view bytes
 inline constexpr std::uint32_t kNonAsciiBit = std::uint32_t{1} << 8;
 inline constexpr std::uint32_t kControlBit = std::uint32_t{1} << 9;
 /// bytes_present's bits and, in the same pass, kNonAsciiBit and kControlBit: what the checks of a
-/// whole text need to know of it (text::RareBytes), each byte read once.
+/// whole text need to know of it (text::RareBytes), each byte read once. `bytes`: at most 6.
 std::uint32_t census(const char* p, std::size_t n, std::string_view bytes);
 
 /// One implementation of the passes above.
