@@ -8,15 +8,18 @@
 : "${work:?cluster.sh needs \$work}"
 cluster_pids=""
 stop_cluster() {
+  # Each pid file is read once, before any daemon is waited for: a daemon removes its own as it
+  # ends, so a second read could find it gone, and under `set -e` (the callers) a failed `cat`
+  # in this EXIT trap failed a test whose cluster had done its work (seen under load).
+  daemon_pids=""
   for pidfile in "$work/slurm/slurmd.pid" "$work/slurm/slurmctld.pid" "$work/munge/munged.pid"; do
-    [ -s "$pidfile" ] || continue
-    pid=$(cat "$pidfile")
+    pid=$(cat "$pidfile" 2>/dev/null) || continue
+    [ -n "$pid" ] || continue
+    daemon_pids="$daemon_pids $pid"
     kill "$pid" 2>/dev/null || true
   done
   # Wait (up to 5 s) for the daemons and any job step they left, then make sure.
-  for pidfile in "$work/slurm/slurmd.pid" "$work/slurm/slurmctld.pid" "$work/munge/munged.pid"; do
-    [ -s "$pidfile" ] || continue
-    pid=$(cat "$pidfile")
+  for pid in $daemon_pids; do
     i=0
     while kill -0 "$pid" 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
     kill -9 "$pid" 2>/dev/null || true
