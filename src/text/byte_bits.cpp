@@ -211,9 +211,9 @@ template <bool kCensus>
   // low nibble and in `high`'s for its high one): a lane's AND is bytes[k]'s bit where the lane
   // is bytes[k], and nothing where it is no byte asked — one pass, two shuffles per 32 bytes.
   // Any set of bytes that is some high nibbles by some low ones is told so: the census asks
-  // two more (bits 6 and 7, past its six bytes), the C0 controls but \t \n \r, as 0x0 by
+  // two more (bits 6 and 7, past its kCensusBytes), the C0 controls but \t \n \r, as 0x0 by
   // {0-8, b, c, e, f} and 0x1 by any; DEL and a byte past ASCII take one instruction each.
-  constexpr std::uint8_t kLowControls = 0x40, kHighControls = 0x80;
+  constexpr std::uint8_t kLowControls = 1u << kCensusBytes, kHighControls = 1u << (kCensusBytes + 1);
   alignas(16) std::uint8_t low[16] = {}, high[16] = {};
   for (std::size_t k = 0; k < bytes.size(); ++k) {
     const auto b = static_cast<unsigned char>(bytes[k]);

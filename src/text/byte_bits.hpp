@@ -51,8 +51,12 @@ std::uint32_t bytes_present(const char* p, std::size_t n, std::string_view bytes
 /// and a control byte as any_control tells one.
 inline constexpr std::uint32_t kNonAsciiBit = std::uint32_t{1} << 8;
 inline constexpr std::uint32_t kControlBit = std::uint32_t{1} << 9;
+/// The most bytes census asks: its AVX2 form keeps the last two of bytes_present's eight nibble-
+/// table bits for the control bytes.
+inline constexpr std::size_t kCensusBytes = 6;
 /// bytes_present's bits and, in the same pass, kNonAsciiBit and kControlBit: what the checks of a
-/// whole text need to know of it (text::RareBytes), each byte read once. `bytes`: at most 6.
+/// whole text need to know of it (text::RareBytes), each byte read once. `bytes`: at most
+/// kCensusBytes.
 std::uint32_t census(const char* p, std::size_t n, std::string_view bytes);
 
 /// One implementation of the passes above.

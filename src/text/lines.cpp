@@ -78,6 +78,8 @@ std::size_t esc_length(std::string_view s, std::size_t pos) {
 
 }  // namespace
 
+static_assert(RareBytes::kBytes.size() <= detail::kCensusBytes, "the census tells at most kCensusBytes bytes");
+
 RareBytes RareBytes::of(std::string_view text) {
   return RareBytes(detail::census(text.data(), text.size(), kBytes), true);
 }
