@@ -32,11 +32,14 @@ bool may_open_kernel_line(char c) {
   return c == '[' || c == '<' || is_digit(c) || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
 }
 
-bool is_kernel_line(std::string_view line) {
+/// `known_stamped`: a pass found the line opening with a boot stamp (Scan::known_boot_stamped);
+/// false: asked here.
+bool is_kernel_line(std::string_view line, bool known_stamped = false) {
   if (line.size() < 8) return false;
   const char c = line[0];
   if (!may_open_kernel_line(c)) return false;
-  if (kernel::starts_with_boot_stamp(line)) return true;  // the regex's first alternative, by its bytes
+  // The regex's first alternative, by its bytes.
+  if (known_stamped || kernel::starts_with_boot_stamp(line)) return true;
   // A capital letter starts a month stamp (`Apr  9 00:47:19 host tag:`, localised `Mär 09 …`)
   // or nothing of ours: without the clock's `dd:dd:dd` near the start or a ` kernel: ` tag it is
   // not taken, so that `ERROR: worker: [rank0]` does not pass for dmesg -x's lower-case
@@ -497,12 +500,14 @@ bool ps_shape(std::string_view line) {
 }
 bool ps_first(char c) { return ps::may_start_listing(c); }
 
-bool kernel_shape(std::string_view line) {
+namespace {
+/// kernel_shape, told whether a pass found the line opening with a boot stamp.
+bool kernel_shape(std::string_view line, bool known_stamped) {
   // A line opening otherwise (a colour code, a worker's `(…)` prefix) is no kernel text,
   // whatever it holds: kernel_line claims none. An indented one may be (a task row behind a
   // priority, peeled by the kernel parser).
   if (line.empty() || !(may_open_kernel_line(line[0]) || line[0] == ' ' || line[0] == '\t')) return false;
-  if (is_kernel_line(line)) return true;
+  if (is_kernel_line(line, known_stamped)) return true;
   // A task row `[  1234]     0  1234 …` (kernel::is_task_row), here or behind a
   // prefix: a `]` after a digit, then blanks and a digit.
   for (size_t p = line.find(']'); p != std::string_view::npos; p = line.find(']', p + 1)) {
@@ -514,13 +519,14 @@ bool kernel_shape(std::string_view line) {
   return false;
 }
 
-namespace {
 /// kernel_line at line i, asked only where the line may anchor (Scan::anchored): a line with no
 /// kernel anchor literal is kernel text only by its shape.
 bool kernel_at(const Scan& scan, size_t i) {
-  return scan.may_anchor(i) ? kernel_line(scan.lines[i]) : kernel_shape(scan.lines[i]);
+  return scan.may_anchor(i) ? kernel_line(scan.lines[i]) : kernel_shape(scan.lines[i], scan.known_boot_stamped(i));
 }
 }  // namespace
+
+bool kernel_shape(std::string_view line) { return kernel_shape(line, false); }
 
 Detection kernel_run(Scan& scan, size_t i) {
   const auto& lines = scan.lines;

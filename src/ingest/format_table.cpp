@@ -151,4 +151,9 @@ const std::vector<std::string>& anchor_literals() {
   return all;
 }
 
+void mark_boot_stamps(const std::vector<std::string_view>& lines, std::vector<unsigned char>& bits) {
+  for (std::size_t k = 0; k < lines.size(); ++k)
+    if (!lines[k].empty() && lines[k][0] == '[' && kernel::starts_with_boot_stamp(lines[k])) bits[k] |= kBootStampBit;
+}
+
 }  // namespace culprit::ingest

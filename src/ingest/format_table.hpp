@@ -22,6 +22,15 @@ struct ParseContext;
 /// detectors see them: `lines[begin, end)` may be read, nothing outside.
 /// The bit of Scan::anchored that marks a line holding an anchor literal.
 inline constexpr unsigned char kAnchoredBit = 1;
+/// The bit of Scan::anchored that marks a line opening, at its first byte, with a dmesg boot
+/// stamp (kernel::starts_with_boot_stamp): most lines of a dmesg. The pass that fills the anchor
+/// bits sets it (mark_boot_stamps), so that the sniffer's block rows, its kernel class and the
+/// kernel parser, which each ask it of such a line, ask it once. A line without it is asked as
+/// before: the bit only ever saves the question.
+inline constexpr unsigned char kBootStampBit = 8;
+/// Sets kBootStampBit in `bits[k]` for each line k of `lines` that opens with a boot stamp
+/// (`bits` holds one entry per line).
+void mark_boot_stamps(const std::vector<std::string_view>& lines, std::vector<unsigned char>& bits);
 
 struct Scan {
   Scan(const std::vector<std::string_view>& all, std::size_t b, std::size_t e) : lines(all), begin(b), end(e) {}
@@ -34,6 +43,10 @@ struct Scan {
   /// without one is asked only the `unanchored` checks.
   const std::vector<unsigned char>* anchored = nullptr;
   bool may_anchor(std::size_t i) const { return anchored == nullptr || ((*anchored)[i] & kAnchoredBit) != 0; }
+  /// Whether the pass found line i opening with a boot stamp (kBootStampBit); false: not known.
+  bool known_boot_stamped(std::size_t i) const {
+    return anchored != nullptr && ((*anchored)[i] & kBootStampBit) != 0;
+  }
 
   /// Memo of the last shape check may_anchor made (FormatSpec::unanchored): rows that share a
   /// shape (the JSON formats) check a line once.
@@ -164,9 +177,11 @@ struct ShapedRows {
   /// asked nothing: the block scope's, since no block's shape opens so (such a line is kernel
   /// text; the format-table test holds every row's shape to it). Most lines of a dmesg are.
   bool stamped_asked_nothing = false;
-  /// The rows to ask at `line`: all a detector loop need ask there. Inline: asked at every line
-  /// without an anchor.
-  std::span<const FormatSpec* const> at(std::string_view line) const {
+  /// The rows to ask at `line`: all a detector loop need ask there. `known_stamped`: a pass
+  /// found the line opening with a boot stamp (Scan::known_boot_stamped); false: asked here.
+  /// Inline: asked at every line without an anchor.
+  std::span<const FormatSpec* const> at(std::string_view line, bool known_stamped = false) const {
+    if (stamped_asked_nothing && known_stamped) return {};
     const std::string_view t = text::trim_left(line);
     if (t.empty()) return by_first[kEmpty];
     if (stamped_asked_nothing && t[0] == '[' && kernel::starts_with_boot_stamp(t)) return {};

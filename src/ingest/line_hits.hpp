@@ -23,6 +23,7 @@ enum LineHitBit : std::uint8_t {
   kAnchorHit = kAnchoredBit,  ///< a format-table anchor (format_table.hpp: anchor_literals, Scan::anchored)
   kAppLogHit = 2,     ///< a signal literal or an app-log marker (fast_path_markers)
   kKernelLogHit = 4,  ///< a signal literal or a kernel-log marker (kernel_log_markers)
+  kBootStampLine = kBootStampBit,  ///< no hit: the line opens with a boot stamp (format_table.hpp)
 };
 
 /// The pass's list: every literal of the three lists once, its id the bits of the lists it is in
@@ -35,8 +36,8 @@ text::LiteralList line_hit_list(const std::vector<std::string>& app_log, const s
 /// (quiet_piece_end's).
 text::LiteralList opener_list();
 
-/// Per line of `lines` (text::split_lines(text)), the LineHitBit bits of the literals it holds:
-/// one pass over `text`. False where the pass does not run (the prefilter is off, a signal has no
+/// Per line of `lines` (text::split_lines(text)), the LineHitBit bits of the literals it holds
+/// (and kBootStampLine): one pass over `text`. False where the pass does not run (the prefilter is off, a signal has no
 /// literal, no database is ready): each caller then makes its own checks, as before.
 /// `rare`: the text's census, where one was taken.
 bool line_hits(std::string_view text, const std::vector<std::string_view>& lines, const text::SignalSet& signals,
@@ -57,6 +58,9 @@ class LiteralHits {
   /// Line `k` (0-based, in order) of the text, `raw`, of which the parser reads the first `read`
   /// bytes: whether a literal lies within them.
   LiteralHit at(std::size_t k, std::string_view raw, std::size_t read);
+  /// Whether the input's pass found line `k` opening with a boot stamp (kBootStampLine); false:
+  /// not known.
+  bool known_boot_stamped(std::size_t k) const { return !given_.empty() && (given_[k] & kBootStampLine) != 0; }
 
  private:
   std::string_view text_;

@@ -93,7 +93,7 @@ std::vector<Block> structured_blocks(const std::vector<std::string_view>& lines,
   while (i < e) {
     Detection d;
     const FormatSpec* format = nullptr;
-    for (const FormatSpec* f : scan.may_anchor(i) ? rank : shaped.at(lines[i])) {
+    for (const FormatSpec* f : scan.may_anchor(i) ? rank : shaped.at(lines[i], scan.known_boot_stamped(i))) {
       if (!may_anchor(*f, scan, i)) continue;  // no anchor of its own on this line: nothing to find
       d = f->detect(scan, i);
       if (d.found()) {
@@ -179,6 +179,7 @@ std::unique_ptr<std::vector<unsigned char>> anchored_lines(std::string_view text
     if (k == lines.size()) break;
     (*out)[k] = kAnchoredBit;
   }
+  mark_boot_stamps(lines, *out);
   return out;
 }
 

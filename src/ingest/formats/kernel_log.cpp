@@ -103,11 +103,13 @@ void KernelLogParser::emit_anchors() {
   anchors_.clear();
 }
 
-void KernelLogParser::line(std::int64_t seg_line, std::string_view raw, LiteralHit hit) {
+void KernelLogParser::line(std::int64_t seg_line, std::string_view raw, LiteralHit hit, bool known_stamped) {
   // A routine dmesg line (the block scan found no signal literal or marker in it) while no
   // report, kmsg record or run of driver lines is open changes nothing: it opens no block, makes
   // no event, ends no run and anchors no clock. Most lines of a big dmesg are this.
-  if (hit == LiteralHit::no && blocks_.empty() && !prev_kmsg_ && falls_.idle() && starts_with_boot_stamp(raw)) return;
+  if (hit == LiteralHit::no && blocks_.empty() && !prev_kmsg_ && falls_.idle() &&
+      (known_stamped || starts_with_boot_stamp(raw)))
+    return;
   KernelLine kl = parse_kernel_line(raw, ctx_.year_hint);
   bool after_kmsg = prev_kmsg_;
   prev_kmsg_ = kl.kmsg || (after_kmsg && is_kmsg_dict_line(raw));
@@ -219,8 +221,8 @@ void parse_kernel_log(std::string_view text, ParseContext& ctx) {
       parser.line(n, clean);
       continue;
     }
-    const LiteralHit hit = hits.at(static_cast<std::size_t>(n - 1), raw, raw.size());
-    parser.line(n, raw, hit);
+    const auto k = static_cast<std::size_t>(n - 1);
+    parser.line(n, raw, hits.at(k, raw, raw.size()), hits.known_boot_stamped(k));
   }
   parser.finish();
 }

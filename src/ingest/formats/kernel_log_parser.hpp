@@ -24,8 +24,10 @@ class KernelLogParser {
   explicit KernelLogParser(ParseContext& ctx) : ctx_(ctx) {}
 
   /// One text line: its prefixes are peeled with parse_kernel_line(). `hit` is what a block
-  /// scan of the segment said of `raw` (`no`: no signal can match it, so none is tried).
-  void line(std::int64_t seg_line, std::string_view raw, LiteralHit hit = LiteralHit::unknown);
+  /// scan of the segment said of `raw` (`no`: no signal can match it, so none is tried);
+  /// `known_stamped`, that the scan found it opening with a boot stamp (false: not known).
+  void line(std::int64_t seg_line, std::string_view raw, LiteralHit hit = LiteralHit::unknown,
+            bool known_stamped = false);
 
   /// One record whose stamp and header are already known (journald JSON). `kl.message` must
   /// stay valid for the duration of the call; `raw` is offered as a wrapped-row continuation.

@@ -1,6 +1,7 @@
 // The input's one block pass (src/ingest/line_hits.hpp) stands in for three: the sniffer's
 // anchor pass and the app-log and kernel-log parsers' own. Each of its bits must say, line by
-// line, exactly what that list's own pass says, on every fixture.
+// line, exactly what that list's own pass says, on every fixture; and its boot-stamp bit, which
+// three checks read instead of asking, what kernel::starts_with_boot_stamp says.
 #include <catch2/catch.hpp>
 
 #include <filesystem>
@@ -43,13 +44,14 @@ TEST_CASE("the one pass's bits are each list's own pass, line by line, on every 
   const auto& signals = loaded.rules.signals;
   using culprit::ingest::kAnchorHit;
   using culprit::ingest::kAppLogHit;
+  using culprit::ingest::kBootStampLine;
   using culprit::ingest::kKernelLogHit;
   const BlockScanner anchors(culprit::ingest::anchor_literals(), BlockScanner::Engine::hyperscan);
   const BlockScanner app(signals.block_literals(culprit::ingest::fast_path_markers()), BlockScanner::Engine::hyperscan);
   const BlockScanner kernel(signals.block_literals(culprit::ingest::kernel_log_markers()),
                             BlockScanner::Engine::hyperscan);
   namespace fs = std::filesystem;
-  std::size_t files = 0, hit_lines = 0;
+  std::size_t files = 0, hit_lines = 0, stamped_lines = 0;
   for (const fs::path& path : culprit::test::text_fixtures()) {
     INFO(path.string());
     const std::string text = culprit::test::read_fixture(path);
@@ -63,10 +65,13 @@ TEST_CASE("the one pass's bits are each list's own pass, line by line, on every 
       CHECK(((bits[i] & kAnchorHit) != 0) == a[i]);
       CHECK(((bits[i] & kAppLogHit) != 0) == p[i]);
       CHECK(((bits[i] & kKernelLogHit) != 0) == k[i]);
-      hit_lines += bits[i] != 0;
+      CHECK(((bits[i] & kBootStampLine) != 0) == culprit::ingest::kernel::starts_with_boot_stamp(lines[i]));
+      hit_lines += (bits[i] & (kAnchorHit | kAppLogHit | kKernelLogHit)) != 0;
+      stamped_lines += (bits[i] & kBootStampLine) != 0;
     }
     ++files;
   }
   CHECK(files > 50);
   CHECK(hit_lines > 100);  // the fixtures hold plenty of each kind of hit
+  CHECK(stamped_lines > 100);  // and of dmesg lines
 }
