@@ -1,6 +1,7 @@
 // input::read_inputs and read_archive_memory: folder walk (order, hosts, links), tail reads of
 // oversize files with true line numbers, archives from memory (tar, gzip, nested, damaged),
 // and the archive-bomb ratio limit. Files are made in a fresh temporary folder per test.
+#include <algorithm>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -89,6 +90,26 @@ TEST_CASE("link loops, second links and broken links are named and skipped", "[i
   CHECK(has_problem(d, "input-link", "loop2"));
   CHECK(has_problem(d, "input-link", "x-link.log"));
   CHECK(has_problem(d, "input-not-file", "fifo"));
+}
+
+TEST_CASE("a second hard link to a file is read once, though the walk lists it", "[input]") {
+  // The walk tells a file by its entry's type without a stat of its own; a second hard link is
+  // found by the stat of the opened file.
+  TempDir t;
+  t.write("logs/x.log", "x\n");
+  fs::create_hard_link(t.path / "logs" / "x.log", t.path / "logs" / "y.log");
+  t.write("logs/z.log", "z\n");
+  Diagnostics d;
+  const auto sources = culprit::input::read_inputs({t.path.string()}, {}, d);
+  // The temporary folder names the host, so every name starts with it.
+  const std::string host = t.path.filename().string() + "/";
+  REQUIRE(sources.size() == 2);
+  CHECK(sources[0].name == host + "logs/x.log");
+  CHECK(sources[1].name == host + "logs/z.log");
+  INFO(all_problems(d));
+  CHECK(has_problem(d, "input-link", host + "logs/y.log"));
+  const std::string said = "the same file as " + host + "logs/x.log (a link); read once";
+  CHECK(std::any_of(d.begin(), d.end(), [&said](const auto& p) { return p.message == said; }));
 }
 
 TEST_CASE("a file over max_file_bytes is read from its tail with true line numbers", "[input]") {
