@@ -137,9 +137,11 @@ int run_scan(const std::vector<std::string>& args) {
   std::vector<ScanRow> rows(mine.size());
   std::atomic<size_t> next{0}, done{0};
   std::atomic<std::int64_t> bytes_done{0};
-  std::int64_t bytes_total = 0;
-  for (const auto& inc : mine) bytes_total += inc.bytes;
   const bool show_progress = o.progress || ::isatty(STDERR_FILENO);
+  std::vector<std::int64_t> bytes(mine.size(), 0);  // each incident's, for progress
+  std::int64_t bytes_total = 0;
+  if (show_progress)
+    for (size_t i = 0; i < mine.size(); ++i) bytes_total += bytes[i] = incident_bytes(mine[i]);
   std::mutex print_mutex;
   const auto started = std::chrono::steady_clock::now();
   // Interrupted, the run removes every part and the merged temporary file (cli/interrupt.hpp).
@@ -166,7 +168,7 @@ int run_scan(const std::vector<std::string>& args) {
       culprit::Analysis analysis = result ? std::move(result).value() : culprit::Analysis{};
       if (o.redact) analysis.verdict = culprit::redacted(analysis.verdict);
       rows[i] = make_row(mine[i], analysis);
-      bytes_done += mine[i].bytes;
+      bytes_done += bytes[i];
       ++done;
       if (show_progress) {
         std::lock_guard lock(print_mutex);

@@ -82,7 +82,7 @@ std::vector<Incident> find_incidents(const std::vector<std::string>& paths, bool
       continue;
     }
     if (each_path || !fs::is_directory(p, ec)) {
-      out.push_back({path, {path}, size_of(p)});
+      out.push_back({path, {path}});
       continue;
     }
     std::vector<fs::path> children, loose;
@@ -91,22 +91,25 @@ std::vector<Incident> find_incidents(const std::vector<std::string>& paths, bool
       else loose.push_back(entry.path());
     }
     if (children.empty()) {  // a folder of plain files is itself one incident
-      out.push_back({path, {path}, size_of(p)});
+      out.push_back({path, {path}});
       continue;
     }
-    for (const auto& c : children) out.push_back({c.string(), {c.string()}, size_of(c)});
+    for (const auto& c : children) out.push_back({c.string(), {c.string()}});
     if (!loose.empty()) {
-      Incident inc{path, {}, 0};
+      Incident inc{path, {}};
       std::sort(loose.begin(), loose.end());
-      for (const auto& l : loose) {
-        inc.inputs.push_back(l.string());
-        inc.bytes += size_of(l);
-      }
+      for (const auto& l : loose) inc.inputs.push_back(l.string());
       out.push_back(std::move(inc));
     }
   }
   std::sort(out.begin(), out.end(), [](const Incident& a, const Incident& b) { return a.name < b.name; });
   return out;
+}
+
+std::int64_t incident_bytes(const Incident& incident) {
+  std::int64_t total = 0;
+  for (const auto& input : incident.inputs) total += size_of(input);
+  return total;
 }
 
 ScanRow make_row(const Incident& incident, const culprit::Analysis& analysis) {

@@ -24,8 +24,10 @@ std::uint64_t stable_hash(const std::string& text);  ///< FNV-1a 64: the same on
 struct Incident {
   std::string name;                 ///< the path as given (or PATH/child)
   std::vector<std::string> inputs;  ///< the paths culprit::analyze reads
-  std::int64_t bytes = 0;           ///< on-disk size, for progress
 };
+/// The on-disk size of the incident's inputs (a walk of its folders), for progress: asked only
+/// where progress is shown, since it costs a stat() of every file.
+std::int64_t incident_bytes(const Incident& incident);
 
 /// An archive PATH is one incident; in a folder PATH each archive or folder is one and the loose
 /// files together one more; with `each_path` every PATH is one. Sorted by name.

@@ -25,6 +25,12 @@ expect cgroup-folder cgroup_oom "pid 51822 python3 (job)"
 expect nvidia-bug-report.log.gz not_oom "-"
 echo "$table" | grep two-node.tar.gz | grep -q spark-b || fail "the tar.gz incident names host spark-b"
 
+# --progress fills its bar by the incidents' bytes, which are measured only when it is shown: a
+# bar full after the first of five incidents means no sizes were taken.
+progress=$("$culprit" scan --progress "$work/batch" 2>&1 > /dev/null | tr '\r' '\n' | grep incidents)
+echo "$progress" | head -1 | grep -q '^\[#* \+\] 1/5 incidents' || fail "progress: bar full after one incident: $progress"
+echo "$progress" | tail -1 | grep -q '^\[#\{30\}\] 5/5 incidents' || fail "progress: bar not full at the end: $progress"
+
 "$culprit" scan --jsonl "$work/batch" > "$work/scan.jsonl"
 [ "$(wc -l < "$work/scan.jsonl")" -eq 5 ] || fail "expected 5 JSON lines"
 n=0
