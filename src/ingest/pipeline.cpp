@@ -116,6 +116,9 @@ void report_repairs(const IngestInput& input, const detail::RepairReport& r, std
   one(r.join, "wrapped line(s) joined where a message was cut (terminal width or by hand)");
 }
 
+/// The head of a text the sniffer reads for its format (the whole of a smaller one).
+constexpr std::size_t kHeadBytes = 65536;
+
 /// A repeated segment shorter than this is read again: a one-line `Killed` after the same
 /// prompt twice may be two runs; a block of this size pasted twice is one.
 constexpr std::size_t kRepeatMinBytes = 64;
@@ -174,10 +177,25 @@ IngestStats ingest(const IngestInput& input, const text::SignalSet& signals, cor
   text::RareBytes rare = text::RareBytes::all();
   const std::string_view text = detail::normalize_text(input.text, options.max_line_bytes, storage, changes, &rare);
   if (input.cut_line != 0 && changes.first_cut_line == input.cut_line) changes.first_cut_bytes = input.cut_line_bytes;
-  const std::string_view head = text.substr(0, std::min<size_t>(text.size(), 65536));
+  const std::string_view head = text.substr(0, std::min<size_t>(text.size(), kHeadBytes));
+  // A text no longer than the head (a paste, a small file) is sniffed through the split, the
+  // block pass and the segmentation its parsers read: made once, and kept below where the
+  // text is read as it is (no repair, no line limit, no repeat).
+  std::vector<std::string_view> lines;
+  std::vector<std::uint8_t> hits;
+  bool have_hits = false;
+  std::vector<Segment> segments;
+  const auto sniff_whole = [&]() {
+    if (std::string kind = not_text_format(text); !kind.empty()) return kind;
+    lines = text::split_lines(text, rare);
+    have_hits = line_hits(text, lines, signals, hits, rare);
+    segments = segment_text(text, lines, have_hits ? &hits : nullptr, rare);
+    return majority_format(segments);
+  };
   const std::string kind = changes.binary            ? std::string(format::kBinary)
                            : is_culprit_report(head) ? std::string(format::kCulpritReport)
-                                                     : sniff_format(head);
+                           : head.size() == text.size() ? sniff_whole()
+                                                         : sniff_format(head);
   if (kind == format::kBinary || kind == format::kEmpty || kind == format::kCulpritReport) {
     stats.skipped = true;
     const bool only_nul = kind == format::kEmpty && changes.nul_bytes > 0 && text.empty();
@@ -208,6 +226,7 @@ IngestStats ingest(const IngestInput& input, const text::SignalSet& signals, cor
   }
   report_changes(input, changes, options.max_line_bytes, diagnostics);
   std::string_view body = text;
+  bool sniffed = !lines.empty();  // lines, hits and segments are the body's
   std::int64_t line_offset = input.first_line - 1;  // segment line 1 is this source line + 1
   if (options.max_lines > 0 && static_cast<std::int64_t>(text.size()) > options.max_lines) {
     size_t from_offset = 0;
@@ -217,6 +236,8 @@ IngestStats ingest(const IngestInput& input, const text::SignalSet& signals, cor
       count_lines(text, from, from_offset);
       body = text.substr(from_offset);
       line_offset += from - 1;
+      sniffed = false;
+      lines.clear();
       note(diagnostics, code::kTooManyLines, fmt::format("{}:{}", input.name, line_offset + 1),
            fmt::format("{} lines; only the last {} are read, from this one on (per-input line limit)",
                        total + input.first_line - 1, options.max_lines),
@@ -235,12 +256,14 @@ IngestStats ingest(const IngestInput& input, const text::SignalSet& signals, cor
                               kind == format::kNvidiaSmiTable || kind == format::kNvidiaSmiCsv ||
                               kind == format::kNvidiaSmiQ || kind == format::kFree || kind == format::kProcStack ||
                               kind == format::kMeminfo || kind == format::kCgroupMemory;
-  // One split of the text serves the repair, the sniffer and the parsers: the repair's own where
-  // it changed nothing (the common case), else one of the repaired text.
-  std::vector<std::string_view> lines;
+  // One split of the text serves the repair, the sniffer and the parsers: the sniff's or the
+  // repair's own where it changed nothing (the common case), else one of the repaired text.
   repair_options.rare = rare;
   body = detail::repair_text(body, &signals, repaired_storage, map, repairs, repair_options, &lines);
-  if (body.data() == repaired_storage.data()) rare = text::RareBytes::of(body);  // a new text
+  if (body.data() == repaired_storage.data()) {  // a new text
+    rare = text::RareBytes::of(body);
+    sniffed = false;
+  }
   if (repairs.any()) report_repairs(input, repairs, line_offset, diagnostics);
   // The same text twice (`cat p p`, a block pasted again): read once, or every event, holder and
   // evidence line counts twice and the registry sees each process as two sightings.
@@ -252,12 +275,15 @@ IngestStats ingest(const IngestInput& input, const text::SignalSet& signals, cor
                      first_lines));
     body = body.substr(0, half);
     lines.clear();
+    sniffed = false;
   }
-  if (lines.empty()) lines = text::split_lines(body, rare);
-  // One block pass for the sniffer's anchors and the parsers' literals (where it runs).
-  std::vector<std::uint8_t> hits;
-  const bool have_hits = line_hits(body, lines, signals, hits, rare);
-  const auto segments = segment_text(body, lines, have_hits ? &hits : nullptr, rare);
+  if (!sniffed) {
+    if (lines.empty()) lines = text::split_lines(body, rare);
+    // One block pass for the sniffer's anchors and the parsers' literals (where it runs).
+    hits.clear();
+    have_hits = line_hits(body, lines, signals, hits, rare);
+    segments = segment_text(body, lines, have_hits ? &hits : nullptr, rare);
+  }
   std::set<std::tuple<std::string, std::string, std::string_view>> seen;  // (host, format, text)
   // Without a \r every line end is a \n, so a segment's newlines follow from its lines (the
   // split's, which end at each \n): no second pass over its text.

@@ -704,7 +704,9 @@ bool Repairer::nothing_to_repair(Sv text, const std::vector<Sv>& lines) const {
 }
 
 bool Repairer::run(Sv text, std::string& storage, LineMap& map, std::vector<Sv>* unchanged_lines) {
-  auto views = text::split_lines(text, options_.rare);
+  std::vector<Sv> views;
+  if (unchanged_lines && !unchanged_lines->empty()) views.swap(*unchanged_lines);
+  else views = text::split_lines(text, options_.rare);
   // Most texts need no repair, and each stage's own first look says so on the split itself:
   // then no line list is built (32 bytes a line, written and read again by every stage).
   if (nothing_to_repair(text, views)) {
@@ -727,6 +729,7 @@ bool Repairer::run(Sv text, std::string& storage, LineMap& map, std::vector<Sv>*
     if (unchanged_lines) *unchanged_lines = std::move(views);
     return false;
   }
+  if (unchanged_lines) unchanged_lines->clear();
   storage.clear();
   storage.reserve(text.size() + 16);
   for (std::size_t i = 0; i < lines_.size(); ++i) {

@@ -65,7 +65,9 @@ struct RepairOptions {
 /// else a view of `storage`. `map` is filled when lines were dropped, split or joined (empty
 /// otherwise: line k is still line k). `signals` may be null: then nothing is joined or split.
 /// `unchanged_lines`, when given and `text` comes back unchanged, gets its lines as
-/// text::split_lines gives them (the repair split it; the sniffer need not again).
+/// text::split_lines gives them (the repair split it; the sniffer need not again); when it
+/// holds them already (not empty), the repair reads them instead of a split of its own. When
+/// the text changed, it comes back empty.
 std::string_view repair_text(std::string_view text, const text::SignalSet* signals, std::string& storage,
                              LineMap& map, RepairReport& report, const RepairOptions& options = {},
                              std::vector<std::string_view>* unchanged_lines = nullptr);

@@ -62,6 +62,13 @@ std::vector<Segment> segment_text(std::string_view text, const std::vector<std::
                                   const std::vector<std::uint8_t>* line_hits = nullptr,
                                   const text::RareBytes& rare = text::RareBytes::all());
 
+/// sniff_format in two halves, for a caller that segments the text itself (the ingest pipeline
+/// keeps a small input's segments): `empty` or `binary` for a text that is not text, else "";
+/// and the format of the segments that cover most lines (`empty` when there are none).
+/// sniff_format(t) is not_text_format(t), else majority_format(segment_text(t)).
+std::string not_text_format(std::string_view text);
+std::string majority_format(const std::vector<Segment>& segments);
+
 /// The host named by a prompt line (`aurora@spark-b:~$ …`) or an ssh command in it; the last
 /// ssh hop wins (`ssh a@h1 'ssh b@h2 "cmd"'` -> h2). Empty when none.
 std::string host_from_command_line(std::string_view line);

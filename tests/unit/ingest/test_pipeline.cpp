@@ -1,6 +1,7 @@
 // ingest::ingest end to end on strings: skip notes (binary, empty, only NULs), one note per
 // kind of normalisation naming the input and line, the per-input line limit (the last lines
 // are read, line numbers stay true), and the run's event budget (--max-events).
+#include <algorithm>
 #include <catch2/catch.hpp>
 
 #include <fstream>
@@ -221,6 +222,9 @@ TEST_CASE("a paste given twice is read once, with a note", "[pipeline][repeat]")
   REQUIRE(note);
   CHECK(note->where == "<stdin>:6");
   CHECK(note->message == "lines 6-10 repeat lines 1-5 (pasted twice?); read once");
+  // Only the first half is read: no block of the second is met again (and noted again).
+  CHECK(std::count_if(d2.begin(), d2.end(), [](const auto& p) { return p.code == "input-repeat"; }) == 1);
+  CHECK(two.sources.size() == one.sources.size());
   CHECK(two.events.size() == one.events.size());
   CHECK(two.containers.size() == one.containers.size());
   CHECK(two.of_kind("cuda_oom").size() == 1);
