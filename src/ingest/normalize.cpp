@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "culprit/text/lines.hpp"
+
 namespace culprit::ingest::detail {
 namespace {
 
@@ -102,25 +104,13 @@ size_t valid_sequence(std::string_view s, size_t i) {
 /// are left out: crash fill and `cmdline`-style separators are removed later.
 int binary_percent(std::string_view s) {
   s = s.substr(0, std::min<size_t>(s.size(), 65536));
-  // Counted in byte-wide lanes, a chunk of at most 255 bytes at a time, each byte's tests plain
-  // comparisons summed (no branch, and no set GCC would turn into a 64-bit bit test), so the
-  // loop vectorises: it runs over the head of every input, and a branch per byte was ~6 % of a
-  // scan of many small files.
-  size_t bad = 0, nul = 0;
-  for (size_t at = 0; at < s.size(); at += 255) {
-    const size_t n = std::min<size_t>(255, s.size() - at);
-    const auto* bytes = reinterpret_cast<const std::uint8_t*>(s.data() + at);
-    std::uint8_t controls = 0, nuls = 0, allowed = 0;
-    for (size_t i = 0; i < n; ++i) {
-      const std::uint8_t c = bytes[i];
-      controls += c < 0x20;
-      nuls += c == 0;
-      allowed += static_cast<std::uint8_t>(c - 0x08) < 6;  // \b \t \n \v \f \r
-      allowed += c == 0x1b;                                 // ESC
-    }
-    bad += static_cast<std::uint8_t>(controls - nuls - allowed);
-    nul += nuls;
-  }
+  // It runs over the head of every input: counted in vectors (text::count_controls; no set GCC
+  // would turn into a 64-bit bit test), the NULs by a pass of their own.
+  const size_t bad = text::count_controls(s, [](std::uint8_t c) {
+    return static_cast<std::uint8_t>((c == 0) + (static_cast<std::uint8_t>(c - 0x08) < 6) +  // \b \t \n \v \f \r
+                                     (c == 0x1b));                                            // ESC
+  });
+  const size_t nul = text::count_byte(s, '\0');
   const size_t counted = s.size() - nul;
   return counted == 0 ? 0 : static_cast<int>(bad * 100 / counted);
 }

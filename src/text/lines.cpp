@@ -201,7 +201,11 @@ bool block_has_ansi(std::string_view text, const RareBytes& rare) {
          (rare.may_hold('^') && text.find("^[[") != std::string_view::npos);
 }
 
-std::size_t count_newlines(std::string_view text) { return detail::count_equal(text.data(), text.size(), '\n'); }
+std::size_t count_newlines(std::string_view text) { return count_byte(text, '\n'); }
+
+std::size_t count_byte(std::string_view text, char c) {
+  return detail::count_equal(text.data(), text.size(), static_cast<unsigned char>(c));
+}
 
 std::size_t count_line_ends(std::string_view text) {
   const std::size_t without_cr = detail::count_equal_without(text.data(), text.size(), '\n', '\r');

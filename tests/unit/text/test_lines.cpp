@@ -131,6 +131,37 @@ TEST_CASE("count_newlines agrees with a byte count at every length and density",
   }
 }
 
+TEST_CASE("count_controls and count_byte agree with a byte count at every length and density", "[text]") {
+  std::mt19937 rng(23);
+  // The binary probes' two sets: tab, the terminators and ESC; and those with NUL, \b, \v, \f.
+  const auto terminators = [](std::uint8_t c) {
+    return static_cast<std::uint8_t>((c == '\n') + (c == '\r') + (c == '\t') + (c == 0x1b));
+  };
+  const auto wide = [](std::uint8_t c) {
+    return static_cast<std::uint8_t>((c == 0) + (static_cast<std::uint8_t>(c - 0x08) < 6) + (c == 0x1b));
+  };
+  // Sizes around the lane-sum period (255 bytes), and a run of 255 control bytes in one lane.
+  for (const std::size_t size : {0u, 1u, 31u, 254u, 255u, 256u, 509u, 510u, 511u, 8192u, 70000u}) {
+    for (const unsigned percent : {0u, 5u, 50u, 100u}) {
+      std::string text(size, 'x');
+      for (char& c : text) c = static_cast<char>(rng() % 100 < percent ? rng() % 0x20 : rng() % 256);
+      INFO("size " << size << ", " << percent << "% control bytes");
+      std::size_t want_terminators = 0, want_wide = 0;
+      for (const char c : text) {
+        const auto b = static_cast<std::uint8_t>(c);
+        want_terminators += b < 0x20 && terminators(b) == 0;
+        want_wide += b < 0x20 && wide(b) == 0;
+      }
+      CHECK(count_controls(text, terminators) == want_terminators);
+      CHECK(count_controls(text, wide) == want_wide);
+      CHECK(count_byte(text, '\0') == static_cast<std::size_t>(std::count(text.begin(), text.end(), '\0')));
+    }
+  }
+  CHECK(count_controls(std::string(255, '\x01'), terminators) == 255);
+  CHECK(count_controls(std::string(600, '\x01'), terminators) == 600);  // no lane sums past 255
+  CHECK(count_controls(std::string(600, '\x1b'), terminators) == 0);
+}
+
 TEST_CASE("block_has_ansi says yes wherever some line's has_ansi does", "[text]") {
   CHECK_FALSE(block_has_ansi("plain\r\nlines\twith tabs\n"));
   CHECK(block_has_ansi("ok\n\x1b[31mred\x1b[0m\n"));
