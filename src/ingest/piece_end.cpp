@@ -25,8 +25,6 @@ constexpr std::size_t kQuietLines = 256;
 /// ...and after it: what the next block reads of the lines before it (the last stamp, the
 /// step it failed in) stays in its piece.
 constexpr std::size_t kQuietLinesAfter = 64;
-/// The head reads_in_pieces sniffs (as ingest sniffs an input).
-constexpr std::size_t kHeadBytes = 65536;
 /// How far back from the end of the text a piece's end is looked for: a few thousand lines (the
 /// reader asks again as the piece grows), and further where the piece must end.
 constexpr std::size_t kSearchBytes = std::size_t{256} << 10;
@@ -116,7 +114,7 @@ std::size_t quiet_end_after(std::string_view text, std::size_t from, std::uint8_
 }  // namespace
 
 bool reads_in_pieces(std::string_view head) {
-  head = head.substr(0, std::min<std::size_t>(head.size(), kHeadBytes));
+  head = head.substr(0, std::min<std::size_t>(head.size(), kSniffHeadBytes));
   const std::string kind = sniff_format(head);
   if (kind != format::kAppLog && kind != format::kKernelLog && kind != format::kJournalJson) return false;
   // A terminal paste: the host a prompt names holds for all the output after it.
@@ -129,7 +127,7 @@ std::size_t quiet_piece_end(std::string_view text, bool must) {
   const std::size_t search = must ? kMustSearchBytes : kSearchBytes;
   const std::size_t from = line_start_from(text, text.size() > search ? text.size() - search : 0);
   if (from == std::string_view::npos) return 0;  // one line: no line start to end at
-  const std::uint8_t bits = opener_bits(sniff_format(text.substr(from, kHeadBytes)));
+  const std::uint8_t bits = opener_bits(sniff_format(text.substr(from, kSniffHeadBytes)));
   // Without `must` the answer is the latest line start with kQuietLines quiet lines before it
   // and kQuietLinesAfter after: where the search's last kFirstSearchBytes hold one, it is the
   // one the whole search finds (a later one would need its quiet lines to reach back past

@@ -116,9 +116,6 @@ void report_repairs(const IngestInput& input, const detail::RepairReport& r, std
   one(r.join, "wrapped line(s) joined where a message was cut (terminal width or by hand)");
 }
 
-/// The head of a text the sniffer reads for its format (the whole of a smaller one).
-constexpr std::size_t kHeadBytes = 65536;
-
 /// A repeated segment shorter than this is read again: a one-line `Killed` after the same
 /// prompt twice may be two runs; a block of this size pasted twice is one.
 constexpr std::size_t kRepeatMinBytes = 64;
@@ -177,7 +174,7 @@ IngestStats ingest(const IngestInput& input, const text::SignalSet& signals, cor
   text::RareBytes rare = text::RareBytes::all();
   const std::string_view text = detail::normalize_text(input.text, options.max_line_bytes, storage, changes, &rare);
   if (input.cut_line != 0 && changes.first_cut_line == input.cut_line) changes.first_cut_bytes = input.cut_line_bytes;
-  const std::string_view head = text.substr(0, std::min<size_t>(text.size(), kHeadBytes));
+  const std::string_view head = text.substr(0, std::min<size_t>(text.size(), kSniffHeadBytes));
   // A text no longer than the head (a paste, a small file) is sniffed through the split, the
   // block pass and the segmentation its parsers read: made once, and kept below where the
   // text is read as it is (no repair, no line limit, no repeat).

@@ -229,9 +229,9 @@ std::string not_text_format(std::string_view text) {
   const size_t probe = std::min<size_t>(text.size(), 8192);
   size_t bad = 0;
   // Most texts hold no control byte at all, which one pass tells (then neither a NUL nor a bad
-  // byte is there): the byte loop below was 7 % of a batch of small files' CPU.
-  // A worker log's colour codes make ESC a control byte on every line: the NUL is found by
-  // memchr, the others counted in vectors.
+  // byte is there). A worker log's colour codes make ESC one on every line: then the NUL is
+  // looked for by memchr and the others counted in vectors (a branch per byte here was 5.8 % of
+  // a batch of small files' CPU).
   if (text::has_control_bytes(text.substr(0, probe))) {
     if (std::memchr(text.data(), '\0', probe) != nullptr) return std::string(format::kBinary);
     bad = text::count_controls(text.substr(0, probe), [](std::uint8_t c) {

@@ -2,6 +2,7 @@
 // (`user@host:~$ cmd`) and where the format changes; each segment gets a format and a host.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -33,6 +34,10 @@ inline constexpr std::string_view kBinary = "binary";
 inline constexpr std::string_view kEmpty = "empty";
 inline constexpr std::string_view kCulpritReport = "culprit_report";  // culprit's own output (skipped)
 }  // namespace format
+
+/// The head of an input the sniffer reads for its format (ingest::ingest, reads_in_pieces): the
+/// whole of a smaller one.
+inline constexpr std::size_t kSniffHeadBytes = 65536;
 
 /// The most likely format of a block of text (kernel_log, nvidia_smi_table, …, app_log).
 /// `binary` when the text is not text (NUL bytes, mostly non-printable); `empty` when blank.
