@@ -182,11 +182,17 @@ IngestStats ingest(const IngestInput& input, const text::SignalSet& signals, cor
   std::vector<std::uint8_t> hits;
   bool have_hits = false;
   std::vector<Segment> segments;
+  // The split of `t` (unless `lines` holds it already), the one block pass for the sniffer's
+  // anchors and the parsers' literals (where it runs), and the segments they give.
+  const auto segment = [&](std::string_view t) {
+    if (lines.empty()) lines = text::split_lines(t, rare);
+    hits.clear();
+    have_hits = line_hits(t, lines, signals, hits, rare);
+    segments = segment_text(t, lines, have_hits ? &hits : nullptr, rare);
+  };
   const auto sniff_whole = [&]() {
     if (std::string kind = not_text_format(text); !kind.empty()) return kind;
-    lines = text::split_lines(text, rare);
-    have_hits = line_hits(text, lines, signals, hits, rare);
-    segments = segment_text(text, lines, have_hits ? &hits : nullptr, rare);
+    segment(text);
     return majority_format(segments);
   };
   const std::string kind = changes.binary            ? std::string(format::kBinary)
@@ -274,13 +280,7 @@ IngestStats ingest(const IngestInput& input, const text::SignalSet& signals, cor
     lines.clear();
     sniffed = false;
   }
-  if (!sniffed) {
-    if (lines.empty()) lines = text::split_lines(body, rare);
-    // One block pass for the sniffer's anchors and the parsers' literals (where it runs).
-    hits.clear();
-    have_hits = line_hits(body, lines, signals, hits, rare);
-    segments = segment_text(body, lines, have_hits ? &hits : nullptr, rare);
-  }
+  if (!sniffed) segment(body);
   std::set<std::tuple<std::string, std::string, std::string_view>> seen;  // (host, format, text)
   // Without a \r every line end is a \n, so a segment's newlines follow from its lines (the
   // split's, which end at each \n): no second pass over its text.
