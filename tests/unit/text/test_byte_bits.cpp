@@ -29,6 +29,18 @@ std::string text_of(std::mt19937& rng, std::size_t size, std::string_view alphab
   return text;
 }
 
+/// `text` with `byte` planted at its first, middle and last offset, each handed to
+/// `check(planted, at)`; nothing for an empty text.
+template <class Check>
+void for_each_planting(const std::string& text, char byte, Check check) {
+  if (text.empty()) return;
+  for (const std::size_t at : {std::size_t{0}, text.size() / 2, text.size() - 1}) {
+    std::string planted = text;
+    planted[at] = byte;
+    check(planted, at);
+  }
+}
+
 }  // namespace
 
 TEST_CASE("the engine in use is the last this CPU can run: AVX2 where it has it", "[text]") {
@@ -161,14 +173,11 @@ TEST_CASE("bytes_present tells each asked byte at every offset, and no look-alik
       const std::string text = text_of(rng, size, filler);
       INFO(engine->name << ": " << size << " bytes of look-alikes");
       REQUIRE(engine->bytes_present(text.data(), text.size(), asked) == 0);
-      for (std::size_t k = 0; k < asked.size() && size > 0; ++k) {
-        for (const std::size_t at : {std::size_t{0}, size / 2, size - 1}) {
-          std::string planted = text;
-          planted[at] = asked[k];
+      for (std::size_t k = 0; k < asked.size(); ++k)
+        for_each_planting(text, asked[k], [&](const std::string& planted, std::size_t at) {
           INFO("byte " << int(static_cast<unsigned char>(asked[k])) << " at " << at);
           REQUIRE(engine->bytes_present(planted.data(), planted.size(), asked) == std::uint32_t{1} << k);
-        }
-      }
+        });
     }
     // All of them, and a list of other bytes.
     const std::string every("x\r\0y#\\@^z", 9);
@@ -192,17 +201,14 @@ TEST_CASE("census tells bytes_present's bytes, a byte past ASCII and a control b
       const std::string text = text_of(rng, size, filler);
       INFO(engine->name << ": " << size << " bytes");
       REQUIRE(engine->census(text.data(), text.size(), asked) == 0);
-      for (unsigned b = 0; b < 256 && size > 0; ++b) {
-        for (const std::size_t at : {std::size_t{0}, size / 2, size - 1}) {
-          std::string planted = text;
-          planted[at] = static_cast<char>(b);
+      for (unsigned b = 0; b < 256; ++b)
+        for_each_planting(text, static_cast<char>(b), [&](const std::string& planted, std::size_t at) {
           std::uint32_t want = engine->bytes_present(planted.data(), planted.size(), asked);
           if (b >= 0x80) want |= kNonAsciiBit;
           if (is_sought_control(static_cast<unsigned char>(b))) want |= kControlBit;
           INFO("byte " << b << " at " << at);
           REQUIRE(engine->census(planted.data(), planted.size(), asked) == want);
-        }
-      }
+        });
     }
   }
 }
