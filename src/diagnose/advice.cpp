@@ -129,9 +129,16 @@ std::string holder_action(const std::optional<ProcessRef>& c, const std::string&
   if (c && c->role == "foreign") {
     std::string where = c->container.empty() ? fmt::format("`kill {}`{}", c->pid.value_or(0), on_host_phrase(c->host))
                                              : fmt::format("`docker stop {}`{}", c->container, on_host_phrase(c->host));
+    // The other way out: the job fits beside the holder once it needs the shortfall less (the
+    // ledger's arithmetic), for a job that has to share the device.
+    std::string beside;
+    if (budget && budget->shortfall && *budget->shortfall > 0)
+      beside = fmt::format(" To keep it running, make the job fit beside it instead: it needs at least {} less on "
+                           "that GPU (the shortfall).",
+                           core::format_size(*budget->shortfall));
     return fmt::format("Stop the foreign process {} (pid {}) that holds the GPU ({}), or run the job on GPUs it "
-                       "does not use; then relaunch. Check GPUs are empty before a launch (nvidia-smi).",
-                       c->name.empty() ? "(unnamed)" : c->name, c->pid.value_or(0), where);
+                       "does not use; then relaunch. Check GPUs are empty before a launch (nvidia-smi).{}",
+                       c->name.empty() ? "(unnamed)" : c->name, c->pid.value_or(0), where, beside);
   }
   if (c && c->role == "unknown")
     return fmt::format("Find out who owns pid {}{} (ps -o user,lstart,cmd -p {}); if it is not part of the job, "

@@ -388,6 +388,19 @@ LedgerResult decide_ledger(const GpuLedgerInput& in) {
                   "creating the CUDA context failed for lack of memory: the process held nothing yet, so another process "
                   "holds the GPU — find it with `nvidia-smi --query-compute-apps=pid,used_memory --format=csv`");
 
+  // first-use-failed: a runtime "CUDA error: out of memory" at the process's first CUDA use (its
+  // traceback's frame or call: lazy init, a module built or moved to the GPU, a device query). The
+  // process held nothing yet, so the device was full before it: another holder's memory — unless
+  // the job's own sibling ranks may hold it (a multi-rank job), which the inputs cannot tell apart.
+  if (in.stage == FailureStage::first_use && !b.total && sorted.empty() && !in.multi_rank)
+    return decide(ledger_rule::kFirstUse,
+                  ProcessRef{in.host, std::nullopt, "", "foreign",
+                             "the device had no room at the process's first CUDA use, before it allocated anything", ""},
+                  Confidence::medium,
+                  "CUDA ran out of memory at the process's first use of the device (its traceback is in CUDA "
+                  "initialisation, a device query or building the model), before it had allocated anything: another "
+                  "process holds that GPU — find it with `nvidia-smi --query-compute-apps=pid,used_memory --format=csv`");
+
   // job-itself: nothing else explains it. High only when the ledger accounts for the GPU: total
   // and free known, no other holder covering the shortfall, nothing large unexplained, and the
   // framework's figures fit the device. Without any figure for what the job holds (an allocator
@@ -400,15 +413,28 @@ LedgerResult decide_ledger(const GpuLedgerInput& in) {
   if (large_rest || impossible) conf = Confidence::medium;
   const std::int64_t others = foreign + unknown;
   if (others > 0 && others >= need && b.shortfall) {
+    // Holders of unknown ownership (or bystanders: display servers, small contexts) that together
+    // cover the shortfall, none of them proven foreign: the job dominates, so it is named, at
+    // medium, and the report says how much the others hold and how to check them. Relative size
+    // is not ownership: a foreign proof would have named the holder above.
     conf = Confidence::medium;
-    b.arithmetic.push_back(fmt::format("other processes hold {} >= shortfall {}, but each is a display server, under "
-                                       "1 GiB and a tenth of the GPU, or smaller than the failing process: the job's own "
-                                       "footprint is the cause",
+    std::vector<std::string> pids;
+    for (const auto& h : sorted)
+      if (h.role != "job" && h.type != "G" && pids.size() < 3) pids.push_back(std::to_string(h.pid));
+    const std::string check =
+        pids.empty() ? std::string()
+                     : fmt::format("; check who owns {} (`ps -o user,lstart,cmd -p {}`): if it is not the job's, it "
+                                   "is the culprit",
+                                   pids.size() == 1 ? "pid " + pids[0] : "pids " + fmt::format("{}", fmt::join(pids, ", ")),
+                                   fmt::join(pids, ","));
+    b.arithmetic.push_back(fmt::format("other processes hold {} >= shortfall {}, but none is proven foreign (no log ties "
+                                       "them to another program, user, container or time): the job, which holds more, "
+                                       "is named",
                                        core::format_size(others), core::format_size(*b.shortfall)));
     return decide(ledger_rule::kJobItself, self, conf,
-                  fmt::format("the job holds {} of the GPU; other processes hold only {} — without them the request "
-                              "would have fit, but they are small next to the job's own footprint",
-                              core::format_size(job), core::format_size(others)));
+                  fmt::format("the job holds {} of the GPU; processes of unknown ownership hold {} — without them the "
+                              "request would have fit{}",
+                              core::format_size(job), core::format_size(others), check));
   }
   std::string reason;
   if (large_rest) {

@@ -113,6 +113,34 @@ void ps_reasons(store::Database& db, const store::Row& h, const std::string& hos
   }
 }
 
+/// Whether holder `pid` on `host` was listed holding GPU memory by a snapshot taken after the
+/// job's processes on that host had died, and if so the reason, appended to `reasons`. The end
+/// is positive evidence only: an `engine_failure` (an engine's process died; SGLang's launcher
+/// got SIGQUIT from its scheduler) or a `signal_exit` of the job on the host, dated, and the
+/// snapshot at least kSettle later (a dying process frees its memory within seconds).
+bool outlived_job(store::Database& db, const std::string& host, std::int64_t pid, std::vector<std::string>& reasons) {
+  constexpr double kSettle = 5;
+  auto r = db.query_bound(
+      "WITH seen AS (SELECT max(g.ts) AS ts, max(gp.mem_used) AS bytes FROM gpu_snapshots g"
+      "  JOIN gpu_processes gp ON gp.snapshot_id = g.id WHERE g.host = ?1 AND gp.pid = CAST(?2 AS INTEGER)"
+      "  AND g.ts IS NOT NULL AND gp.type <> ''),"
+      " ended AS (SELECT e.ts, e.message FROM events e WHERE e.host = ?1 AND e.ts IS NOT NULL"
+      "  AND e.kind IN ('engine_failure', 'signal_exit') AND (e.pid IS NULL OR e.pid <> CAST(?2 AS INTEGER))"
+      "  ORDER BY e.ts LIMIT 1)"
+      " SELECT seen.ts AS seen_ts, seen.bytes AS bytes, ended.ts AS end_ts, ended.message AS end_message"
+      " FROM seen, ended WHERE seen.ts >= ended.ts + " + std::to_string(kSettle),
+      {host, std::to_string(pid)});
+  if (r.rows.empty()) return false;
+  const auto& row = r.rows[0];
+  std::string what = row["end_message"].as_text();
+  if (what.size() > 80) what = what.substr(0, 77) + "...";
+  reasons.push_back(fmt::format("still held {} at {}, after the job's processes had died ({}: {})",
+                                row["bytes"].as_int() ? core::format_size(*row["bytes"].as_int()) : std::string("GPU memory"),
+                                core::format_iso(*row["seen_ts"].as_double()).substr(11, 8),
+                                core::format_iso(*row["end_ts"].as_double()).substr(11, 8), what));
+  return true;
+}
+
 }  // namespace
 
 std::string framework_of(std::string_view text) {
@@ -224,8 +252,12 @@ std::string assign_roles(store::Database& db) {
     for (const auto& l : leftover)  // defunct, orphaned, unnamed (stopped is one of ps_reasons too)
       if (std::find(reasons.begin(), reasons.end(), l) == reasons.end()) reasons.push_back(l);
     const bool ps_foreign = reasons.size() > before_ps;
+    // Still holding after the job's processes died (a snapshot taken after the job's end on this
+    // host, which the job's own output proves: an engine's process died, a process died by a
+    // signal): the job's memory went with them, so what is still held is another program's.
+    const bool outlived = outlived_job(db, host, pid, reasons);
     if (job_known && reasons.empty()) reasons.push_back("not among the job's processes on this host");
-    const bool foreign = !reasons.empty() && (job_known || !fw.empty() || !container.empty() || ps_foreign);
+    const bool foreign = !reasons.empty() && (job_known || !fw.empty() || !container.empty() || ps_foreign || outlived);
     const std::string role = foreign ? "foreign" : "unknown";
     const std::string why = reasons.empty() ? std::string("holds GPU memory; no log says whose it is")
                                             : fmt::format("{}", fmt::join(reasons, "; "));

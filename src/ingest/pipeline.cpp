@@ -328,6 +328,18 @@ IngestStats ingest(const IngestInput& input, const text::SignalSet& signals, cor
     if (have_hits)
       ctx.line_hits = std::span<const std::uint8_t>(hits).subspan(static_cast<std::size_t>(seg.first_line - 1),
                                                                   seg.line_count);
+    if (!seg.command.empty()) {
+      // The prompt's command, on the line before the output (the prompt line is not the
+      // segment's): the job's identity reads it (diagnose/roles.cpp).
+      core::Event command;
+      command.source_id = ctx.source_id;
+      command.line = command.line_end = std::max<std::int64_t>(1, info.first_line - 1);
+      command.host = info.host;
+      command.kind = std::string(core::kind::kCommand);
+      command.rule = "prompt";
+      command.message = seg.command;
+      sink.add_event(command);
+    }
     parse_segment(seg.text, ctx);
     stats.lines += info.lines;
     ++stats.segments;

@@ -52,10 +52,17 @@ inline constexpr std::string_view kPeerLost = "peer_lost";             // echoes
 inline constexpr std::string_view kIllegalAccess = "illegal_memory_access";
 inline constexpr std::string_view kHostAllocFail = "host_alloc_fail";
 inline constexpr std::string_view kLog = "log";                        // a plain log line kept for context
+/// The command typed at a paste's prompt, one event at the prompt's line in the source of the
+/// output it printed: who the job is, in the user's own words (`docker logs sglang-worker`).
+inline constexpr std::string_view kCommand = "command";
+/// A frame or call of a process's first CUDA use (context creation, device query), printed next
+/// to a CUDA error (rules/signals/cuda_first_use.toml): the process held nothing yet.
+inline constexpr std::string_view kCudaFirstUse = "cuda_first_use";
 /// Every kind above: a signal may name one of these, or a kind some diagnosis query reads.
 inline constexpr std::array kAll = {kCudaOom,  kStartupMemCheck, kKernelOom,   kOomKill,       kUserspaceOomKill,
                                     kContainerOom, kSignalExit,  kTraceback,   kXid,           kNcclTimeout,
-                                    kPeerLost,     kIllegalAccess, kHostAllocFail, kLog};
+                                    kPeerLost,     kIllegalAccess, kHostAllocFail, kLog,         kCommand,
+                                    kCudaFirstUse};
 }  // namespace kind
 
 /// One dated fact. `line` is 1-based within the source; `line_end` >= `line` for blocks.
