@@ -160,9 +160,12 @@ Verdict diagnose(store::Database& db, const rules::RuleSet& rules, core::Diagnos
       f.confidence = parse_confidence(row["confidence"].as_text());
       f.event_id = row["event_id"].as_int().value_or(0);
       // A culprit with a role and no pid or name ("the job itself": a refused allocation, a
-      // limit the job hit) is kept: the role is the answer, the missing pid is not a reason to
-      // drop it (issue 34's policy table, row "role without pid").
-      if (!row["culprit_pid"].is_null() || !row["culprit_name"].as_text().empty() || !row["culprit_role"].is_null())
+      // limit the job hit; "another process") is kept: the role is the answer, the missing pid
+      // is not a reason to drop it (ARCHITECTURE.md's policy table, "role without pid"). A role
+      // of `unknown` with nothing named is no culprit at all (a GPU fault blames no process).
+      const std::string role_only = row["culprit_role"].as_text();
+      if (!row["culprit_pid"].is_null() || !row["culprit_name"].as_text().empty() || role_only == "job" ||
+          role_only == "foreign")
         f.culprit = ProcessRef{row["culprit_host"].is_null() ? f.host : row["culprit_host"].as_text(),
                                row["culprit_pid"].as_int(), row["culprit_name"].as_text(),
                                row["culprit_role"].is_null() ? "unknown" : row["culprit_role"].as_text(),

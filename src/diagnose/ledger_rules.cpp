@@ -268,6 +268,16 @@ LedgerResult decide_ledger(const GpuLedgerInput& in) {
                                          "total - free by {}, so the rest is negative)",
                                          core::format_size(excess)));
   }
+  if (b.total && !b.free) {
+    // Capacity without a free figure (an XLA / NPU message names only the device's size): the
+    // rest is what no holder accounts for, free memory included, so the sum still holds.
+    const std::int64_t r = *b.total - job - foreign - unknown;
+    b.unexplained = r;
+    b.entries.push_back({"not accounted for (free memory included: the inputs give no free figure)", "rest", std::nullopt, r});
+    b.arithmetic.push_back(fmt::format("total {} = job {} + foreign {}{} + not accounted for {} (free unknown)", fs(b.total),
+                                       fs(job), fs(foreign), unknown ? " + unattributed " + core::format_size(unknown) : std::string(),
+                                       core::format_size(r)));
+  }
   if (b.shortfall)
     b.arithmetic.push_back(fmt::format("shortfall = requested {} - free {} = {}", core::format_size(*b.requested),
                                        core::format_size(*b.free), core::format_size(*b.shortfall)));
@@ -432,8 +442,9 @@ LedgerResult decide_ledger(const GpuLedgerInput& in) {
                                        "is named",
                                        core::format_size(others), core::format_size(*b.shortfall)));
     return decide(ledger_rule::kJobItself, self, conf,
-                  fmt::format("the job holds {} of the GPU; processes of unknown ownership hold {} — without them the "
-                              "request would have fit{}",
+                  fmt::format("the job holds {} of the GPU; other processes hold {} — without them the request would "
+                              "have fit, but none is both proven foreign and large enough to be the cause (1 GiB or a "
+                              "tenth of the GPU){}",
                               core::format_size(job), core::format_size(others), check));
   }
   std::string reason;

@@ -180,7 +180,7 @@ std::vector<TimelineEvent> load_timeline(store::Database& db, const TimelineQuer
   if (query.incident) where.push_back(fmt::format("e.incident = {}", *query.incident));
   if (!query.hosts.empty()) where.push_back("e.host IN (" + in_list(query.hosts) + ")");
   if (!query.kinds.empty()) where.push_back("e.kind IN (" + in_list(query.kinds) + ")");
-  else if (!query.include_log) where.push_back("e.kind <> 'log'");
+  else if (!query.include_log) where.push_back("e.kind NOT IN ('log', 'command')");  // context, not failures
   if (query.from) where.push_back("e.ts >= " + number(*query.from));
   if (query.to) where.push_back("e.ts <= " + number(*query.to));
   std::string cond;

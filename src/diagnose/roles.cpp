@@ -117,13 +117,14 @@ void ps_reasons(store::Database& db, const store::Row& h, const std::string& hos
 /// job's processes on that host had died, and if so the reason, appended to `reasons`. The end
 /// is positive evidence only: an `engine_failure` (an engine's process died; SGLang's launcher
 /// got SIGQUIT from its scheduler) or a `signal_exit` of the job on the host, dated, and the
-/// snapshot at least kSettle later (a dying process frees its memory within seconds).
+/// snapshot at least kSettle later (a dying process frees its memory within seconds). Compute
+/// holders only (type C / C+G): a display server outlives every job and is nobody's culprit.
 bool outlived_job(store::Database& db, const std::string& host, std::int64_t pid, std::vector<std::string>& reasons) {
   constexpr double kSettle = 5;
   auto r = db.query_bound(
       "WITH seen AS (SELECT max(g.ts) AS ts, max(gp.mem_used) AS bytes FROM gpu_snapshots g"
       "  JOIN gpu_processes gp ON gp.snapshot_id = g.id WHERE g.host = ?1 AND gp.pid = CAST(?2 AS INTEGER)"
-      "  AND g.ts IS NOT NULL AND gp.type <> ''),"
+      "  AND g.ts IS NOT NULL AND instr(gp.type, 'C') > 0),"
       " ended AS (SELECT e.ts, e.message FROM events e WHERE e.host = ?1 AND e.ts IS NOT NULL"
       "  AND e.kind IN ('engine_failure', 'signal_exit') AND (e.pid IS NULL OR e.pid <> CAST(?2 AS INTEGER))"
       "  ORDER BY e.ts LIMIT 1)"

@@ -158,7 +158,7 @@ TEST_CASE("ledger: small holders and display servers are bystanders, not the cul
   REQUIRE(ledger.culprit);
   CHECK(ledger.culprit->role == "job");
   CHECK(ledger.confidence == diagnose::Confidence::medium);
-  CHECK_THAT(ledger.reason, Catch::Contains("small next to the job's own footprint"));
+  CHECK_THAT(ledger.reason, Catch::Contains("none is both proven foreign and large enough"));
   REQUIRE(ledger.budget.foreign);
   CHECK(*ledger.budget.foreign == std::int64_t{1010} * 1024 * 1024);
 }
