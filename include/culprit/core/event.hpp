@@ -52,10 +52,13 @@ inline constexpr std::string_view kPeerLost = "peer_lost";             // echoes
 inline constexpr std::string_view kIllegalAccess = "illegal_memory_access";
 inline constexpr std::string_view kHostAllocFail = "host_alloc_fail";
 inline constexpr std::string_view kLog = "log";                        // a plain log line kept for context
+/// How the job `culprit run` started ended (its snapshot manifest: exit code or signal, and
+/// whether the kernel log was read), never from a log line.
+inline constexpr std::string_view kJobEnd = "job_end";
 /// Every kind above: a signal may name one of these, or a kind some diagnosis query reads.
 inline constexpr std::array kAll = {kCudaOom,  kStartupMemCheck, kKernelOom,   kOomKill,       kUserspaceOomKill,
                                     kContainerOom, kSignalExit,  kTraceback,   kXid,           kNcclTimeout,
-                                    kPeerLost,     kIllegalAccess, kHostAllocFail, kLog};
+                                    kPeerLost,     kIllegalAccess, kHostAllocFail, kLog,       kJobEnd};
 }  // namespace kind
 
 /// One dated fact. `line` is 1-based within the source; `line_end` >= `line` for blocks.
