@@ -7,12 +7,14 @@
 #include <map>
 #include <set>
 
+#include "api/job_end.hpp"
 #include "culprit/api/snapshot_manifest.hpp"
 #include "culprit/core/job_evidence.hpp"
 
 #include "culprit/diagnose/engine.hpp"
 #include "culprit/diagnose/report_data.hpp"
 #include "culprit/ingest/pipeline.hpp"
+#include "culprit/ingest/sniff.hpp"
 #include "culprit/input/reader.hpp"
 #include "culprit/report/json_writer.hpp"
 #include "culprit/store/clock.hpp"
@@ -106,7 +108,8 @@ void save_findings(store::Database& db, const diagnose::Verdict& v) {
 }
 
 /// The hook that takes culprit's own snapshot manifests out of the input: the job `culprit run`
-/// started is a `job` process; the commands that did not answer are kept for the sources.
+/// started is a `job` process, and how it ended a `job_end` event in a source of its own (the
+/// manifest, cited at the job's record); the commands that did not answer are kept for the sources.
 struct ManifestReader {
   std::vector<diagnose::SourceSummary> unanswered;
 
@@ -115,6 +118,18 @@ struct ManifestReader {
     const auto m = parse_manifest(src.text);
     if (!m) return false;
     const std::string host = src.host.empty() ? m->host : src.host;
+    if (auto end = job_end_event(*m, src.name, src.text, host, 0)) {
+      core::SourceInfo info;
+      info.name = src.name;
+      info.host = host;
+      info.host_from = src.host.empty() ? std::string(input::host_from::kContent) : src.host_from;
+      info.format = ingest::format::kCulpritSnapshot;
+      info.bytes = static_cast<std::int64_t>(src.text.size());
+      info.lines = static_cast<std::int64_t>(std::count(src.text.begin(), src.text.end(), '\n'));
+      info.origin = src.origin;
+      end->source_id = sink.add_source(info);
+      sink.add_event(*end);
+    }
     if (m->job) {
       core::ProcessSighting s;
       s.host = host;

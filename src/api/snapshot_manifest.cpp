@@ -8,6 +8,7 @@
 #include <cmath>
 #include <ctime>
 
+#include "culprit/core/job_output.hpp"
 #include "culprit/report/json_writer.hpp"
 
 namespace culprit::api {
@@ -31,9 +32,11 @@ std::string manifest_json(const Manifest& m) {
     for (const auto& a : j.command) cmd += (cmd.empty() ? "" : ", ") + report::json_quote(a);
     s += fmt::format(
         "  \"job\": {{\"pid\": {}, \"user\": {}, \"started\": {:.6f}, \"started_utc\": {}, \"command\": [{}], "
-        "\"exit_code\": {}, \"signal\": {}}},\n",
-        j.pid, report::json_quote(j.user), j.started, report::json_quote(iso_utc(j.started, true)), cmd, j.exit_code, j.signal);
+        "\"ended\": {:.6f}, \"exit_code\": {}, \"signal\": {}}},\n",
+        j.pid, report::json_quote(j.user), j.started, report::json_quote(iso_utc(j.started, true)), cmd, j.ended,
+        j.exit_code, j.signal);
   }
+  s += fmt::format("  \"kernel_log\": {},\n", report::json_quote(m.kernel_log));
   s += "  \"tools\": [";
   for (std::size_t i = 0; i < m.tools.size(); ++i) {
     const auto& t = m.tools[i];
@@ -65,6 +68,8 @@ std::optional<Manifest> parse_manifest(std::string_view text) {
     j.user = text_of(job, "user");
     double started = 0;
     if (!job["started"].get_double().get(started)) j.started = started;
+    double ended = 0;
+    if (!job["ended"].get_double().get(ended)) j.ended = ended;
     if (!job["exit_code"].get_int64().get(v)) j.exit_code = static_cast<int>(v);
     if (!job["signal"].get_int64().get(v)) j.signal = static_cast<int>(v);
     simdjson::dom::array cmd;
@@ -75,6 +80,7 @@ std::optional<Manifest> parse_manifest(std::string_view text) {
       }
     if (j.pid > 0) m.job = j;
   }
+  m.kernel_log = text_of(o, "kernel_log");
   simdjson::dom::array tools;
   if (!o["tools"].get_array().get(tools))
     for (auto t : tools) {
@@ -86,11 +92,7 @@ std::optional<Manifest> parse_manifest(std::string_view text) {
 }
 
 bool is_manifest_name(std::string_view source_name) {
-  if (source_name.size() < kManifestName.size()) return false;
-  if (source_name.substr(source_name.size() - kManifestName.size()) != kManifestName) return false;
-  if (source_name.size() == kManifestName.size()) return true;
-  const char before = source_name[source_name.size() - kManifestName.size() - 1];
-  return before == '/' || before == ':' || before == '!';
+  return core::job_output::base_name_is(source_name, kManifestName);
 }
 
 std::string iso_utc(double seconds, bool fraction) {

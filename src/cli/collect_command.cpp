@@ -70,6 +70,7 @@ void write_manifest(const fs::path& dir, const std::string& host, const std::vec
   m.host = host;
   m.taken = now_utc();
   m.tools = tools;
+  m.kernel_log = kernel_log_status(tools);
   std::ofstream out(dir / std::string(kManifestName), std::ios::binary | std::ios::trunc);
   out << manifest_json(m);
 }

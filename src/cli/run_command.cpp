@@ -31,6 +31,7 @@
 #include "cli/child_process.hpp"
 #include "cli/commands.hpp"
 #include "culprit/culprit.hpp"
+#include "culprit/core/job_output.hpp"
 #include "cli/snapshot.hpp"
 #include "culprit/api/snapshot_manifest.hpp"
 #include "cli/snapshot_archive.hpp"
@@ -379,8 +380,8 @@ int run_run(const std::vector<std::string>& args) {
   Stream out, err;
   out.to_fd = STDOUT_FILENO;
   err.to_fd = STDERR_FILENO;
-  out.record.open(node / "job.stdout.log", std::ios::binary | std::ios::trunc);
-  err.record.open(node / "job.stderr.log", std::ios::binary | std::ios::trunc);
+  out.record.open(node / std::string(core::job_output::kStdout), std::ios::binary | std::ios::trunc);
+  err.record.open(node / std::string(core::job_output::kStderr), std::ios::binary | std::ios::trunc);
   const Terminal terminal;
   const SpawnedChild child = spawn_with_pipes(command);
   if (child.pid < 0) {
@@ -391,19 +392,23 @@ int run_run(const std::vector<std::string>& args) {
   out.fd = child.out_fd;
   err.fd = child.err_fd;
   int status = 0;
+  double ended = 0;
   std::vector<ToolStatus> sample_statuses;
   {
     Sampler sampler(node.string(), o.sample_interval);
     terminal.give(child.pid);
     status = relay(child, out, err, sig_pipe[0], terminal);
+    ended = now_utc();
     terminal.take_back();
     sampler.stop();
     sample_statuses = sampler.first_statuses();
   }
   out.record.close();
   err.record.close();
-  for (const char* f : {"job.stdout.log", "job.stderr.log"})  // a stream that said nothing is no source
-    if (fs::file_size(node / f, ec) == 0 && !ec) fs::remove(node / f, ec);
+  for (const auto f : {core::job_output::kStdout, core::job_output::kStderr}) {  // a stream that said nothing is no source
+    const fs::path path = node / std::string(f);
+    if (fs::file_size(path, ec) == 0 && !ec) fs::remove(path, ec);
+  }
   const int code = WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WIFEXITED(status) ? WEXITSTATUS(status) : 1;
   const bool failed = code != 0;
 
@@ -418,6 +423,7 @@ int run_run(const std::vector<std::string>& args) {
   job.pid = child.pid;
   job.user = user_name();
   job.started = started;
+  job.ended = ended;
   job.command = command;
   if (WIFEXITED(status)) job.exit_code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) job.signal = WTERMSIG(status);
@@ -426,6 +432,7 @@ int run_run(const std::vector<std::string>& args) {
     SnapshotOptions snap;
     snap.since = started - 5;  // kernel lines of the job's start
     m.tools = take_snapshot(node.string(), snapshot_items(), snap);
+    m.kernel_log = kernel_log_status(m.tools);
   } else {
     m.tools = sample_statuses;
   }

@@ -11,6 +11,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <charconv>
 #include <chrono>
 #include <cmath>
@@ -140,8 +141,8 @@ const std::vector<SnapshotItem>& snapshot_items() {
       kPs,
       {"meminfo.txt", "", kMeminfoShell, 5, ""},
       {"free.txt", "free", "free", 5, ""},
-      {"dmesg.txt", "dmesg", "dmesg --time-format iso", 15, ""},
-      {"journalctl-k.txt", "journalctl", kJournalShell, 20, "dmesg.txt"},
+      {"dmesg.txt", "dmesg", "dmesg --time-format iso", 15, "", true},
+      {"journalctl-k.txt", "journalctl", kJournalShell, 20, "dmesg.txt", true},
       {"docker-ps.txt", "docker", "docker ps -a", 15, ""},
       {"docker-inspect.json", "docker", "ids=$(docker ps -q) || exit $?; [ -z \"$ids\" ] || docker inspect $ids", 20, ""},
       {"cgroup.txt", "", kCgroupShell, 5, ""},
@@ -160,6 +161,19 @@ const std::vector<SnapshotItem>& sample_items() {
 }
 
 const SnapshotItem& ps_item() { return kPs; }
+
+std::string kernel_log_status(const std::vector<ToolStatus>& statuses) {
+  std::string first;
+  for (const auto& s : statuses) {
+    const bool reads_kernel_log =
+        std::any_of(snapshot_items().begin(), snapshot_items().end(),
+                    [&](const SnapshotItem& item) { return item.kernel_log && item.tool == s.tool; });
+    if (!reads_kernel_log) continue;
+    if (s.status == "ok") return s.status;
+    if (first.empty()) first = s.status;
+  }
+  return first;
+}
 
 ToolStatus classify(const SnapshotItem& item, const CommandResult& r) {
   ToolStatus s;

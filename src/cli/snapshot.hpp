@@ -23,6 +23,7 @@ struct SnapshotItem {
   std::string_view shell;         ///< the command line, as the README lists it
   double timeout_s;
   std::string_view fallback_for;  ///< only used when the item writing this file failed (journalctl for dmesg)
+  bool kernel_log = false;        ///< it reads the kernel log (kernel_log_status)
 };
 
 /// The table, in the order the commands run.
@@ -56,6 +57,11 @@ std::string remote_snapshot_script(const std::vector<SnapshotItem>& items);
 /// lacks is not started) and writes the node folder as take_snapshot does.
 std::vector<ToolStatus> write_remote_snapshot(const std::string& dir, const std::vector<SnapshotItem>& items,
                                               std::string_view output);
+
+/// Whether the kernel log was read, for the manifest (api::Manifest::kernel_log): `ok` when a
+/// command of the table that reads it answered, else the status of the first that was run;
+/// '' when `statuses` hold none of them.
+std::string kernel_log_status(const std::vector<ToolStatus>& statuses);
 
 /// The status of one command's result (exported for the unit tests).
 ToolStatus classify(const SnapshotItem& item, const CommandResult& r);

@@ -1,6 +1,7 @@
 // The ingest pipeline for one input: normalisation (with one note per kind of change),
-// binary/empty check, segmentation, one source row per segment, then the segment's parser,
-// all writing through a sink that enforces the run's event budget.
+// binary/empty check, segmentation, one source row per segment, then the segment's parser (and
+// for a `culprit run` job's output, its last lines: job_output_tail.hpp), all writing through a
+// sink that enforces the run's event budget.
 #include "culprit/ingest/pipeline.hpp"
 
 #include <fmt/format.h>
@@ -12,9 +13,11 @@
 #include <string>
 #include <tuple>
 
+#include "culprit/core/job_output.hpp"
 #include "culprit/ingest/parser.hpp"
 #include "culprit/ingest/sniff.hpp"
 #include "culprit/text/lines.hpp"
+#include "ingest/job_output_tail.hpp"
 #include "ingest/line_hits.hpp"
 #include "ingest/normalize.hpp"
 #include "ingest/own_report.hpp"
@@ -24,7 +27,8 @@ namespace culprit::ingest {
 namespace {
 
 /// Forwards to the real sink until the budget is spent; then drops events (and the OOM
-/// reports that would point at them) and notes the first loss once per run.
+/// reports that would point at them) and notes the first loss once per run. It remembers the
+/// last line an event of its input reached: a job's output tail starts after it.
 class BudgetSink final : public core::EventSink {
  public:
   BudgetSink(core::EventSink& inner, EventBudget* budget, const std::string& name, core::Diagnostics& diagnostics)
@@ -32,6 +36,7 @@ class BudgetSink final : public core::EventSink {
 
   std::int64_t add_source(const core::SourceInfo& source) override { return inner_.add_source(source); }
   std::int64_t add_event(const core::Event& event) override {
+    last_event_line_ = std::max(last_event_line_, event.line_end);
     if (budget_ && budget_->max > 0 && budget_->used >= budget_->max) {
       if (budget_->dropped++ == 0)
         diagnostics_.push_back(
@@ -51,6 +56,8 @@ class BudgetSink final : public core::EventSink {
   }
   void add_process(const core::ProcessSighting& process) override { inner_.add_process(process); }
   void add_container(const core::ContainerInfo& container) override { inner_.add_container(container); }
+  /// The last input line an event of this input reached (0: none yet).
+  std::int64_t last_event_line() const { return last_event_line_; }
 
  private:
   static constexpr std::int64_t kDropped = -1;
@@ -58,6 +65,7 @@ class BudgetSink final : public core::EventSink {
   EventBudget* budget_;
   const std::string& name_;
   core::Diagnostics& diagnostics_;
+  std::int64_t last_event_line_ = 0;
 };
 
 void note(core::Diagnostics& d, std::string_view code, std::string where, std::string message,
@@ -285,6 +293,9 @@ IngestStats ingest(const IngestInput& input, const text::SignalSet& signals, cor
   // Without a \r every line end is a \n, so a segment's newlines follow from its lines (the
   // split's, which end at each \n): no second pass over its text.
   const bool body_has_cr = rare.holds('\r', body);
+  // The job's own output (`culprit run`) keeps its last lines, after the last segment is parsed.
+  const bool job_output = !input.more && core::job_output::is_output_name(input.name);
+  ParseContext last;
   for (const auto& seg : segments) {
     if (seg.text.size() >= kRepeatMinBytes && !seen.emplace(seg.host, seg.format, seg.text).second) {
       note(diagnostics, code::kRepeat, fmt::format("{}:{}", input.name, seg.first_line + line_offset),
@@ -343,7 +354,9 @@ IngestStats ingest(const IngestInput& input, const text::SignalSet& signals, cor
     parse_segment(seg.text, ctx);
     stats.lines += info.lines;
     ++stats.segments;
+    if (job_output) last = ctx;
   }
+  if (job_output && last.sink) add_job_output_tail(last, last.lines, sink.last_event_line());
   return stats;
 }
 

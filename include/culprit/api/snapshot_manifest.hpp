@@ -2,8 +2,9 @@
 // no log says — the job's pid, user, start and exit (culprit started it), and each snapshot
 // command that was missing, refused or timed out. Written beside the snapshot files; read back
 // by the library's incident pipeline (src/api/incident.cpp) (a folder, or an archive of one, diagnoses the same later): the job's pid
-// becomes a `job` process (evidence `culprit run`), and every tool that did not answer is named
-// once in the report's sources.
+// becomes a `job` process (evidence `culprit run`), how it ended a `job_end` event the rules read
+// (rules/diagnoses/job_end.toml), and every tool that did not answer is named once in the
+// report's sources.
 #pragma once
 
 #include <cstdint>
@@ -29,6 +30,7 @@ struct JobRecord {
   std::string user;
   double started = 0;                 ///< UTC seconds
   std::vector<std::string> command;
+  double ended = 0;                   ///< UTC seconds when it ended (0: not recorded)
   int exit_code = -1;                 ///< when it exited
   int signal = 0;                     ///< when a signal ended it
 };
@@ -39,6 +41,10 @@ struct Manifest {
   double taken = 0;                   ///< UTC seconds
   std::optional<JobRecord> job;
   std::vector<ToolStatus> tools;      ///< every command's status, ok ones included
+  /// Whether the node's kernel log was read: `ok` when a kernel-log command (dmesg, else
+  /// journalctl -k) answered — then a kernel OOM kill since the job started is in the
+  /// snapshot — else the first one's status (`refused`, `missing`, …); '' when none was asked.
+  std::string kernel_log;
 };
 
 std::string manifest_json(const Manifest& m);

@@ -58,11 +58,14 @@ inline constexpr std::string_view kCommand = "command";
 /// A frame or call of a process's first CUDA use (context creation, device query), printed next
 /// to a CUDA error (rules/signals/cuda_first_use.toml): the process held nothing yet.
 inline constexpr std::string_view kCudaFirstUse = "cuda_first_use";
+/// How the job `culprit run` started ended (its snapshot manifest: exit code or signal, and
+/// whether the kernel log was read), never from a log line.
+inline constexpr std::string_view kJobEnd = "job_end";
 /// Every kind above: a signal may name one of these, or a kind some diagnosis query reads.
 inline constexpr std::array kAll = {kCudaOom,  kStartupMemCheck, kKernelOom,   kOomKill,       kUserspaceOomKill,
                                     kContainerOom, kSignalExit,  kTraceback,   kXid,           kNcclTimeout,
                                     kPeerLost,     kIllegalAccess, kHostAllocFail, kLog,         kCommand,
-                                    kCudaFirstUse};
+                                    kCudaFirstUse, kJobEnd};
 }  // namespace kind
 
 /// One dated fact. `line` is 1-based within the source; `line_end` >= `line` for blocks.

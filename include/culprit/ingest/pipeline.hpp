@@ -78,7 +78,9 @@ struct IngestStats {
 /// Normalises `input.text`, segments it, gives every segment its own source row (format,
 /// host, first line) and parses it. Binary or empty inputs are skipped, and every change to
 /// the text (decoding, NULs, invalid UTF-8, cut lines) is noted once per input, naming it and
-/// the first line concerned. Never throws for bad input.
+/// the first line concerned. The output `culprit run` recorded of its job
+/// (core/job_output.hpp) keeps its last lines after its last event as events too. Never throws
+/// for bad input.
 IngestStats ingest(const IngestInput& input, const text::SignalSet& signals, core::EventSink& sink,
                    core::Diagnostics& diagnostics, const IngestOptions& options = {});
 

@@ -13,7 +13,8 @@
 namespace culprit::ingest {
 
 /// Format ids (stable; stored in sources.format). Each format read has a row in the format table
-/// (src/ingest/format_table.cpp); binary, empty and culprit_report are skipped sources.
+/// (src/ingest/format_table.cpp); binary, empty and culprit_report are skipped sources, and
+/// culprit_snapshot is `culprit run`'s manifest, read by the api (culprit/api/snapshot_manifest.hpp).
 namespace format {
 inline constexpr std::string_view kKernelLog = "kernel_log";
 inline constexpr std::string_view kAppLog = "app_log";
@@ -33,6 +34,7 @@ inline constexpr std::string_view kKubectlDescribe = "kubectl_describe";
 inline constexpr std::string_view kBinary = "binary";
 inline constexpr std::string_view kEmpty = "empty";
 inline constexpr std::string_view kCulpritReport = "culprit_report";  // culprit's own output (skipped)
+inline constexpr std::string_view kCulpritSnapshot = "culprit_snapshot";  // the job's end, from the manifest
 }  // namespace format
 
 /// The head of an input the sniffer reads for its format (ingest::ingest, reads_in_pieces): the

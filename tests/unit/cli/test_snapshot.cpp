@@ -123,9 +123,11 @@ TEST_CASE("the manifest round trip; other JSON is no manifest", "[cli][snapshot]
   j.user = "alice";
   j.started = 1775695000.25;
   j.command = {"torchrun", "--nproc-per-node=8", "train.py", "--name=\"a b\""};
+  j.ended = 1775695600.75;
   j.signal = 9;
   m.job = j;
   m.tools = {{"nvidia-smi", "", "missing", "not found on PATH"}, {"ps", "ps.txt", "ok", ""}};
+  m.kernel_log = "refused";
   const auto back = parse_manifest(manifest_json(m));
   REQUIRE(back);
   CHECK(back->made_by == "culprit run");
@@ -135,7 +137,10 @@ TEST_CASE("the manifest round trip; other JSON is no manifest", "[cli][snapshot]
   CHECK(back->job->user == "alice");
   CHECK(back->job->started == Approx(1775695000.25));
   CHECK(back->job->command == j.command);
+  CHECK(back->job->ended == Approx(1775695600.75));
   CHECK(back->job->signal == 9);
+  CHECK(back->job->exit_code == -1);
+  CHECK(back->kernel_log == "refused");
   REQUIRE(back->tools.size() == 2);
   CHECK(back->tools[0].status == "missing");
   CHECK_FALSE(parse_manifest(R"({"Id": "abc", "State": {}})"));
@@ -144,4 +149,15 @@ TEST_CASE("the manifest round trip; other JSON is no manifest", "[cli][snapshot]
   CHECK(is_manifest_name("incident/gpu-node-17/culprit-snapshot.json"));
   CHECK(is_manifest_name("incident.tar.zst!/incident/node/culprit-snapshot.json"));
   CHECK_FALSE(is_manifest_name("my-culprit-snapshot.json"));
+}
+
+TEST_CASE("the kernel log is read when dmesg or its fallback answered", "[cli][snapshot]") {
+  CHECK(kernel_log_status({{"ps", "ps.txt", "ok", ""}, {"dmesg", "dmesg.txt", "ok", ""}}) == "ok");
+  // dmesg answered with nothing since the job started: read, and it holds no kill.
+  CHECK(kernel_log_status({{"dmesg", "", "ok", "no kernel lines since the job started"}}) == "ok");
+  CHECK(kernel_log_status({{"dmesg", "", "refused", "exit 1: dmesg: read kernel buffer failed: Operation not permitted"},
+                           {"journalctl", "journalctl-k.txt", "ok", ""}}) == "ok");
+  CHECK(kernel_log_status({{"dmesg", "", "refused", ""}, {"journalctl", "", "missing", "not found on PATH"}}) ==
+        "refused");
+  CHECK(kernel_log_status({{"ps", "ps.txt", "ok", ""}}).empty());  // a sample: the kernel log was not asked
 }

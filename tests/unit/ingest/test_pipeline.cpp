@@ -243,3 +243,39 @@ TEST_CASE("a paste given twice is read once, with a note", "[pipeline][repeat]")
   culprit::ingest::ingest(IngestInput{"<stdin>", "", "in", killed}, builtin().signals, four, d4);
   CHECK(find(d4, "input-repeat") == nullptr);
 }
+
+// `culprit run` records the job's output as `job.stderr.log` (core/job_output.hpp): its last
+// non-blank lines after its last event are kept as events, so a job's own last words can be
+// cited; another file's, or a line an event already holds, are not.
+TEST_CASE("a culprit run job's last output lines are kept as events, after its last event", "[pipeline]") {
+  const std::string text =
+      "2026-04-09T00:47:10.000001Z Traceback (most recent call last):\n"
+      "2026-04-09T00:47:10.000002Z   File \"train.py\", line 3, in <module>\n"
+      "2026-04-09T00:47:10.000003Z KeyError: 'lr'\n"
+      "2026-04-09T00:47:11.000000Z retrying with defaults\n"
+      "2026-04-09T00:47:12.000000Z \n"
+      "2026-04-09T00:47:13.000000Z giving up after 3 tries\n";
+  RecordingSink sink;
+  Diagnostics d;
+  culprit::ingest::ingest(IngestInput{"run/gpu-7/job.stderr.log", "gpu-7", "in", text}, builtin().signals, sink, d);
+  std::vector<std::pair<std::int64_t, std::string>> tail;
+  for (const auto& e : sink.events)
+    if (e.rule == "job_output_tail") tail.emplace_back(e.line, e.message);
+  REQUIRE(tail.size() == 2);  // the traceback is an event already; the blank line is nothing
+  CHECK(tail[0] == std::make_pair(std::int64_t{4}, std::string("retrying with defaults")));
+  CHECK(tail[1] == std::make_pair(std::int64_t{6}, std::string("giving up after 3 tries")));
+  for (const auto& e : sink.events)
+    if (e.rule == "job_output_tail") {
+      CHECK(e.kind == "log");
+      CHECK(e.ts);  // its arrival stamp
+    }
+
+  // Any other log keeps no tail; nor does a piece that the next piece goes on from.
+  for (const auto& input : {IngestInput{"run/gpu-7/train.log", "gpu-7", "in", text},
+                            IngestInput{"run/gpu-7/job.stderr.log", "gpu-7", "in", text, 1, "", -1, 0, 0, true}}) {
+    RecordingSink other;
+    culprit::ingest::ingest(input, builtin().signals, other, d);
+    CHECK(std::none_of(other.events.begin(), other.events.end(),
+                       [](const auto& e) { return e.rule == "job_output_tail"; }));
+  }
+}

@@ -263,7 +263,7 @@ TEST_CASE("json schema: the format enumeration is the format table's ids, the sk
   namespace f = culprit::ingest::format;
   std::vector<std::string> ids;
   for (const auto& row : culprit::ingest::format_table()) ids.emplace_back(row.id);
-  for (auto id : {f::kBinary, f::kEmpty, f::kCulpritReport}) ids.emplace_back(id);
+  for (auto id : {f::kBinary, f::kEmpty, f::kCulpritReport, f::kCulpritSnapshot}) ids.emplace_back(id);
   // The statuses of a `culprit run` / `collect` command that did not answer (src/cli/snapshot.cpp).
   for (const char* status : {"missing", "refused", "failed", "timed out"}) ids.emplace_back(status);
   auto listed = strings_of(schema().def("format")["enum"].value());
