@@ -68,6 +68,10 @@ CREATE TABLE events (
 );
 CREATE INDEX events_kind ON events(kind);
 CREATE INDEX events_host_pid ON events(host, pid);
+-- Per-source questions (a source's first / last time, the frames near an error line, the job's
+-- identity from its sources' first events) look events up by source: without this, a paste of 10^4
+-- prompt segments, each with its command event, costs 10^4 scans of the events.
+CREATE INDEX events_source_line ON events(source_id, line);
 
 -- One row per (host, pid): every name it was seen under, and its role in the incident.
 CREATE TABLE processes (

@@ -327,3 +327,65 @@ TEST_CASE("ledger rule job-itself: no figure for the job's own memory is not hig
   CHECK(full.rule == ledger_rule::kJobItself);
   CHECK(full.confidence == Confidence::high);
 }
+
+// first-use-failed: a runtime "CUDA error: out of memory" (no sizes) at the process's first CUDA
+// use — the loader sets FailureStage::first_use from a cuda_first_use frame next to the error.
+TEST_CASE("ledger rule first-use-failed: out of memory before the process allocated anything", "[ledger][rules]") {
+  GpuLedgerInput in;
+  in.host = "node";
+  in.stage = FailureStage::first_use;
+  const auto r = decide_ledger(in);
+  CHECK(r.rule == ledger_rule::kFirstUse);
+  REQUIRE(r.culprit);
+  CHECK(r.culprit->role == "foreign");
+  CHECK_FALSE(r.culprit->pid);
+  CHECK(r.confidence == Confidence::medium);
+  CHECK_THAT(r.reason, Catch::Contains("first use of the device"));
+
+  SECTION("a multi-rank job: its own sibling ranks may hold the device, so no other holder is proven") {
+    in.multi_rank = true;
+    const auto m = decide_ledger(in);
+    CHECK(m.rule == ledger_rule::kJobItself);
+    REQUIRE(m.culprit);
+    CHECK(m.culprit->role == "job");
+  }
+  SECTION("the same error while the process runs (no first-use frame) is the job's") {
+    in.stage = FailureStage::running;
+    CHECK(decide_ledger(in).rule == ledger_rule::kJobItself);
+  }
+  SECTION("a process list of the device decides instead (the holders are named there)") {
+    in.holders.push_back(holder(4242, gib(10), "foreign"));
+    in.capacity = gib(16);
+    in.free = mib(20);
+    CHECK(decide_ledger(in).rule != ledger_rule::kFirstUse);
+  }
+}
+
+// job-itself with other holders covering the shortfall, none proven foreign: the job dominates,
+// so it is named at medium, and the reason says how much the others hold and how to check them.
+TEST_CASE("ledger rule job-itself: unknown holders covering the shortfall are named, never called small", "[ledger][rules]") {
+  GpuLedgerInput in;
+  in.host = "node";
+  in.gpu = 0;
+  in.capacity = gib(40);
+  in.free = mib(300);
+  in.requested = gib(1.19) + mib(300);
+  in.self_reported = gib(20.5);
+  in.holders.push_back(holder(1772201, gib(16), "unknown", false));
+  const auto r = decide_ledger(in);
+  CHECK(r.rule == ledger_rule::kJobItself);
+  CHECK(r.confidence == Confidence::medium);
+  CHECK_THAT(r.reason, Catch::Contains("other processes hold 16.00 GiB"));
+  CHECK_THAT(r.reason, Catch::Contains("ps -o user,lstart,cmd -p 1772201"));
+  CHECK_THAT(r.reason, !Catch::Contains("small"));
+
+  SECTION("the same holder proven foreign is the culprit, though the job holds more (the seed)") {
+    in.holders[0].role = "foreign";
+    in.holders[0].why = "a vLLM process, while the job runs SGLang";
+    const auto f = decide_ledger(in);
+    CHECK(f.rule == ledger_rule::kForeignHolder);
+    REQUIRE(f.culprit);
+    CHECK(*f.culprit->pid == 1772201);
+    CHECK(f.confidence == Confidence::high);
+  }
+}

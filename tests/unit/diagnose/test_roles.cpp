@@ -92,3 +92,42 @@ TEST_CASE("roles: without ps nothing new is claimed", "[roles][ps]") {
   CHECK(roles[883120].role == "foreign");
   CHECK(roles[883120].why == "not among the job's processes on this host");
 }
+
+// Identity from the paste's own words: the command typed at the prompt names the job (SGLang's
+// worker log), and a compute holder still holding 13 s after the job's launcher got SIGQUIT
+// outlived the job. A display server outlives every job and is not made foreign for that.
+TEST_CASE("roles: the prompt's command names the job, and a holder that outlived it is foreign", "[roles]") {
+  const std::string paste =
+      "me@laptop:~$ ssh aurora@spark-a 'ssh aurora@spark-b \"tail -n 2 /tmp/sglang-worker.log\"' 2>&1\n"
+      "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 MiB. GPU 0 has a total capacity of 119.70 GiB "
+      "of which 1.06 MiB is free. Process 48211 has 11.71 GiB memory in use. Including non-PyTorch memory, this process "
+      "has 62.91 GiB memory in use. Of the allocated memory 62.10 GiB is allocated by PyTorch, and 118.00 MiB is reserved "
+      "by PyTorch but unallocated.\n"
+      "[2026-04-09 00:47:09] Received sigquit from a child process. It usually means the child failed.\n"
+      "me@laptop:~$ ssh aurora@spark-a 'ssh aurora@spark-b \"nvidia-smi\"' 2>&1\n"
+      "Thu Apr  9 00:47:22 2026       \n"
+      "+-----------------------------------------------------------------------------------------+\n"
+      "| Processes:                                                                              |\n"
+      "|  GPU   GI   CI              PID   Type   Process name                        GPU Memory |\n"
+      "|        ID   ID                                                               Usage      |\n"
+      "|=========================================================================================|\n"
+      "|    0   N/A  N/A            3094      G   /usr/lib/xorg/Xorg                       43MiB |\n"
+      "|    0   N/A  N/A           48211      C   VLLM::EngineCore                      11990MiB |\n"
+      "+-----------------------------------------------------------------------------------------+\n";
+  const auto roles = roles_of(paste);
+  REQUIRE(roles.count(48211));
+  CHECK(roles.at(48211).role == "foreign");
+  CHECK_THAT(roles.at(48211).why, Catch::Contains("a vLLM process, while the job runs SGLang"));
+  CHECK_THAT(roles.at(48211).why, Catch::Contains("after the job's processes had died"));
+  REQUIRE(roles.count(3094));
+  CHECK(roles.at(3094).role != "foreign");
+
+  SECTION("without the job's end (no sigquit line) nothing says the holder outlived it") {
+    std::string alive = paste;
+    const auto at = alive.find("[2026-04-09 00:47:09] Received sigquit");
+    alive.erase(at, alive.find('\n', at) + 1 - at);
+    const auto r = roles_of(alive);
+    REQUIRE(r.count(48211));
+    CHECK_THAT(r.at(48211).why, !Catch::Contains("after the job's processes had died"));
+  }
+}
