@@ -56,7 +56,7 @@ std::optional<core::Event> job_end_event(const Manifest& m, std::string_view man
   }
   std::string command;
   for (const auto& a : job.command) command += (command.empty() ? "" : " ") + a;
-  if (command.size() > kMaxCommandBytes) command = command.substr(0, kMaxCommandBytes) + "…";
+  if (command.size() > kMaxCommandBytes) command.replace(kMaxCommandBytes, std::string::npos, "…");
   if (!job.command.empty()) {
     const std::string& exe = job.command[0];
     e.comm = exe.substr(exe.rfind('/') == std::string::npos ? 0 : exe.rfind('/') + 1);

@@ -134,7 +134,7 @@ bool outlived_job(store::Database& db, const std::string& host, std::int64_t pid
   if (r.rows.empty()) return false;
   const auto& row = r.rows[0];
   std::string what = row["end_message"].as_text();
-  if (what.size() > 80) what = what.substr(0, 77) + "...";
+  if (what.size() > 80) what.replace(77, std::string::npos, "...");
   reasons.push_back(fmt::format("still held {} at {}, after the job's processes had died ({}: {})",
                                 row["bytes"].as_int() ? core::format_size(*row["bytes"].as_int()) : std::string("GPU memory"),
                                 core::format_iso(*row["seen_ts"].as_double()).substr(11, 8),
