@@ -18,6 +18,7 @@
 #include "culprit/input/reader.hpp"
 #include "culprit/report/json_writer.hpp"
 #include "culprit/store/clock.hpp"
+#include "culprit/text/lines.hpp"
 #include "culprit/store/hosts.hpp"
 #include "culprit/store/timeline.hpp"
 
@@ -125,7 +126,7 @@ struct ManifestReader {
       info.host_from = src.host.empty() ? std::string(input::host_from::kContent) : src.host_from;
       info.format = ingest::format::kCulpritSnapshot;
       info.bytes = static_cast<std::int64_t>(src.text.size());
-      info.lines = static_cast<std::int64_t>(std::count(src.text.begin(), src.text.end(), '\n'));
+      info.lines = static_cast<std::int64_t>(text::count_newlines(src.text));
       info.origin = src.origin;
       end->source_id = sink.add_source(info);
       sink.add_event(*end);

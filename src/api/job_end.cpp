@@ -4,11 +4,11 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
-#include <csignal>
 #include <utility>
 
 #include "culprit/core/job_output.hpp"
+#include "culprit/core/signal_name.hpp"
+#include "culprit/text/lines.hpp"
 
 namespace culprit::api {
 namespace {
@@ -20,22 +20,16 @@ constexpr std::size_t kMaxCommandBytes = 300;
 std::int64_t line_of(std::string_view text, std::string_view needle) {
   const std::size_t at = text.find(needle);
   if (at == std::string_view::npos) return 1;
-  return 1 + static_cast<std::int64_t>(std::count(text.begin(), text.begin() + static_cast<long>(at), '\n'));
+  return 1 + static_cast<std::int64_t>(text::count_newlines(text.substr(0, at)));
+}
+
+/// `SIGKILL` for 9 (Linux numbering, as the manifest's machine had it); `signal N` when unnamed.
+std::string signal_name(int signal) {
+  const std::string_view name = core::signal_name(signal);
+  return name.empty() ? fmt::format("signal {}", signal) : std::string(name);
 }
 
 }  // namespace
-
-std::string signal_name(int signal) {
-  static const std::pair<int, const char*> kNames[] = {
-      {SIGHUP, "SIGHUP"},   {SIGINT, "SIGINT"},   {SIGQUIT, "SIGQUIT"}, {SIGILL, "SIGILL"},   {SIGTRAP, "SIGTRAP"},
-      {SIGABRT, "SIGABRT"}, {SIGBUS, "SIGBUS"},   {SIGFPE, "SIGFPE"},   {SIGKILL, "SIGKILL"}, {SIGUSR1, "SIGUSR1"},
-      {SIGSEGV, "SIGSEGV"}, {SIGUSR2, "SIGUSR2"}, {SIGPIPE, "SIGPIPE"}, {SIGALRM, "SIGALRM"}, {SIGTERM, "SIGTERM"},
-      {SIGXCPU, "SIGXCPU"}, {SIGXFSZ, "SIGXFSZ"}, {SIGSYS, "SIGSYS"},
-  };
-  for (const auto& [number, name] : kNames)
-    if (number == signal) return name;
-  return fmt::format("signal {}", signal);
-}
 
 std::optional<core::Event> job_end_event(const Manifest& m, std::string_view manifest_name,
                                          std::string_view manifest_text, const std::string& host,

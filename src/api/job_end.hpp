@@ -24,7 +24,4 @@ std::optional<core::Event> job_end_event(const Manifest& m, std::string_view man
                                          std::string_view manifest_text, const std::string& host,
                                          std::int64_t source_id);
 
-/// `SIGKILL` for 9 (Linux numbering, as the manifest's machine had it); `signal N` when unknown.
-std::string signal_name(int signal);
-
 }  // namespace culprit::api

@@ -85,20 +85,14 @@ GpuLedgerInput load_ledger_input(store::Database& db, std::int64_t event_id, std
                                       store::sql_literal(host)));
     in.multi_rank = !ranks.rows.empty() && ranks.rows[0]["n"].as_int().value_or(0) > 1;
   }
-  // Creating the CUDA context itself failed: a cuCtxCreate / primary-context frame just after the
-  // error (signal cuda_context_create_frame).
-  auto ctx = db.query(fmt::format("SELECT 1 FROM events WHERE source_id = {} AND rule = 'cuda_context_create_frame'"
-                                  " AND line BETWEEN {} - 2 AND {} + 20 LIMIT 1",
-                                  source_id, line, line));
-  if (!ctx.rows.empty()) in.stage = FailureStage::context_create;
-  // A runtime "CUDA error: out of memory" (the error names no sizes: not the caching allocator's
-  // message) raised at the process's first CUDA use — a frame or call of kind cuda_first_use in
-  // its traceback — failed before the process allocated anything (ledger rule first-use-failed).
-  if (in.stage == FailureStage::running && !in.requested && !in.capacity && !in.free) {
+  // Creating the CUDA context failed: a frame or call of the process's first CUDA use (kind
+  // cuda_first_use: cuCtxCreate, lazy init, a device query; rules/signals/cuda_first_use.toml)
+  // near an error that asks for no size (an allocator's request is the process allocating).
+  if (!in.requested) {
     auto first = db.query_bound("SELECT 1 FROM events WHERE source_id = CAST(?1 AS INTEGER) AND kind = 'cuda_first_use'"
                                 " AND line BETWEEN CAST(?2 AS INTEGER) - 40 AND CAST(?2 AS INTEGER) + 20 LIMIT 1",
                                 {std::to_string(source_id), std::to_string(line)});
-    if (!first.rows.empty()) in.stage = FailureStage::first_use;
+    if (!first.rows.empty()) in.stage = FailureStage::context_create;
   }
   // TensorFlow prints the device's total and free memory when it creates the device, before the
   // process allocates anything (signals tf_device_memory_*): what others held at that point.

@@ -32,7 +32,6 @@ inline constexpr const char* kListedOther = "listed-other-process";      ///< a 
 inline constexpr const char* kUnaccounted = "unaccounted-holder";        ///< capacity − free beyond the job's own + bound
 inline constexpr const char* kStartupCheck = "startup-check-holder";     ///< the same at a serving engine's start-up check
 inline constexpr const char* kContextCreate = "context-create-failed";   ///< no room for even a CUDA context
-inline constexpr const char* kFirstUse = "first-use-failed";            ///< out of memory at the first CUDA use
 inline constexpr const char* kUnknownHolder = "unattributed-holder";     ///< a large holder no log ties to anyone
 inline constexpr const char* kJobItself = "job-itself";                  ///< the ledger leaves nothing else
 }  // namespace ledger_rule
@@ -42,9 +41,8 @@ enum class FailureStage {
   running,         ///< an allocation of a running process (it holds its framework's pool + context)
   startup_check,   ///< a serving engine's start-up free-memory check, or a framework's free figure at
                    ///< device creation (TensorFlow): the process holds only its context
-  context_create,  ///< creating the CUDA context itself failed (cuCtxCreate / cuInit OOM)
-  first_use,       ///< a runtime "CUDA error: out of memory" at the process's first CUDA use (lazy
-                   ///< init, a module built or moved to the GPU, a device query): it held nothing yet
+  context_create,  ///< creating the CUDA context failed: an OOM at the process's first CUDA use
+                   ///< (cuCtxCreate / cuInit, lazy init, a device query): it held nothing yet
 };
 
 /// One process holding memory on the failing GPU (from the error's own list or a snapshot).

@@ -388,28 +388,18 @@ LedgerResult decide_ledger(const GpuLedgerInput& in) {
                               "--query-compute-apps=pid,used_memory --format=csv` on {}",
                               core::format_size(*beyond), why, in.host.empty() ? "the node" : in.host));
   }
-  // context-create-failed: creating the CUDA context itself ran out of memory. The process held
-  // nothing yet, so whatever filled the GPU is another process's.
-  if (in.stage == FailureStage::context_create && !b.total && sorted.empty())
+  // context-create-failed: creating the CUDA context ran out of memory, at the process's first
+  // CUDA use (a cuCtxCreate frame, lazy init, a device query). The process held nothing yet, so
+  // the device was full before it: another process's memory — unless the job's own sibling ranks
+  // may hold it (a multi-rank job), which the inputs cannot tell apart.
+  if (in.stage == FailureStage::context_create && !b.total && sorted.empty() && !in.multi_rank)
     return decide(ledger_rule::kContextCreate,
                   ProcessRef{in.host, std::nullopt, "", "foreign",
                              "the GPU had no room for a new CUDA context before the process allocated anything", ""},
                   Confidence::medium,
-                  "creating the CUDA context failed for lack of memory: the process held nothing yet, so another process "
-                  "holds the GPU — find it with `nvidia-smi --query-compute-apps=pid,used_memory --format=csv`");
-
-  // first-use-failed: a runtime "CUDA error: out of memory" at the process's first CUDA use (its
-  // traceback's frame or call: lazy init, a module built or moved to the GPU, a device query). The
-  // process held nothing yet, so the device was full before it: another holder's memory — unless
-  // the job's own sibling ranks may hold it (a multi-rank job), which the inputs cannot tell apart.
-  if (in.stage == FailureStage::first_use && !b.total && sorted.empty() && !in.multi_rank)
-    return decide(ledger_rule::kFirstUse,
-                  ProcessRef{in.host, std::nullopt, "", "foreign",
-                             "the device had no room at the process's first CUDA use, before it allocated anything", ""},
-                  Confidence::medium,
-                  "CUDA ran out of memory at the process's first use of the device (its traceback is in CUDA "
-                  "initialisation, a device query or building the model), before it had allocated anything: another "
-                  "process holds that GPU — find it with `nvidia-smi --query-compute-apps=pid,used_memory --format=csv`");
+                  "creating the CUDA context failed for lack of memory, at the process's first use of the device: the "
+                  "process held nothing yet, so another process holds the GPU — find it with `nvidia-smi "
+                  "--query-compute-apps=pid,used_memory --format=csv`");
 
   // job-itself: nothing else explains it. High only when the ledger accounts for the GPU: total
   // and free known, no other holder covering the shortfall, nothing large unexplained, and the

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "culprit/core/signal_name.hpp"
 #include "culprit/ingest/parser.hpp"
 #include "culprit/text/lines.hpp"
 
@@ -134,23 +135,6 @@ std::optional<int> exit_code(std::string_view status) {
   return std::stoi(num);
 }
 
-std::string_view signal_name(int sig) {
-  switch (sig) {
-    case 1: return "SIGHUP";
-    case 2: return "SIGINT";
-    case 3: return "SIGQUIT";
-    case 4: return "SIGILL";
-    case 6: return "SIGABRT";
-    case 7: return "SIGBUS";
-    case 8: return "SIGFPE";
-    case 9: return "SIGKILL";
-    case 11: return "SIGSEGV";
-    case 13: return "SIGPIPE";
-    case 15: return "SIGTERM";
-    default: return "";
-  }
-}
-
 class DockerPsParser {
  public:
   explicit DockerPsParser(ParseContext& ctx) : ctx_(ctx) {}
@@ -234,7 +218,7 @@ class DockerPsParser {
     ev.message = std::string(text::trim(line));
     ev.set_int("exitcode", *code);
     ev.set_int("signal", sig);
-    if (auto name = signal_name(sig); !name.empty()) ev.set("signal_name", std::string(name));
+    if (auto name = core::signal_name(sig); !name.empty()) ev.set("signal_name", std::string(name));
     ev.set("container_name", info.name);
     ev.set("container_id", info.id);
     if (!info.image.empty()) ev.set("image", info.image);

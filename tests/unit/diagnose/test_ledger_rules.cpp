@@ -328,14 +328,14 @@ TEST_CASE("ledger rule job-itself: no figure for the job's own memory is not hig
   CHECK(full.confidence == Confidence::high);
 }
 
-// first-use-failed: a runtime "CUDA error: out of memory" (no sizes) at the process's first CUDA
-// use — the loader sets FailureStage::first_use from a cuda_first_use frame next to the error.
-TEST_CASE("ledger rule first-use-failed: out of memory before the process allocated anything", "[ledger][rules]") {
+// context-create-failed at the first CUDA use: an error asking for no size next to a frame of kind
+// cuda_first_use (lazy init, a device query) — the loader sets FailureStage::context_create.
+TEST_CASE("ledger rule context-create-failed: out of memory before the process allocated anything", "[ledger][rules]") {
   GpuLedgerInput in;
   in.host = "node";
-  in.stage = FailureStage::first_use;
+  in.stage = FailureStage::context_create;
   const auto r = decide_ledger(in);
-  CHECK(r.rule == ledger_rule::kFirstUse);
+  CHECK(r.rule == ledger_rule::kContextCreate);
   REQUIRE(r.culprit);
   CHECK(r.culprit->role == "foreign");
   CHECK_FALSE(r.culprit->pid);
@@ -357,7 +357,7 @@ TEST_CASE("ledger rule first-use-failed: out of memory before the process alloca
     in.holders.push_back(holder(4242, gib(10), "foreign"));
     in.capacity = gib(16);
     in.free = mib(20);
-    CHECK(decide_ledger(in).rule != ledger_rule::kFirstUse);
+    CHECK(decide_ledger(in).rule != ledger_rule::kContextCreate);
   }
 }
 
