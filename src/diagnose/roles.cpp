@@ -1,10 +1,11 @@
 // Role assignment. A pid the job's own logs name is `job`. A GPU holder that is not is
-// `foreign` when there is a reason to say so — the job's pids on that host are known and it is
-// not one of them, it runs another framework than the job, its container predates the job, or
-// a `ps` listing shows it runs as another user, is stopped, or started before the job — and
-// `unknown` otherwise (confidence drops rather than guessing). role_why carries every reason.
-// A holder that is a leftover (leftover.hpp: defunct, stopped, an orphaned engine worker, a name
-// nvidia-smi cannot read) is foreign for that reason too, and processes.leftover says why.
+// `foreign` only on positive evidence — it runs another framework than the job, its container
+// predates the job, a `ps` listing shows it runs as another user, is stopped, or started before
+// the job, or a snapshot lists it still holding after the job's processes died — and `unknown`
+// otherwise (confidence drops rather than guessing); its pid missing from the job's known pids is
+// never evidence. role_why carries every reason. A holder that is a leftover (leftover.hpp:
+// defunct, stopped, an orphaned engine worker, a name nvidia-smi cannot read) is foreign for that
+// reason too, and processes.leftover says why.
 #include "roles.hpp"
 
 #include <fmt/format.h>
@@ -115,30 +116,36 @@ void ps_reasons(store::Database& db, const store::Row& h, const std::string& hos
 
 /// Whether holder `pid` on `host` was listed holding GPU memory by a snapshot taken after the
 /// job's processes on that host had died, and if so the reason, appended to `reasons`. The end
-/// is positive evidence only: an `engine_failure` (an engine's process died; SGLang's launcher
-/// got SIGQUIT from its scheduler) or a `signal_exit` of the job on the host, dated, and the
-/// snapshot at least kSettle later (a dying process frees its memory within seconds). Compute
-/// holders only (type C / C+G): a display server outlives every job and is nobody's culprit.
+/// is positive evidence only, from the job's own output (app-log sources): an `engine_failure`
+/// (an engine's process died; SGLang's launcher got SIGQUIT from its scheduler), a `signal_exit`,
+/// or a launcher's record of a worker's exit code or of the signal it sent it (fields `exitcode`,
+/// `signal_name`: torchrun's `failed (exitcode: 1)` and `closing signal SIGTERM`), dated, the
+/// latest such end at least kSettle before the snapshot (a dying process frees its memory within
+/// seconds). Compute holders only (type C / C+G): a display server outlives every job and is
+/// nobody's culprit.
 bool outlived_job(store::Database& db, const std::string& host, std::int64_t pid, std::vector<std::string>& reasons) {
   constexpr double kSettle = 5;
   auto r = db.query_bound(
       "WITH seen AS (SELECT max(g.ts) AS ts, max(gp.mem_used) AS bytes FROM gpu_snapshots g"
       "  JOIN gpu_processes gp ON gp.snapshot_id = g.id WHERE g.host = ?1 AND gp.pid = CAST(?2 AS INTEGER)"
       "  AND g.ts IS NOT NULL AND instr(gp.type, 'C') > 0),"
-      " ended AS (SELECT e.ts, e.message FROM events e WHERE e.host = ?1 AND e.ts IS NOT NULL"
-      "  AND e.kind IN ('engine_failure', 'signal_exit') AND (e.pid IS NULL OR e.pid <> CAST(?2 AS INTEGER))"
-      "  ORDER BY e.ts LIMIT 1)"
-      " SELECT seen.ts AS seen_ts, seen.bytes AS bytes, ended.ts AS end_ts, ended.message AS end_message"
-      " FROM seen, ended WHERE seen.ts >= ended.ts + " + std::to_string(kSettle),
+      " ended AS (SELECT e.ts, s.name AS source, e.line FROM events e JOIN sources s ON s.id = e.source_id, seen"
+      "  WHERE e.host = ?1 AND e.ts IS NOT NULL AND e.ts + " + std::to_string(kSettle) + " <= seen.ts"
+      "  AND s.format = 'app_log' AND (e.pid IS NULL OR e.pid <> CAST(?2 AS INTEGER))"
+      "  AND (e.kind IN ('engine_failure', 'signal_exit') OR json_extract(e.fields, '$.exitcode') IS NOT NULL"
+      "       OR json_extract(e.fields, '$.signal_name') IS NOT NULL)"
+      "  ORDER BY e.ts DESC LIMIT 1)"
+      " SELECT seen.ts AS seen_ts, seen.bytes AS bytes, ended.ts AS end_ts, ended.source, ended.line"
+      " FROM seen, ended",
       {host, std::to_string(pid)});
   if (r.rows.empty()) return false;
   const auto& row = r.rows[0];
-  std::string what = row["end_message"].as_text();
-  if (what.size() > 80) what.replace(77, std::string::npos, "...");
-  reasons.push_back(fmt::format("still held {} at {}, after the job's processes had died ({}: {})",
+  // The end is cited where the job's output says it (file:line), not quoted: its line may be long.
+  reasons.push_back(fmt::format("still held {} at {}, after the job's processes had died ({}, {}:{})",
                                 row["bytes"].as_int() ? core::format_size(*row["bytes"].as_int()) : std::string("GPU memory"),
                                 core::format_iso(*row["seen_ts"].as_double()).substr(11, 8),
-                                core::format_iso(*row["end_ts"].as_double()).substr(11, 8), what));
+                                core::format_iso(*row["end_ts"].as_double()).substr(11, 8), row["source"].as_text(),
+                                row["line"].as_int().value_or(0)));
   return true;
 }
 
@@ -222,7 +229,12 @@ std::string assign_roles(store::Database& db) {
     std::string container;
     const std::string fw = framework_of(names + " " + h["cmdline"].as_text());
     const auto& jobs_here = job_frameworks.count(host) ? job_frameworks[host] : job_frameworks[""];
+    // Reasons that prove the holder is not the job's; a note (the container it runs in) only
+    // says where it is. "Its pid is not among the job's known pids" is never a reason: the
+    // inputs rarely name every process of a job.
+    bool proven = false;
     if (!fw.empty() && !jobs_here.empty() && !jobs_here.count(fw)) {
+      proven = true;
       std::vector<std::string> job_names;
       for (const auto& j : jobs_here) job_names.push_back(human_framework(j));
       reasons.push_back(fmt::format("a {} process, while the job runs {}", human_framework(fw),
@@ -243,28 +255,29 @@ std::string assign_roles(store::Database& db) {
       container = (*match)["name"].as_text();
       std::string why = fmt::format("runs in container {}", container);
       const auto up = (*match)["up_seconds"].as_double();
-      if (up && job_age && *up > *job_age + 60) why += fmt::format(", up {} — it predates the job", duration(*up));
-      else why += fmt::format(" ({})", (*match)["status"].as_text());
+      if (up && job_age && *up > *job_age + 60) {
+        why += fmt::format(", up {} — it predates the job", duration(*up));
+        proven = true;
+      } else {
+        why += fmt::format(" ({})", (*match)["status"].as_text());
+      }
       reasons.push_back(why);
     }
-    auto job_pids = db.query_bound("SELECT count(*) AS n FROM processes WHERE host = ?1 AND role = 'job'", {host});
-    const bool job_known = !job_pids.rows.empty() && job_pids.rows[0]["n"].as_int().value_or(0) > 0;
     // What a `ps` listing says (another user, stopped, started before the job): each is a
     // reason on its own.
     const std::size_t before_ps = reasons.size();
     ps_reasons(db, h, host, job_t0, reasons);
     for (const auto& l : leftover)  // defunct, orphaned, unnamed (stopped is one of ps_reasons too)
       if (std::find(reasons.begin(), reasons.end(), l) == reasons.end()) reasons.push_back(l);
-    const bool ps_foreign = reasons.size() > before_ps;
+    proven = proven || reasons.size() > before_ps;
     // Still holding after the job's processes died (a snapshot taken after the job's end on this
     // host, which the job's own output proves: an engine's process died, a process died by a
     // signal): the job's memory went with them, so what is still held is another program's.
-    const bool outlived = outlived_job(db, host, pid, reasons);
-    if (job_known && reasons.empty()) reasons.push_back("not among the job's processes on this host");
-    const bool foreign = !reasons.empty() && (job_known || !fw.empty() || !container.empty() || ps_foreign || outlived);
-    const std::string role = foreign ? "foreign" : "unknown";
-    const std::string why = reasons.empty() ? std::string("holds GPU memory; no log says whose it is")
-                                            : fmt::format("{}", fmt::join(reasons, "; "));
+    proven = outlived_job(db, host, pid, reasons) || proven;
+    const std::string role = proven ? "foreign" : "unknown";
+    const std::string why = proven ? fmt::format("{}", fmt::join(reasons, "; "))
+                                   : fmt::format("holds GPU memory; no log says whose it is{}",
+                                                 reasons.empty() ? std::string() : fmt::format(" ({})", fmt::join(reasons, "; ")));
     db.exec(fmt::format("UPDATE processes SET role={}, role_why={}, leftover={}, "
                         "container=CASE WHEN container='' THEN {} ELSE container END WHERE host={} AND pid={}",
                         store::sql_literal(role), store::sql_literal(why),

@@ -159,8 +159,9 @@ TEST_CASE("ledger: small holders and display servers are bystanders, not the cul
   CHECK(ledger.culprit->role == "job");
   CHECK(ledger.confidence == diagnose::Confidence::medium);
   CHECK_THAT(ledger.reason, Catch::Contains("none is both proven foreign and large enough"));
-  REQUIRE(ledger.budget.foreign);
-  CHECK(*ledger.budget.foreign == std::int64_t{1010} * 1024 * 1024);
+  // Not proven foreign (a pid the job's logs do not name is no evidence): unattributed.
+  REQUIRE(ledger.budget.unattributed);
+  CHECK(*ledger.budget.unattributed == std::int64_t{1010} * 1024 * 1024);
 }
 
 TEST_CASE("ledger: PyTorch 1.x wording counts what PyTorch reserved as the job's, not as unexplained", "[ledger]") {
