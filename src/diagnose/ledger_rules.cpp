@@ -418,23 +418,23 @@ LedgerResult decide_ledger(const GpuLedgerInput& in) {
     // medium, and the report says how much the others hold and how to check them. Relative size
     // is not ownership: a foreign proof would have named the holder above.
     conf = Confidence::medium;
+    // The holders nobody has placed, largest first: the ones worth checking.
     std::vector<std::string> pids;
     for (const auto& h : sorted)
-      if (h.role != "job" && h.type != "G" && pids.size() < 3) pids.push_back(std::to_string(h.pid));
+      if (h.role == "unknown" && h.type != "G" && pids.size() < 3) pids.push_back(std::to_string(h.pid));
     const std::string check =
         pids.empty() ? std::string()
-                     : fmt::format("; check who owns {} (`ps -o user,lstart,cmd -p {}`): if it is not the job's, it "
-                                   "is the culprit",
-                                   pids.size() == 1 ? "pid " + pids[0] : "pids " + fmt::format("{}", fmt::join(pids, ", ")),
+                     : fmt::format("; check who owns {} (`ps -o user,lstart,cmd -p {}`): memory that is not the job's "
+                                   "took the room the request lacked",
+                                   fmt::format("{} {}", pids.size() == 1 ? "pid" : "pids", fmt::join(pids, ", ")),
                                    fmt::join(pids, ","));
-    b.arithmetic.push_back(fmt::format("other processes hold {} >= shortfall {}, but none is proven foreign (no log ties "
-                                       "them to another program, user, container or time): the job, which holds more, "
-                                       "is named",
+    b.arithmetic.push_back(fmt::format("other processes hold {} >= shortfall {}, but none is both proven foreign (by "
+                                       "another program, user, container or time) and large enough to be the cause: "
+                                       "the job, which holds more, is named",
                                        core::format_size(others), core::format_size(*b.shortfall)));
     return decide(ledger_rule::kJobItself, self, conf,
                   fmt::format("the job holds {} of the GPU; other processes hold {} — without them the request would "
-                              "have fit, but none is both proven foreign and large enough to be the cause (1 GiB or a "
-                              "tenth of the GPU){}",
+                              "have fit, but none is both proven foreign and large enough to be the cause{}",
                               core::format_size(job), core::format_size(others), check));
   }
   std::string reason;
