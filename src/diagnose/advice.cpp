@@ -1,5 +1,6 @@
 // Advice for a CUDA OOM's culprit: a foreign holder to stop, an unknown one to identify, or the
 // job's own footprint, in its framework's words and with the memory settings its logs show.
+#include "culprit/core/facts.hpp"
 #include "advice.hpp"
 
 #include <fmt/format.h>
@@ -34,15 +35,16 @@ std::string setting_hint(std::string key) {
 
 }  // namespace
 
-/// The job's own GPU-memory settings its logs show on `host` (signals job_memory_setting_*), as
+/// The job's own GPU-memory settings its logs show on `host` (signals that provide
+/// `memory_setting`, core/facts.hpp), as
 /// advice: "XLA_PYTHON_CLIENT_MEM_FRACTION=0.95 (train.log:1): <what it does>". Empty if none.
 std::string job_settings_advice(store::Database& db, const std::string& host) {
   auto rows = db.query(fmt::format(
       "SELECT json_extract(e.fields, '$.setting') AS setting, json_extract(e.fields, '$.value') AS value,"
       " min(s.name || ':' || e.line) AS place FROM events e JOIN sources s ON s.id = e.source_id"
-      " WHERE e.rule LIKE 'job_memory_setting%' AND e.host = {} AND json_extract(e.fields, '$.setting') IS NOT NULL"
+      " WHERE {} AND e.host = {} AND json_extract(e.fields, '$.setting') IS NOT NULL"
       " GROUP BY setting, value ORDER BY min(e.id) LIMIT 4",
-      store::sql_literal(host)));
+      core::fact::provides_sql(core::fact::kMemorySetting), store::sql_literal(host)));
   std::vector<std::string> parts;
   for (const auto& r : rows.rows) {
     std::string part = fmt::format("{}={} ({})", r["setting"].as_text(), r["value"].as_text(), r["place"].as_text());
@@ -54,24 +56,25 @@ std::string job_settings_advice(store::Database& db, const std::string& host) {
 }
 
 /// The knobs that lower a job's own GPU footprint, in the words of the framework whose error it
-/// was (the OOM event's signal id says which): llama.cpp / Ollama, JAX / XLA, TensorFlow, Apple
-/// MPS; PyTorch and the serving engines otherwise.
+/// was (the `framework` its signal declares, core/facts.hpp): llama.cpp / Ollama, JAX / XLA,
+/// TensorFlow, Apple MPS; PyTorch and the serving engines otherwise.
 std::string footprint_advice(store::Database& db, std::int64_t event_id) {
-  auto r = db.query(fmt::format("SELECT rule, message FROM events WHERE id = {}", event_id));
-  const std::string rule = r.rows.empty() ? std::string() : r.rows[0]["rule"].as_text();
-  const auto starts = [&](std::string_view p) { return rule.compare(0, p.size(), p) == 0; };
-  if (starts("ggml"))
+  namespace framework = core::framework;
+  auto r = db.query(fmt::format("SELECT json_extract(fields, '$.{}') AS framework FROM events WHERE id = {}",
+                                framework::kField, event_id));
+  const std::string fw = r.rows.empty() ? std::string() : r.rows[0]["framework"].as_text();
+  if (fw == framework::kLlamaCpp)
     return "The job itself needs more memory than the GPU has: offload fewer layers to the GPU (llama.cpp "
            "--n-gpu-layers, Ollama num_gpu), use a smaller context (--ctx-size / num_ctx) or fewer parallel "
            "slots, or a smaller quantization of the model.";
-  if (starts("xla"))
+  if (fw == framework::kJax)
     return "The job itself needs more memory than the GPU has: XLA preallocates 75% of the GPU by default "
            "(XLA_PYTHON_CLIENT_MEM_FRACTION, XLA_PYTHON_CLIENT_PREALLOCATE=false), so check that no two processes "
            "share a GPU; otherwise lower the batch size or shard the model over more devices.";
-  if (starts("tf_") || starts("bfc_"))
+  if (fw == framework::kTensorflow)
     return "The job itself needs more memory than the GPU has: lower the batch size or the model size; let "
            "TensorFlow grow its memory (tf.config.experimental.set_memory_growth) when other processes share the GPU.";
-  if (starts("mps"))
+  if (fw == framework::kMps)
     return "The job itself needs more memory than the unified memory allows: lower the batch size or the "
            "resolution, or raise PYTORCH_MPS_HIGH_WATERMARK_RATIO with care (it can make the whole machine swap).";
   return "The job itself needs more memory than the GPU has: lower its footprint (batch size, sequence length, "

@@ -7,7 +7,10 @@
 #include <cctype>
 #include <map>
 
+#include "culprit/core/event.hpp"
+#include "culprit/core/facts.hpp"
 #include "culprit/core/job_evidence.hpp"
+#include "culprit/core/parser_rules.hpp"
 
 namespace culprit::diagnose {
 namespace {
@@ -38,9 +41,9 @@ GpuLedgerInput load_ledger_input(store::Database& db, std::int64_t event_id, std
       " json_extract(e.fields,'$.requested_bytes') AS requested, json_extract(e.fields,'$.total_bytes') AS total,"
       " json_extract(e.fields,'$.free_bytes') AS free, json_extract(e.fields,'$.self_bytes') AS self,"
       " json_extract(e.fields,'$.allocated_bytes') AS allocated, json_extract(e.fields,'$.reserved_bytes') AS reserved,"
-      " coalesce(json_extract(e.fields,'$.gpu'), json_extract(e.fields,'$.cuda_dev')) AS gpu, e.rank"
-      " FROM events e JOIN sources s ON s.id = e.source_id WHERE e.id = {}",
-      event_id));
+      " coalesce(json_extract(e.fields,'$.gpu'), json_extract(e.fields,'$.cuda_dev')) AS gpu, e.rank,"
+      " {} AS startup_check FROM events e JOIN sources s ON s.id = e.source_id WHERE e.id = {}",
+      core::fact::provides_sql(core::fact::kStartupCheck), event_id));
   if (ev.rows.empty()) return in;
   const auto& e = ev.rows[0];
   in.host = e["host"].as_text();
@@ -52,19 +55,21 @@ GpuLedgerInput load_ledger_input(store::Database& db, std::int64_t event_id, std
   in.torch_reserved = e["reserved"].as_int();
   in.self_reported = e["self"].as_int();
   in.multi_rank = !e["rank"].is_null();
-  const std::string rule = e["rule"].as_text();
-  if (e["kind"].as_text() == "startup_mem_check" && rule == "vllm_free_memory_below_utilization")
+  // A start-up free-memory check (its signal provides `startup_check`): the engine holds only its
+  // context there.
+  if (e["kind"].as_text() == core::kind::kStartupMemCheck && e["startup_check"].as_int().value_or(0) != 0)
     in.stage = FailureStage::startup_check;
   const std::string host = in.host;
   const std::int64_t source_id = e["source_id"].as_int().value_or(0), line = e["line"].as_int().value_or(0);
 
   auto self_pid = e["pid"].as_int();
-  // Ray re-raises a worker's exception in the driver: `RayTaskError(...): ray::Actor.method()
-  // (pid=N, ip=…)` names the process where it was raised, the one whose allocation failed.
+  // A line before the error that names the process where it was raised (a signal providing
+  // `failing_pid`: Ray re-raises a worker's exception in the driver as `RayTaskError(...):
+  // ray::Actor.method() (pid=N, ip=…)`): the one whose allocation failed.
   auto ray = db.query(fmt::format(
-      "SELECT json_extract(fields, '$.raised_pid') AS pid, json_extract(fields, '$.name') AS name FROM events"
-      " WHERE source_id = {} AND rule = 'ray_task_error_origin' AND line BETWEEN {} - 60 AND {} ORDER BY line DESC LIMIT 1",
-      source_id, line, line));
+      "SELECT json_extract(e.fields, '$.raised_pid') AS pid, json_extract(e.fields, '$.name') AS name FROM events e"
+      " WHERE e.source_id = {} AND {} AND e.line BETWEEN {} - 60 AND {} ORDER BY e.line DESC LIMIT 1",
+      source_id, core::fact::provides_sql(core::fact::kFailingPid), line, line));
   if (!ray.rows.empty() && ray.rows[0]["pid"].as_int()) {
     self_pid = ray.rows[0]["pid"].as_int();
     in.self_name = ray.rows[0]["name"].as_text();
@@ -73,9 +78,9 @@ GpuLedgerInput load_ledger_input(store::Database& db, std::int64_t event_id, std
     // A `[rankN]:` traceback names no pid; torchrun's failure summary on the same host pairs
     // the rank with its pid (a unique match only).
     auto by_rank = db.query(fmt::format(
-        "SELECT DISTINCT pid FROM events WHERE host = {} AND rule = 'torchrun_child_failed' AND rank = {}"
-        " AND pid IS NOT NULL LIMIT 2",
-        store::sql_literal(host), e["rank"].as_int().value_or(-1)));
+        "SELECT DISTINCT pid FROM events WHERE host = {} AND rule = {} AND rank = {} AND pid IS NOT NULL LIMIT 2",
+        store::sql_literal(host), store::sql_literal(core::parser_rule::kTorchrunChildFailed),
+        e["rank"].as_int().value_or(-1)));
     if (by_rank.rows.size() == 1) self_pid = by_rank.rows[0]["pid"].as_int();
   }
   if (!self_pid) self_pid = sole_worker_pid(db, host);
@@ -95,13 +100,13 @@ GpuLedgerInput load_ledger_input(store::Database& db, std::int64_t event_id, std
     if (!first.rows.empty()) in.stage = FailureStage::context_create;
   }
   // TensorFlow prints the device's total and free memory when it creates the device, before the
-  // process allocates anything (signals tf_device_memory_*): what others held at that point.
+  // process allocates anything (signals providing `device_memory`): what others held then.
   if (!in.capacity && !in.free) {
     auto tf = db.query(fmt::format(
-        "SELECT json_extract(fields, '$.total_bytes') AS total, json_extract(fields, '$.free_bytes') AS free,"
-        " json_extract(fields, '$.which') AS which, json_extract(fields, '$.amount_bytes') AS amount FROM events"
-        " WHERE source_id = {} AND rule LIKE 'tf_device_memory%' AND line BETWEEN {} - 400 AND {} ORDER BY line",
-        source_id, line, line));
+        "SELECT json_extract(e.fields, '$.total_bytes') AS total, json_extract(e.fields, '$.free_bytes') AS free,"
+        " json_extract(e.fields, '$.which') AS which, json_extract(e.fields, '$.amount_bytes') AS amount FROM events e"
+        " WHERE e.source_id = {} AND {} AND e.line BETWEEN {} - 400 AND {} ORDER BY e.line",
+        source_id, core::fact::provides_sql(core::fact::kDeviceMemory), line, line));
     for (const auto& r : tf.rows) {
       if (auto t = r["total"].as_int()) in.capacity = t;
       if (auto f = r["free"].as_int()) in.free = f;

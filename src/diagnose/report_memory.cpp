@@ -2,6 +2,7 @@
 // timed host_memory rows (/proc/meminfo samples culprit stamped) and the `cgroup_memory` events
 // (culprit's cgroup.txt samples), read with SQL here so that the renderers never run any.
 
+#include "culprit/core/parser_rules.hpp"
 #include "culprit/diagnose/report_data.hpp"
 
 namespace culprit::diagnose {
@@ -28,13 +29,14 @@ std::vector<MemorySeries> load_memory_series(store::Database& db) {
     out.back().readings.push_back({r["ts"].as_double().value_or(0), r["source"].as_text(), r["line"].as_int().value_or(0),
                                    r["used"].as_int(), r["total"].as_int(), r["available"].as_int()});
   }
-  auto cgroup = db.query(
+  auto cgroup = db.query_bound(
       "SELECT e.host, e.ts, e.line, s.name AS source, json_extract(e.fields, '$.cgroup') AS cgroup,"
       " json_extract(e.fields, '$.usage_bytes') AS usage, json_extract(e.fields, '$.limit_bytes') AS lim,"
       " json_extract(e.fields, '$.limit_unlimited') AS unlimited"
       " FROM events e JOIN sources s ON s.id = e.source_id"
-      " WHERE e.rule = 'cgroup_memory' AND e.ts IS NOT NULL"
-      " ORDER BY e.host, cgroup, e.ts, e.source_id, e.line");
+      " WHERE e.rule = ?1 AND e.ts IS NOT NULL"
+      " ORDER BY e.host, cgroup, e.ts, e.source_id, e.line",
+      {core::parser_rule::kCgroupMemory});
   const std::size_t first_cgroup = out.size();
   for (const auto& r : cgroup.rows) {
     const std::string name = r["host"].as_text(), path = r["cgroup"].as_text();

@@ -58,6 +58,7 @@ std::vector<core::Event> events_from_signals(const core::Event& base, std::strin
     e.severity = m.signal->severity;
     e.rule = m.signal->id;
     e.message = std::string(message);
+    for (const auto& [key, value] : m.signal->fields) e.set(key, value);
     for (const auto& c : m.captures) {
       if (c.value.empty()) continue;
       if (is_integer_capture(c.name)) {

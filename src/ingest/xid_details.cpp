@@ -7,6 +7,7 @@
 // process on it) down, `warning` for informational or consequence codes, `error` otherwise.
 // Codes absent here are still Xids: they keep their code, get class `unknown` and the action
 // `contact_support` (a new driver's code that nobody has classified).
+#include "culprit/core/facts.hpp"
 #include "ingest/xid_details.hpp"
 
 #include <algorithm>
@@ -315,7 +316,7 @@ void enrich_xid_event(core::Event& e) {
     }
     return;
   }
-  if (e.rule == "nvrm_fallen_off_bus" && e.field("xid") == nullptr) {
+  if (core::fact::provides(e, core::fact::kFallenOffBus) && e.field("xid") == nullptr) {
     e.set_int("xid", 79);
     e.set_int("xid_inferred", 1);
   }

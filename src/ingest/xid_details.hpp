@@ -41,7 +41,7 @@ std::optional<NvlinkDetail> parse_nvlink_detail(std::string_view detail);
 /// Adds to an event of kind `xid`: `bdf`; for an Xid (`xid` field) `xid_name`, `xid_class`,
 /// `action` and the severity from the catalogue, then the per-code details (`nvlink_unit`,
 /// `nvlink_severity`, `link`, `intrinfo`, `error_status`, `nvlink_subcode`; `gpc`/`tpc`/`sm`;
-/// `recovery_action`); for a fall-off report without an Xid line (rule `nvrm_fallen_off_bus`)
+/// `recovery_action`); for a fall-off report without an Xid line (a signal providing `fallen_off_bus`)
 /// `xid` = 79 and `xid_inferred` = 1; for an SXid `link`, `sxid_message`, and the severity
 /// from its fatality. Other events are left alone.
 void enrich_xid_event(core::Event& event);

@@ -165,6 +165,7 @@ void sample_fields(IO& io, S& sample) {  // SignalSample
 template <class IO, class R>
 void signal_rule_fields(IO& io, R& r) {  // SignalRule
   io(r.id), io(r.kind), io(r.description), io(r.severity), io(r.pattern), io(r.formats), io(r.literals);
+  io(r.provides), io(r.framework), io(r.killer);
   io.each(r.samples, [&io](auto& sample) { sample_fields(io, sample); });
   io(r.file), io(r.line), io(r.column);
 }
@@ -188,6 +189,8 @@ void put(Writer& w, const text::Signal& signal) {
   for (const auto& clause : signal.clauses) w.strings(clause);
   w.u(signal.literals_derived ? 1 : 0);
   w.u(signal.literals_precomputed ? 1 : 0);
+  w.u(signal.fields.size());
+  for (const auto& [key, value] : signal.fields) w.s(key), w.s(value);
 }
 
 text::Signal get_signal(Reader& r) {
@@ -205,6 +208,8 @@ text::Signal get_signal(Reader& r) {
   for (auto& clause : signal.clauses) clause = r.strings();
   signal.literals_derived = r.flag();
   signal.literals_precomputed = r.flag();
+  signal.fields.resize(r.u());
+  for (auto& [key, value] : signal.fields) key = r.s(), value = r.s();
   return signal;
 }
 

@@ -10,6 +10,7 @@
 #include <set>
 
 #include "culprit/core/event.hpp"
+#include "culprit/core/facts.hpp"
 #include "culprit/rules/loader.hpp"
 #include "culprit/text/spelling.hpp"
 #include "draft.hpp"
@@ -449,6 +450,9 @@ void compile_drafts(Drafts& drafts, const QueryChecker& check_query, bool check_
       }
     }
     s.pattern = patterns[i];
+    if (!r.provides.empty()) s.fields.emplace_back(core::fact::kField, core::fact::field_value(r.provides));
+    if (!r.framework.empty()) s.fields.emplace_back(core::framework::kField, r.framework);
+    if (!r.killer.empty()) s.fields.emplace_back("killer", r.killer);
     return s;
   };
 

@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <array>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "culprit/core/event.hpp"
+#include "culprit/core/facts.hpp"
 #include "culprit/rules/loader.hpp"
 #include "culprit/text/spelling.hpp"
 #include "draft.hpp"
@@ -35,8 +37,9 @@ core::Diagnostic problem(std::string_view code, const Where& where, std::string 
 
 namespace {
 
-constexpr std::array kSignalKeys = {"id", "kind", "severity", "pattern", "formats",
-                                    "literals", "description", "sample"};
+constexpr std::array kSignalKeys = {"id",          "kind",   "severity", "pattern",  "formats", "literals",
+                                    "description", "sample", "provides", "framework", "killer"};
+constexpr std::array kKillers = {"limit", "pressure"};
 constexpr std::array kSampleKeys = {"line", "match", "fields"};
 constexpr std::array kDiagnosisKeys = {"id",      "verdict", "title",    "query",   "message",
                                        "advice",  "priority", "fixtures", "ledger",  "kinds"};
@@ -276,6 +279,23 @@ void read_signal(const std::string& file, const toml::table& table, Drafts& out,
   }
   if (!r.strings("formats", rule.formats) && table.get("formats")) r.fail();
   if (!r.strings("literals", rule.literals) && table.get("literals")) r.fail();
+  // What the signal declares (core/facts.hpp): only words the code reads, so that a fact no
+  // code asks for, or a misspelt one, is an error here rather than a silent no-op.
+  const auto known = [](const auto& list, std::string_view v) {
+    return std::find(list.begin(), list.end(), v) != list.end();
+  };
+  const auto refuse = [&](std::string_view key, const std::string& value, const auto& list) {
+    r.fail();
+    problems.push_back(problem(code::kBadValue, r.where().at(key),
+                               fmt::format("`{}` = \"{}\" is not a word the code reads: use one of {}", key, value,
+                                           fmt::join(list, ", "))));
+  };
+  if (!r.strings("provides", rule.provides) && table.get("provides")) r.fail();
+  for (const auto& f : rule.provides)
+    if (!known(core::fact::kAll, f)) refuse("provides", f, core::fact::kAll);
+  if (r.string("framework", rule.framework, false) && !known(core::framework::kAll, rule.framework))
+    refuse("framework", rule.framework, core::framework::kAll);
+  if (r.string("killer", rule.killer, false) && !known(kKillers, rule.killer)) refuse("killer", rule.killer, kKillers);
   draft.where = r.where();
   draft.broken = r.failed();
   if (const toml::node* samples = table.get("sample")) {

@@ -11,11 +11,12 @@
 //     first) --boot-time, journald's paired stamps, syslog lines quoting the kernel stamp, the
 //     kernel's RTC line, dmesg -T lines paired with raw ones, or (roughly) a launcher's dated
 //     report of a pid's death paired with the kernel's kill of it. The parsers record the pairs
-//     as `kernel_clock_anchor` events (one per run of equal offsets); when the offset moves
+//     as clock-anchor events (core::parser_rule::kKernelClockAnchor) (one per run of equal offsets); when the offset moves
 //     (a suspend, a clock step) each run places the stamps after it;
 //  5. the record: hosts.clock_method (what each part rested on) and clock_confidence (the
 //     weakest part), oom_reports.ts, sources.first_ts / last_ts / clock (an id: kSourceClockSql).
 // Events that cannot be placed keep ts NULL and still count, ordered by source and line.
+#include "culprit/core/parser_rules.hpp"
 #include "culprit/store/clock.hpp"
 
 #include <fmt/format.h>
@@ -143,9 +144,9 @@ std::vector<Anchor> anchors_of(Database& db, const std::string& host, std::strin
   std::vector<Anchor> out;
   auto r = db.query_bound(
       "SELECT json_extract(fields, '$.boot_ts') AS boot, ts, coalesce(json_extract(fields, '$.records'), 1) AS n"
-      " FROM events WHERE host = ?1 AND rule = 'kernel_clock_anchor' AND ts IS NOT NULL"
+      " FROM events WHERE host = ?1 AND rule = ?3 AND ts IS NOT NULL"
       " AND json_extract(fields, '$.anchor') = ?2 AND json_extract(fields, '$.boot_ts') IS NOT NULL ORDER BY boot",
-      {host, source});
+      {host, source, core::parser_rule::kKernelClockAnchor});
   for (const auto& row : r.rows) {
     auto boot = row["boot"].as_double();
     auto wall = row["ts"].as_double();
@@ -160,11 +161,11 @@ std::vector<Anchor> paired_dmesg_anchors(Database& db, const std::string& host) 
   auto r = db.query_bound(
       "SELECT b.ts_value AS boot, min(w.ts) AS ts FROM events w JOIN events b"
       " ON b.host = w.host AND b.message = w.message AND b.kind = w.kind AND b.source_id <> w.source_id"
-      " WHERE w.host = ?1 AND w.ts_kind = 'wall' AND w.ts IS NOT NULL AND w.rule <> 'kernel_clock_anchor'"
+      " WHERE w.host = ?1 AND w.ts_kind = 'wall' AND w.ts IS NOT NULL AND w.rule <> ?2"
       " AND b.ts_kind = 'boot' AND b.ts IS NULL AND b.ts_value IS NOT NULL"
       " AND EXISTS (SELECT 1 FROM sources s WHERE s.id = w.source_id AND s.format = 'kernel_log')"
       " GROUP BY b.id ORDER BY boot LIMIT 10000",
-      {host});
+      {host, core::parser_rule::kKernelClockAnchor});
   for (const auto& row : r.rows) {
     auto boot = row["boot"].as_double();
     auto wall = row["ts"].as_double();

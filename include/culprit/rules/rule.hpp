@@ -23,6 +23,11 @@ struct SignalRule {
   std::string pattern;
   std::vector<std::string> formats;
   std::vector<std::string> literals;
+  /// What the signal declares its events are (core/facts.hpp): facts the code reads, the
+  /// framework that printed the line, the kind of killer it names (`limit` or `pressure`).
+  std::vector<std::string> provides;
+  std::string framework;
+  std::string killer;
   std::vector<SignalSample> samples;
   std::string file;
   int line = 0;

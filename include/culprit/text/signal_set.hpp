@@ -25,6 +25,9 @@ struct Signal {
   /// the pattern to be tried. Declared by the rule, or filled by build() from the regex; empty
   /// after build(): no safe literal is known and the signal is tried on every line.
   std::vector<std::string> literals;
+  /// Fields every event of this signal carries whatever the line (`provides`, `framework`,
+  /// `killer`: what the rule declares, core/facts.hpp), beside the pattern's named groups.
+  std::vector<std::pair<std::string, std::string>> fields;
   /// Further sets of which a matching line holds one each (text::derive_prefilter), filled with
   /// the derived literals: a candidate line that misses one skips the regex.
   std::vector<std::vector<std::string>> clauses;

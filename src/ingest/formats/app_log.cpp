@@ -8,6 +8,7 @@
 #include <memory>
 #include <set>
 
+#include "culprit/core/parser_rules.hpp"
 #include "culprit/ingest/parser.hpp"
 #include "culprit/text/block_scanner.hpp"
 #include "culprit/text/literal_set.hpp"
@@ -484,7 +485,7 @@ void AppLogParser::emit_failure(const TorchrunFailure& f) {
   // its traceback) is an error `log` event, as rules/README.md defines the kinds.
   e.kind = f.signal ? core::kind::kSignalExit : core::kind::kLog;
   e.severity = core::Severity::error;
-  e.rule = "torchrun_child_failed";
+  e.rule = std::string(core::parser_rule::kTorchrunChildFailed);
   std::string msg = f.entrypoint.empty() ? std::string("torchrun child failed")
                                          : f.entrypoint + " failed";
   msg += f.root_cause ? " (root cause)" : "";

@@ -15,6 +15,7 @@
 //     memory.oom_control `oom_kill N` -> events_oom_kill, `under_oom N` -> under_oom
 //   /proc/self/cgroup `0::PATH` (v2) or `N:…memory…:PATH` (v1) -> cgroup; without it the header's
 //     directory below /sys/fs/cgroup(/memory)
+#include "culprit/core/parser_rules.hpp"
 #include "ingest/formats/cgroup_memory.hpp"
 
 #include <fmt/format.h>
@@ -158,7 +159,7 @@ void emit(Listing& l, ParseContext& ctx) {
   }
   core::Event ev = ctx.make_event(l.first_line);
   ev.line_end = ctx.absolute_line_end(l.last_line);
-  ev.rule = "cgroup_memory";
+  ev.rule = std::string(core::parser_rule::kCgroupMemory);
   ev.kind = std::string(core::kind::kLog);
   if (l.ts) {
     ev.ts = l.ts;

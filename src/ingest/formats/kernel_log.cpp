@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "culprit/core/parser_rules.hpp"
 #include "culprit/ingest/parser.hpp"
 #include "culprit/text/block_scanner.hpp"
 #include "culprit/text/lines.hpp"
@@ -88,7 +89,7 @@ void KernelLogParser::emit_anchors() {
     for (auto& run : runs) {
       core::Event& e = run.event;
       e.kind = std::string(core::kind::kLog);
-      e.rule = std::string(kClockAnchorRule);
+      e.rule = std::string(core::parser_rule::kKernelClockAnchor);
       e.severity = core::Severity::debug;
       e.set_int("records", run.records);
       const std::string source = e.field_or("anchor");

@@ -63,8 +63,5 @@ class KernelLogParser {
 /// to …`).
 inline constexpr std::string_view kRtcClockKey = "setting system clock to ";
 
-/// Rule id of a clock anchor event. Its kind is `log`: a fact about clocks, not a failure, so
-/// diagnoses and the job's time span never count it; clock alignment reads it by rule.
-inline constexpr std::string_view kClockAnchorRule = "kernel_clock_anchor";
 
 }  // namespace culprit::ingest::kernel

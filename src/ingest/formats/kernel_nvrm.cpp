@@ -1,6 +1,7 @@
 // FallOffTracker (see kernel_nvrm.hpp): one Xid 79 event per GPU fall, whichever way the driver
 // told it. A record without a valid PCI address (`The NVIDIA GPU invalid-bdf.0`) makes no Xid:
 // culprit cannot say which GPU fell.
+#include "culprit/core/facts.hpp"
 #include "kernel_nvrm.hpp"
 
 #include <algorithm>
@@ -44,7 +45,7 @@ void FallOffTracker::line(std::int64_t seg_line, std::string_view message, const
   // An Xid line: the fall it reports (79) stands; text forms for the same GPU are echoes.
   bool xid_line = false;
   for (const auto& e : events) {
-    if (e.rule != "nvrm_xid") continue;
+    if (!core::fact::provides(e, core::fact::kXidLine)) continue;
     xid_line = true;
     if (e.field_or("xid") != "79") continue;
     std::string bdf = e.field_or("bdf");
@@ -54,13 +55,13 @@ void FallOffTracker::line(std::int64_t seg_line, std::string_view message, const
   }
   if (xid_line) {  // `…: 79, GPU has fallen off the bus and is not responding …` is one fact
     events.erase(std::remove_if(events.begin(), events.end(),
-                                [](const core::Event& e) { return e.rule == "nvrm_gpu_not_responding"; }),
+                                [](const core::Event& e) { return core::fact::provides(e, core::fact::kGpuNotResponding); }),
                  events.end());
     return;
   }
   // One-line `NVRM: GPU <pci>: GPU has fallen off the bus.` (the signal made it an Xid 79).
   for (auto it = events.begin(); it != events.end();) {
-    if (it->rule != "nvrm_fallen_off_bus") {
+    if (!core::fact::provides(*it, core::fact::kFallenOffBus)) {
       ++it;
       continue;
     }
@@ -88,7 +89,7 @@ void FallOffTracker::line(std::int64_t seg_line, std::string_view message, const
   if (!open_ || !contains(m, kFallen)) return;
   // The record is complete: one Xid 79 for it, replacing the signal's partial event.
   events.erase(std::remove_if(events.begin(), events.end(),
-                              [](const core::Event& e) { return e.rule == "nvrm_gpu_not_responding"; }),
+                              [](const core::Event& e) { return core::fact::provides(e, core::fact::kGpuNotResponding); }),
                events.end());
   Open o = std::move(*open_);
   open_.reset();

@@ -5,6 +5,7 @@
 #include "culprit/ingest/parser.hpp"
 #include "ingest/xid_details.hpp"
 #include "unit/ingest/recording_sink.hpp"
+#include "culprit/core/facts.hpp"
 #include "unit/ingest/test_signals.hpp"
 
 using culprit::core::Event;
@@ -25,17 +26,23 @@ Event xid_event(std::string rule, std::initializer_list<std::pair<std::string, s
   return e;
 }
 
-/// Signals with the shipped ids the fall-off tracker keys on (rules/signals/xid.toml).
+/// The shipped signals the fall-off tracker keys on, with the facts they declare (rules/signals/xid.toml:
+/// `provides`, which the tracker reads).
 culprit::text::SignalSet driver_signals() {
   culprit::text::SignalSet set;
-  set.add(make_signal("nvrm_xid", "xid", Severity::error,
+  const auto providing = [](culprit::text::Signal s, std::string_view fact) {
+    s.fields.emplace_back(culprit::core::fact::kField, culprit::core::fact::field_value({std::string(fact)}));
+    return s;
+  };
+  set.add(providing(make_signal("nvrm_xid", "xid", Severity::error,
                       R"(NVRM: Xid \((?:PCI:)?(?P<pci>[0-9a-fA-F]+:[0-9a-fA-F]+(?::[0-9a-fA-F]+)?(?:\.[0-9a-fA-F]+)?)\): (?P<xid>\d+)(?:, pid=(?:'<unknown>'|<unknown>|(?P<pid>\d+)), name=(?:<unknown>|(?P<name>[^,]*)))?(?:,? (?P<detail>.*))?)",
-                      {"NVRM: Xid"}));
-  set.add(make_signal("nvrm_fallen_off_bus", "xid", Severity::critical,
+                      {"NVRM: Xid"}), culprit::core::fact::kXidLine));
+  set.add(providing(make_signal("nvrm_fallen_off_bus", "xid", Severity::critical,
                       R"(NVRM: GPU (?:at PCI:)?(?P<pci>(?:[0-9a-fA-F]+:)?[0-9a-fA-F]+:[0-9a-fA-F]+(?:\.[0-9a-fA-F]+)?): GPU has fallen off the bus)",
-                      {"fallen off the bus"}));
-  set.add(make_signal("nvrm_gpu_not_responding", "xid", Severity::critical,
-                      R"(has fallen off the bus and is not responding to commands)", {"fallen off the bus"}));
+                      {"fallen off the bus"}), culprit::core::fact::kFallenOffBus));
+  set.add(providing(make_signal("nvrm_gpu_not_responding", "xid", Severity::critical,
+                      R"(has fallen off the bus and is not responding to commands)", {"fallen off the bus"}),
+                    culprit::core::fact::kGpuNotResponding));
   set.build();
   return set;
 }

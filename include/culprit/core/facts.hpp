@@ -1,0 +1,69 @@
+// What a signal declares it provides (rules/README.md "What a signal provides"), in the words the
+// code reads: a signal's TOML says `provides = ["failing_pid"]`, `framework = "jax"` or
+// `killer = "limit"`, and every event it makes carries them as fields, so C++ asks an event
+// what it is, never which rule made it. One home for each word: the rule reader refuses a fact,
+// framework or killer not listed here, and a test requires every one of them declared by a
+// built-in signal, so code and rules cannot drift apart.
+#pragma once
+
+#include <array>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace culprit::core {
+struct Event;
+}
+
+namespace culprit::core::fact {
+
+/// A serving engine's start-up free-memory check: the process holds only its context there
+/// (the ledger's start-up stage).
+inline constexpr std::string_view kStartupCheck = "startup_check";
+/// The line names the process whose allocation failed (`raised_pid`, `name`): Ray's
+/// `RayTaskError(...) (pid=N, ip=…)`.
+inline constexpr std::string_view kFailingPid = "failing_pid";
+/// The device's total and free memory before the process allocated (`total_bytes`,
+/// `free_bytes`, or `which` + `amount_bytes`): TensorFlow's device-creation lines.
+inline constexpr std::string_view kDeviceMemory = "device_memory";
+/// A GPU-memory setting the job's own logs echo (`setting`, `value`), which a job-caused OOM's
+/// advice names.
+inline constexpr std::string_view kMemorySetting = "memory_setting";
+/// The driver's own Xid line (`NVRM: Xid (PCI:…): N, …`), which the fall-off record defers to.
+inline constexpr std::string_view kXidLine = "xid_line";
+/// The driver says a GPU stopped responding (NVRM), which groups with its Xid.
+inline constexpr std::string_view kGpuNotResponding = "gpu_not_responding";
+/// The driver says a GPU fell off the bus (NVRM), with or without an Xid line.
+inline constexpr std::string_view kFallenOffBus = "fallen_off_bus";
+
+inline constexpr std::array kAll = {kStartupCheck,     kFailingPid,   kDeviceMemory, kMemorySetting,
+                                    kXidLine,          kGpuNotResponding, kFallenOffBus};
+
+/// The event field the facts are kept in, each between single spaces (" a b "), so that one
+/// `instr` asks for one.
+inline constexpr std::string_view kField = "provides";
+
+/// The field's value for `facts`; "" for none.
+std::string field_value(const std::vector<std::string>& facts);
+/// Whether `event` carries `fact`.
+bool provides(const Event& event, std::string_view fact);
+/// An SQL condition that the events row `alias` carries `fact` (a constant: `fact` is one of
+/// kAll, never user text).
+std::string provides_sql(std::string_view fact, std::string_view alias = "e");
+
+}  // namespace culprit::core::fact
+
+namespace culprit::core::framework {
+
+/// The frameworks whose signals say so (`framework = "..."`) and whose own settings a
+/// job-caused OOM's advice names (diagnose/advice.cpp).
+inline constexpr std::string_view kLlamaCpp = "llama.cpp";
+inline constexpr std::string_view kJax = "jax";
+inline constexpr std::string_view kTensorflow = "tensorflow";
+inline constexpr std::string_view kMps = "mps";
+inline constexpr std::array kAll = {kLlamaCpp, kJax, kTensorflow, kMps};
+
+/// The event field a signal's framework is kept in.
+inline constexpr std::string_view kField = "framework";
+
+}  // namespace culprit::core::framework

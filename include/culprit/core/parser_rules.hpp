@@ -1,0 +1,22 @@
+// Rule ids that culprit's own parsers give the events they make themselves (no signal in rules/
+// makes these), and that other modules read back from the timeline: one home for each, so the
+// parser that writes it and the query that reads it cannot disagree. Signals' ids never appear
+// in C++: what C++ needs of a signal's event it reads from the fields the signal declares
+// (core/facts.hpp).
+#pragma once
+
+#include <string_view>
+
+namespace culprit::core::parser_rule {
+
+/// torchrun's failure summary, one event per failed rank (`failed (exitcode: N) local_rank: R
+/// (pid: P)` and the ChildFailedError block): pairs a rank with its pid (ingest/formats/app_log.cpp).
+inline constexpr std::string_view kTorchrunChildFailed = "torchrun_child_failed";
+/// A reading of culprit's cgroup.txt (ingest/formats/cgroup_memory.cpp): usage and limit.
+inline constexpr std::string_view kCgroupMemory = "cgroup_memory";
+/// A boot's clock anchor (`rtc_cmos … setting system clock to …`, ingest/formats/kernel_log.cpp).
+/// Its kind is `log`: a fact about clocks, not a failure, so diagnoses and the job's time span
+/// never count it; clock alignment (store/clock.cpp) reads it by this id.
+inline constexpr std::string_view kKernelClockAnchor = "kernel_clock_anchor";
+
+}  // namespace culprit::core::parser_rule
