@@ -452,7 +452,7 @@ void compile_drafts(Drafts& drafts, const QueryChecker& check_query, bool check_
     s.pattern = patterns[i];
     if (!r.provides.empty()) s.fields.emplace_back(core::fact::kField, core::fact::field_value(r.provides));
     if (!r.framework.empty()) s.fields.emplace_back(core::framework::kField, r.framework);
-    if (!r.killer.empty()) s.fields.emplace_back("killer", r.killer);
+    if (!r.killer.empty()) s.fields.emplace_back(core::killer::kField, r.killer);
     return s;
   };
 

@@ -39,7 +39,6 @@ namespace {
 
 constexpr std::array kSignalKeys = {"id",          "kind",   "severity", "pattern",  "formats", "literals",
                                     "description", "sample", "provides", "framework", "killer"};
-constexpr std::array kKillers = {"limit", "pressure"};
 constexpr std::array kSampleKeys = {"line", "match", "fields"};
 constexpr std::array kDiagnosisKeys = {"id",      "verdict", "title",    "query",   "message",
                                        "advice",  "priority", "fixtures", "ledger",  "kinds"};
@@ -295,7 +294,8 @@ void read_signal(const std::string& file, const toml::table& table, Drafts& out,
     if (!known(core::fact::kAll, f)) refuse("provides", f, core::fact::kAll);
   if (r.string("framework", rule.framework, false) && !known(core::framework::kAll, rule.framework))
     refuse("framework", rule.framework, core::framework::kAll);
-  if (r.string("killer", rule.killer, false) && !known(kKillers, rule.killer)) refuse("killer", rule.killer, kKillers);
+  if (r.string("killer", rule.killer, false) && !known(core::killer::kAll, rule.killer))
+    refuse("killer", rule.killer, core::killer::kAll);
   draft.where = r.where();
   draft.broken = r.failed();
   if (const toml::node* samples = table.get("sample")) {

@@ -67,3 +67,18 @@ inline constexpr std::array kAll = {kLlamaCpp, kJax, kTensorflow, kMps};
 inline constexpr std::string_view kField = "framework";
 
 }  // namespace culprit::core::framework
+
+namespace culprit::core::killer {
+
+/// A limit enforcer: it kills the job for passing its own allowance (Slurm's accounting, YARN's
+/// container monitor, Dask's nanny): the job over its own limit.
+inline constexpr std::string_view kLimit = "limit";
+/// A pressure killer: it kills whatever scores highest when the node runs short (earlyoom,
+/// systemd-oomd, the kubelet's eviction, Ray's monitor): the victim is weighed against the others.
+inline constexpr std::string_view kPressure = "pressure";
+inline constexpr std::array kAll = {kLimit, kPressure};
+
+/// The event field a signal's killer kind is kept in (rules/diagnoses/other_killers.toml reads it).
+inline constexpr std::string_view kField = "killer";
+
+}  // namespace culprit::core::killer

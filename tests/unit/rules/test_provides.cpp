@@ -47,6 +47,16 @@ TEST_CASE("every fact and framework the code reads is declared by a built-in sig
     CHECK(std::any_of(signal_rules.begin(), signal_rules.end(),
                       [&](const rules::SignalRule& s) { return s.framework == framework; }));
   }
+  for (const auto killer : core::killer::kAll) {
+    INFO(killer);
+    CHECK(std::any_of(signal_rules.begin(), signal_rules.end(),
+                      [&](const rules::SignalRule& s) { return s.killer == killer; }));
+  }
+  // Every user-space killer says which kind it is: the diagnosis reads it for the role and the why.
+  for (const auto& s : signal_rules) {
+    INFO(s.id);
+    if (s.kind == "userspace_oom_kill") CHECK_FALSE(s.killer.empty());
+  }
 }
 
 TEST_CASE("a signal declaring a word no code reads is refused", "[rules][provides]") {
