@@ -26,9 +26,12 @@ std::string setting_hint(std::string key) {
     return "with preallocation on (the default) XLA takes XLA_PYTHON_CLIENT_MEM_FRACTION (0.75) of every GPU up front";
   if (key == "xla_python_client_allocator") return "the XLA allocator in use";
   if (key == "gpu_memory_utilization")
-    return "vLLM claims that share of the whole GPU: lower it, or free the GPU of other processes";
+    // Which way to turn it depends on the error (a start-up check wants it lower or the GPU freed,
+    // a KV-cache budget higher): the setting is described here, the direction is the advice's.
+    return "vLLM claims that share of the whole GPU at start (it must fit in the free memory), and its KV cache "
+           "gets what the share leaves after the weights";
   if (key == "mem_fraction_static")
-    return "SGLang's static share (weights + KV cache): lower it when activations or CUDA graphs run out";
+    return "SGLang's static share (weights + KV cache pool); what it leaves is for activations and CUDA graphs";
   if (key == "tf_force_gpu_allow_growth") return "when false, TensorFlow maps nearly all GPU memory at start";
   return {};
 }
@@ -55,14 +58,48 @@ std::string job_settings_advice(store::Database& db, const std::string& host) {
   return fmt::format("The job's own memory settings in its logs: {}. ", fmt::join(parts, "; "));
 }
 
+namespace {
+
+/// A serving engine's two knobs for its KV cache: its share of the GPU and the context length.
+struct KvKnobs {
+  std::string_view framework, share, length;
+};
+constexpr KvKnobs kKvKnobs[] = {
+    {core::framework::kVllm, "gpu_memory_utilization (--gpu-memory-utilization)", "max_model_len (--max-model-len)"},
+    {core::framework::kSglang, "--mem-fraction-static", "--context-length"},
+    {core::framework::kTensorrtLlm, "the KV cache's free_gpu_memory_fraction (--kv_cache_free_gpu_memory_fraction)",
+     "max_seq_len (--max_seq_len)"},
+};
+
+/// The engine's own KV-cache budget came up short (a signal providing `kv_cache_budget`): the way
+/// out points where the engine points — a larger share of the GPU when the GPU has room beyond it,
+/// or a shorter context (to the length the engine estimated, where it printed one) — never a
+/// smaller share, which leaves the cache less still.
+std::string kv_budget_advice(std::string_view fw, const std::string& estimated_len) {
+  KvKnobs knobs{fw, "the engine's share of GPU memory", "the context length"};
+  for (const auto& k : kKvKnobs)
+    if (k.framework == fw) knobs = k;
+  return fmt::format(
+      "The engine's own KV-cache budget is too small for its settings: raise {} if the GPU has room beyond the "
+      "engine's share (nvidia-smi shows what else holds it), or lower {}{}; a smaller share only leaves the cache "
+      "less room.",
+      knobs.share, knobs.length,
+      estimated_len.empty() ? std::string() : fmt::format(" to at most {}, the length the engine estimated", estimated_len));
+}
+
+}  // namespace
+
 /// The knobs that lower a job's own GPU footprint, in the words of the framework whose error it
 /// was (the `framework` its signal declares, core/facts.hpp): llama.cpp / Ollama, JAX / XLA,
-/// TensorFlow, Apple MPS; PyTorch and the serving engines otherwise.
+/// TensorFlow, Apple MPS; a serving engine's KV-cache budget; PyTorch and the engines otherwise.
 std::string footprint_advice(store::Database& db, std::int64_t event_id) {
   namespace framework = core::framework;
-  auto r = db.query(fmt::format("SELECT json_extract(fields, '$.{}') AS framework FROM events WHERE id = {}",
-                                framework::kField, event_id));
+  auto r = db.query(fmt::format("SELECT json_extract(fields, '$.{}') AS framework, {} AS kv_budget,"
+                                " json_extract(fields, '$.estimated_max_len') AS estimated_len FROM events e WHERE id = {}",
+                                framework::kField, core::fact::provides_sql(core::fact::kKvCacheBudget), event_id));
   const std::string fw = r.rows.empty() ? std::string() : r.rows[0]["framework"].as_text();
+  if (!r.rows.empty() && r.rows[0]["kv_budget"].as_int().value_or(0) != 0)
+    return kv_budget_advice(fw, r.rows[0]["estimated_len"].as_text());
   if (fw == framework::kLlamaCpp)
     return "The job itself needs more memory than the GPU has: offload fewer layers to the GPU (llama.cpp "
            "--n-gpu-layers, Ollama num_gpu), use a smaller context (--ctx-size / num_ctx) or fewer parallel "

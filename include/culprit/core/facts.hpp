@@ -29,6 +29,11 @@ inline constexpr std::string_view kDeviceMemory = "device_memory";
 /// A GPU-memory setting the job's own logs echo (`setting`, `value`), which a job-caused OOM's
 /// advice names.
 inline constexpr std::string_view kMemorySetting = "memory_setting";
+/// A serving engine's own KV-cache budget came up short after the weights (vLLM's "No available
+/// memory for the cache blocks", a KV cache too small for max_model_len, SGLang's "Not enough
+/// memory … increase --mem-fraction-static"): the engine's share of the GPU is too small for its
+/// settings, so the advice raises that share or lowers the context length, never the share.
+inline constexpr std::string_view kKvCacheBudget = "kv_cache_budget";
 /// The driver's own Xid line (`NVRM: Xid (PCI:…): N, …`), which the fall-off record defers to.
 inline constexpr std::string_view kXidLine = "xid_line";
 /// The driver says a GPU stopped responding (NVRM), which groups with its Xid.
@@ -36,8 +41,8 @@ inline constexpr std::string_view kGpuNotResponding = "gpu_not_responding";
 /// The driver says a GPU fell off the bus (NVRM), with or without an Xid line.
 inline constexpr std::string_view kFallenOffBus = "fallen_off_bus";
 
-inline constexpr std::array kAll = {kStartupCheck,     kFailingPid,   kDeviceMemory, kMemorySetting,
-                                    kXidLine,          kGpuNotResponding, kFallenOffBus};
+inline constexpr std::array kAll = {kStartupCheck, kFailingPid,       kDeviceMemory, kMemorySetting,
+                                    kKvCacheBudget, kXidLine,          kGpuNotResponding, kFallenOffBus};
 
 /// The event field the facts are kept in, each between single spaces (" a b "), so that one
 /// `instr` asks for one.
@@ -61,7 +66,10 @@ inline constexpr std::string_view kLlamaCpp = "llama.cpp";
 inline constexpr std::string_view kJax = "jax";
 inline constexpr std::string_view kTensorflow = "tensorflow";
 inline constexpr std::string_view kMps = "mps";
-inline constexpr std::array kAll = {kLlamaCpp, kJax, kTensorflow, kMps};
+inline constexpr std::string_view kVllm = "vllm";
+inline constexpr std::string_view kSglang = "sglang";
+inline constexpr std::string_view kTensorrtLlm = "tensorrt-llm";
+inline constexpr std::array kAll = {kLlamaCpp, kJax, kTensorflow, kMps, kVllm, kSglang, kTensorrtLlm};
 
 /// The event field a signal's framework is kept in.
 inline constexpr std::string_view kField = "framework";
