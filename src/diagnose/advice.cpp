@@ -1,6 +1,5 @@
 // Advice for a CUDA OOM's culprit: a foreign holder to stop, an unknown one to identify, or the
 // job's own footprint, in its framework's words and with the memory settings its logs show.
-#include "culprit/core/facts.hpp"
 #include "advice.hpp"
 
 #include <fmt/format.h>
@@ -10,7 +9,9 @@
 #include <cctype>
 #include <vector>
 
+#include "culprit/core/facts.hpp"
 #include "culprit/core/size.hpp"
+#include "ledger_model.hpp"
 #include "phrases.hpp"
 
 namespace culprit::diagnose {
@@ -179,6 +180,14 @@ std::string holder_action(const std::optional<ProcessRef>& c, const std::string&
     return fmt::format("Stop the foreign process {} (pid {}) that holds the GPU ({}), or run the job on GPUs it "
                        "does not use; then relaunch. Check GPUs are empty before a launch (nvidia-smi).{}",
                        c->name.empty() ? "(unnamed)" : c->name, c->pid.value_or(0), where, beside);
+  }
+  if (budget && budget->rule == ledger_rule::kRanksShareGpu) {
+    const std::string gpu = budget->gpu ? fmt::format("GPU {}", *budget->gpu) : std::string("one GPU");
+    return settings + fmt::format("Several of the job's processes share {}: if each rank was meant to have a GPU of "
+                                  "its own, pin it before its first CUDA call (torch.cuda.set_device(LOCAL_RANK), "
+                                  "device=f\"cuda:{{LOCAL_RANK}}\") or give each rank its own CUDA_VISIBLE_DEVICES; "
+                                  "check that the launcher's --nproc-per-node matches the GPUs it can see.",
+                                  gpu);
   }
   if (c && c->role == "unknown")
     return fmt::format("Find out who owns pid {}{} (ps -o user,lstart,cmd -p {}); if it is not part of the job, "

@@ -75,12 +75,17 @@ GpuLedgerInput load_ledger_input(store::Database& db, std::int64_t event_id, std
     in.self_name = ray.rows[0]["name"].as_text();
   }
   if (!self_pid && !e["rank"].is_null()) {
-    // A `[rankN]:` traceback names no pid; torchrun's failure summary on the same host pairs
-    // the rank with its pid (a unique match only).
+    // A `[rankN]:` traceback names no pid; torchrun's failure summary on the same host (its
+    // ChildFailedError block, or a line that provides `rank_pid`: `failed (exitcode: 1)
+    // local_rank: N (pid: P)`) pairs the rank with its pid — a unique match only. A local rank
+    // equals the global one only on the node whose ranks start at 0, and never matches another
+    // node's global rank (those are at least the node's rank count), so the host decides.
+    const std::int64_t rank = e["rank"].as_int().value_or(-1);
     auto by_rank = db.query(fmt::format(
-        "SELECT DISTINCT pid FROM events WHERE host = {} AND rule = {} AND rank = {} AND pid IS NOT NULL LIMIT 2",
-        store::sql_literal(host), store::sql_literal(core::parser_rule::kTorchrunChildFailed),
-        e["rank"].as_int().value_or(-1)));
+        "SELECT DISTINCT e.pid FROM events e WHERE e.host = {} AND e.pid IS NOT NULL AND"
+        " ((e.rule = {} AND e.rank = {}) OR ({} AND json_extract(e.fields, '$.local_rank') = {})) LIMIT 2",
+        store::sql_literal(host), store::sql_literal(core::parser_rule::kTorchrunChildFailed), rank,
+        core::fact::provides_sql(core::fact::kRankPid), rank));
     if (by_rank.rows.size() == 1) self_pid = by_rank.rows[0]["pid"].as_int();
   }
   if (!self_pid) self_pid = sole_worker_pid(db, host);

@@ -33,6 +33,7 @@ inline constexpr const char* kUnaccounted = "unaccounted-holder";        ///< ca
 inline constexpr const char* kStartupCheck = "startup-check-holder";     ///< the same at a serving engine's start-up check
 inline constexpr const char* kContextCreate = "context-create-failed";   ///< no room for even a CUDA context
 inline constexpr const char* kUnknownHolder = "unattributed-holder";     ///< a large holder no log ties to anyone
+inline constexpr const char* kRanksShareGpu = "ranks-share-gpu";          ///< the job's own processes fill the GPU together
 inline constexpr const char* kJobItself = "job-itself";                  ///< the ledger leaves nothing else
 }  // namespace ledger_rule
 

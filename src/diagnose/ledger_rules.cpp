@@ -437,6 +437,20 @@ LedgerResult decide_ledger(const GpuLedgerInput& in) {
                               "have fit, but none is both proven foreign and large enough to be the cause{}",
                               core::format_size(job), core::format_size(others), check));
   }
+  // ranks-share-gpu: other processes of the job (sibling ranks, workers) hold more than a context
+  // each on the failing GPU: the job's own processes filled it together, which is the usual sign
+  // of ranks placed on one device (no set_device / CUDA_VISIBLE_DEVICES per rank).
+  std::vector<std::string> siblings;
+  std::int64_t sibling_bytes = 0;
+  for (const auto& h : sorted)
+    if (h.role == "job" && h.bytes > kContextBound) siblings.push_back(std::to_string(h.pid)), sibling_bytes += h.bytes;
+  if (!siblings.empty() && !large_rest)
+    return decide(ledger_rule::kRanksShareGpu, self, conf,
+                  fmt::format("the job's own processes filled GPU {}: besides the failing process ({}), {} other "
+                              "process{} of the job (pid{} {}) hold{} {} on the same device",
+                              in.gpu.value_or(0), fs(self_held), siblings.size(), siblings.size() == 1 ? "" : "es",
+                              siblings.size() == 1 ? "" : "s", fmt::join(siblings, ", "), siblings.size() == 1 ? "s" : "",
+                              core::format_size(sibling_bytes)));
   std::string reason;
   if (large_rest) {
     reason = fmt::format("the job itself holds {} of the GPU's {}, the largest share; {} is not accounted for, less "

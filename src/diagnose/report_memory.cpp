@@ -2,8 +2,9 @@
 // timed host_memory rows (/proc/meminfo samples culprit stamped) and the `cgroup_memory` events
 // (culprit's cgroup.txt samples), read with SQL here so that the renderers never run any.
 
-#include "culprit/core/parser_rules.hpp"
 #include "culprit/diagnose/report_data.hpp"
+
+#include "culprit/core/parser_rules.hpp"
 
 namespace culprit::diagnose {
 namespace {

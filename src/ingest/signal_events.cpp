@@ -18,7 +18,7 @@ namespace culprit::ingest {
 namespace {
 
 // Captures that are integers by contract (stored unquoted in the JSON fields).
-constexpr std::string_view kIntegerCaptures[] = {"pid", "rank", "gpu", "xid", "exitcode"};
+constexpr std::string_view kIntegerCaptures[] = {"pid", "rank", "local_rank", "gpu", "xid", "exitcode"};
 
 std::optional<std::int64_t> to_int(std::string_view s) {
   while (!s.empty() && s.front() == ' ') s.remove_prefix(1);

@@ -7,7 +7,6 @@
 // process on it) down, `warning` for informational or consequence codes, `error` otherwise.
 // Codes absent here are still Xids: they keep their code, get class `unknown` and the action
 // `contact_support` (a new driver's code that nobody has classified).
-#include "culprit/core/facts.hpp"
 #include "ingest/xid_details.hpp"
 
 #include <algorithm>
@@ -15,6 +14,8 @@
 #include <cctype>
 #include <charconv>
 #include <cstdio>
+
+#include "culprit/core/facts.hpp"
 
 namespace culprit::ingest {
 namespace {

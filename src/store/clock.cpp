@@ -16,7 +16,6 @@
 //  5. the record: hosts.clock_method (what each part rested on) and clock_confidence (the
 //     weakest part), oom_reports.ts, sources.first_ts / last_ts / clock (an id: kSourceClockSql).
 // Events that cannot be placed keep ts NULL and still count, ordered by source and line.
-#include "culprit/core/parser_rules.hpp"
 #include "culprit/store/clock.hpp"
 
 #include <fmt/format.h>
@@ -26,6 +25,7 @@
 #include <ctime>
 #include <map>
 
+#include "culprit/core/parser_rules.hpp"
 #include "culprit/core/time.hpp"
 
 namespace culprit::store {

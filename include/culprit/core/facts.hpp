@@ -23,6 +23,9 @@ inline constexpr std::string_view kStartupCheck = "startup_check";
 /// The line names the process whose allocation failed (`raised_pid`, `name`): Ray's
 /// `RayTaskError(...) (pid=N, ip=…)`.
 inline constexpr std::string_view kFailingPid = "failing_pid";
+/// The line pairs a rank with its pid (`local_rank`, `pid`: torchrun's `failed (exitcode: N)
+/// local_rank: R (pid: P)`): a `[rankR]:` traceback that names no pid is that process's.
+inline constexpr std::string_view kRankPid = "rank_pid";
 /// The device's total and free memory before the process allocated (`total_bytes`,
 /// `free_bytes`, or `which` + `amount_bytes`): TensorFlow's device-creation lines.
 inline constexpr std::string_view kDeviceMemory = "device_memory";
@@ -41,8 +44,8 @@ inline constexpr std::string_view kGpuNotResponding = "gpu_not_responding";
 /// The driver says a GPU fell off the bus (NVRM), with or without an Xid line.
 inline constexpr std::string_view kFallenOffBus = "fallen_off_bus";
 
-inline constexpr std::array kAll = {kStartupCheck, kFailingPid,       kDeviceMemory, kMemorySetting,
-                                    kKvCacheBudget, kXidLine,          kGpuNotResponding, kFallenOffBus};
+inline constexpr std::array kAll = {kStartupCheck,  kFailingPid, kRankPid,          kDeviceMemory, kMemorySetting,
+                                    kKvCacheBudget, kXidLine,    kGpuNotResponding, kFallenOffBus};
 
 /// The event field the facts are kept in, each between single spaces (" a b "), so that one
 /// `instr` asks for one.

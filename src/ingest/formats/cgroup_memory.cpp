@@ -15,7 +15,6 @@
 //     memory.oom_control `oom_kill N` -> events_oom_kill, `under_oom N` -> under_oom
 //   /proc/self/cgroup `0::PATH` (v2) or `N:…memory…:PATH` (v1) -> cgroup; without it the header's
 //     directory below /sys/fs/cgroup(/memory)
-#include "culprit/core/parser_rules.hpp"
 #include "ingest/formats/cgroup_memory.hpp"
 
 #include <fmt/format.h>
@@ -26,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "culprit/core/parser_rules.hpp"
 #include "culprit/ingest/parser.hpp"
 #include "culprit/text/lines.hpp"
 #include "ingest/formats/sample_stamp.hpp"

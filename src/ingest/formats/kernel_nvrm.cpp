@@ -1,11 +1,11 @@
 // FallOffTracker (see kernel_nvrm.hpp): one Xid 79 event per GPU fall, whichever way the driver
 // told it. A record without a valid PCI address (`The NVIDIA GPU invalid-bdf.0`) makes no Xid:
 // culprit cannot say which GPU fell.
-#include "culprit/core/facts.hpp"
 #include "kernel_nvrm.hpp"
 
 #include <algorithm>
 
+#include "culprit/core/facts.hpp"
 #include "ingest/xid_details.hpp"
 
 namespace culprit::ingest::kernel {

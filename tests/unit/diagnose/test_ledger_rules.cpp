@@ -4,6 +4,7 @@
 // `Process N has` list, vLLM's start-up free-memory check, TensorFlow's device-creation figures).
 #include <catch2/catch.hpp>
 
+#include "diagnose/advice.hpp"
 #include "diagnose/ledger.hpp"
 #include "diagnose/ledger_model.hpp"
 
@@ -387,5 +388,40 @@ TEST_CASE("ledger rule job-itself: unknown holders covering the shortfall are na
     REQUIRE(f.culprit);
     CHECK(*f.culprit->pid == 1772201);
     CHECK(f.confidence == Confidence::high);
+  }
+}
+
+// ranks-share-gpu: the failing rank's siblings (the job's, by torchrun's own lines) each hold more
+// than a context on the same GPU: the job's processes filled it together. The advice pins each
+// rank to its own device instead of "shard it over more GPUs".
+TEST_CASE("ledger rule ranks-share-gpu: the job's own ranks fill one device together", "[ledger][rules]") {
+  GpuLedgerInput in;
+  in.host = "gpu-node-07";
+  in.gpu = 0;
+  in.capacity = gib(79.14);
+  in.free = gib(9.12);
+  in.requested = gib(13.5);
+  in.self_reported = gib(23.18);
+  in.self_pid = 51882;
+  in.multi_rank = true;
+  in.holders.push_back(holder(51880, gib(23.41), "job"));
+  in.holders.push_back(holder(51881, gib(23.40), "job"));
+  const auto r = decide_ledger(in);
+  CHECK(r.rule == ledger_rule::kRanksShareGpu);
+  REQUIRE(r.culprit);
+  CHECK(r.culprit->role == "job");
+  CHECK(*r.culprit->pid == 51882);
+  CHECK_THAT(r.reason, Catch::Contains("pids 51880, 51881"));
+  const std::string advice = culprit_action(r.culprit, "", "FOOTPRINT", &r.budget);
+  CHECK_THAT(advice, Catch::Contains("torch.cuda.set_device(LOCAL_RANK)"));
+  CHECK_THAT(advice, !Catch::Contains("FOOTPRINT"));
+
+  SECTION("siblings holding a context each are not ranks sharing the device") {
+    in.holders = {holder(51880, mib(600), "job"), holder(51881, mib(600), "job")};
+    CHECK(decide_ledger(in).rule != ledger_rule::kRanksShareGpu);
+  }
+  SECTION("holders nobody placed are not the job's ranks") {
+    in.holders = {holder(51880, gib(23.41)), holder(51881, gib(23.40))};
+    CHECK(decide_ledger(in).rule != ledger_rule::kRanksShareGpu);
   }
 }
