@@ -174,3 +174,30 @@ TEST_CASE("A liveness-probe restart explains exit 137 without memory", "[diagnos
   REQUIRE(v.root);
   CHECK(v.root->rule == "supervisor-kill");
 }
+
+// NVIDIA's driver (nv-kernel, `NVRM: Xid (PCI:%s): %d, pid=%s, name=%s, %s`): a hardware Xid
+// blames the GPU on its node with a drain, never the process that was using it; an application
+// Xid (13: a kernel's bad access) keeps the process.
+TEST_CASE("a hardware Xid blames the GPU and drains the node; an application Xid blames the process", "[diagnose][xid]") {
+  const auto hw = diagnose_texts(
+      {{"dmesg.txt", "gpu-node-03",
+        "[Thu Apr  9 00:47:09 2026] NVRM: Xid (PCI:0000:47:00): 48, pid=51822, name=python3, An uncorrectable double bit "
+        "error (DBE) has been detected on GPU in the framebuffer at partition 0, subpartition 0.\n"}});
+  CHECK(hw.verdict == "not_oom");
+  REQUIRE(hw.culprit);
+  CHECK_FALSE(hw.culprit->pid);
+  CHECK(hw.culprit->name == "GPU 0000:47:00");
+  CHECK_THAT(hw.culprit->why, Catch::Contains("hardware fault of the GPU"));
+  REQUIRE_FALSE(hw.advice.empty());
+  CHECK_THAT(hw.advice.front(), Catch::Contains("drain the node") && Catch::Contains("gpu-node-03") &&
+                                    Catch::Contains("GPU reset"));
+
+  const auto app = diagnose_texts(
+      {{"dmesg.txt", "gpu-node-03",
+        "[Thu Apr  9 00:47:09 2026] NVRM: Xid (PCI:0000:47:00): 13, pid=51822, name=python3, Graphics Exception: "
+        "ESR 0x405840=0x1000000\n"}});
+  REQUIRE(app.culprit);
+  CHECK(app.culprit->pid == 51822);
+  REQUIRE_FALSE(app.advice.empty());
+  CHECK_THAT(app.advice.front(), !Catch::Contains("drain the node ("));
+}
