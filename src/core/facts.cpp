@@ -16,7 +16,13 @@ std::string field_value(const std::vector<std::string>& facts) {
 
 bool provides(const Event& event, std::string_view fact) {
   const Field* f = event.field(kField);
-  return f != nullptr && f->value.find(fmt::format(" {} ", fact)) != std::string::npos;
+  if (f == nullptr) return false;
+  // Each word stands between single spaces: a match must have one on either side (no allocation:
+  // the kernel parser asks this of every NVRM event).
+  const std::string_view v = f->value;
+  for (std::size_t at = v.find(fact); at != std::string_view::npos; at = v.find(fact, at + 1))
+    if (at > 0 && v[at - 1] == ' ' && at + fact.size() < v.size() && v[at + fact.size()] == ' ') return true;
+  return false;
 }
 
 std::string provides_sql(std::string_view fact, std::string_view alias) {
