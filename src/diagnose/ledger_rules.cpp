@@ -1,471 +1,247 @@
-// The ledger arithmetic and the culprit rules over plain records (see ledger_model.hpp).
-// total = free + job + foreign + unattributed (role-unknown holders) + host processes + kernel
-// (page cache) + unexplained, exactly; the unexplained rest is memory no listed process accounts
-// for (on unified memory: the host's own use — OS, CPU processes). Snapshots taken at other
-// instants can disagree: the rest is then negative (the listed holders exceed total - free), the
-// report says so, and the rules reason as if it were zero. The rules are tried in order; the
-// first that holds decides (ARCHITECTURE.md).
+// The CUDA culprit policy: one function per row of ARCHITECTURE.md's "Ledger rules" table, tried
+// in the table's order over the ledger's arithmetic (ledger_account.hpp); the first row that
+// holds decides, and its id is `budget.rule`. Pure over records, each row unit-tested in
+// tests/unit/diagnose/test_ledger_rules.cpp.
+//
+// Thresholds: a display server (type G) never is the culprit, and a holder under both 1 GiB and a
+// tenth of the GPU is a bystander when the job fills the GPU (a 600 MiB notebook next to a 22 GiB
+// server did not cause the OOM, even if freeing it would have made room). A holder "covers the
+// shortfall" when freeing it would have let the request fit. Relative size is never ownership:
+// only the roles' positive evidence makes a holder foreign.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include <algorithm>
-#include <map>
-#include <set>
+#include <iterator>
 
 #include "culprit/core/size.hpp"
-#include "ledger_model.hpp"
+#include "ledger_account.hpp"
 
 namespace culprit::diagnose {
 namespace {
 
-std::string fs(std::optional<std::int64_t> v) { return v ? core::format_size(*v) : std::string("?"); }
+/// What a row concludes.
+struct Decision {
+  const char* rule;
+  std::optional<ProcessRef> culprit;
+  Confidence confidence;
+  std::string reason;
+};
 
-std::int64_t absdiff(std::int64_t a, std::int64_t b) { return a > b ? a - b : b - a; }
+using Row = std::optional<Decision> (*)(LedgerAccount&);
 
-/// In a container PyTorch cannot match itself in NVML's list (another pid namespace), so the
-/// list lacks "this process": the failing process is the one entry its own figures account for.
-/// Its reserved pool lies inside its NVML usage, so that entry holds at least the reserved bytes
-/// (2% slack for rounding) and at most reserved + the context bound; the closest such entry, if
-/// it is the only one within the bound, is the failing process. Returns its pid.
-std::optional<std::int64_t> match_own_figures(const std::vector<GpuHolder>& holders, std::int64_t own) {
-  if (own <= 0) return std::nullopt;
-  std::optional<std::int64_t> best;
-  int within = 0;
-  for (const auto& h : holders) {
-    if (h.role == "foreign") continue;
-    if (h.bytes + own / 50 < own || h.bytes > own + kContextBound) continue;
-    ++within;
-    best = h.pid;
+/// The failing process as the job's culprit.
+ProcessRef the_job(const LedgerAccount& a) {
+  return ProcessRef{a.in->host, a.victim_pid, a.self_name, "job", "the job's own allocations exhausted the GPU", ""};
+}
+
+/// Memory no listed process accounts for, beyond the context bound, large enough to be another
+/// holder's: it covers the shortfall and is a tenth of the GPU or more (below that the bound's own
+/// uncertainty and driver / display reservations can explain it).
+bool large_rest(const LedgerAccount& a) {
+  const Budget& b = a.out.budget;
+  return a.beyond && b.total && *a.beyond >= a.need && *a.beyond * 10 >= *b.total;
+}
+
+/// The job's confidence when the job is the culprit: high only when the ledger accounts for the
+/// GPU — total and free known, some figure for what the job (or a listed process) holds, nothing
+/// large unexplained, and the framework's figures fit the device (more than the device is a spill
+/// into shared memory, WDDM); else medium.
+Confidence job_confidence(const LedgerAccount& a) {
+  const Budget& b = a.out.budget;
+  const bool impossible = b.total && a.own && *a.own > *b.total;
+  if (!(b.total && b.free && (a.self_held || !a.sorted.empty())) || large_rest(a) || impossible) return Confidence::medium;
+  return Confidence::high;
+}
+
+/// foreign-holder: a holder the roles call foreign (with reasons) covers the shortfall.
+std::optional<Decision> foreign_holder(LedgerAccount& a) {
+  const Budget& b = a.out.budget;
+  for (const auto& h : a.sorted) {
+    if (h.role != "foreign" || h.type == "G" || !a.significant(h.bytes) || h.bytes < a.need) continue;
+    return Decision{ledger_rule::kForeignHolder, ProcessRef{a.in->host, h.pid, h.name, "foreign", h.why, h.container},
+                    Confidence::high,
+                    fmt::format("pid {}{} holds {}, more than the {} shortfall{}", h.pid, h.name.empty() ? "" : " " + h.name,
+                                core::format_size(h.bytes), b.shortfall ? core::format_size(*b.shortfall) : "?",
+                                // NVML's own figure for the failing process tells its memory apart
+                                // from the holder's: the holder's bytes are not the job's.
+                                a.self_reported
+                                    ? fmt::format(" (apart from the failing process's own {}, \"this process has\")",
+                                                  core::format_size(*a.self_reported))
+                                    : std::string())};
   }
-  if (within == 1) return best;
-  // Several candidates: only a lone entry at least as large as the pool can be the process.
-  int larger = 0;
-  for (const auto& h : holders)
-    if (h.role != "foreign" && h.bytes + own / 50 >= own) ++larger, best = h.pid;
-  if (larger == 1) return best;
   return std::nullopt;
 }
 
-struct Holder : GpuHolder {
-  std::string group;  // holder group label
-};
-
-}  // namespace
-
-LedgerResult decide_ledger(const GpuLedgerInput& in) {
-  LedgerResult out;
-  Budget& b = out.budget;
-  b.host = in.host;
-  b.gpu = in.gpu;
-  b.unified = in.unified;
-  b.domain = in.unified ? "unified" : "gpu";
-  b.total = in.capacity;
-  b.free = in.free;
-  b.requested = in.requested;
-  b.torch_allocated = in.torch_allocated;
-  b.torch_reserved = in.torch_reserved;
-
-  std::map<std::int64_t, Holder> holders;
-  for (const auto& h : in.holders) {
-    Holder x;
-    static_cast<GpuHolder&>(x) = h;
-    if (x.role.empty()) x.role = "unknown";
-    holders[h.pid] = x;
-  }
-  std::optional<std::int64_t> self_pid = in.self_pid;
-  std::vector<std::string> self_notes;  // shown in the ledger row: which process, on what basis
-
-  // The framework's own figure for what the process holds: PyTorch's reserved pool, else its
-  // allocated bytes.
-  std::optional<std::int64_t> own = in.torch_reserved;
-  if (in.torch_allocated && (!own || *in.torch_allocated > *own)) own = in.torch_allocated;
-  // NVML's "this process has 0 bytes" next to gigabytes PyTorch allocated is NVML failing to
-  // attribute (container, driver quirk), not an empty process: PyTorch's figure wins.
-  std::optional<std::int64_t> self_reported = in.self_reported;
-  if (self_reported && own && *self_reported + *own / 50 < *own) {
-    self_notes.push_back(fmt::format("NVML said {}, below PyTorch's own {}", fs(self_reported), fs(own)));
-    self_reported.reset();
-  }
-
-  // A `[rank0]:` line names no pid: the one holder (not foreign, not quoted by the error) whose
-  // memory is what the error says "this process" has (within 2%) is the failing process.
-  if (!self_pid && self_reported && *self_reported > 0) {
-    std::optional<std::int64_t> match;
-    int matches = 0;
-    for (const auto& [pid, h] : holders) {
-      if (h.role == "foreign" || h.from_error) continue;
-      if (absdiff(h.bytes, *self_reported) <= *self_reported / 50) match = pid, ++matches;
-    }
-    if (matches == 1) self_pid = match;
-  }
-  // The failing process as NVML lists it (its host pid): the victim's pid. When the error's list
-  // has no "this process", the entry the process's own figures account for.
-  std::optional<std::int64_t> victim_pid = self_pid;
-  bool own_match = false;
-  if (!self_reported && own && (!self_pid || !holders.count(*self_pid))) {
-    std::vector<GpuHolder> listed;
-    for (const auto& [pid, h] : holders) listed.push_back(h);
-    if (auto m = match_own_figures(listed, *own)) {
-      own_match = true;
-      victim_pid = m;
-      if (!self_pid) self_pid = m;
-      else if (*self_pid != *m) self_notes.push_back(fmt::format("pid {} in the logs' namespace", *self_pid));
-      self_notes.push_back(fmt::format("NVML's pid {}, the entry PyTorch's own {} accounts for", *m, fs(own)));
-      holders[*m].role = "job";
-    }
-  }
-
-  // On a MIG GPU the table lists every instance's processes under one GPU index, and a process in
-  // another instance does not use this one's memory: only the failing process is kept.
-  if (in.mig) {
-    std::int64_t others = 0, other_bytes = 0;
-    for (auto it = holders.begin(); it != holders.end();) {
-      if (victim_pid && it->first == *victim_pid) {
-        ++it;
-        continue;
-      }
-      ++others;
-      other_bytes += it->second.bytes;
-      it = holders.erase(it);
-    }
-    if (others > 0)
-      b.arithmetic.push_back(fmt::format("GPU {} is split into MIG instances: {} process(es) holding {} in all are left out, "
-                                         "since the table does not say which of them share the failing process's instance",
-                                         in.gpu.value_or(0), others, core::format_size(other_bytes)));
-  }
-
-  // The failing process's own memory: NVML's "this process has"; else its row in the holder list;
-  // else (PyTorch 1.x, TensorFlow) its framework's figure — a lower bound without the context.
-  std::optional<std::int64_t> self_held = self_reported;
-  bool bounded = false;  // self_held lacks the context: allow kContextBound on top
-  const std::int64_t key = victim_pid.value_or(-1);
-  if (!self_held && holders.count(key) && (!own || holders[key].bytes + *own / 50 >= *own)) {
-    self_held = holders[key].bytes;
-  } else if (!self_held && own) {
-    self_held = own;
-    bounded = true;
-    self_notes.emplace_back("PyTorch's own figure; its CUDA context is not counted");
-  }
-  if (in.stage != FailureStage::running && !self_held) {
-    self_held = 0;  // before its first allocation the process holds its context only
-    bounded = true;
-    self_notes.emplace_back("before its first allocation: its CUDA context only");
-  }
-  if (victim_pid) self_notes.insert(self_notes.begin(), fmt::format("pid {}", *victim_pid));
-  std::string self_name = in.self_name;
-  if (holders.count(key)) {
-    if (self_name.empty()) self_name = holders[key].name;
-    holders.erase(key);  // counted as "this process" below
-  }
-  if (self_pid && *self_pid != key) holders.erase(*self_pid);
-  if (bounded) b.context_bound = kContextBound;
-
-  // Small holders next to a multi-rank job are its sibling ranks' CUDA contexts, not foreign.
-  for (auto& [pid, h] : holders) {
-    if (h.role == "unknown" && in.multi_rank && h.bytes <= kContextBound && h.name.empty()) {
-      h.role = "job";
-      h.why = "a context-sized holder next to a multi-rank job: a sibling rank's CUDA context";
-      h.group = "sibling ranks' contexts";
-    }
-    if (h.group.empty()) h.group = h.name.empty() ? fmt::format("pid {}", pid) : h.name;
-  }
-
-  std::int64_t job = self_held.value_or(0), foreign = 0, unknown = 0;
-  if (self_held)
-    b.entries.push_back({self_notes.empty() ? std::string("job: the failing process")
-                                            : fmt::format("job: the failing process ({})", fmt::join(self_notes, ", ")),
-                         "job", victim_pid, *self_held});
-  std::vector<Holder> sorted;
-  for (auto& [pid, h] : holders) sorted.push_back(h);
-  std::sort(sorted.begin(), sorted.end(), [](const Holder& a, const Holder& c) { return a.bytes > c.bytes; });
-  for (const auto& h : sorted) {
-    // The label's word is the sum's term for its role (job, foreign, unattributed), one voice.
-    const std::string label = fmt::format("{}: pid {}{}", h.role == "job" || h.role == "foreign" ? h.role : "unattributed",
-                                          h.pid, h.name.empty() ? "" : " " + h.name);
-    b.entries.push_back({label, h.role, h.pid, h.bytes});
-    if (h.role == "job") job += h.bytes;
-    else if (h.role == "foreign") foreign += h.bytes;
-    else unknown += h.bytes;
-  }
-  // Holder groups: the failing process, then one group per (role, program).
-  {
-    std::map<std::pair<std::string, std::string>, HolderGroup> groups;
-    for (const auto& h : sorted) {
-      auto& g = groups[{h.role, h.group}];
-      g.group = h.group;
-      g.role = h.role;
-      g.pids.push_back(h.pid);
-      g.bytes += h.bytes;
-    }
-    if (self_held) {
-      HolderGroup self{"the failing process", "job", {}, *self_held};
-      if (victim_pid) self.pids.push_back(*victim_pid);
-      b.holders.push_back(self);
-    }
-    std::vector<HolderGroup> rest;
-    for (auto& [k, g] : groups) rest.push_back(g);
-    std::sort(rest.begin(), rest.end(), [](const HolderGroup& a, const HolderGroup& c) { return a.bytes > c.bytes; });
-    for (auto& g : rest) b.holders.push_back(g);
-  }
-  const bool job_seen = self_held || std::any_of(sorted.begin(), sorted.end(), [](const Holder& h) { return h.role == "job"; });
-  if (job_seen) b.job = job;
-  if (!sorted.empty()) b.foreign = foreign, b.unattributed = unknown;
-  if (b.requested && b.free) b.shortfall = *b.requested - *b.free;
-  std::optional<std::int64_t> rest;  // unexplained (never below 0), before host processes take their share
-  if (b.total && b.free) {
-    std::int64_t r = *b.total - *b.free - job - foreign - unknown;
-    const std::int64_t excess = r < 0 ? -r : 0;  // listed holders beyond total - free
-    if (excess) r = 0;
-    rest = r;
-    std::int64_t host_procs = 0;
-    if (b.unified && r > 0) {
-      std::set<std::int64_t> counted;
-      for (const auto& h : sorted) counted.insert(h.pid);
-      if (victim_pid) counted.insert(*victim_pid);
-      int listed = 0;
-      for (const auto& p : in.host_processes) {
-        if (counted.count(p.pid)) continue;
-        const std::int64_t bytes = std::min(p.rss, r - host_procs);
-        if (bytes <= 0 || listed >= 5) break;
-        b.entries.push_back({fmt::format("host processes: pid {}{} (resident memory, ps)", p.pid, p.name.empty() ? "" : " " + p.name),
-                             "host", p.pid, bytes});
-        b.holders.push_back({p.name.empty() ? fmt::format("pid {}", p.pid) : p.name, "host", {p.pid}, bytes});
-        host_procs += bytes;
-        ++listed;
-      }
-    }
-    r -= host_procs;
-    // Unified memory: the page cache is kernel-held memory of the pool (what `free` counts as
-    // buff/cache), capped at what is left unexplained (the snapshots are of other instants).
-    std::int64_t cache = 0;
-    if (b.unified && in.page_cache && *in.page_cache > 0 && r > 0) {
-      cache = std::min(*in.page_cache, r);
-      b.entries.push_back({"kernel: page cache (buff/cache)", "kernel", std::nullopt, cache});
-      b.holders.push_back({"page cache", "kernel", {}, cache});
-      r -= cache;
-    }
-    if (b.unified) b.host_processes = host_procs, b.kernel = cache;
-    // The rest as the sum leaves it: negative by the excess when the snapshots disagree.
-    b.unexplained = r - excess;
-    b.entries.push_back({b.unified ? (cache ? "unexplained (unified memory: host OS, CPU processes)"
-                                            : "unexplained (unified memory: host OS, page cache, CPU processes)")
-                                   : "unexplained (driver, other containers, not listed)",
-                         "rest", std::nullopt, *b.unexplained});
-    b.arithmetic.push_back(fmt::format("total {} = free {} + job {} + foreign {}{}{}{} + unexplained {}", fs(b.total),
-                                       fs(b.free), fs(job), fs(foreign),
-                                       unknown ? " + unattributed " + core::format_size(unknown) : std::string(),
-                                       host_procs ? " + host processes " + core::format_size(host_procs) : std::string(),
-                                       cache ? " + kernel (page cache) " + core::format_size(cache) : std::string(),
-                                       fs(b.unexplained)));
-    if (cache)
-      b.arithmetic.push_back(fmt::format("the page cache held {} of the unified pool (free's buff/cache{}); "
-                                         "CUDA's free figure does not count it",
-                                         core::format_size(*in.page_cache),
-                                         cache < *in.page_cache ? fmt::format(", {} of it within the rest", core::format_size(cache))
-                                                                : std::string()));
-    if (excess)
-      b.arithmetic.push_back(fmt::format("(the snapshots were taken at different instants: the listed holders exceed "
-                                         "total - free by {}, so the rest is negative)",
-                                         core::format_size(excess)));
-  }
-  if (b.total && !b.free) {
-    // Capacity without a free figure (an XLA / NPU message names only the device's size): the
-    // rest is what no holder accounts for, free memory included, so the sum still holds.
-    const std::int64_t r = *b.total - job - foreign - unknown;
-    b.unexplained = r;
-    b.entries.push_back({"not accounted for (free memory included: the inputs give no free figure)", "rest", std::nullopt, r});
-    b.arithmetic.push_back(fmt::format("total {} = job {} + foreign {}{} + not accounted for {} (free unknown)", fs(b.total),
-                                       fs(job), fs(foreign), unknown ? " + unattributed " + core::format_size(unknown) : std::string(),
-                                       core::format_size(r)));
-  }
-  if (b.shortfall)
-    b.arithmetic.push_back(fmt::format("shortfall = requested {} - free {} = {}", core::format_size(*b.requested),
-                                       core::format_size(*b.free), core::format_size(*b.shortfall)));
-
-  if (victim_pid || !self_name.empty())
-    out.victim = ProcessRef{in.host, victim_pid, self_name, "job", "its allocation failed", ""};
-  auto decide = [&](const char* rule, std::optional<ProcessRef> culprit, Confidence c, std::string reason) {
-    out.rule = rule;
-    b.rule = rule;
-    out.culprit = std::move(culprit);
-    out.confidence = c;
-    out.reason = std::move(reason);
-    b.arithmetic.push_back(fmt::format("rule {}: {}", rule, out.reason));
-    return out;
-  };
-
-  // A display server (type G) never is the culprit, and a holder under both 1 GiB and a tenth of
-  // the GPU is a bystander when the job fills the GPU (a 600 MiB notebook next to a 22 GiB server
-  // did not cause the OOM, even if freeing it would have made room).
-  const std::int64_t need = b.shortfall.value_or(1);
-  const auto significant = [&](std::int64_t bytes) { return bytes >= kGiB || (b.total && bytes * 10 >= *b.total); };
-
-  // foreign-holder: a holder the roles call foreign (with reasons) covers the shortfall: freeing
-  // it would have let the request fit.
-  for (const auto& h : sorted) {
-    if (h.role != "foreign" || h.type == "G" || !significant(h.bytes) || h.bytes < need) continue;
-    return decide(ledger_rule::kForeignHolder, ProcessRef{in.host, h.pid, h.name, "foreign", h.why, h.container},
-                  Confidence::high,
-                  fmt::format("pid {}{} holds {}, more than the {} shortfall{}", h.pid, h.name.empty() ? "" : " " + h.name,
-                              core::format_size(h.bytes), b.shortfall ? core::format_size(*b.shortfall) : "?",
-                              // NVML's own figure for the failing process tells its memory apart
-                              // from the holder's: the holder's bytes are not the job's.
-                              self_reported ? fmt::format(" (apart from the failing process's own {}, \"this process has\")",
-                                                          core::format_size(*self_reported))
-                                            : std::string()));
-  }
-  std::int64_t compute_foreign = 0;  // without display servers
-  for (const auto& h : sorted)
+/// foreign-holders: foreign compute holders (no display servers) together cover the shortfall.
+std::optional<Decision> foreign_holders(LedgerAccount& a) {
+  std::int64_t compute_foreign = 0;
+  for (const auto& h : a.sorted)
     if (h.role == "foreign" && h.type != "G") compute_foreign += h.bytes;
-  if (compute_foreign > 0 && compute_foreign >= need && significant(compute_foreign)) {
-    for (const auto& h : sorted)
-      if (h.role == "foreign" && h.type != "G")
-        return decide(ledger_rule::kForeignHolders, ProcessRef{in.host, h.pid, h.name, "foreign", h.why, h.container},
-                      Confidence::medium,
-                      fmt::format("foreign processes together hold {}, more than the shortfall",
-                                  core::format_size(compute_foreign)));
-  }
-  // listed-other-process: the error lists a process apart from "this process" that covers the
-  // shortfall, is more than a context, and holds at least as much as the failing process — a
-  // named holder beats an unnamed one. When the job holds more, its own footprint filled the GPU.
-  if (self_held) {
-    for (const auto& h : sorted) {
-      if (h.role != "unknown" || h.type == "G" || !significant(h.bytes) || h.bytes < need) continue;
-      if (h.bytes < *self_held) continue;
-      return decide(ledger_rule::kListedOther,
-                    ProcessRef{in.host, h.pid, h.name, "foreign",
+  if (compute_foreign <= 0 || compute_foreign < a.need || !a.significant(compute_foreign)) return std::nullopt;
+  const auto largest = std::find_if(a.sorted.begin(), a.sorted.end(),
+                                    [](const Holder& h) { return h.role == "foreign" && h.type != "G"; });
+  return Decision{ledger_rule::kForeignHolders,
+                  ProcessRef{a.in->host, largest->pid, largest->name, "foreign", largest->why, largest->container},
+                  Confidence::medium,
+                  fmt::format("foreign processes together hold {}, more than the shortfall", core::format_size(compute_foreign))};
+}
+
+/// listed-other-process: the error lists a process apart from "this process" that covers the
+/// shortfall, is more than a context, and holds at least as much as the failing process — a named
+/// holder beats an unnamed one. When the job holds more, its own footprint filled the GPU.
+std::optional<Decision> listed_other_process(LedgerAccount& a) {
+  if (!a.self_held) return std::nullopt;
+  for (const auto& h : a.sorted) {
+    if (h.role != "unknown" || h.type == "G" || !a.significant(h.bytes) || h.bytes < a.need || h.bytes < *a.self_held)
+      continue;
+    return Decision{ledger_rule::kListedOther,
+                    ProcessRef{a.in->host, h.pid, h.name, "foreign",
                                fmt::format("holds {} on the failing GPU, listed apart from the failing process ({}); no "
                                            "log ties it to the job",
-                                           core::format_size(h.bytes), core::format_size(*self_held)),
+                                           core::format_size(h.bytes), core::format_size(*a.self_held)),
                                h.container},
                     Confidence::medium,
                     fmt::format("pid {} holds {} on the same GPU, more than the failing process's own {} and more than "
                                 "the {} shortfall: freeing it would have let the request fit",
-                                h.pid, core::format_size(h.bytes), core::format_size(*self_held), fs(b.shortfall)));
-    }
-  } else {
-    for (const auto& h : sorted) {
-      if (h.role != "unknown" || h.bytes < need || h.bytes < kGiB) continue;
-      return decide(ledger_rule::kUnknownHolder, ProcessRef{in.host, h.pid, h.name, "unknown", h.why, h.container},
+                                h.pid, core::format_size(h.bytes), core::format_size(*a.self_held),
+                                fs(a.out.budget.shortfall))};
+  }
+  return std::nullopt;
+}
+
+/// unattributed-holder: no figure for the job at all, and an unknown holder of 1 GiB or more
+/// covers the shortfall: nothing says whose it is.
+std::optional<Decision> unattributed_holder(LedgerAccount& a) {
+  if (a.self_held) return std::nullopt;
+  for (const auto& h : a.sorted) {
+    if (h.role != "unknown" || h.bytes < a.need || h.bytes < kGiB) continue;
+    return Decision{ledger_rule::kUnknownHolder, ProcessRef{a.in->host, h.pid, h.name, "unknown", h.why, h.container},
                     Confidence::medium,
                     fmt::format("pid {} holds {} on the same GPU; no log says whether it belongs to the job", h.pid,
-                                core::format_size(h.bytes)));
-    }
+                                core::format_size(h.bytes))};
   }
-  // unaccounted-holder / startup-check-holder: capacity − free beyond what the job holds (plus the
-  // context bound where the figure lacks it) and every listed holder is another holder's. It is
-  // the culprit when it covers the shortfall, is a tenth of the GPU or more (below that the bound's
-  // own uncertainty and driver / display reservations can explain it), and exceeds the job's own
-  // share (else the job is the dominant holder). Not on unified memory: there the rest is the
-  // host's own use.
-  std::optional<std::int64_t> beyond;  // unexplained beyond the bound
-  if (rest && self_held) beyond = *rest - (bounded ? kContextBound : 0);
-  if (beyond && !b.unified && b.total && *beyond >= need && *beyond * 10 >= *b.total && *beyond > *self_held) {
-    const bool startup = in.stage != FailureStage::running;
-    const std::string why = startup
-                                ? fmt::format("{} of the GPU was in use before the failing process allocated anything",
-                                              core::format_size(*b.total - *b.free))
-                                : fmt::format("the GPU has {} in use, the failing process only {}{}",
-                                              core::format_size(*b.total - *b.free), core::format_size(*self_held),
-                                              bounded ? " (plus at most 1 GiB of context)" : "");
-    // The inferred holder becomes a ledger line of its own: foreign, unnamed; the rest keeps the bound.
-    b.foreign = foreign + *beyond;
-    b.unexplained = b.unexplained.value_or(0) - *beyond;
-    for (auto it = b.entries.begin(); it != b.entries.end(); ++it)
-      if (it->role == "rest") {
-        it->bytes = *b.unexplained;
-        b.entries.insert(it, {"foreign: an unnamed holder (inferred from the arithmetic)", "foreign", std::nullopt, *beyond});
-        break;
-      }
-    b.holders.push_back({"unnamed holder (inferred)", "foreign", {}, *beyond});
-    b.arithmetic.push_back(fmt::format("held by no listed process: {} (beyond the failing process{}){}", fs(beyond),
-                                       bounded ? " and its context bound" : "",
-                                       b.shortfall ? fmt::format(" >= shortfall {}", fs(b.shortfall)) : std::string()));
-    return decide(startup ? ledger_rule::kStartupCheck : ledger_rule::kUnaccounted,
+  return std::nullopt;
+}
+
+/// unaccounted-holder (running) / startup-check-holder (a start-up check or the first CUDA use):
+/// capacity − free beyond what the job holds (plus the context bound where the figure lacks it)
+/// and every listed holder is another holder's when it is a large rest (large_rest) and exceeds
+/// the job's own share (else the job is the dominant holder). Not on unified memory: there the
+/// rest is the host's own use. The inferred holder becomes a ledger line of its own.
+std::optional<Decision> inferred_holder(LedgerAccount& a) {
+  const GpuLedgerInput& in = *a.in;
+  Budget& b = a.out.budget;
+  if (b.unified || !large_rest(a) || *a.beyond <= *a.self_held) return std::nullopt;
+  const std::int64_t beyond = *a.beyond;
+  const bool startup = in.stage != FailureStage::running;
+  const std::string why = startup ? fmt::format("{} of the GPU was in use before the failing process allocated anything",
+                                                core::format_size(*b.total - *b.free))
+                                  : fmt::format("the GPU has {} in use, the failing process only {}{}",
+                                                core::format_size(*b.total - *b.free), core::format_size(*a.self_held),
+                                                a.bounded ? " (plus at most 1 GiB of context)" : "");
+  // foreign, unnamed; the rest keeps the bound.
+  b.foreign = a.foreign + beyond;
+  b.unexplained = b.unexplained.value_or(0) - beyond;
+  for (auto it = b.entries.begin(); it != b.entries.end(); ++it)
+    if (it->role == "rest") {
+      it->bytes = *b.unexplained;
+      b.entries.insert(it, {"foreign: an unnamed holder (inferred from the arithmetic)", "foreign", std::nullopt, beyond});
+      break;
+    }
+  b.holders.push_back({"unnamed holder (inferred)", "foreign", {}, beyond});
+  b.arithmetic.push_back(fmt::format("held by no listed process: {} (beyond the failing process{}){}", fs(beyond),
+                                     a.bounded ? " and its context bound" : "",
+                                     b.shortfall ? fmt::format(" >= shortfall {}", fs(b.shortfall)) : std::string()));
+  return Decision{startup ? ledger_rule::kStartupCheck : ledger_rule::kUnaccounted,
                   ProcessRef{in.host, std::nullopt, "", "foreign", why, ""}, Confidence::medium,
                   fmt::format("another process holds about {} of the GPU that the failing process does not ({}); no "
                               "process list names it — find it with `nvidia-smi "
                               "--query-compute-apps=pid,used_memory --format=csv` on {}",
-                              core::format_size(*beyond), why, in.host.empty() ? "the node" : in.host));
-  }
-  // context-create-failed: creating the CUDA context ran out of memory, at the process's first
-  // CUDA use (a cuCtxCreate frame, lazy init, a device query). The process held nothing yet, so
-  // the device was full before it: another process's memory — unless the job's own sibling ranks
-  // may hold it (a multi-rank job), which the inputs cannot tell apart.
-  if (in.stage == FailureStage::context_create && !b.total && sorted.empty() && !in.multi_rank)
-    return decide(ledger_rule::kContextCreate,
+                              core::format_size(beyond), why, in.host.empty() ? "the node" : in.host)};
+}
+
+/// context-create-failed: creating the CUDA context ran out of memory, at the process's first
+/// CUDA use (a cuCtxCreate frame, lazy init, a device query). The process held nothing yet, so
+/// the device was full before it: another process's memory — unless the job's own sibling ranks
+/// may hold it (a multi-rank job), which the inputs cannot tell apart.
+std::optional<Decision> context_create_failed(LedgerAccount& a) {
+  const GpuLedgerInput& in = *a.in;
+  if (in.stage != FailureStage::context_create || a.out.budget.total || !a.sorted.empty() || in.multi_rank)
+    return std::nullopt;
+  return Decision{ledger_rule::kContextCreate,
                   ProcessRef{in.host, std::nullopt, "", "foreign",
                              "the GPU had no room for a new CUDA context before the process allocated anything", ""},
                   Confidence::medium,
                   "creating the CUDA context failed for lack of memory, at the process's first use of the device: the "
                   "process held nothing yet, so another process holds the GPU — find it with `nvidia-smi "
-                  "--query-compute-apps=pid,used_memory --format=csv`");
+                  "--query-compute-apps=pid,used_memory --format=csv`"};
+}
 
-  // job-itself: nothing else explains it. High only when the ledger accounts for the GPU: total
-  // and free known, no other holder covering the shortfall, nothing large unexplained, and the
-  // framework's figures fit the device. Without any figure for what the job holds (an allocator
-  // line giving only request, free and total), the GPU's used memory is nobody's in the ledger:
-  // medium.
-  ProcessRef self{in.host, victim_pid, self_name, "job", "the job's own allocations exhausted the GPU", ""};
-  Confidence conf = (b.total && b.free && (self_held || !sorted.empty())) ? Confidence::high : Confidence::medium;
-  const bool large_rest = beyond && b.total && *beyond >= need && *beyond * 10 >= *b.total;
-  const bool impossible = b.total && own && *own > *b.total;  // spilled into shared memory (WDDM)
-  if (large_rest || impossible) conf = Confidence::medium;
-  const std::int64_t others = foreign + unknown;
-  if (others > 0 && others >= need && b.shortfall) {
-    // Holders of unknown ownership (or bystanders: display servers, small contexts) that together
-    // cover the shortfall, none of them proven foreign: the job dominates, so it is named, at
-    // medium, and the report says how much the others hold and how to check them. Relative size
-    // is not ownership: a foreign proof would have named the holder above.
-    conf = Confidence::medium;
-    // The holders nobody has placed, largest first: the ones worth checking.
-    std::vector<std::string> pids;
-    for (const auto& h : sorted)
-      if (h.role == "unknown" && h.type != "G" && pids.size() < 3) pids.push_back(std::to_string(h.pid));
-    const std::string check =
-        pids.empty() ? std::string()
-                     : fmt::format("; check who owns {} (`ps -o user,lstart,cmd -p {}`): memory that is not the job's "
-                                   "took the room the request lacked",
-                                   fmt::format("{} {}", pids.size() == 1 ? "pid" : "pids", fmt::join(pids, ", ")),
-                                   fmt::join(pids, ","));
-    b.arithmetic.push_back(fmt::format("other processes hold {} >= shortfall {}, but none is both proven foreign (by "
-                                       "another program, user, container or time) and large enough to be the cause: "
-                                       "the job, which holds more, is named",
-                                       core::format_size(others), core::format_size(*b.shortfall)));
-    return decide(ledger_rule::kJobItself, self, conf,
+/// job-itself, others covering the shortfall: holders of unknown ownership (or bystanders:
+/// display servers, small contexts) together cover it, none of them both proven foreign and
+/// large enough: the job dominates, so it is named at medium, and the reason says how much the
+/// others hold and how to check them. A foreign proof would have named the holder above.
+std::optional<Decision> job_beside_unplaced_holders(LedgerAccount& a) {
+  Budget& b = a.out.budget;
+  const std::int64_t others = a.foreign + a.unknown;
+  if (others <= 0 || others < a.need || !b.shortfall) return std::nullopt;
+  // The holders nobody has placed, largest first: the ones worth checking.
+  std::vector<std::string> pids;
+  for (const auto& h : a.sorted)
+    if (h.role == "unknown" && h.type != "G" && pids.size() < 3) pids.push_back(std::to_string(h.pid));
+  const std::string check =
+      pids.empty() ? std::string()
+                   : fmt::format("; check who owns {} (`ps -o user,lstart,cmd -p {}`): memory that is not the job's "
+                                 "took the room the request lacked",
+                                 fmt::format("{} {}", pids.size() == 1 ? "pid" : "pids", fmt::join(pids, ", ")),
+                                 fmt::join(pids, ","));
+  b.arithmetic.push_back(fmt::format("other processes hold {} >= shortfall {}, but none is both proven foreign (by "
+                                     "another program, user, container or time) and large enough to be the cause: "
+                                     "the job, which holds more, is named",
+                                     core::format_size(others), core::format_size(*b.shortfall)));
+  return Decision{ledger_rule::kJobItself, the_job(a), Confidence::medium,
                   fmt::format("the job holds {} of the GPU; other processes hold {} — without them the request would "
                               "have fit, but none is both proven foreign and large enough to be the cause{}",
-                              core::format_size(job), core::format_size(others), check));
-  }
-  // ranks-share-gpu: other processes of the job (sibling ranks, workers) hold more than a context
-  // each on the failing GPU: the job's own processes filled it together, which is the usual sign
-  // of ranks placed on one device (no set_device / CUDA_VISIBLE_DEVICES per rank).
+                              core::format_size(a.job), core::format_size(others), check)};
+}
+
+/// ranks-share-gpu: other processes of the job (sibling ranks, workers) hold more than a context
+/// each on the failing GPU: the job's own processes filled it together, the usual sign of ranks
+/// placed on one device (no set_device / CUDA_VISIBLE_DEVICES per rank).
+std::optional<Decision> ranks_share_gpu(LedgerAccount& a) {
   std::vector<std::string> siblings;
   std::int64_t sibling_bytes = 0;
-  for (const auto& h : sorted)
+  for (const auto& h : a.sorted)
     if (h.role == "job" && h.bytes > kContextBound) siblings.push_back(std::to_string(h.pid)), sibling_bytes += h.bytes;
-  if (!siblings.empty() && !large_rest)
-    return decide(ledger_rule::kRanksShareGpu, self, conf,
+  if (siblings.empty() || large_rest(a)) return std::nullopt;
+  const bool one = siblings.size() == 1;
+  return Decision{ledger_rule::kRanksShareGpu, the_job(a), job_confidence(a),
                   fmt::format("the job's own processes filled GPU {}: besides the failing process ({}), {} other "
                               "process{} of the job (pid{} {}) hold{} {} on the same device",
-                              in.gpu.value_or(0), fs(self_held), siblings.size(), siblings.size() == 1 ? "" : "es",
-                              siblings.size() == 1 ? "" : "s", fmt::join(siblings, ", "), siblings.size() == 1 ? "s" : "",
-                              core::format_size(sibling_bytes)));
+                              a.in->gpu.value_or(0), fs(a.self_held), siblings.size(), one ? "" : "es", one ? "" : "s",
+                              fmt::join(siblings, ", "), one ? "s" : "", core::format_size(sibling_bytes))};
+}
+
+/// job-itself: nothing else explains it; the reason says what the ledger knows.
+std::optional<Decision> job_itself(LedgerAccount& a) {
+  const GpuLedgerInput& in = *a.in;
+  const Budget& b = a.out.budget;
   std::string reason;
-  if (large_rest) {
+  if (large_rest(a)) {
     reason = fmt::format("the job itself holds {} of the GPU's {}, the largest share; {} is not accounted for, less "
                          "than the job's own",
-                         fs(self_held), fs(b.total), fs(beyond));
-  } else if (!sorted.empty()) {
+                         fs(a.self_held), fs(b.total), fs(a.beyond));
+  } else if (!a.sorted.empty()) {
     reason = "no other process holds enough memory to explain the failure: the job itself needs more than the GPU has";
-  } else if (in.mig && b.total && self_held && *self_held > 0) {
+  } else if (in.mig && b.total && a.self_held && *a.self_held > 0) {
     reason = fmt::format("the job itself holds {} of its MIG instance's {}; the processes of the GPU's other "
                          "MIG instances do not use that memory",
-                         core::format_size(*self_held), core::format_size(*b.total));
-  } else if (b.total && self_held && *self_held > 0) {
+                         core::format_size(*a.self_held), core::format_size(*b.total));
+  } else if (b.total && a.self_held && *a.self_held > 0) {
     reason = fmt::format("the job itself holds {} of the GPU's {}; the inputs hold no process list of that GPU, so "
                          "another holder could only hide in the {} not accounted for",
-                         core::format_size(*self_held), core::format_size(*b.total),
+                         core::format_size(*a.self_held), core::format_size(*b.total),
                          core::format_size(std::max<std::int64_t>(0, b.unexplained.value_or(0))));
   } else if (in.stage == FailureStage::startup_check && b.total && b.free) {
     reason = fmt::format("{} of the GPU was in use at the start-up check, within what the engine's own context and "
@@ -475,8 +251,32 @@ LedgerResult decide_ledger(const GpuLedgerInput& in) {
     reason = "no other holder of that GPU is known (the inputs hold no process list of it), so the likeliest "
              "culprit is the job itself, asking for more than the GPU had free";
   }
-  (void)own_match;
-  return decide(ledger_rule::kJobItself, self, conf, reason);
+  return Decision{ledger_rule::kJobItself, the_job(a), job_confidence(a), reason};
+}
+
+/// The policy table, in ARCHITECTURE.md's order: the first row that holds decides. The last
+/// always does.
+constexpr Row kPolicy[] = {foreign_holder,        foreign_holders,  listed_other_process,
+                           unattributed_holder,   inferred_holder,  context_create_failed,
+                           job_beside_unplaced_holders, ranks_share_gpu, job_itself};
+
+}  // namespace
+
+LedgerResult decide_ledger(const GpuLedgerInput& in) {
+  LedgerAccount a = account_ledger(in);
+  for (const Row row : kPolicy) {
+    std::optional<Decision> d = row(a);
+    if (!d) continue;
+    LedgerResult& out = a.out;
+    out.rule = d->rule;
+    out.budget.rule = d->rule;
+    out.culprit = std::move(d->culprit);
+    out.confidence = d->confidence;
+    out.reason = std::move(d->reason);
+    out.budget.arithmetic.push_back(fmt::format("rule {}: {}", out.rule, out.reason));
+    return std::move(out);
+  }
+  return std::move(a.out);  // not reached: job_itself always decides
 }
 
 }  // namespace culprit::diagnose
