@@ -425,3 +425,31 @@ TEST_CASE("ledger rule ranks-share-gpu: the job's own ranks fill one device toge
     CHECK(decide_ledger(in).rule != ledger_rule::kRanksShareGpu);
   }
 }
+
+// unattributed-holder: no figure at all for what the failing process holds (an allocator line
+// giving only the request, free and total), and a holder no log places covers the shortfall:
+// it is named, as `unknown`, at medium — never foreign without evidence.
+TEST_CASE("ledger rule unattributed-holder: a large unplaced holder and no figure for the job", "[ledger][rules]") {
+  GpuLedgerInput in;
+  in.host = "node";
+  in.gpu = 0;
+  in.capacity = gib(24);
+  in.free = mib(200);
+  in.requested = mib(512);
+  in.holders.push_back(holder(7311, gib(20), "unknown", false));
+  const auto r = decide_ledger(in);
+  CHECK(r.rule == ledger_rule::kUnknownHolder);
+  REQUIRE(r.culprit);
+  CHECK(r.culprit->role == "unknown");
+  CHECK(*r.culprit->pid == 7311);
+  CHECK(r.confidence == Confidence::medium);
+
+  SECTION("under 1 GiB it is no culprit") {
+    in.holders = {holder(7311, mib(900), "unknown", false)};
+    CHECK(decide_ledger(in).rule != ledger_rule::kUnknownHolder);
+  }
+  SECTION("with a figure for the job, the listed-process row decides instead") {
+    in.self_reported = gib(3);
+    CHECK(decide_ledger(in).rule == ledger_rule::kListedOther);
+  }
+}
