@@ -264,19 +264,18 @@ constexpr Row kPolicy[] = {foreign_holder,        foreign_holders,  listed_other
 
 LedgerResult decide_ledger(const GpuLedgerInput& in) {
   LedgerAccount a = account_ledger(in);
-  for (const Row row : kPolicy) {
+  for (const Row row : kPolicy) {  // the last row always decides
     std::optional<Decision> d = row(a);
     if (!d) continue;
-    LedgerResult& out = a.out;
-    out.rule = d->rule;
-    out.budget.rule = d->rule;
-    out.culprit = std::move(d->culprit);
-    out.confidence = d->confidence;
-    out.reason = std::move(d->reason);
-    out.budget.arithmetic.push_back(fmt::format("rule {}: {}", out.rule, out.reason));
-    return std::move(out);
+    a.out.rule = d->rule;
+    a.out.budget.rule = d->rule;
+    a.out.culprit = std::move(d->culprit);
+    a.out.confidence = d->confidence;
+    a.out.reason = std::move(d->reason);
+    a.out.budget.arithmetic.push_back(fmt::format("rule {}: {}", a.out.rule, a.out.reason));
+    break;
   }
-  return std::move(a.out);  // not reached: job_itself always decides
+  return std::move(a.out);
 }
 
 }  // namespace culprit::diagnose
