@@ -191,6 +191,7 @@ Verdict diagnose(store::Database& db, const rules::RuleSet& rules, core::Diagnos
         if (f.event_id) {
           auto ledger = build_ledger(db, f.event_id);
           budget = ledger.budget;
+          f.culprit_by_default = ledger.by_default;
           if (ledger.culprit) {
             f.culprit = ledger.culprit;
             f.confidence = std::max(f.confidence, ledger.confidence);
@@ -246,6 +247,9 @@ Verdict diagnose(store::Database& db, const rules::RuleSet& rules, core::Diagnos
                                                (m.verdict == f.verdict && same_text)
                                          : std::fabs(*m.ts - *f.ts) < 60;
       if (m.rule == f.rule && m.host == f.host && same_proc && near) {
+        // The repeat whose ledger knows more (a first-use frame beside one copy of the error, a
+        // snapshot beside another) speaks for the failure; the other's evidence joins it.
+        if (m.culprit_by_default && !f.culprit_by_default) std::swap(m, f);
         for (auto& e : f.evidence) {
           bool dup = false;
           for (auto& x : m.evidence) dup |= (x.source == e.source && x.line == e.line);

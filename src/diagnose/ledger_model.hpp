@@ -94,6 +94,9 @@ struct LedgerResult {
   std::string rule;                  ///< ledger_rule id that chose the culprit
   std::vector<Evidence> evidence;    ///< snapshot lines that back the ledger (filled by the loader)
   std::string reason;                ///< one sentence: why this culprit
+  /// The last row's answer with nothing known of the GPU (no sizes, no process list, no stage):
+  /// a repeat of the same failure whose ledger knows more decides instead (engine.cpp's merge).
+  bool by_default = false;
 };
 
 /// The ledger and the culprit it implies. Pure: same input, same answer.

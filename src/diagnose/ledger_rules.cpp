@@ -26,6 +26,7 @@ struct Decision {
   std::optional<ProcessRef> culprit;
   Confidence confidence;
   std::string reason;
+  bool by_default = false;  ///< nothing known: LedgerResult::by_default
 };
 
 using Row = std::optional<Decision> (*)(LedgerAccount&);
@@ -250,6 +251,8 @@ std::optional<Decision> job_itself(LedgerAccount& a) {
   } else {
     reason = "no other holder of that GPU is known (the inputs hold no process list of it), so the likeliest "
              "culprit is the job itself, asking for more than the GPU had free";
+    if (!b.total && !b.requested && in.stage == FailureStage::running)
+      return Decision{ledger_rule::kJobItself, the_job(a), job_confidence(a), reason, true};
   }
   return Decision{ledger_rule::kJobItself, the_job(a), job_confidence(a), reason};
 }
@@ -272,6 +275,7 @@ LedgerResult decide_ledger(const GpuLedgerInput& in) {
     a.out.culprit = std::move(d->culprit);
     a.out.confidence = d->confidence;
     a.out.reason = std::move(d->reason);
+    a.out.by_default = d->by_default;
     a.out.budget.arithmetic.push_back(fmt::format("rule {}: {}", a.out.rule, a.out.reason));
     break;
   }

@@ -48,10 +48,10 @@ bool is_integer_capture(std::string_view name) {
 }  // namespace
 
 std::vector<core::Event> events_from_signals(const core::Event& base, std::string_view message,
-                                             const ParseContext& ctx) {
+                                             const ParseContext& ctx, std::string_view scope) {
   std::vector<core::Event> out;
   if (ctx.signals == nullptr) return out;
-  for (const auto& m : ctx.signals->match(message, ctx.format)) {
+  for (const auto& m : ctx.signals->match(message, scope.empty() ? std::string_view(ctx.format) : scope)) {
     if (m.signal == nullptr) continue;
     core::Event e = base;
     e.kind = m.signal->kind;

@@ -40,8 +40,9 @@ std::vector<text::LiteralList> block_scan_literal_lists(const text::SignalSet& s
 /// `<x>_bytes` (core::parse_size), and so does a bare GiB figure `<x>_gib` when no `<x>_size` gave
 /// one; a `comm` (or `name`) capture fills event.comm when `base` has none.
 /// Empty captures are skipped. Events of kind `xid` also get enrich_xid_event()'s fields (the
-/// Xid catalogue, the normalised PCI address). No signals (null set) -> no events.
+/// Xid catalogue, the normalised PCI address). No signals (null set) -> no events. `scope`, when
+/// given, stands for `ctx.format` (text::kTracebackFrameScope for a traceback's body lines).
 std::vector<core::Event> events_from_signals(const core::Event& base, std::string_view message,
-                                             const ParseContext& ctx);
+                                             const ParseContext& ctx, std::string_view scope = {});
 
 }  // namespace culprit::ingest

@@ -102,8 +102,8 @@ std::string process_md(const diagnose::ProcessRef& p, bool with_role) {
   if (p.pid) out = fmt::format("pid {}", *p.pid);
   if (!p.name.empty()) out += (out.empty() ? "" : " ") + code(p.name);
   if (out.empty()) {
-    if (p.role == "job") return "the job itself" + (p.host.empty() ? std::string() : " on " + md(p.host));
-    out = "unknown process";
+    if (p.role == "job") return unnamed_process(p.role) + (p.host.empty() ? std::string() : " on " + md(p.host));
+    out = unnamed_process(p.role);
   }
   if (!p.host.empty()) out += " on " + md(p.host);
   if (with_role) out += " (" + role_text(p.role) + ")";

@@ -72,6 +72,11 @@ std::string role_text(std::string_view role) {
   return value == "unknown" ? "role unknown" : value;
 }
 
+std::string unnamed_process(std::string_view role) {
+  if (role == "job") return "the job itself";
+  return role == "foreign" ? "another process" : "unknown process";
+}
+
 std::string process_phrase(const diagnose::ProcessRef& p, std::string_view here, bool with_role) {
   std::string out;
   if (p.pid) out = fmt::format("pid {}", *p.pid);
@@ -81,8 +86,8 @@ std::string process_phrase(const diagnose::ProcessRef& p, std::string_view here,
   }
   // Nothing names the process: for the job that is "the job itself" (its own error, no pid).
   if (out.empty()) {
-    if (p.role == "job") return "the job itself" + ((!here.empty() && !p.host.empty() && p.host != here) ? " on " + p.host : "");
-    out = "unknown process";
+    if (p.role == "job") return unnamed_process(p.role) + ((!here.empty() && !p.host.empty() && p.host != here) ? " on " + p.host : "");
+    out = unnamed_process(p.role);
   }
   if (!here.empty() && !p.host.empty() && p.host != here) out += " on " + p.host;
   if (with_role) out += " (" + role_text(p.role) + ")";

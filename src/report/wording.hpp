@@ -50,6 +50,9 @@ std::string formats_text(const diagnose::SourceSummary& s);
 std::string role_value(std::string_view role);
 /// role_value, with `role unknown` for unknown: the role beside a name, `(role unknown)`.
 std::string role_text(std::string_view role);
+/// A process nothing names, by its role: "the job itself", "another process" (foreign, unnamed:
+/// an inferred holder), else "unknown process".
+std::string unnamed_process(std::string_view role);
 
 /// `pid 48211 VLLM::EngineCore (foreign)`; adds ` on HOST` when the process is on another host
 /// than `here`; `with_role` false drops the parenthesis. Text is raw (callers clean or escape).

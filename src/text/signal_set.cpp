@@ -132,8 +132,8 @@ bool meets(const std::vector<std::vector<std::string>>& clauses, std::string_vie
 
 bool SignalSet::applies(const Signal& signal, std::string_view line,
                         std::string_view format) const {
-  if (!signal.formats.empty() &&
-      std::find(signal.formats.begin(), signal.formats.end(), format) == signal.formats.end())
+  if (signal.formats.empty() ? format == kTracebackFrameScope
+                             : std::find(signal.formats.begin(), signal.formats.end(), format) == signal.formats.end())
     return false;
   // The clauses before the regex (which may not be compiled yet); with the prefilter off every
   // regex runs on every line, so the equivalence tests hold the clauses to the regexes.

@@ -101,6 +101,9 @@ struct Finding {
   std::int64_t event_id = 0;  ///< the failure event this finding is about
   int priority = 0;
   bool echo = false;          ///< a consequence of the root failure, not a cause
+  /// Its culprit is the GPU ledger's answer by default (LedgerResult::by_default): a repeat of
+  /// the same failure with a better-informed ledger takes its place when they merge.
+  bool culprit_by_default = false;
 };
 
 /// A source that was read, for the report's "sources" list (one per name and host: a paste's

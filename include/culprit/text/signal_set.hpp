@@ -14,12 +14,17 @@
 
 namespace culprit::text {
 
+/// The scope of a Python traceback's body (its frame lines and the source lines it quotes):
+/// quoted code, not messages, so only a signal that names this scope in `formats` matches there
+/// (a frame of the job's first CUDA use); a signal with no `formats` does not.
+inline constexpr std::string_view kTracebackFrameScope = "traceback_frame";
+
 /// One compiled line rule (from rules/signals/*.toml).
 struct Signal {
   std::string id;
   std::string kind;
   core::Severity severity = core::Severity::info;
-  std::vector<std::string> formats;   ///< empty: every format
+  std::vector<std::string> formats;   ///< empty: every format but kTracebackFrameScope
   std::shared_ptr<const Pattern> pattern;
   /// Required literals: a line must contain one of them (compared ASCII-case-insensitively) for
   /// the pattern to be tried. Declared by the rule, or filled by build() from the regex; empty

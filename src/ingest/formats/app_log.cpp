@@ -125,10 +125,12 @@ class AppLogParser {
     std::unique_ptr<TracebackBuilder> builder;
     PeeledLine exc_peel;  // prefixes of the latest exception line
     bool prefixed_body = false;  // its writer prefixes every line: a bare line is someone else's
+    std::set<std::string, std::less<>> frame_signals;  // frame-scope signals that already matched it
   };
 
   void route(std::int64_t seg, PeeledLine& p, Sv msg);
   void handle(std::int64_t seg, const PeeledLine& p, Sv message, bool log_event);
+  void handle_frame(std::int64_t seg, const PeeledLine& p, Sv message, Open& open);
   void close_traceback(const std::string& key);
   void emit_traceback(const Traceback& tb, const PeeledLine& exc_peel);
   void end_block();
@@ -275,7 +277,9 @@ void AppLogParser::route(std::int64_t seg, PeeledLine& p, Sv msg) {
     if (step != TracebackBuilder::Step::rejected) {
       last_key_ = key;
       if (p.layers > 0 && !key.empty()) it->second.prefixed_body = true;
-      if (step == TracebackBuilder::Step::exception) {
+      if (step == TracebackBuilder::Step::taken) {
+        handle_frame(seg, p, msg, it->second);
+      } else {
         it->second.exc_peel = p;
         PeeledLine merged = p;
         merge_missing(merged, it->second.builder->start());
@@ -358,6 +362,23 @@ void AppLogParser::handle(std::int64_t seg, const PeeledLine& p, Sv message, boo
   }
   for (auto& e : events) push(e, p, message);
   sight_message_pids(base, message);
+}
+
+// A traceback's body line (a frame, a quoted source line): only the signals of the frame scope
+// (text::kTracebackFrameScope) read it, with the traceback's first line filling what its own
+// prefixes lack; each such signal yields one event per traceback (its outermost frame: the
+// first CUDA use is one fact however many frames show it). It never becomes a log event.
+void AppLogParser::handle_frame(std::int64_t seg, const PeeledLine& p, Sv message, Open& open) {
+  if (ctx_.signals == nullptr || !ctx_.signals->candidate(message)) return;
+  PeeledLine merged = p;
+  merge_missing(merged, open.builder->start());
+  core::Event base = ctx_.make_event(seg);
+  apply_peeled(merged, base, ctx_.year_hint);
+  base.message = std::string(message);
+  base.rule = "app_log";
+  std::vector<core::Event> events = events_from_signals(base, message, ctx_, text::kTracebackFrameScope);
+  for (auto& e : events)
+    if (open.frame_signals.insert(e.rule).second) push(e, merged, message);
 }
 
 std::string AppLogParser::evidence_for(const core::Event& e, const PeeledLine& p, Sv message) const {

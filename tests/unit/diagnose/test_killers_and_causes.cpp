@@ -201,3 +201,46 @@ TEST_CASE("a hardware Xid blames the GPU and drains the node; an application Xid
   REQUIRE_FALSE(app.advice.empty());
   CHECK_THAT(app.advice.front(), !Catch::Contains("drain the node ("));
 }
+
+// A pressure killer's victim weighed by its own size (issue 34's policy table, "pressure
+// killers"). earlyoom 1.6 (kill.c): `sending %s to process %d uid %d "%s": badness %d, VmRSS %lld
+// MiB`; the kubelet (eviction_manager.go): `The node was low on resource: %v. Container %v was
+// using %v, which exceeds its request of %v.`
+TEST_CASE("a small victim of a pressure killer points at the others; a large one is the job", "[diagnose][killers]") {
+  SECTION("earlyoom chose a 31 MiB pod by its oom_score_adj (badness above 1000)") {
+    const auto v = diagnose_texts(
+        {{"earlyoom.log", "k3s-1", "sending SIGTERM to process 4173 uid 0 \"metrics-server\": badness 1001, VmRSS 31 MiB\n"}});
+    CHECK(v.verdict == "userspace_oom_kill");
+    REQUIRE(v.culprit);
+    CHECK(v.culprit->role == "foreign");
+    CHECK_FALSE(v.culprit->pid);  // not the victim
+    REQUIRE(v.victim);
+    CHECK(v.victim->pid == 4173);
+    CHECK(v.confidence == culprit::diagnose::Confidence::medium);
+  }
+  SECTION("earlyoom's score says the victim held most of the memory: the job, high") {
+    const auto v = diagnose_texts(
+        {{"earlyoom.log", "ws-1",
+          "sending SIGTERM to process 7311 uid 1000 \"python3\": badness 873, VmRSS 51012 MiB\n"}});
+    REQUIRE(v.culprit);
+    CHECK(v.culprit->role == "job");
+    CHECK(v.culprit->pid == 7311);
+    CHECK(v.confidence == culprit::diagnose::Confidence::high);
+  }
+  SECTION("the kubelet evicted a container using 30 MiB over a request of 0: others filled the node") {
+    const auto v = diagnose_texts({{"events.txt", "",
+                                    "The node was low on resource: memory. Container kilo was using 30332Ki, which "
+                                    "exceeds its request of 0.\n"}});
+    REQUIRE(v.culprit);
+    CHECK(v.culprit->role == "foreign");
+    CHECK(v.confidence == culprit::diagnose::Confidence::medium);
+  }
+  SECTION("the kubelet evicted a container using 5 GiB: the job itself, medium (the node's size is unknown)") {
+    const auto v = diagnose_texts({{"events.txt", "",
+                                    "The node was low on resource: memory. Container egg was using 5053216Ki, which "
+                                    "exceeds its request of 0.\n"}});
+    REQUIRE(v.culprit);
+    CHECK(v.culprit->role == "job");
+    CHECK(v.confidence == culprit::diagnose::Confidence::medium);
+  }
+}

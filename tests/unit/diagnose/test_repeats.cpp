@@ -55,3 +55,34 @@ TEST_CASE("two different unstamped-and-stamped errors stay two findings", "[diag
   for (const auto& f : v.findings) startup += f.rule == "startup-memory-check";
   CHECK(startup == 2);
 }
+
+// The same error quoted twice: a line that only repeats it (a note above the paste) and the
+// runner's own output, whose ggml trailer names the first CUDA use (cudaMemGetInfo at start-up;
+// ggml_cuda_error's format "  current device: %d, in function %s at %s:%d" then the call). The
+// copy whose ledger knows more speaks for the failure: another process held the GPU.
+TEST_CASE("a repeat whose ledger knows more decides the culprit of the merged failure", "[diagnose][repeats]") {
+  const auto v = culprit::test::diagnose_texts(
+      {{"a-note.txt", "box", "Error: llama runner process has terminated: CUDA error: out of memory\n"},
+       {"terminal.txt", "box",
+        "Error: llama runner process has terminated: CUDA error: out of memory\n"
+        "  current device: 0, in function ggml_backend_cuda_device_get_memory at "
+        "/ml/backend/ggml/ggml/src/ggml-cuda/ggml-cuda.cu:2898\n"
+        "  cudaMemGetInfo(free, total)\n"}});
+  CHECK(v.verdict == "cuda_oom");
+  REQUIRE(v.culprit);
+  CHECK(v.culprit->role == "foreign");
+  REQUIRE(v.root);
+  CHECK_FALSE(v.root->culprit_by_default);
+  CHECK(v.echoes.empty());
+}
+
+// Without the trailer neither copy knows more: the job itself, by default.
+TEST_CASE("repeats that know nothing more keep the job by default", "[diagnose][repeats]") {
+  const auto v = culprit::test::diagnose_texts(
+      {{"a-note.txt", "box", "Error: llama runner process has terminated: CUDA error: out of memory\n"},
+       {"terminal.txt", "box", "Error: llama runner process has terminated: CUDA error: out of memory\n"}});
+  REQUIRE(v.culprit);
+  CHECK(v.culprit->role == "job");
+  REQUIRE(v.root);
+  CHECK(v.root->culprit_by_default);
+}

@@ -14,15 +14,18 @@
 namespace culprit::test {
 
 /// Signals in the shape of rules/signals: the allocator OOM, the CUDA runtime OOM, torchrun's
-/// `failed (exitcode…)`, NCCL's `Cuda failure 'out of memory'`, and the NCCL watchdog timeout.
+/// `failed (exitcode…)`, NCCL's `Cuda failure 'out of memory'`, the NCCL watchdog timeout, and a
+/// frame-scope signal (a PyTorch frame of the first CUDA use, read in a traceback's body).
 inline const text::SignalSet& gpu_test_signals() {
   static const text::SignalSet set = [] {
     text::SignalSet s;
-    auto add = [&s](const char* id, const char* kind, core::Severity sev, const char* re) {
+    auto add = [&s](const char* id, const char* kind, core::Severity sev, const char* re,
+                    std::vector<std::string> formats = {}) {
       text::Signal sig;
       sig.id = id;
       sig.kind = kind;
       sig.severity = sev;
+      sig.formats = std::move(formats);
       sig.pattern = std::make_shared<text::Pattern>(re);
       s.add(std::move(sig));
     };
@@ -36,6 +39,9 @@ inline const text::SignalSet& gpu_test_signals() {
         R"(Cuda failure (?:\d+ )?'out of memory')");
     add("test_nccl_watchdog", "nccl_timeout", core::Severity::error,
         R"(Watchdog caught collective operation timeout: WorkNCCL\(SeqNum=(?P<seq>\d+), OpType=(?P<op>\w+))");
+    add("test_torch_first_use_frame", "cuda_first_use", core::Severity::info,
+        R"(File "[^"]*torch/nn/modules/[a-z_]+\.py", line \d+, in (?P<frame>_apply|to|cuda|__init__)\b)",
+        {"app_log", std::string(text::kTracebackFrameScope)});
     s.build();
     return s;
   }();

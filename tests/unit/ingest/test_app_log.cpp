@@ -314,3 +314,27 @@ TEST_CASE("mutated fixtures: no crash, events stay inside the text", "[gpu][app_
     }
   }
 }
+
+// A traceback's body is quoted code: only frame-scope signals (formats = ["traceback_frame"])
+// read it, once per traceback; a source line that quotes an error message is not that error.
+// CPython's frame format: `  File "%U", line %d, in %U`, then the source line indented.
+TEST_CASE("frame-scope signals read a traceback's body once; other signals never do", "[gpu][app_log]") {
+  const auto sink = parse_app(
+      "Traceback (most recent call last):\n"
+      "  File \"train.py\", line 97, in train\n"
+      "    raise RuntimeError(\"CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 7.79 GiB total capacity)\")\n"
+      "  File \"/usr/lib/python3.10/site-packages/torch/nn/modules/module.py\", line 900, in _apply\n"
+      "    module._apply(fn)\n"
+      "  File \"/usr/lib/python3.10/site-packages/torch/nn/modules/module.py\", line 927, in _apply\n"
+      "    param_applied = fn(param)\n"
+      "RuntimeError: CUDA error: out of memory\n",
+      "node-1");
+  const auto first = sink.of_kind("cuda_first_use");
+  REQUIRE(first.size() == 1);  // one per traceback, at its outermost such frame
+  CHECK(first[0].line == 4);
+  CHECK(field(first[0], "frame") == "_apply");
+  // The quoted raise (line 3) is code; the exception line (8) is the one error.
+  const auto ooms = sink.of_kind("cuda_oom");
+  REQUIRE(ooms.size() == 1);
+  CHECK(ooms[0].line == 8);
+}
