@@ -244,3 +244,38 @@ TEST_CASE("a small victim of a pressure killer points at the others; a large one
     CHECK(v.confidence == culprit::diagnose::Confidence::medium);
   }
 }
+
+// Ray 2.x's worker-death report (WorkerExitType SYSTEM_ERROR) names the pid and three possible
+// causes: the pid is the victim, the verdict stays unknown (low).
+TEST_CASE("Ray's SYSTEM_ERROR worker death names the victim and leaves the cause open", "[diagnose][ray]") {
+  const auto v = diagnose_texts(
+      {{"driver.log", "head",
+        "A worker died or was killed while executing a task by an unexpected system error. To troubleshoot the "
+        "problem, check the logs for the dead worker. RayTask ID: ffffffffffffffff3a0c Worker ID: ecb9585c Node "
+        "ID: ed958044 Worker IP address: 10.0.0.1 Worker port: 10074 Worker PID: 27499 Worker exit type: "
+        "SYSTEM_ERROR Worker exit detail: Worker unexpectedly exits with a connection error code 2. End of file. "
+        "There are some potential root causes. (1) The process is killed by SIGKILL by OOM killer due to high "
+        "memory usage. (2) ray stop --force is called. (3) The worker is crashed unexpectedly due to SIGSEGV or "
+        "other unexpected errors.\n"}});
+  CHECK(v.verdict == "unknown");
+  CHECK(v.confidence == culprit::diagnose::Confidence::low);
+  REQUIRE(v.victim);
+  CHECK(v.victim->pid == 27499);
+}
+
+// PyTorch's DataLoader: the worker's own SIGBUS handler prints the shm hint without a pid
+// (torch/utils/data/_utils/signal_handling.py, "ERROR: Unexpected bus error encountered in
+// worker. This might be caused by insufficient shared memory (shm)."), then the main process
+// raises "DataLoader worker (pid %d) is killed by signal: %s." — the victim is that worker.
+TEST_CASE("a refused shared-memory write names the worker whose death follows it", "[diagnose][host]") {
+  const auto v = diagnose_texts(
+      {{"train.log", "node-1",
+        "ERROR: Unexpected bus error encountered in worker. This might be caused by insufficient shared memory (shm).\n"
+        "Traceback (most recent call last):\n"
+        "  File \"/opt/conda/lib/python3.6/site-packages/torch/utils/data/_utils/signal_handling.py\", line 63, in handler\n"
+        "    _error_if_any_worker_fails()\n"
+        "RuntimeError: DataLoader worker (pid 325) is killed by signal: Bus error.\n"}});
+  CHECK(v.verdict == "host_alloc_fail");
+  REQUIRE(v.victim);
+  CHECK(v.victim->pid == 325);
+}
