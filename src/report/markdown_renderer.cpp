@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "report/renderers.hpp"
-#include "report/utf8.hpp"
+#include "culprit/core/utf8.hpp"
 #include "report/wording.hpp"
 
 namespace culprit::report {
@@ -30,7 +30,7 @@ std::string escape(std::string_view text) {
 }
 
 /// Inline text from a log or a rule: one line, escaped.
-std::string md(std::string_view raw) { return escape(utf8::one_line(raw)); }
+std::string md(std::string_view raw) { return escape(core::utf8::one_line(raw)); }
 
 /// A code span of clean one-line text that survives backticks inside it; `|` escaped for
 /// table cells (GFM processes `\|` before the code span).
@@ -52,12 +52,12 @@ std::string code_span(std::string_view text) {
 }
 
 /// Raw text as a code span.
-std::string code(std::string_view raw) { return code_span(utf8::one_line(raw)); }
+std::string code(std::string_view raw) { return code_span(core::utf8::one_line(raw)); }
 
 /// Authored prose (summaries, advice, titles): like `md`, but balanced backtick pairs stay
 /// code spans, so rule text like "set `num_workers=0`" renders as code.
 std::string prose(std::string_view raw) {
-  const std::string text = utf8::one_line(raw);
+  const std::string text = core::utf8::one_line(raw);
   if (std::count(text.begin(), text.end(), '`') % 2 != 0) return escape(text);
   std::string out;
   bool in_code = false;
@@ -180,7 +180,7 @@ void budget_section(Doc& doc, const diagnose::Budget& b) {
   }
   if (!b.arithmetic.empty()) {
     std::string text;
-    for (const auto& a : b.arithmetic) text += utf8::one_line(a) + "\n";
+    for (const auto& a : b.arithmetic) text += core::utf8::one_line(a) + "\n";
     doc.para(fenced(text));
   }
   if (!b.total) doc.para(md(std::string(kPartialBudget)));
@@ -222,7 +222,7 @@ void events_section(Doc& doc, const diagnose::ReportData& data) {
     if (e.mark == "root") kind = "**root** " + kind;
     else if (e.mark == "echo") kind = "echo " + kind;
     rows.push_back({md(event_time_text(e)), or_dash(md(e.host)), kind, md(event_process_text(e)),
-                    code(event_location(e)), md(utf8::cut(e.summary, kMaxCellColumns))});
+                    code(event_location(e)), md(core::utf8::cut(e.summary, kMaxCellColumns))});
   }
   doc.heading("Events across hosts");
   const std::size_t total = std::max<std::size_t>(static_cast<std::size_t>(std::max<std::int64_t>(data.timeline_total, 0)),
@@ -257,7 +257,7 @@ void evidence_section(Doc& doc, const std::vector<diagnose::Evidence>& evidence)
     std::string head = "**" + code(label) + "**";
     if (!e.host.empty()) head += " · " + md(e.host);
     if (e.ts) head += " · " + iso_time(e.ts);
-    std::string text = utf8::clean(e.text);
+    std::string text = core::utf8::clean(e.text);
     while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
     std::string body;
     std::size_t start = 0, count = 0, total = 0;
@@ -266,7 +266,7 @@ void evidence_section(Doc& doc, const std::vector<diagnose::Evidence>& evidence)
       std::size_t end = text.find('\n', start);
       if (end == std::string::npos) end = text.size();
       if (count < max_lines) {
-        body += utf8::cut(std::string_view(text).substr(start, end - start), kMaxLineColumns) + "\n";
+        body += core::utf8::cut(std::string_view(text).substr(start, end - start), kMaxLineColumns) + "\n";
         ++count;
       }
       ++total;
