@@ -14,6 +14,14 @@
 namespace culprit::report {
 namespace {
 
+std::string escape(std::string_view text);
+
+}  // namespace
+
+std::string markdown_inline(std::string_view raw) { return escape(core::utf8::one_line(raw)); }
+
+namespace {
+
 constexpr int kMaxLineColumns = 2000;  // a runaway log line is cut, even in a code block
 constexpr std::size_t kMaxTimelineRows = 40;
 constexpr int kMaxCellColumns = 200;
@@ -30,10 +38,11 @@ std::string escape(std::string_view text) {
 }
 
 /// Inline text from a log or a rule: one line, escaped.
-std::string md(std::string_view raw) { return escape(core::utf8::one_line(raw)); }
+std::string md(std::string_view raw) { return markdown_inline(raw); }
 
-/// A code span of clean one-line text that survives backticks inside it; `|` escaped for
-/// table cells (GFM processes `\|` before the code span).
+/// A code span of clean one-line text that survives backticks inside it. A `|` is left as it
+/// is: `table` escapes it in cells (GFM reads `\|` in a cell before the code span; elsewhere
+/// the backslash would show).
 std::string code_span(std::string_view text) {
   if (text.empty()) return {};
   std::size_t longest = 0, run = 0;
@@ -43,12 +52,7 @@ std::string code_span(std::string_view text) {
   }
   const std::string fence(longest + 1, '`');
   const bool pad = text.front() == '`' || text.back() == '`';
-  std::string out = fence + (pad ? " " : "");
-  for (char c : text) {
-    if (c == '|') out += '\\';
-    out += c;
-  }
-  return out + (pad ? " " : "") + fence;
+  return fence + (pad ? " " : "") + std::string(text) + (pad ? " " : "") + fence;
 }
 
 /// Raw text as a code span.
@@ -65,7 +69,11 @@ std::string prose(std::string_view raw) {
   for (std::size_t i = 0; i <= text.size(); ++i) {
     if (i < text.size() && text[i] != '`') continue;
     const std::string_view part = std::string_view(text).substr(start, i - start);
-    out += in_code ? code_span(part) : escape(part);
+    if (in_code && part.empty()) {
+      out += "\\`\\`";  // `` is no code span: two backticks of a name, kept as written
+    } else {
+      out += in_code ? code_span(part) : escape(part);
+    }
     in_code = !in_code;
     start = i + 1;
   }
@@ -121,6 +129,19 @@ struct Doc {
   void heading(const std::string& title) { para("## " + title); }
 };
 
+/// A table cell: every `|` not already escaped (by an odd run of backslashes before it) gets
+/// one, so neither a code span nor text can end the cell.
+std::string cell_text(const std::string& cell) {
+  std::string out;
+  std::size_t backslashes = 0;
+  for (char c : cell) {
+    if (c == '|' && backslashes % 2 == 0) out += '\\';
+    backslashes = c == '\\' ? backslashes + 1 : 0;
+    out += c;
+  }
+  return out;
+}
+
 void table(Doc& doc, const std::vector<std::string>& header, const std::vector<std::string>& align,
            const std::vector<std::vector<std::string>>& rows) {
   std::string t = "|";
@@ -130,7 +151,7 @@ void table(Doc& doc, const std::vector<std::string>& header, const std::vector<s
   t += '\n';
   for (const auto& r : rows) {
     t += "|";
-    for (const auto& c : r) t += " " + (c.empty() ? std::string(" ") : c) + " |";
+    for (const auto& c : r) t += " " + (c.empty() ? std::string(" ") : cell_text(c)) + " |";
     t += '\n';
   }
   doc.para(t);
