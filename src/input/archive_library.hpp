@@ -49,6 +49,8 @@ namespace culprit::input::archive_library {
   X(archive_entry_free)                                                                              \
   X(archive_entry_pathname)                                                                          \
   X(archive_entry_filetype)                                                                          \
+  X(archive_entry_symlink)                                                                           \
+  X(archive_entry_hardlink)                                                                          \
   X(archive_entry_size)                                                                              \
   X(archive_entry_size_is_set)                                                                       \
   X(archive_entry_set_pathname)                                                                      \

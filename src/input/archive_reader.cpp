@@ -162,6 +162,9 @@ void read_members(const Functions& la, archive* a, const std::string& display, c
       return;
     }
     const auto number = static_cast<std::uint64_t>(++members);
+    // Links, devices, FIFOs: never followed nor opened, and said so (unless --exclude names them).
+    if (!piece.not_read.empty() && !excluded(std::filesystem::path(piece.member).filename().string(), o))
+      ctx.warn(code::kNotFile, display + "!/" + piece.member, piece.not_read, core::DiagLevel::note);
     if (!piece.wanted) continue;  // folders, links, devices; excluded names (no data follows)
     const bool raw = piece.raw;
     const std::string& member = piece.member;
