@@ -83,7 +83,7 @@ inline std::string tar_of_members(const std::vector<TarMember>& members) {
 /// A POSIX (ustar) tar of (name, content) members, all regular files.
 inline std::string tar_of(const std::vector<std::pair<std::string, std::string>>& members) {
   std::vector<TarMember> typed;
-  for (const auto& [name, body] : members) typed.push_back({name, body});
+  for (const auto& [name, body] : members) typed.push_back({name, body, '0', ""});
   return tar_of_members(typed);
 }
 
