@@ -19,6 +19,7 @@
 #include "cli/snapshot.hpp"
 #include "cli/snapshot_archive.hpp"
 #include "culprit/api/snapshot_manifest.hpp"
+#include "culprit/core/utf8.hpp"
 
 namespace culprit::cli {
 using api::Manifest;
@@ -168,7 +169,8 @@ int run_collect(const std::vector<std::string>& args) {
   std::size_t reached = 0;
   for (const auto& r : results) {
     if (!r.reached) {
-      fmt::print(stderr, "culprit collect: {}: not reached: {}\n", r.host, r.why);
+      // `why` is the remote's own last stderr line: shown, never run by the terminal.
+      fmt::print(stderr, "culprit collect: {}: not reached: {}\n", r.host, core::utf8::visible(r.why));
       continue;
     }
     ++reached;

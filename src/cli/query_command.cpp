@@ -78,12 +78,13 @@ std::string rows_csv(const culprit::Table& table) {
 }
 
 std::string rows_tsv(const culprit::Table& table) {
-  std::string out = fmt::format("{}\n", fmt::join(table.columns, "\t"));
+  std::string out;
+  report::append_tsv_record(out, table.columns);
   for (const auto& row : table.rows) {
     std::vector<std::string> cells;
     cells.reserve(row.size());
     for (const auto& v : row) cells.push_back(culprit::cell_text(v));
-    out += fmt::format("{}\n", fmt::join(cells, "\t"));
+    report::append_tsv_record(out, cells);
   }
   return out;
 }

@@ -1,8 +1,9 @@
 // `culprit run [options] -- CMD [ARGS...]`: runs the job as a child in its own process group,
 // passes its output through unchanged while recording each line with its arrival time, forwards
-// SIGINT / SIGTERM / SIGHUP, samples GPU / host / cgroup memory while it runs, and when it fails
-// snapshots the node (snapshot.hpp), diagnoses the incident folder and prints the report on
-// stderr. Exits with the job's status (128 + N for a signal, as a shell does).
+// the signals culprit is sent (forwarded_signals: Slurm's USR1 warning too), samples GPU / host /
+// cgroup memory while it runs, and when it fails snapshots the node (snapshot.hpp), diagnoses
+// the incident folder and prints the report on stderr. Exits with the job's status (128 + N
+// for a signal, as a shell does).
 #include <fcntl.h>
 #include <poll.h>
 #include <pwd.h>
@@ -27,6 +28,7 @@
 #include <iostream>
 #include <mutex>
 #include <thread>
+#include <vector>
 
 #include "cli/child_process.hpp"
 #include "cli/commands.hpp"
@@ -49,7 +51,8 @@ constexpr const char* kHelpHeader = R"(Usage: culprit run [options] -- CMD [ARGS
 
 Runs CMD (a torchrun, `vllm serve`, `python train.py`, a shell script) in its own process group.
 Its output passes through unchanged and is recorded, line by line with arrival times, in the
-incident folder; SIGINT, SIGTERM and SIGHUP are forwarded to it. While it runs, GPU memory
+incident folder; signals sent to culprit (SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2,
+SIGALRM, the real-time ones: Slurm's --signal) are forwarded to it. While it runs, GPU memory
 (nvidia-smi --query-gpu / --query-compute-apps), /proc/meminfo and the cgroup's memory files are
 sampled. When it fails (non-zero exit or a signal) the node is snapshotted at once (nvidia-smi,
 ps, /proc/meminfo, free, dmesg or journalctl -k since the start, docker ps / inspect, the cgroup's
@@ -187,13 +190,30 @@ bool split_command(const std::vector<std::string>& args, std::vector<std::string
   return false;
 }
 
+/// Every signal whose default would end or stop culprit and that comes from outside (a user, a
+/// scheduler: Slurm's `--signal=USR1@T` warns a job before its time limit), as `timeout(1)` and
+/// tini forward them: each reaches the job's process group and none ends culprit, so the job's
+/// output keeps flowing and its end is still recorded. SIGWINCH and SIGCONT go on too. Not here:
+/// the faults of culprit's own code (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGABRT, SIGSYS),
+/// job control from the terminal (SIGTSTP, SIGTTIN, SIGTTOU: `relay` follows the job's stops),
+/// SIGCHLD and SIGPIPE (ignored), SIGKILL and SIGSTOP (not catchable).
+std::vector<int> forwarded_signals() {
+  std::vector<int> sigs = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGWINCH, SIGCONT,
+                           SIGVTALRM, SIGPROF, SIGXCPU, SIGXFSZ, SIGIO, SIGPWR, SIGURG};
+#ifdef SIGSTKFLT
+  sigs.push_back(SIGSTKFLT);
+#endif
+  for (int sig = SIGRTMIN; sig <= SIGRTMAX; ++sig) sigs.push_back(sig);
+  return sigs;
+}
+
 void install_forwarding(int write_fd) {
   g_signal_pipe.store(write_fd);
   struct sigaction sa {};
   sa.sa_handler = forward_signal;
   sigemptyset(&sa.sa_mask);
   sa.sa_flags = SA_RESTART;
-  for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
+  for (int sig : forwarded_signals()) {
     struct sigaction old {};
     // An ignored signal stays ignored (nohup, a shell's background job): the job inherits that.
     if (::sigaction(sig, nullptr, &old) == 0 && old.sa_handler == SIG_IGN) continue;

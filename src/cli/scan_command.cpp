@@ -23,6 +23,8 @@
 #include "cli/shared_options.hpp"
 #include "cli/option_checks.hpp"
 #include "cli/interrupt.hpp"
+#include "culprit/core/diagnostic.hpp"
+#include "culprit/core/utf8.hpp"
 #include "culprit/culprit.hpp"
 #include "cli/scan_support.hpp"
 #include "culprit/timeline.hpp"
@@ -38,6 +40,7 @@ struct ScanOptions {
   std::string shard_text, db_path, format = "text", output, host, tz;
   bool jsonl = false, each_path = false, progress = false, redact = false;
   std::int64_t jobs = std::max(1u, std::thread::hardware_concurrency());
+  bool quiet = false;
   int year = 0;
 };
 
@@ -60,7 +63,8 @@ void add_scan_options(po::options_description& opts, ScanOptions& o) {
   add_rules_option(opts, o.rule_dirs);
   add_exclude_option(opts, o.excludes);
   add_year_option(opts, o.year);
-  opts.add_options()("progress", po::bool_switch(&o.progress), "show progress on stderr even when it is not a terminal");
+  opts.add_options()("progress", po::bool_switch(&o.progress), "show progress on stderr even when it is not a terminal")
+      ("quiet,q", po::bool_switch(&o.quiet), "do not print skipped-input notes on stderr");
 }
 
 }  // namespace
@@ -165,14 +169,23 @@ int run_scan(const std::vector<std::string>& args) {
       std::vector<culprit::Input> inputs;
       for (const auto& path : mine[i].inputs) inputs.push_back(culprit::Input::file(path));
       auto result = culprit::analyze(inputs, options, rules);
+      // What was skipped or noted is said on stderr, as diagnose says it (one line each,
+      // terminal-safe: core::Diagnostic::to_string), not only in the JSON's `skipped`.
+      std::string said;
+      if (!result) said = fmt::format("culprit scan: {}: {}\n", core::utf8::visible(mine[i].name),
+                                      core::utf8::visible(result.error().message));
+      else
+        for (const auto& p : result->diagnostics)
+          if (!o.quiet || p.level == core::DiagLevel::error) said += p.to_string() + "\n";
       culprit::Analysis analysis = result ? std::move(result).value() : culprit::Analysis{};
       if (o.redact) analysis.verdict = culprit::redacted(analysis.verdict);
       rows[i] = make_row(mine[i], analysis);
       bytes_done += bytes[i];
       ++done;
-      if (show_progress) {
+      if (show_progress || !said.empty()) {
         std::lock_guard lock(print_mutex);
-        print_progress(done, mine.size(), bytes_done, bytes_total, started);
+        if (!said.empty()) fmt::print(stderr, "{}{}", show_progress ? "\r\x1b[K" : "", said);
+        if (show_progress) print_progress(done, mine.size(), bytes_done, bytes_total, started);
       }
     }
   };

@@ -8,7 +8,9 @@
 #include <cstring>
 #include <filesystem>
 
+#include "culprit/core/utf8.hpp"
 #include "culprit/report/json_writer.hpp"
+#include "culprit/report/renderer.hpp"
 
 namespace culprit::cli {
 namespace fs = std::filesystem;
@@ -32,11 +34,8 @@ std::int64_t size_of(const fs::path& p) {
   return total;
 }
 
-std::string one_line(std::string s) {
-  for (auto& c : s)
-    if (c == '\t' || c == '\n' || c == '\r') c = ' ';
-  return s;
-}
+/// A path, host or name in the table: one line, shown as it is, nothing a terminal acts on.
+std::string one_line(const std::string& s) { return core::utf8::visible(s); }
 
 }  // namespace
 
@@ -156,15 +155,9 @@ std::string format_table(const std::vector<ScanRow>& rows) {
 }
 
 std::string format_markdown(const std::vector<ScanRow>& rows) {
-  // A cell holds no line break, and a `|` in a path or a name does not end the cell.
-  auto cell = [](const std::string& s) {
-    std::string out;
-    for (char c : one_line(s.empty() ? std::string("-") : s)) {
-      if (c == '|' || c == '\\' || c == '`') out += '\\';
-      out += c;
-    }
-    return out;
-  };
+  // A cell holds no line break, and a path or a name escaped as the Markdown report escapes it:
+  // a `|` does not end the cell, no tag, link or image starts.
+  auto cell = [](const std::string& s) { return report::markdown_inline(s.empty() ? std::string("-") : s); };
   std::string out = "| Verdict | Confidence | Culprit | Where | Incident |\n|---|---|---|---|---|\n";
   for (const auto& r : rows)
     out += fmt::format("| {} | {} | {} | {} | {} |\n", cell(r.verdict), cell(r.confidence), cell(r.culprit),

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "culprit/core/facts.hpp"
+#include "culprit/core/container_name.hpp"
 #include "culprit/core/size.hpp"
 #include "ledger_model.hpp"
 #include "phrases.hpp"
@@ -168,8 +169,13 @@ std::string holder_action(const std::optional<ProcessRef>& c, const std::string&
                        how_much, gpu, on_host_phrase(c->host));
   }
   if (c && c->role == "foreign") {
+    // A command only from a name Docker could have given: a logged name is a stranger's text.
     std::string where = c->container.empty() ? fmt::format("`kill {}`{}", c->pid.value_or(0), on_host_phrase(c->host))
-                                             : fmt::format("`docker stop {}`{}", c->container, on_host_phrase(c->host));
+                        : core::is_docker_name(c->container)
+                            ? fmt::format("`docker stop {}`{}", c->container, on_host_phrase(c->host))
+                            : fmt::format("`kill {}`{}; its container's logged name is not one Docker gives, so no "
+                                          "`docker stop` is built from it",
+                                          c->pid.value_or(0), on_host_phrase(c->host));
     // The other way out: the job fits beside the holder once it needs the shortfall less (the
     // ledger's arithmetic), for a job that has to share the device.
     std::string beside;

@@ -33,10 +33,15 @@ void append_utf8(std::string& out, char32_t cp) {
   }
 }
 
-/// UTF-16 by its byte-order mark, or by its shape: ASCII text in UTF-16 has a NUL in every
-/// other byte. Returns "UTF-16LE", "UTF-16BE" or "".
-std::string_view detect_utf16(std::string_view in, bool& from_bom) {
+/// UTF-32 by its byte-order mark (FF FE 00 00 is UTF-32LE, not UTF-16LE's FF FE followed by a
+/// NUL), UTF-16 by its byte-order mark or by its shape: ASCII text in UTF-16 has a NUL in every
+/// other byte. Returns "UTF-32LE", "UTF-32BE", "UTF-16LE", "UTF-16BE" or "".
+std::string_view detect_wide_encoding(std::string_view in, bool& from_bom) {
   from_bom = false;
+  if (in.size() >= 4) {
+    if (in.substr(0, 4) == std::string_view("\xFF\xFE\0\0", 4)) return from_bom = true, "UTF-32LE";
+    if (in.substr(0, 4) == std::string_view("\0\0\xFE\xFF", 4)) return from_bom = true, "UTF-32BE";
+  }
   if (in.size() >= 2) {
     const auto b0 = static_cast<unsigned char>(in[0]), b1 = static_cast<unsigned char>(in[1]);
     if (b0 == 0xFF && b1 == 0xFE) return from_bom = true, "UTF-16LE";
@@ -76,6 +81,25 @@ std::string decode_utf16(std::string_view in, bool little_endian, bool skip_bom)
     else append_utf8(out, u);
   }
   if (i < in.size()) out += kReplacement;  // an odd trailing byte
+  return out;
+}
+
+/// UTF-32 (after its 4-byte byte-order mark): each unit a code point; a unit that is none (a
+/// surrogate, past U+10FFFF) and a trailing part unit are U+FFFD.
+std::string decode_utf32(std::string_view in, bool little_endian) {
+  std::string out;
+  out.reserve(in.size() / 4 + 16);
+  std::size_t i = 4;
+  for (; i + 3 < in.size(); i += 4) {
+    char32_t u = 0;
+    for (std::size_t k = 0; k < 4; ++k) {
+      const auto b = static_cast<unsigned char>(in[i + (little_endian ? 3 - k : k)]);
+      u = (u << 8) | b;
+    }
+    if (u > 0x10FFFF || (u >= 0xD800 && u <= 0xDFFF)) out += kReplacement;
+    else append_utf8(out, u);
+  }
+  if (i < in.size()) out += kReplacement;
   return out;
 }
 
@@ -227,10 +251,11 @@ std::string_view normalize_text(std::string_view in, std::size_t max_line_bytes,
                                 NormalizeReport& report, text::RareBytes* rare) {
   report = {};
   std::string_view text = in;
-  const std::string_view utf16 = detect_utf16(in, report.encoding_from_bom);
-  if (!utf16.empty()) {
-    report.encoding = std::string(utf16);
-    storage = decode_utf16(in, utf16 == "UTF-16LE", report.encoding_from_bom);
+  const std::string_view wide = detect_wide_encoding(in, report.encoding_from_bom);
+  if (!wide.empty()) {
+    report.encoding = std::string(wide);
+    storage = wide.substr(0, 6) == "UTF-32" ? decode_utf32(in, wide == "UTF-32LE")
+                                            : decode_utf16(in, wide == "UTF-16LE", report.encoding_from_bom);
     text = storage;
   }
   if (text.size() >= 3 && text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);  // UTF-8 BOM

@@ -1,5 +1,5 @@
 // Text normalisation before sniffing: whatever bytes a source holds become text every parser
-// can take. UTF-16 (with or without a byte-order mark) is decoded, a UTF-8 BOM dropped, NUL
+// can take. UTF-16 (with or without a byte-order mark) and UTF-32 (with one) are decoded, a UTF-8 BOM dropped, NUL
 // bytes (a crash's zero-filled blocks) removed, invalid UTF-8 replaced by U+FFFD, and lines
 // over the per-line limit cut. Line numbers never change. Private to the ingest module.
 #pragma once
@@ -17,7 +17,7 @@ namespace culprit::ingest::detail {
 struct NormalizeReport {
   bool binary = false;                ///< not text: nothing else was done
   int binary_percent = 0;             ///< share of control bytes in the probe
-  std::string encoding;               ///< "UTF-16LE", "UTF-16BE" when decoded; else empty
+  std::string encoding;               ///< "UTF-16LE", "UTF-16BE", "UTF-32LE", "UTF-32BE" when decoded; else empty
   bool encoding_from_bom = false;     ///< the byte-order mark said so (else guessed from NULs)
   std::int64_t nul_bytes = 0;         ///< NUL bytes removed
   std::int64_t first_nul_line = 0;

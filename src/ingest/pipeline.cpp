@@ -282,8 +282,9 @@ IngestStats ingest(const IngestInput& input, const text::SignalSet& signals, cor
     size_t unused = 0;
     const std::int64_t first_lines = count_lines(body.substr(0, half), 0, unused);
     note(diagnostics, code::kRepeat, fmt::format("{}:{}", input.name, line_offset + first_lines + 1),
-         fmt::format("lines {}-{} repeat lines 1-{} (pasted twice?); read once", first_lines + 1, 2 * first_lines,
-                     first_lines));
+         // The input's own line numbers, as the cited line: a piece of a big input starts past line 1.
+         fmt::format("lines {}-{} repeat lines {}-{} (pasted twice?); read once", line_offset + first_lines + 1,
+                     line_offset + 2 * first_lines, line_offset + 1, line_offset + first_lines));
     body = body.substr(0, half);
     lines.clear();
     sniffed = false;

@@ -57,4 +57,18 @@ const Functions* get() { return loaded().functions.get(); }
 
 const std::string& error() { return loaded().error; }
 
+const Inflate* inflate() {
+  static const Inflate* const found = []() -> const Inflate* {
+    void* handle = ::dlopen("libz.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!handle) return nullptr;
+    static Inflate z;
+    // dlsym returns void*; POSIX guarantees it converts to a function pointer.
+    z.init = reinterpret_cast<decltype(&::inflateInit2_)>(::dlsym(handle, "inflateInit2_"));
+    z.inflate = reinterpret_cast<decltype(&::inflate)>(::dlsym(handle, "inflate"));
+    z.end = reinterpret_cast<decltype(&::inflateEnd)>(::dlsym(handle, "inflateEnd"));
+    return z.init && z.inflate && z.end ? &z : nullptr;
+  }();
+  return found;
+}
+
 }  // namespace culprit::input::archive_library

@@ -7,6 +7,7 @@
 
 #include <archive.h>  // types and constants only: nothing here links against libarchive
 #include <archive_entry.h>
+#include <zlib.h>  // types only: zlib is reached through the libz libarchive loads (inflate())
 
 #include <memory>
 #include <string>
@@ -49,6 +50,8 @@ namespace culprit::input::archive_library {
   X(archive_entry_free)                                                                              \
   X(archive_entry_pathname)                                                                          \
   X(archive_entry_filetype)                                                                          \
+  X(archive_entry_symlink)                                                                           \
+  X(archive_entry_hardlink)                                                                          \
   X(archive_entry_size)                                                                              \
   X(archive_entry_size_is_set)                                                                       \
   X(archive_entry_set_pathname)                                                                      \
@@ -85,5 +88,15 @@ Library open(const char* soname);
 const Functions* get();
 /// Why get() returned null (empty when it did not).
 const std::string& error();
+
+/// zlib's inflate, from the libz.so.1 that libarchive itself loads: the one way to read a gzip
+/// cut before libarchive's first 64 KiB output block (its filter fails the whole open then,
+/// where zcat keeps what decoded). Null when it cannot be found; call after get().
+struct Inflate {
+  decltype(&::inflateInit2_) init = nullptr;
+  decltype(&::inflate) inflate = nullptr;
+  decltype(&::inflateEnd) end = nullptr;
+};
+const Inflate* inflate();
 
 }  // namespace culprit::input::archive_library

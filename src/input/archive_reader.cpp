@@ -162,6 +162,9 @@ void read_members(const Functions& la, archive* a, const std::string& display, c
       return;
     }
     const auto number = static_cast<std::uint64_t>(++members);
+    // Links, devices, FIFOs: never followed nor opened, and said so (unless --exclude names them).
+    if (!piece.not_read.empty() && !excluded(std::filesystem::path(piece.member).filename().string(), o))
+      ctx.warn(code::kNotFile, display + "!/" + piece.member, piece.not_read, core::DiagLevel::note);
     if (!piece.wanted) continue;  // folders, links, devices; excluded names (no data follows)
     const bool raw = piece.raw;
     const std::string& member = piece.member;
@@ -249,6 +252,59 @@ void read_members(const Functions& la, archive* a, const std::string& display, c
   if (members == 0) ctx.warn(code::kArchive, display, "an archive with no files in it; nothing to read");
 }
 
+/// A gzip stream libarchive could not open — cut before its gzip filter's first 64 KiB output
+/// block, the filter fails the whole open ("truncated gzip input") — decoded with zlib up to the
+/// damage, as zcat does, and read as the stream it is, with a note. False (nothing said, nothing
+/// read) when it is no gzip, zlib is not at hand or nothing decodes: the caller says it cannot
+/// open it. The limits are read_members' own: the room left and the bomb ratio.
+bool read_truncated_gzip(std::string_view compressed, const std::string& display, const std::string& host,
+                         const std::string& origin, ReadContext& ctx, int nesting) {
+  const ReadOptions& o = ctx.options;
+  const archive_library::Inflate* z = archive_library::inflate();
+  if (!z || compressed.size() < 18 || compressed.substr(0, 2) != "\x1f\x8b") return false;
+  z_stream stream{};
+  if (z->init(&stream, 15 + 16, ZLIB_VERSION, static_cast<int>(sizeof stream)) != Z_OK) return false;
+  std::string text;
+  const std::int64_t room = ctx.room();
+  const std::int64_t most = std::min(room, std::max(o.archive_ratio_floor,
+                                                    o.max_archive_ratio * static_cast<std::int64_t>(compressed.size())));
+  stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(compressed.data()));
+  stream.avail_in = static_cast<uInt>(compressed.size());
+  int rc = Z_OK;
+  char out[1 << 16];
+  while (rc == Z_OK && static_cast<std::int64_t>(text.size()) < most) {
+    stream.next_out = reinterpret_cast<Bytef*>(out);
+    stream.avail_out = sizeof out;
+    rc = z->inflate(&stream, Z_NO_FLUSH);
+    const std::size_t got = sizeof out - stream.avail_out;
+    text.append(out, std::min<std::size_t>(got, static_cast<std::size_t>(most - static_cast<std::int64_t>(text.size()))));
+    if (got == 0 && rc == Z_OK) break;  // no progress: the input ended inside the stream
+  }
+  z->end(&stream);
+  if (text.empty()) return false;
+  const std::string why = rc == Z_STREAM_END ? "data after the gzip stream"
+                          : stream.msg       ? std::string(stream.msg)
+                                             : "truncated gzip input";
+  ctx.warn(code::kArchiveData, display,
+           fmt::format("data is damaged ({}); kept the {} that decoded before it, as zcat does", why,
+                       human_bytes(static_cast<std::int64_t>(text.size()))));
+  if (nesting < o.max_archive_nesting && looks_like_archive(std::string_view(text).substr(0, 512))) {
+    read_archive_bytes(text, display, host, origin, ctx, nesting + 1);  // a cut .tar.gz: its members
+    return true;
+  }
+  Source src;
+  src.origin = origin;
+  src.name = display;
+  if (!ctx.can_read(src.name)) return true;
+  src.host = host;
+  src.host_from = ctx.host_from;
+  SourcePieces pieces(src, ctx, o.max_line_bytes, false);
+  pieces.append(text);
+  pieces.finish();
+  ctx.emit(src);
+  return true;
+}
+
 }  // namespace
 
 bool is_archive_name(std::string_view name) {
@@ -287,7 +343,16 @@ void read_archive_fd(int fd, const std::string& display, const std::string& host
   }
   auto a = new_reader(la);
   if (la.archive_read_open_fd(a.get(), fd, 1 << 16) != ARCHIVE_OK) {
-    ctx.warn(code::kArchive, display, fmt::format("cannot open archive: {}", error_text(la, a.get())));
+    // A gzip cut early fails the open; what it holds is read from its bytes (a small file: a
+    // longer one opens, and its damage is met while reading).
+    std::string bytes;
+    if (compressed > 0 && compressed <= (16 << 20)) {
+      bytes.resize(static_cast<std::size_t>(compressed));
+      const ssize_t n = ::pread(fd, bytes.data(), bytes.size(), 0);
+      bytes.resize(n > 0 ? static_cast<std::size_t>(n) : 0);
+    }
+    if (!read_truncated_gzip(bytes, display, host, origin, ctx, nesting))
+      ctx.warn(code::kArchive, display, fmt::format("cannot open archive: {}", error_text(la, a.get())));
     return;
   }
   read_members(la, a.get(), display, host, root, origin, ctx, nesting, raw_size, compressed);
@@ -306,7 +371,8 @@ void read_archive_bytes(std::string_view bytes, const std::string& display, cons
   }
   auto a = new_reader(la);
   if (la.archive_read_open_memory(a.get(), bytes.data(), bytes.size()) != ARCHIVE_OK) {
-    ctx.warn(code::kArchive, display, fmt::format("cannot open archive: {}", error_text(la, a.get())));
+    if (!read_truncated_gzip(bytes, display, host, origin, ctx, nesting))
+      ctx.warn(code::kArchive, display, fmt::format("cannot open archive: {}", error_text(la, a.get())));
     return;
   }
   const std::int64_t raw_size =

@@ -5,6 +5,8 @@
 // bounded whatever the archive holds.
 #include "input/archive_stream.hpp"
 
+#include <fmt/format.h>
+
 #include <filesystem>
 #include <utility>
 
@@ -109,6 +111,27 @@ int ArchiveStream::take_block() {
   return block;
 }
 
+namespace {
+
+/// What a member that is neither a file nor a folder is, for the note that says it was not read.
+std::string member_kind(const archive_library::Functions& la, archive_entry* entry, unsigned type, const char* hardlink) {
+  if (hardlink) return fmt::format("a hard link to '{}' in the archive; not followed, skipped", hardlink);
+  switch (type) {
+    case AE_IFDIR: return {};
+    case AE_IFLNK: {
+      const char* target = la.archive_entry_symlink(entry);
+      return fmt::format("a symbolic link to '{}' in the archive; not followed, skipped", target ? target : "?");
+    }
+    case AE_IFCHR: return "a character device in the archive; skipped";
+    case AE_IFBLK: return "a block device in the archive; skipped";
+    case AE_IFIFO: return "a FIFO in the archive; skipped";
+    case AE_IFSOCK: return "a socket in the archive; skipped";
+    default: return "not a regular file in the archive; skipped";
+  }
+}
+
+}  // namespace
+
 void ArchiveStream::run() {
   auto finish = [&] {
     {
@@ -133,7 +156,10 @@ void ArchiveStream::run() {
     header.unrecognised = header.raw && la_.archive_filter_count(reader_) <= 1;
     const char* raw_name = la_.archive_entry_pathname(entry);
     header.member = raw_name && *raw_name ? raw_name : "data";
-    header.regular = header.raw || la_.archive_entry_filetype(entry) == AE_IFREG;
+    const auto type = la_.archive_entry_filetype(entry);
+    const char* hardlink = header.raw ? nullptr : la_.archive_entry_hardlink(entry);
+    header.regular = header.raw || (type == AE_IFREG && !hardlink);
+    if (!header.regular) header.not_read = member_kind(la_, entry, type, hardlink);
     header.wanted = !header.unrecognised && header.regular &&
                     (header.raw || !excluded_(std::filesystem::path(header.member).filename().string()));
     header.size = la_.archive_entry_size_is_set(entry) ? la_.archive_entry_size(entry) : -1;

@@ -39,6 +39,9 @@ struct Piece {
   bool unrecognised = false;    ///< raw, and no compression either: not something we read
   bool regular = false;         ///< a regular file (raw streams count as one)
   bool wanted = false;          ///< data follows (regular and not excluded)
+  /// A member that is neither a file nor a folder (a symbolic or hard link, a device, a FIFO, a
+  /// socket): what it is, said so that nothing is dropped unsaid ('' for files and folders).
+  std::string not_read;
   std::int64_t size = -1;       ///< the member's size from its header (-1: unknown)
   // data
   int block = -1;

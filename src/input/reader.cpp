@@ -164,8 +164,9 @@ void read_descriptor(int fd, const struct stat& st, const std::string& display, 
                                errno_text(err)));
   if (cut)
     ctx.warn(code::kTooLarge, display,
-             fmt::format("stopped reading after {} (size limit for one file; it grew while read?)",
-                         human_bytes(pieces.read_bytes())));
+             // A regular file past the limit it was read under grew while read; a pipe never does.
+             fmt::format("stopped reading after {} (size limit for one {})", human_bytes(pieces.read_bytes()),
+                         regular ? "file; it grew while read?" : "stream"));
   if (err != 0 && src.size() == 0) return;
   if (!regular && looks_like_archive(std::string_view(src.text).substr(0, 512))) {
     detail::read_archive_bytes(src.text, display, host, origin, ctx, 1);

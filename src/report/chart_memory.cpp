@@ -13,7 +13,7 @@
 
 #include "report/charts.hpp"
 #include "report/html.hpp"
-#include "report/utf8.hpp"
+#include "culprit/core/utf8.hpp"
 #include "report/wording.hpp"
 
 namespace culprit::report::charts {
@@ -366,7 +366,7 @@ std::vector<std::pair<double, double>> draw_segments(html::Svg& svg, const Bar& 
     svg.rect(x, y2, bar_w, y1 - y2, s.cls, s.tip);
     if (y1 - y2 >= 15 && bar_w >= 46) {
       const int cols = static_cast<int>(bar_w / 6.6);
-      svg.text(x + bar_w / 2, (y1 + y2) / 2 + 4, utf8::cut(s.label, cols),
+      svg.text(x + bar_w / 2, (y1 + y2) / 2 + 4, core::utf8::cut(s.label, cols),
                s.dark_text ? "seg-label dark" : "seg-label", "middle");
     }
     spans.emplace_back(y1, y2);
@@ -506,8 +506,8 @@ std::string draw_chart(const std::vector<Bar>& samples, const Bar* failure, std:
       // The size always shows; a long name gives way.
       const std::string prefix = s.role.empty() ? std::string() : s.role + ": ";
       const std::string size = " " + size_text(s.bytes);
-      const int room = kCalloutColumns - utf8::columns(prefix) - utf8::columns(size);
-      const std::string text = prefix + utf8::cut(s.label, std::max(room, 6)) + size;
+      const int room = kCalloutColumns - core::utf8::columns(prefix) - core::utf8::columns(size);
+      const std::string text = prefix + core::utf8::cut(s.label, std::max(room, 6)) + size;
       svg.text(lx, ys[k] + 4, text, "callout " + s.cls.substr(4), "start");
     }
     svg.text(x + kBarW / 2, kTop + kPlot + 18, b.label, "tick failure", "middle");
@@ -599,7 +599,7 @@ std::string oom_tasks(const diagnose::Verdict& v) {
       if (task.hog) cls += " hog";
       std::string who = fmt::format("pid {} {}", task.pid, task.name);
       if (task.role != "unknown") who += " (" + task.role + ")";
-      svg.text(kLabel, y + 17, utf8::cut(who, 46), task.victim || task.hog ? "row-label strong" : "row-label", "end");
+      svg.text(kLabel, y + 17, core::utf8::cut(who, 46), task.victim || task.hog ? "row-label strong" : "row-label", "end");
       std::string tip = who + ": rss " + size_text(task.rss);
       if (task.oom_score_adj) tip += fmt::format(", oom_score_adj {}", *task.oom_score_adj);
       svg.rect(kBarLeft, y + 4, std::max(1.0, w), kRow - 8, cls, tip);

@@ -11,7 +11,7 @@
 #include "culprit/core/time.hpp"
 #include "report/charts.hpp"
 #include "report/html.hpp"
-#include "report/utf8.hpp"
+#include "culprit/core/utf8.hpp"
 #include "report/wording.hpp"
 
 namespace culprit::report::charts {
@@ -41,7 +41,7 @@ std::string tip_of(const diagnose::TimelineEvent& e) {
                     e.kind;
   if (const std::string p = event_process_text(e); !p.empty()) tip += "  " + p;
   if (e.mark != "other") tip += "  [" + e.mark + "]";
-  tip += "\n" + event_location(e) + "\n" + utf8::cut(e.summary, 300);
+  tip += "\n" + event_location(e) + "\n" + core::utf8::cut(e.summary, 300);
   return tip;
 }
 
@@ -107,7 +107,7 @@ std::string timeline(const diagnose::Verdict& v) {
   // Lanes and their labels.
   for (std::size_t i = 0; i < lanes.size(); ++i) {
     svg.rect(kLeft, kTop + kLane * static_cast<double>(i), plot_w, kLane, i % 2 ? "lane odd" : "lane");
-    svg.text(kLeft - 10, y_of(i) + 4, utf8::cut(lanes[i].empty() ? "(no host)" : lanes[i], 22), "lane-label", "end");
+    svg.text(kLeft - 10, y_of(i) + 4, core::utf8::cut(lanes[i].empty() ? "(no host)" : lanes[i], 22), "lane-label", "end");
   }
   // Time axis.
   const double step = nice_step(t1 - t0, 7);

@@ -5,7 +5,7 @@
 
 #include <cmath>
 
-#include "report/utf8.hpp"
+#include "culprit/core/utf8.hpp"
 
 namespace culprit::report::html {
 namespace {
@@ -27,13 +27,13 @@ void append_escaped(std::string& out, std::string_view text) {
 
 std::string escape(std::string_view text) {
   std::string out;
-  append_escaped(out, utf8::clean(text));
+  append_escaped(out, core::utf8::clean(text));
   return out;
 }
 
 std::string escape_line(std::string_view text) {
   std::string out;
-  append_escaped(out, utf8::one_line(text));
+  append_escaped(out, core::utf8::one_line(text));
   return out;
 }
 

@@ -8,7 +8,7 @@
 namespace culprit::report::html {
 
 /// Log text made safe as HTML element content or a quoted attribute value: valid UTF-8 with
-/// terminal escapes and control characters removed (utf8::clean), then `& < > " '` as entities.
+/// terminal escapes and control characters removed (core::utf8::clean), then `& < > " '` as entities.
 /// Newlines are kept (inside <pre> they matter).
 std::string escape(std::string_view text);
 

@@ -6,7 +6,7 @@
 
 #include <cmath>
 
-#include "report/utf8.hpp"
+#include "culprit/core/utf8.hpp"
 
 namespace culprit::report {
 
@@ -16,12 +16,12 @@ void append_json_string(std::string& out, std::string_view text) {
   out.push_back('"');
   for (std::size_t i = 0; i < text.size();) {
     const auto c = static_cast<unsigned char>(text[i]);
-    if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {  // the common case: plain ASCII
+    if (c >= 0x20 && c < 0x7F && c != '"' && c != '\\') {  // the common case: plain ASCII
       out.push_back(static_cast<char>(c));
       ++i;
       continue;
     }
-    const char32_t cp = utf8::next(text, i);
+    const char32_t cp = core::utf8::next(text, i);
     switch (cp) {
       case '"': out += "\\\""; break;
       case '\\': out += "\\\\"; break;
@@ -33,12 +33,14 @@ void append_json_string(std::string& out, std::string_view text) {
       case 0x2028: out += "\\u2028"; break;  // valid JSON, but breaks JavaScript parsers
       case 0x2029: out += "\\u2029"; break;
       default:
-        if (cp < 0x20) {
-          out += "\\u00";
-          out.push_back(kHex[cp >> 4]);
-          out.push_back(kHex[cp & 0xF]);
+        // C0, DEL and C1 controls (a terminal acts on U+009B as on ESC [) and the invisible
+        // format characters (bidi overrides, zero-width) as \uXXXX: the value is the same,
+        // printed JSON cannot drive a terminal or read differently from its bytes.
+        if (cp < 0x20 || (cp >= 0x7F && cp < 0xA0) || core::utf8::is_invisible_format(cp)) {
+          out += "\\u";
+          for (int shift = 12; shift >= 0; shift -= 4) out.push_back(kHex[(cp >> shift) & 0xF]);
         } else {
-          utf8::append(out, cp);
+          core::utf8::append(out, cp);
         }
     }
   }

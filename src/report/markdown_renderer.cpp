@@ -8,10 +8,18 @@
 #include <vector>
 
 #include "report/renderers.hpp"
-#include "report/utf8.hpp"
+#include "culprit/core/utf8.hpp"
 #include "report/wording.hpp"
 
 namespace culprit::report {
+namespace {
+
+std::string escape(std::string_view text);
+
+}  // namespace
+
+std::string markdown_inline(std::string_view raw) { return escape(core::utf8::one_line(raw)); }
+
 namespace {
 
 constexpr int kMaxLineColumns = 2000;  // a runaway log line is cut, even in a code block
@@ -30,10 +38,11 @@ std::string escape(std::string_view text) {
 }
 
 /// Inline text from a log or a rule: one line, escaped.
-std::string md(std::string_view raw) { return escape(utf8::one_line(raw)); }
+std::string md(std::string_view raw) { return markdown_inline(raw); }
 
-/// A code span of clean one-line text that survives backticks inside it; `|` escaped for
-/// table cells (GFM processes `\|` before the code span).
+/// A code span of clean one-line text that survives backticks inside it. A `|` is left as it
+/// is: `table` escapes it in cells (GFM reads `\|` in a cell before the code span; elsewhere
+/// the backslash would show).
 std::string code_span(std::string_view text) {
   if (text.empty()) return {};
   std::size_t longest = 0, run = 0;
@@ -43,21 +52,16 @@ std::string code_span(std::string_view text) {
   }
   const std::string fence(longest + 1, '`');
   const bool pad = text.front() == '`' || text.back() == '`';
-  std::string out = fence + (pad ? " " : "");
-  for (char c : text) {
-    if (c == '|') out += '\\';
-    out += c;
-  }
-  return out + (pad ? " " : "") + fence;
+  return fence + (pad ? " " : "") + std::string(text) + (pad ? " " : "") + fence;
 }
 
 /// Raw text as a code span.
-std::string code(std::string_view raw) { return code_span(utf8::one_line(raw)); }
+std::string code(std::string_view raw) { return code_span(core::utf8::one_line(raw)); }
 
 /// Authored prose (summaries, advice, titles): like `md`, but balanced backtick pairs stay
 /// code spans, so rule text like "set `num_workers=0`" renders as code.
 std::string prose(std::string_view raw) {
-  const std::string text = utf8::one_line(raw);
+  const std::string text = core::utf8::one_line(raw);
   if (std::count(text.begin(), text.end(), '`') % 2 != 0) return escape(text);
   std::string out;
   bool in_code = false;
@@ -65,7 +69,11 @@ std::string prose(std::string_view raw) {
   for (std::size_t i = 0; i <= text.size(); ++i) {
     if (i < text.size() && text[i] != '`') continue;
     const std::string_view part = std::string_view(text).substr(start, i - start);
-    out += in_code ? code_span(part) : escape(part);
+    if (in_code && part.empty()) {
+      out += "\\`\\`";  // `` is no code span: two backticks of a name, kept as written
+    } else {
+      out += in_code ? code_span(part) : escape(part);
+    }
     in_code = !in_code;
     start = i + 1;
   }
@@ -121,6 +129,19 @@ struct Doc {
   void heading(const std::string& title) { para("## " + title); }
 };
 
+/// A table cell: every `|` not already escaped (by an odd run of backslashes before it) gets
+/// one, so neither a code span nor text can end the cell.
+std::string cell_text(const std::string& cell) {
+  std::string out;
+  std::size_t backslashes = 0;
+  for (char c : cell) {
+    if (c == '|' && backslashes % 2 == 0) out += '\\';
+    backslashes = c == '\\' ? backslashes + 1 : 0;
+    out += c;
+  }
+  return out;
+}
+
 void table(Doc& doc, const std::vector<std::string>& header, const std::vector<std::string>& align,
            const std::vector<std::vector<std::string>>& rows) {
   std::string t = "|";
@@ -130,7 +151,7 @@ void table(Doc& doc, const std::vector<std::string>& header, const std::vector<s
   t += '\n';
   for (const auto& r : rows) {
     t += "|";
-    for (const auto& c : r) t += " " + (c.empty() ? std::string(" ") : c) + " |";
+    for (const auto& c : r) t += " " + (c.empty() ? std::string(" ") : cell_text(c)) + " |";
     t += '\n';
   }
   doc.para(t);
@@ -180,7 +201,7 @@ void budget_section(Doc& doc, const diagnose::Budget& b) {
   }
   if (!b.arithmetic.empty()) {
     std::string text;
-    for (const auto& a : b.arithmetic) text += utf8::one_line(a) + "\n";
+    for (const auto& a : b.arithmetic) text += core::utf8::one_line(a) + "\n";
     doc.para(fenced(text));
   }
   if (!b.total) doc.para(md(std::string(kPartialBudget)));
@@ -222,7 +243,7 @@ void events_section(Doc& doc, const diagnose::ReportData& data) {
     if (e.mark == "root") kind = "**root** " + kind;
     else if (e.mark == "echo") kind = "echo " + kind;
     rows.push_back({md(event_time_text(e)), or_dash(md(e.host)), kind, md(event_process_text(e)),
-                    code(event_location(e)), md(utf8::cut(e.summary, kMaxCellColumns))});
+                    code(event_location(e)), md(core::utf8::cut(e.summary, kMaxCellColumns))});
   }
   doc.heading("Events across hosts");
   const std::size_t total = std::max<std::size_t>(static_cast<std::size_t>(std::max<std::int64_t>(data.timeline_total, 0)),
@@ -257,7 +278,7 @@ void evidence_section(Doc& doc, const std::vector<diagnose::Evidence>& evidence)
     std::string head = "**" + code(label) + "**";
     if (!e.host.empty()) head += " · " + md(e.host);
     if (e.ts) head += " · " + iso_time(e.ts);
-    std::string text = utf8::clean(e.text);
+    std::string text = core::utf8::clean(e.text);
     while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
     std::string body;
     std::size_t start = 0, count = 0, total = 0;
@@ -266,7 +287,7 @@ void evidence_section(Doc& doc, const std::vector<diagnose::Evidence>& evidence)
       std::size_t end = text.find('\n', start);
       if (end == std::string::npos) end = text.size();
       if (count < max_lines) {
-        body += utf8::cut(std::string_view(text).substr(start, end - start), kMaxLineColumns) + "\n";
+        body += core::utf8::cut(std::string_view(text).substr(start, end - start), kMaxLineColumns) + "\n";
         ++count;
       }
       ++total;

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "report/renderers.hpp"
-#include "report/utf8.hpp"
+#include "culprit/core/utf8.hpp"
 #include "report/wording.hpp"
 
 namespace culprit::report {
@@ -46,14 +46,14 @@ class TextOut {
   }
   void heading(const std::string& title) {
     blank();
-    line(paint(utf8::cut(title, room(0)), fmt::emphasis::bold));
+    line(paint(core::utf8::cut(title, room(0)), fmt::emphasis::bold));
   }
   /// Wrapped text; the first line may carry a different prefix than the rest.
   void wrapped(const std::string& text, int indent, const std::string& first_prefix = {},
                const std::string& rest_prefix = {}) {
     const std::string pad(static_cast<std::size_t>(indent), ' ');
-    const int prefix_cols = std::max(utf8::columns(first_prefix), utf8::columns(rest_prefix));
-    const auto lines = utf8::wrap(utf8::one_line(text), room(indent + prefix_cols));
+    const int prefix_cols = std::max(core::utf8::columns(first_prefix), core::utf8::columns(rest_prefix));
+    const auto lines = core::utf8::wrap(core::utf8::one_line(text), room(indent + prefix_cols));
     for (std::size_t i = 0; i < lines.size(); ++i)
       line(pad + (i == 0 ? first_prefix : rest_prefix) + lines[i]);
   }
@@ -63,14 +63,14 @@ class TextOut {
   void fields(const std::vector<std::pair<std::string, std::string>>& rows, int indent = 2) {
     std::size_t key_cols = 0;
     for (const auto& [k, v] : rows)
-      if (!v.empty()) key_cols = std::max(key_cols, static_cast<std::size_t>(utf8::columns(k)));
+      if (!v.empty()) key_cols = std::max(key_cols, static_cast<std::size_t>(core::utf8::columns(k)));
     const std::string pad(static_cast<std::size_t>(indent), ' ');
     const std::string hang(key_cols + 2, ' ');
     for (const auto& [k, v] : rows) {
       if (v.empty()) continue;
       const auto lines =
-          utf8::wrap(utf8::one_line(v), room(indent + static_cast<int>(key_cols) + 2));
-      const std::string key = k + std::string(key_cols + 2 - utf8::columns(k), ' ');
+          core::utf8::wrap(core::utf8::one_line(v), room(indent + static_cast<int>(key_cols) + 2));
+      const std::string key = k + std::string(key_cols + 2 - core::utf8::columns(k), ' ');
       for (std::size_t i = 0; i < lines.size(); ++i)
         line(pad + (i == 0 ? paint(key, fmt::emphasis::faint) : hang) + lines[i]);
     }
@@ -86,11 +86,11 @@ class TextOut {
 };
 
 std::string pad_right(const std::string& s, int cols) {
-  return s + std::string(static_cast<std::size_t>(std::max(0, cols - utf8::columns(s))), ' ');
+  return s + std::string(static_cast<std::size_t>(std::max(0, cols - core::utf8::columns(s))), ' ');
 }
 
 std::string pad_left(const std::string& s, int cols) {
-  return std::string(static_cast<std::size_t>(std::max(0, cols - utf8::columns(s))), ' ') + s;
+  return std::string(static_cast<std::size_t>(std::max(0, cols - core::utf8::columns(s))), ' ') + s;
 }
 
 fmt::text_style verdict_style(const std::string& id) {
@@ -117,20 +117,20 @@ void write_headline(TextOut& out, const diagnose::Verdict& v) {
   const std::string conf = headline_confidence(h);
   bool with_victim = true;
   auto excess = [&] {
-    return w <= 0 ? 0 : utf8::columns(utf8::one_line(headline_body(h, with_victim))) + 1 + utf8::columns(conf) - w;
+    return w <= 0 ? 0 : core::utf8::columns(core::utf8::one_line(headline_body(h, with_victim))) + 1 + core::utf8::columns(conf) - w;
   };
   if (excess() > 0) with_victim = false;
   if (const int over = excess(); over > 0 && h.culprit_process && h.culprit_process->pid) {
     diagnose::ProcessRef shorter = *h.culprit_process;
-    shorter.name = utf8::one_line(shorter.name);
-    const int keep = std::max(2, utf8::columns(shorter.name) - over);
-    if (keep < utf8::columns(shorter.name)) {
-      shorter.name = utf8::cut(shorter.name, keep);
+    shorter.name = core::utf8::one_line(shorter.name);
+    const int keep = std::max(2, core::utf8::columns(shorter.name) - over);
+    if (keep < core::utf8::columns(shorter.name)) {
+      shorter.name = core::utf8::cut(shorter.name, keep);
       h.culprit = process_phrase(shorter, h.host);
     }
   }
-  std::string body = utf8::one_line(headline_body(h, with_victim));
-  if (excess() > 0) body = utf8::cut(body, w - 1 - utf8::columns(conf));
+  std::string body = core::utf8::one_line(headline_body(h, with_victim));
+  if (excess() > 0) body = core::utf8::cut(body, w - 1 - core::utf8::columns(conf));
   out.line(out.paint(body, verdict_style(v.verdict)) + " " + out.paint(conf, confidence_style(v.confidence)));
 }
 
@@ -154,7 +154,7 @@ void write_budget(TextOut& out, const diagnose::Budget& b) {
   std::string title = "Memory budget";
   std::string where = b.host;
   if (b.gpu) where += (where.empty() ? "" : " ") + fmt::format("GPU {}", *b.gpu);
-  if (!where.empty()) title += " — " + utf8::one_line(where);
+  if (!where.empty()) title += " — " + core::utf8::one_line(where);
   if (b.unified) title += " (unified memory)";
   out.heading(title);
 
@@ -163,8 +163,8 @@ void write_budget(TextOut& out, const diagnose::Budget& b) {
   std::vector<std::string> sizes;
   for (const auto& r : rows) {
     sizes.push_back(size_text(r.bytes));
-    size_cols = std::max(size_cols, utf8::columns(sizes.back()));
-    label_cols = std::max(label_cols, utf8::columns(utf8::one_line(r.label)));
+    size_cols = std::max(size_cols, core::utf8::columns(sizes.back()));
+    label_cols = std::max(label_cols, core::utf8::columns(core::utf8::one_line(r.label)));
   }
   constexpr int kIndent = 2, kShareCols = 6;
   if (out.width() > 0)
@@ -173,7 +173,7 @@ void write_budget(TextOut& out, const diagnose::Budget& b) {
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const auto& r = rows[i];
     std::string text = std::string(kIndent, ' ') +
-                       pad_right(utf8::cut(utf8::one_line(r.label), label_cols), label_cols) + "  " +
+                       pad_right(core::utf8::cut(core::utf8::one_line(r.label), label_cols), label_cols) + "  " +
                        pad_left(sizes[i], size_cols);
     if (r.share && r.bytes) {
       if (std::string share = share_text(*r.bytes, b.total); !share.empty())
@@ -204,7 +204,7 @@ void write_failure(TextOut& out, const diagnose::Finding& f) {
   std::string what = !f.title.empty() ? f.title : verdict_label(f.verdict);
   std::string head = when + "  " + (f.host.empty() ? std::string("?") : f.host) + "  " + what +
                      " [" + diagnose::to_string(f.confidence) + "]";
-  out.line("  " + utf8::cut(utf8::one_line(head), out.room(2)));
+  out.line("  " + core::utf8::cut(core::utf8::one_line(head), out.room(2)));
   if (!f.summary.empty()) out.wrapped(f.summary, 4);
 }
 
@@ -216,15 +216,15 @@ void write_evidence(TextOut& out, const std::vector<diagnose::Evidence>& evidenc
     std::string where = e.source.empty() ? std::string("?") : e.source;
     if (e.line > 0) where += fmt::format(":{}", e.line);
     std::string tail;
-    if (!e.host.empty() && e.source.find(e.host) == std::string::npos) tail += "  " + utf8::one_line(e.host);
+    if (!e.host.empty() && e.source.find(e.host) == std::string::npos) tail += "  " + core::utf8::one_line(e.host);
     if (e.ts) tail += "  " + iso_time(e.ts);
     // Too wide: the path gives way first (from the left, keeping `file:line`), never the time.
-    where = utf8::one_line(where);
-    if (const int room = out.room(2); room > 0 && utf8::columns(where) + utf8::columns(tail) > room)
-      where = utf8::cut_left(where, std::max(12, room - utf8::columns(tail)));
-    out.line("  " + out.paint(utf8::cut(where + tail, out.room(2)), fmt::fg(fmt::terminal_color::cyan)));
+    where = core::utf8::one_line(where);
+    if (const int room = out.room(2); room > 0 && core::utf8::columns(where) + core::utf8::columns(tail) > room)
+      where = core::utf8::cut_left(where, std::max(12, room - core::utf8::columns(tail)));
+    out.line("  " + out.paint(core::utf8::cut(where + tail, out.room(2)), fmt::fg(fmt::terminal_color::cyan)));
     // A block (kernel OOM report, traceback) keeps its lines; each is cut, never wrapped.
-    std::string text = utf8::clean(e.text);
+    std::string text = core::utf8::clean(e.text);
     while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
     std::vector<std::string> lines;
     std::size_t start = 0;
@@ -238,7 +238,7 @@ void write_evidence(TextOut& out, const std::vector<diagnose::Evidence>& evidenc
     for (std::size_t k = 0; k < keep; ++k) {
       std::string l = lines[k];
       while (!l.empty() && l.back() == ' ') l.pop_back();
-      out.line("    " + utf8::cut(l, out.room(4)));
+      out.line("    " + core::utf8::cut(l, out.room(4)));
     }
     if (lines.size() > keep) out.line(fmt::format("    … ({} more lines)", lines.size() - keep));
   }
@@ -310,7 +310,7 @@ std::string render_text(const diagnose::Verdict& v, const RenderOptions& options
       if (!s.host.empty()) detail += ", host " + s.host + (s.host_from.empty() ? "" : " from " + s.host_from);
       detail += fmt::format(", {} line{}", s.lines, s.lines == 1 ? "" : "s");
       if (!s.clock_note.empty()) detail += ", clock " + s.clock_note;
-      out.line("  " + utf8::cut(utf8::one_line(s.name + "  (" + detail + ")"), out.room(2)));
+      out.line("  " + core::utf8::cut(core::utf8::one_line(s.name + "  (" + detail + ")"), out.room(2)));
     }
     if (v.sources.size() > shown) out.line(fmt::format("  … and {} more", v.sources.size() - shown));
   }

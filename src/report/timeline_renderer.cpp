@@ -10,7 +10,7 @@
 #include <set>
 
 #include "culprit/core/time.hpp"
-#include "report/utf8.hpp"
+#include "culprit/core/utf8.hpp"
 #include "report/wording.hpp"
 
 namespace culprit::report {
@@ -20,7 +20,7 @@ constexpr int kMinWidth = 60;
 constexpr int kMaxHost = 14, kMaxKind = 18, kMaxProc = 12, kMaxSource = 30, kMinMessage = 30;
 
 std::string pad(const std::string& s, int cols) {
-  return s + std::string(static_cast<std::size_t>(std::max(0, cols - utf8::columns(s))), ' ');
+  return s + std::string(static_cast<std::size_t>(std::max(0, cols - core::utf8::columns(s))), ' ');
 }
 
 
@@ -39,7 +39,7 @@ std::string render_timeline(const std::vector<diagnose::TimelineEvent>& events,
   auto paint = [&](const std::string& text, fmt::text_style style) {
     return options.color && !text.empty() ? fmt::format(style, "{}", text) : text;
   };
-  auto fit = [&](const std::string& s, int cols) { return width == 0 ? s : utf8::cut(s, cols); };
+  auto fit = [&](const std::string& s, int cols) { return width == 0 ? s : core::utf8::cut(s, cols); };
 
   // Time column: one day -> `00:47:13.412` (the date goes in the header), else the full stamp.
   std::set<std::string> days;
@@ -78,15 +78,15 @@ std::string render_timeline(const std::vector<diagnose::TimelineEvent>& events,
   }
   line(paint(fit(head, width), fmt::emphasis::bold));
   int host_cols = 4;
-  for (const auto& h : hosts) host_cols = std::max(host_cols, utf8::columns(utf8::one_line(h.host)));
+  for (const auto& h : hosts) host_cols = std::max(host_cols, core::utf8::columns(core::utf8::one_line(h.host)));
   host_cols = std::min(host_cols, kMaxHost + 6);
   for (const auto& h : hosts) {
     if (!shown_hosts.count(h.host) && !shown_hosts.empty()) continue;
     std::string clock = "clock: " + clock_text(h);
     if (h.offset && *h.offset != 0) clock += fmt::format(", offset {:+.1f}s", *h.offset);
     if (h.unified_memory) clock += ", unified memory";
-    const std::string name = h.host.empty() ? std::string("(no host)") : utf8::one_line(h.host);
-    line("  " + paint(pad(utf8::cut(name, host_cols), host_cols), fmt::fg(fmt::terminal_color::cyan)) + "  " +
+    const std::string name = h.host.empty() ? std::string("(no host)") : core::utf8::one_line(h.host);
+    line("  " + paint(pad(core::utf8::cut(name, host_cols), host_cols), fmt::fg(fmt::terminal_color::cyan)) + "  " +
          fit(clock, width - host_cols - 4));
   }
   bool marks = false;
@@ -102,14 +102,14 @@ std::string render_timeline(const std::vector<diagnose::TimelineEvent>& events,
   int c_time = 0, c_host = 0, c_kind = 0, c_proc = 0, c_src = 0;
   int c_file = 0;  // the widest `file:line` without its folders: what a cut location keeps first
   for (const auto& e : events) {
-    const std::string where = utf8::one_line(event_location(e));
+    const std::string where = core::utf8::one_line(event_location(e));
     const std::size_t slash = where.rfind('/');
-    c_file = std::max(c_file, utf8::columns(slash == std::string::npos ? where : where.substr(slash + 1)) + 1);
-    c_time = std::max(c_time, utf8::columns(time_of(e)));
-    c_host = std::max(c_host, utf8::columns(utf8::one_line(e.host)));
-    c_kind = std::max(c_kind, utf8::columns(utf8::one_line(e.kind)));
-    c_proc = std::max(c_proc, utf8::columns(proc_text(e)));
-    c_src = std::max(c_src, utf8::columns(utf8::one_line(event_location(e))));
+    c_file = std::max(c_file, core::utf8::columns(slash == std::string::npos ? where : where.substr(slash + 1)) + 1);
+    c_time = std::max(c_time, core::utf8::columns(time_of(e)));
+    c_host = std::max(c_host, core::utf8::columns(core::utf8::one_line(e.host)));
+    c_kind = std::max(c_kind, core::utf8::columns(core::utf8::one_line(e.kind)));
+    c_proc = std::max(c_proc, core::utf8::columns(proc_text(e)));
+    c_src = std::max(c_src, core::utf8::columns(core::utf8::one_line(event_location(e))));
   }
   c_time = std::min(c_time, 24);
   c_host = std::min(std::max(c_host, 1), kMaxHost);
@@ -138,18 +138,18 @@ std::string render_timeline(const std::vector<diagnose::TimelineEvent>& events,
   }
   for (const auto& e : events) {
     const char* mark = e.mark == "root" ? "> " : e.mark == "echo" ? "~ " : "  ";
-    const std::string host = e.host.empty() ? std::string("-") : utf8::one_line(e.host);
-    std::string msg = utf8::one_line(e.summary);
-    if (c_msg > 0) msg = utf8::cut(msg, c_msg);
+    const std::string host = e.host.empty() ? std::string("-") : core::utf8::one_line(e.host);
+    std::string msg = core::utf8::one_line(e.summary);
+    if (c_msg > 0) msg = core::utf8::cut(msg, c_msg);
     auto kind_style = e.severity == "error" || e.severity == "critical" ? fmt::fg(fmt::terminal_color::red)
                       : e.severity == "warning"                          ? fmt::fg(fmt::terminal_color::yellow)
                                                                          : fmt::text_style();
     std::string row = mark;
-    row += paint(pad(utf8::cut(time_of(e), c_time), c_time), fmt::emphasis::faint) + "  ";
-    row += paint(pad(utf8::cut(host, c_host), c_host), fmt::fg(fmt::terminal_color::cyan)) + "  ";
-    row += paint(pad(utf8::cut(utf8::one_line(e.kind), c_kind), c_kind), kind_style) + "  ";
-    row += pad(utf8::cut(proc_text(e), c_proc), c_proc) + "  ";
-    row += pad(utf8::cut_left(utf8::one_line(event_location(e)), c_src), c_src) + "  ";
+    row += paint(pad(core::utf8::cut(time_of(e), c_time), c_time), fmt::emphasis::faint) + "  ";
+    row += paint(pad(core::utf8::cut(host, c_host), c_host), fmt::fg(fmt::terminal_color::cyan)) + "  ";
+    row += paint(pad(core::utf8::cut(core::utf8::one_line(e.kind), c_kind), c_kind), kind_style) + "  ";
+    row += pad(core::utf8::cut(proc_text(e), c_proc), c_proc) + "  ";
+    row += pad(core::utf8::cut_left(core::utf8::one_line(event_location(e)), c_src), c_src) + "  ";
     row += msg;
     while (!row.empty() && row.back() == ' ') row.pop_back();
     if (e.mark == "root") row = paint(row.substr(0, 2), fmt::fg(fmt::terminal_color::red) | fmt::emphasis::bold) + row.substr(2);

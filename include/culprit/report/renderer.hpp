@@ -33,4 +33,10 @@ std::optional<Format> parse_format(std::string_view name);
 /// The canonical name: `text`, `markdown`, `json`, `html`.
 std::string_view to_string(Format format);
 
+/// Untrusted text (a path, a host, a name) as one line of Markdown inline text, escaped as the
+/// Markdown report escapes it: controls and escape sequences dropped (utf8::clean), invisible
+/// format characters shown, Markdown punctuation (`|` included: a safe table cell, `<`, `[`,
+/// `!`, backticks) backslash-escaped, so no tag, link, image or code span can start.
+std::string markdown_inline(std::string_view raw);
+
 }  // namespace culprit::report

@@ -65,6 +65,31 @@ TEST_CASE("UTF-16 with a byte-order mark, or by its NULs, is decoded to UTF-8", 
   }
 }
 
+// Issue 36 (redteam finding 28): FF FE 00 00 is UTF-32LE's byte-order mark, not UTF-16LE's
+// followed by a NUL; decoded as UTF-32, with no NUL note.
+TEST_CASE("UTF-32 with a byte-order mark is decoded and named UTF-32", "[normalize]") {
+  auto utf32 = [](std::string_view ascii, bool little) {
+    std::string out = little ? std::string("\xff\xfe\0\0", 4) : std::string("\0\0\xfe\xff", 4);
+    for (char c : ascii) out += little ? std::string{c, '\0', '\0', '\0'} : std::string{'\0', '\0', '\0', c};
+    return out;
+  };
+  const std::string text = "torch.OutOfMemoryError: CUDA out of memory.\nline two\n";
+  for (const bool little : {true, false}) {
+    const std::string in = utf32(text, little);
+    std::string storage;
+    NormalizeReport r;
+    const std::string_view out = normalize_text(in, 0, storage, r);
+    CHECK(r.encoding == (little ? "UTF-32LE" : "UTF-32BE"));
+    CHECK(r.encoding_from_bom);
+    CHECK(r.nul_bytes == 0);
+    CHECK(out == text);
+  }
+  std::string storage;
+  NormalizeReport r;
+  const std::string emoji = std::string("\xff\xfe\0\0", 4) + std::string("\x00\xF6\x01\x00", 4);
+  CHECK(normalize_text(emoji, 0, storage, r) == "\xf0\x9f\x98\x80");
+}
+
 TEST_CASE("NUL bytes are removed without moving lines", "[normalize]") {
   const std::string in = std::string("line 1\nline 2 ") + std::string(4096, '\0') + "tail\nline 3\n";
   std::string storage;

@@ -242,6 +242,19 @@ TEST_CASE("a paste given twice is read once, with a note", "[pipeline][repeat]")
   Diagnostics d4;
   culprit::ingest::ingest(IngestInput{"<stdin>", "", "in", killed}, builtin().signals, four, d4);
   CHECK(find(d4, "input-repeat") == nullptr);
+
+  // A piece of a big input (a stream read in 4 MiB pieces) starts past line 1: the ranges are
+  // the input's own line numbers, as the cited line is (issue 36, redteam finding 27).
+  const std::string twice = once + once;
+  IngestInput piece{"<stdin>", "", "in", twice};
+  piece.first_line = 903201;
+  RecordingSink five;
+  Diagnostics d5;
+  culprit::ingest::ingest(piece, builtin().signals, five, d5);
+  const auto* later = find(d5, "input-repeat");
+  REQUIRE(later);
+  CHECK(later->where == "<stdin>:903206");
+  CHECK(later->message == "lines 903206-903210 repeat lines 903201-903205 (pasted twice?); read once");
 }
 
 // `culprit run` records the job's output as `job.stderr.log` (core/job_output.hpp): its last

@@ -45,18 +45,27 @@ inline std::string gzip_stored(std::string_view data) {
   return out;
 }
 
-/// A POSIX (ustar) tar of (name, content) members.
-inline std::string tar_of(const std::vector<std::pair<std::string, std::string>>& members) {
+/// A tar member: its type flag ('0' file, '1' hard link, '2' symbolic link, '3' character
+/// device, '4' block device, '5' folder, '6' FIFO) and, for a link, its target.
+struct TarMember {
+  std::string name, body;
+  char type = '0';
+  std::string link;
+};
+
+/// A POSIX (ustar) tar of typed members.
+inline std::string tar_of_members(const std::vector<TarMember>& members) {
   std::string out;
-  for (const auto& [name, body] : members) {
+  for (const auto& [name, body, type, link] : members) {
     char h[512] = {};
     std::memcpy(h, name.data(), std::min<size_t>(name.size(), 99));
+    std::memcpy(h + 157, link.data(), std::min<size_t>(link.size(), 99));
     std::snprintf(h + 100, 8, "%07o", 0644);
     std::snprintf(h + 108, 8, "%07o", 0);
     std::snprintf(h + 116, 8, "%07o", 0);
     std::snprintf(h + 124, 12, "%011llo", static_cast<unsigned long long>(body.size()));
     std::snprintf(h + 136, 12, "%011o", 0);
-    h[156] = '0';
+    h[156] = type;
     std::memcpy(h + 257, "ustar", 6);
     std::memcpy(h + 263, "00", 2);
     std::memset(h + 148, ' ', 8);
@@ -69,6 +78,13 @@ inline std::string tar_of(const std::vector<std::pair<std::string, std::string>>
   }
   out.append(1024, '\0');
   return out;
+}
+
+/// A POSIX (ustar) tar of (name, content) members, all regular files.
+inline std::string tar_of(const std::vector<std::pair<std::string, std::string>>& members) {
+  std::vector<TarMember> typed;
+  for (const auto& [name, body] : members) typed.push_back({name, body, '0', ""});
+  return tar_of_members(typed);
 }
 
 inline std::string zstd_bomb_1mib() {

@@ -91,3 +91,55 @@ TEST_CASE("a truncated gzip inside a tar says which member is damaged and keeps 
   CHECK(text.compare(0, out[1].text.size(), out[1].text) == 0);
   CHECK(has_code(d, "input-archive-data", "bundle.tar!/node-1/kern.log.gz"));
 }
+
+TEST_CASE("archive links, devices and FIFOs are named as not read, never dropped unsaid (redteam 25)", "[input]") {
+  using culprit::test::TarMember;
+  const std::string tar = culprit::test::tar_of_members({
+      {"node1/train.log", "step 1\n", '0', ""},
+      {"node1/passwd.log", "", '2', "/etc/passwd"},
+      {"node1/shadow.log", "", '1', "/etc/shadow"},
+      {"node1/dev", "", '3', ""},
+      {"node1/fifo", "", '6', ""},
+      {"node1/sub", "", '5', ""},
+  });
+  Diagnostics d;
+  std::vector<Source> out;
+  culprit::input::read_archive_memory(tar, "traversal.tar", {}, d, [&](Source& s) { out.push_back(std::move(s)); });
+  REQUIRE(out.size() == 1);
+  CHECK(out[0].name == "traversal.tar!/node1/train.log");
+  CHECK(has_code(d, "input-not-file", "traversal.tar!/node1/passwd.log"));
+  CHECK(has_code(d, "input-not-file", "traversal.tar!/node1/shadow.log"));
+  CHECK(has_code(d, "input-not-file", "traversal.tar!/node1/dev"));
+  CHECK(has_code(d, "input-not-file", "traversal.tar!/node1/fifo"));
+  CHECK_FALSE(has_code(d, "input-not-file", "traversal.tar!/node1/sub"));  // a folder is no news
+  for (const auto& p : d) {
+    if (p.where == "traversal.tar!/node1/passwd.log") CHECK(p.message.find("symbolic link to '/etc/passwd'") != std::string::npos);
+    if (p.where == "traversal.tar!/node1/shadow.log") CHECK(p.message.find("hard link to '/etc/shadow'") != std::string::npos);
+    if (p.where == "traversal.tar!/node1/fifo") CHECK(p.message.find("FIFO") != std::string::npos);
+  }
+}
+
+// Issue 36 (redteam finding 26): a gzip cut before libarchive's first 64 KiB output block fails
+// its open ("truncated gzip input"); what decodes before the cut is read, as zcat reads it,
+// with a note — the decisive line it holds is not lost.
+TEST_CASE("a small truncated gzip is read up to the damage, with a note", "[input]") {
+  const std::string text = numbered("train", 40) + "torch.OutOfMemoryError: CUDA out of memory.\n" + numbered("after", 40);
+  const std::string gz = culprit::test::gzip_stored(text);
+  const std::string cut = gz.substr(0, gz.size() * 3 / 4);
+  Diagnostics d;
+  std::vector<Source> out;
+  culprit::input::read_archive_memory(cut, "train.log.gz", {}, d, [&](Source& s) { out.push_back(std::move(s)); });
+  REQUIRE(out.size() == 1);
+  CHECK(out[0].name == "train.log.gz");
+  CHECK(out[0].text.find("torch.OutOfMemoryError: CUDA out of memory.") != std::string::npos);
+  CHECK(text.rfind(out[0].text.substr(0, out[0].text.size() - 100), 0) == 0);  // a prefix of the text
+  CHECK(has_code(d, "input-archive-data", "train.log.gz"));
+  CHECK_FALSE(has_code(d, "input-archive", "train.log.gz"));
+  // No gzip at all: still "cannot open".
+  Diagnostics none;
+  std::vector<Source> nothing;
+  culprit::input::read_archive_memory(std::string("\x1f\x8b") + std::string(40, '\x07'), "bad.gz", {}, none,
+                                      [&](Source& s) { nothing.push_back(std::move(s)); });
+  CHECK(nothing.empty());
+  CHECK(has_code(none, "input-archive", "bad.gz"));
+}

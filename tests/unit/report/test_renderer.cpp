@@ -7,7 +7,7 @@
 #include <string>
 
 #include "culprit/report/renderer.hpp"
-#include "report/utf8.hpp"
+#include "culprit/core/utf8.hpp"
 #include "unit/report/html_check.hpp"
 #include "unit/report/sample_verdicts.hpp"
 
@@ -75,10 +75,10 @@ TEST_CASE("random bytes in every string never break any format", "[report]") {
       while (start < text.size()) {
         const std::size_t end = text.find('\n', start);
         const std::string line = text.substr(start, end - start);
-        if (round % 3 != 0) {  // plain text (utf8::columns is tested on its own)
+        if (round % 3 != 0) {  // plain text (culprit::core::utf8::columns is tested on its own)
           INFO(line);
-          REQUIRE(utf8::columns(line) <= width);
-          REQUIRE(utf8::clean(line) == line);  // valid UTF-8, no control characters
+          REQUIRE(culprit::core::utf8::columns(line) <= width);
+          REQUIRE(culprit::core::utf8::clean(line) == line);  // valid UTF-8, no control characters
         }
         start = end + 1;
       }

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "culprit/report/timeline.hpp"
-#include "report/utf8.hpp"
+#include "culprit/core/utf8.hpp"
 #include "unit/report/sample_verdicts.hpp"
 
 using namespace culprit::report;
@@ -58,7 +58,7 @@ TEST_CASE("timeline: one line per event, root and echo marked, unplaced by boot 
   CHECK(xid->rfind("  boot+93.1s", 0) == 0);
   for (const auto& l : lines) {
     INFO(l);
-    CHECK(utf8::columns(l) <= 100);
+    CHECK(culprit::core::utf8::columns(l) <= 100);
   }
   // Without a limit nothing is cut.
   const auto wide = lines_of(render_timeline(v.data.timeline, v.data.hosts, 7, {false, 0}));
@@ -82,8 +82,8 @@ TEST_CASE("timeline: hostile text and narrow widths keep the layout", "[report]"
   for (int width : {60, 80, 100, 132}) {
     for (const auto& l : lines_of(render_timeline(v.data.timeline, v.data.hosts, 7, {false, width}))) {
       INFO(width << ": " << l);
-      CHECK(utf8::columns(l) <= width);
-      CHECK(utf8::clean(l) == l);
+      CHECK(culprit::core::utf8::columns(l) <= width);
+      CHECK(culprit::core::utf8::clean(l) == l);
     }
   }
   const std::string colored = render_timeline(v.data.timeline, v.data.hosts, 7, {true, 100});

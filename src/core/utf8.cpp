@@ -1,10 +1,11 @@
-// UTF-8 handling for the renderers: decode with replacement, count terminal columns, strip
-// terminal control sequences from log text, and cut or wrap lines at word boundaries.
-#include "report/utf8.hpp"
+// UTF-8 handling for every output: decode with replacement, count terminal columns, strip
+// terminal control sequences from log text or show them escaped in names, and cut or wrap
+// lines at word boundaries.
+#include "culprit/core/utf8.hpp"
 
 #include <algorithm>
 
-namespace culprit::report::utf8 {
+namespace culprit::core::utf8 {
 namespace {
 
 bool is_cont(unsigned char c) { return (c & 0xC0) == 0x80; }
@@ -31,6 +32,18 @@ template <std::size_t N>
 bool in(const Range (&ranges)[N], char32_t cp) {
   return std::any_of(std::begin(ranges), std::end(ranges),
                      [cp](const Range& r) { return cp >= r.lo && cp <= r.hi; });
+}
+
+// Invisible format characters (is_invisible_format): bidi controls and zero-width characters.
+constexpr Range kInvisibleFormat[] = {
+    {0x061C, 0x061C}, {0x200B, 0x200F}, {0x202A, 0x202E}, {0x2060, 0x2064}, {0x2066, 0x2069}, {0xFEFF, 0xFEFF},
+};
+
+void append_code_point_name(std::string& out, char32_t cp) {
+  static const char kHex[] = "0123456789ABCDEF";
+  out += "<U+";
+  for (int shift = cp > 0xFFFF ? 20 : 12; shift >= 0; shift -= 4) out.push_back(kHex[(cp >> shift) & 0xF]);
+  out += '>';
 }
 
 std::string_view trim(std::string_view s) {
@@ -164,7 +177,52 @@ std::string clean(std::string_view text) {
       continue;
     }
     if (cp < 0x20 || cp == 0x7F || (cp >= 0x80 && cp < 0xA0)) continue;
+    if (is_invisible_format(cp)) {
+      append_code_point_name(out, cp);
+      continue;
+    }
     append(out, cp);
+  }
+  return out;
+}
+
+bool is_invisible_format(char32_t cp) { return cp >= 0x61C && cp <= 0xFEFF && in(kInvisibleFormat, cp); }
+
+std::string visible(std::string_view text) {
+  static const char kHex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size();) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c >= 0x20 && c < 0x7F) {  // the common case: printable ASCII
+      out.push_back(static_cast<char>(c));
+      ++i;
+      continue;
+    }
+    const std::size_t start = i;
+    const char32_t cp = next(text, i);
+    if (cp == kReplacement && text.substr(start, i - start) != "\xEF\xBF\xBD") {
+      for (std::size_t k = start; k < i; ++k) {  // invalid UTF-8: each byte as it is
+        const auto b = static_cast<unsigned char>(text[k]);
+        out += "\\x";
+        out.push_back(kHex[b >> 4]);
+        out.push_back(kHex[b & 0xF]);
+      }
+    } else if (cp == '\n') {
+      out += "\\n";
+    } else if (cp == '\r') {
+      out += "\\r";
+    } else if (cp == '\t') {
+      out += "\\t";
+    } else if (cp < 0x20 || cp == 0x7F) {
+      out += "\\x";
+      out.push_back(kHex[cp >> 4]);
+      out.push_back(kHex[cp & 0xF]);
+    } else if ((cp >= 0x80 && cp < 0xA0) || is_invisible_format(cp)) {
+      append_code_point_name(out, cp);
+    } else {
+      append(out, cp);
+    }
   }
   return out;
 }
@@ -249,4 +307,4 @@ std::string cut_left(std::string_view s, int cols) {
   return "…" + std::string(s.substr(i));
 }
 
-}  // namespace culprit::report::utf8
+}  // namespace culprit::core::utf8

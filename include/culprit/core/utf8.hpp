@@ -1,4 +1,6 @@
-// UTF-8 decoding, terminal columns, and cutting/wrapping for the renderers. Log text is
+// The one home of terminal-safe text: UTF-8 decoding, what may reach a reader's terminal
+// (`clean` for log text in reports, `visible` for names and cells on one line), terminal
+// columns, and cutting / wrapping for the renderers. Log text, file names and stored values are
 // untrusted bytes: everything here tolerates invalid UTF-8 and never reads past the input.
 #pragma once
 
@@ -7,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-namespace culprit::report::utf8 {
+namespace culprit::core::utf8 {
 
 inline constexpr char32_t kReplacement = 0xFFFD;
 
@@ -26,10 +28,25 @@ int columns(char32_t cp);
 /// Display columns of (possibly invalid) UTF-8 text; invalid bytes count as one U+FFFD each.
 int columns(std::string_view text);
 
+/// Whether `cp` is an invisible format character that changes how the text around it reads:
+/// the bidi embeddings, overrides, isolates and marks (U+202A–202E, U+2066–2069, U+200E/F,
+/// U+061C) and the zero-width spaces and joiners (U+200B–200D, U+2060–2064, U+FEFF). A name
+/// holding one can read differently from its bytes ("Trojan Source") or look like another.
+bool is_invisible_format(char32_t cp);
+
 /// Log text made safe for a terminal or a Markdown file: valid UTF-8, ANSI escape sequences
-/// removed, CRLF and lone CR as LF, tabs as one space, other control characters dropped.
-/// Newlines are kept; use `one_line` to fold them.
+/// removed, CRLF and lone CR as LF, tabs as one space, other control characters (C0, DEL, C1)
+/// dropped, invisible format characters shown as `<U+202E>`. Newlines are kept; use
+/// `one_line` to fold them.
 std::string clean(std::string_view text);
+
+/// A name or a value (a file or archive member name, a table cell, a stored string) shown on
+/// one line exactly enough to tell it apart and safely: every control character escaped
+/// (`\n`, `\r`, `\t`, `\x1b`, DEL `\x7f`), C1 controls and invisible format characters as
+/// `<U+009B>`, `<U+202E>`, each byte of invalid UTF-8 as `\xff`. Escape sequences are shown,
+/// not run nor dropped, so a forged name is seen for what it is. Plain text is unchanged
+/// (a backslash stays one); the output holds no byte a terminal acts on.
+std::string visible(std::string_view text);
 
 /// `clean`, then every run of newlines as one space and the ends trimmed.
 std::string one_line(std::string_view text);
@@ -47,4 +64,4 @@ std::string cut_left(std::string_view text, int cols);
 /// a line is split at code points. `width` <= 0 means no wrapping. Never returns an empty vector.
 std::vector<std::string> wrap(std::string_view text, int width);
 
-}  // namespace culprit::report::utf8
+}  // namespace culprit::core::utf8

@@ -1,0 +1,20 @@
+// The one test of a container name culprit may put into a command it suggests: a name from a
+// log is a stranger's text, and `docker stop NAME` is pasted into a shell.
+#pragma once
+
+#include <string_view>
+
+namespace culprit::core {
+
+/// Whether `name` is a name Docker gives or accepts (`[a-zA-Z0-9][a-zA-Z0-9_.-]*`): only such a
+/// name may go into a command culprit suggests (`docker stop NAME`); a name a log claims
+/// otherwise (`vllm;curl …|sh`) is shown as text, never as something to paste into a shell.
+inline bool is_docker_name(std::string_view name) {
+  auto alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); };
+  if (name.empty() || name.size() > 255 || !alnum(name.front())) return false;
+  for (char c : name)
+    if (!alnum(c) && c != '_' && c != '.' && c != '-') return false;
+  return true;
+}
+
+}  // namespace culprit::core
