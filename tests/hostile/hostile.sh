@@ -471,7 +471,7 @@ db_other_version)
   sha256sum "$T/old.db" "$T/notes.txt" >"$T/sums"
   run --db "$T/old.db" "$T/in"
   expect_rc 2
-  expect_msg "$T/old.db exists and is not a culprit timeline of this version; refusing to overwrite it"
+  expect_msg "$T/old.db exists and is not a culprit timeline of this version (no culprit application_id); refusing to overwrite it"
   run --db "$T/notes.txt" "$T/in"
   expect_rc 2
   expect_msg "$T/notes.txt exists and is not a culprit timeline of this version"
@@ -481,6 +481,101 @@ db_other_version)
   expect_seed
   run --db "$T/new.db" "$T/in"
   expect_seed
+  ;;
+
+db_not_ours)
+  # Redteam findings 7 and 8: an application's database with user_version 3 was replaced by
+  # --db; a refused database, and the files `timeline --db`, `query` and `merge --db` only read,
+  # were changed (a WAL merged and deleted, the journal mode switched, a hot journal rolled back).
+  seed
+  command -v python3 >/dev/null || skip "python3 is not installed"
+  python3 - "$T" <<'PY' || fail "could not make the databases"
+import os, sqlite3, sys
+t = sys.argv[1]
+c = sqlite3.connect(t + "/app.db")
+c.executescript("PRAGMA user_version = 3; CREATE TABLE precious(x); INSERT INTO precious VALUES ('keep me');")
+c.commit(); c.close()
+if os.fork() == 0:  # a WAL database with a pending -wal: the writer dies before a checkpoint
+    c = sqlite3.connect(t + "/wal.db", isolation_level=None)
+    c.execute("PRAGMA journal_mode=WAL"); c.execute("PRAGMA user_version = 3")
+    c.execute("CREATE TABLE t(x)"); c.execute("INSERT INTO t VALUES (1)")
+    os._exit(0)
+os.wait()
+PY
+  [ -e "$T/wal.db-wal" ] || skip "no pending -wal was left to test with"
+  run --db "$T/good.db" "$T/in"
+  expect_seed
+  ls "$T" >"$T/files.before"
+  (cd "$T" && sha256sum app.db wal.db wal.db-* good.db >sums)
+  run --db "$T/app.db" "$T/in"
+  expect_rc 2
+  expect_msg "$T/app.db exists and is not a culprit timeline of this version (no culprit application_id); refusing"
+  run --db "$T/wal.db" "$T/in"
+  expect_rc 2
+  "$BIN" timeline --db "$T/wal.db" >"$T/out" 2>"$T/err"; RC=$?
+  expect_rc 2
+  "$BIN" query "$T/wal.db" "select 1" >"$T/out" 2>"$T/err"; RC=$?
+  expect_rc 2
+  "$BIN" timeline --db "$T/good.db" >"$T/out" 2>"$T/err"; RC=$?
+  expect_rc 0
+  "$BIN" query "$T/good.db" "select count(*) from events" >"$T/out" 2>"$T/err"; RC=$?
+  expect_rc 0
+  "$BIN" merge --db "$T/merged.db" "$T/good.db" >"$T/out" 2>"$T/err"; RC=$?
+  expect_rc 0
+  (cd "$T" && sha256sum -c --quiet sums) || fail "a database culprit only read or refused was changed"
+  ls "$T" | grep -v -e '^merged.db$' -e '^out$' -e '^err$' -e '^files.before$' -e '^sums$' -e '^files.after$' >"$T/files.after"
+  grep -v -e '^out$' -e '^err$' -e '^files.before$' -e '^sums$' "$T/files.before" | diff - "$T/files.after" >&2 ||
+    fail "files appeared or went beside the databases (above)"
+  ;;
+
+db_crafted_view)
+  # Redteam findings 13 and 14: a timeline whose `events` is an endless recursive view made
+  # `merge --db` run forever (its temp file outliving Ctrl-C) and `timeline --db` / `query` hang.
+  seed
+  command -v python3 >/dev/null || skip "python3 is not installed"
+  run --db "$T/view.db" "$T/in"
+  expect_seed
+  python3 - "$T/view.db" <<'PY' || fail "could not craft the view"
+import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+c.executescript("DROP VIEW event_lines; DROP TABLE events; CREATE VIEW events AS WITH RECURSIVE "
+                "r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT 0 AS incident, n AS id FROM r;")
+c.commit(); c.close()
+PY
+  sha256sum "$T/view.db" >"$T/sums"
+  for cmd in "timeline --db $T/view.db" "merge --db $T/merged.db $T/view.db"; do
+    timeout 20 "$BIN" $cmd >"$T/out" 2>"$T/err"; RC=$?
+    expect_rc 2
+    expect_msg "not a culprit timeline of this version (\`events\` is not the schema's table"
+  done
+  timeout 20 "$BIN" query "$T/view.db" "select count(*) from events" >"$T/out" 2>"$T/err"; RC=$?
+  expect_rc 2
+  expect_msg "\`events\` is not the schema's table"
+  [ ! -e "$T/merged.db" ] && [ ! -e "$T/merged.db.tmp" ] || fail "merge left a file"
+  sha256sum -c --quiet "$T/sums" || fail "the crafted file was changed"
+  # An interrupted merge removes its temporary file: a scan shard of 280 000 events takes a
+  # second or two to copy (its indexes dropped, so that it is quick to make).
+  mkdir "$T/batch" && cp -r "$T/in" "$T/batch/inc1"
+  "$BIN" scan --db "$T/big.db" "$T/batch" >/dev/null 2>&1 || fail "scan --db failed"
+  python3 - "$T/big.db" <<'PY' || fail "could not grow the shard"
+import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+cols = [r[1] for r in c.execute("PRAGMA table_info(events)") if r[1] != "id"]
+for (name,) in c.execute("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'events' AND sql IS NOT NULL").fetchall():
+    c.execute(f"DROP INDEX {name}")
+c.execute(f"INSERT INTO events({','.join(cols)}) SELECT {','.join('e.' + x for x in cols)} FROM events e, "
+          "(WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r LIMIT 20000) SELECT n FROM r)")
+c.commit(); c.close()
+PY
+  "$BIN" merge --db "$T/slow.db" "$T/big.db" >"$T/out" 2>"$T/err" &
+  pid=$!
+  for _ in $(seq 200); do [ -e "$T/slow.db.tmp" ] && break; sleep 0.02; done
+  [ -e "$T/slow.db.tmp" ] || skip "the merge ended before it could be interrupted"
+  kill -TERM $pid  # (a background job of a script ignores SIGINT)
+  wait $pid
+  [ ! -e "$T/slow.db.tmp" ] || fail "an interrupted merge left slow.db.tmp"
+  [ ! -e "$T/slow.db" ] || skip "the merge ended before the signal came"
+  grep -qF "interrupted" "$T/err" || fail "the merge does not say it was interrupted"
   ;;
 
 interrupt)
