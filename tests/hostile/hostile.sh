@@ -483,6 +483,46 @@ db_other_version)
   expect_seed
   ;;
 
+output_onto_input)
+  # Redteam finding 6: `-o in.log in.log` replaced the log with the report. Refused by device and
+  # inode (a second spelling or a link is the same file), also for a file inside an input folder.
+  seed
+  sha256sum "$T/in/$WORKER" >"$T/sums"
+  run -o "$T/in/$WORKER" "$T/in/$WORKER"
+  expect_rc 2
+  expect_msg "-o $T/in/$WORKER is the input $T/in/$WORKER; refusing to replace it with the report"
+  ln -s "$T/in/$WORKER" "$T/alias.log"
+  run -o "$T/alias.log" "$T/in/./$WORKER"
+  expect_rc 2
+  expect_msg "is the input $T/in/./$WORKER; refusing"
+  run -o "$T/in/$WORKER" "$T/in"
+  expect_rc 2
+  expect_msg "-o $T/in/$WORKER is a file inside the input folder $T/in, read as an input; refusing"
+  sha256sum -c --quiet "$T/sums" || fail "the input was changed"
+  # A report saved among the logs before may be replaced by the next run's.
+  run -o "$T/in/report.json" "$T/in"
+  expect_rc 0
+  run -o "$T/in/report.json" "$T/in"
+  expect_rc 0
+  grep -q '"verdict":"cuda_oom"' "$T/in/report.json" || fail "the report among the logs was not replaced"
+  ;;
+
+output_mode_and_link)
+  # Redteam finding 9: -o over a 0600 file left 0644; -o onto a symbolic link replaced the link.
+  seed
+  echo old >"$T/priv.txt" && chmod 600 "$T/priv.txt"
+  run -o "$T/priv.txt" "$T/in"
+  expect_rc 0
+  [ "$(stat -c %a "$T/priv.txt")" = 600 ] || fail "-o changed the mode to $(stat -c %a "$T/priv.txt")"
+  echo old >"$T/real.txt" && ln -s real.txt "$T/link.txt"
+  run -o "$T/link.txt" "$T/in"
+  expect_rc 0
+  [ -L "$T/link.txt" ] || fail "the symbolic link was replaced"
+  grep -q '"verdict":"cuda_oom"' "$T/real.txt" || fail "the report was not written through the link"
+  leftovers=$(ls "$T" | grep -E '\.tmp-' || true)
+  [ -z "$leftovers" ] || fail "temporary files left: $leftovers"
+  ;;
+
 db_not_ours)
   # Redteam findings 7 and 8: an application's database with user_version 3 was replaced by
   # --db; a refused database, and the files `timeline --db`, `query` and `merge --db` only read,
