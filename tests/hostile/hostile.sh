@@ -292,10 +292,11 @@ unreadable_file)
   ;;
 
 read_error)
-  # A file whose read fails with EIO (like a bad disk): /proc/self/mem at offset 0.
+  # A file whose read fails with EIO (like a bad disk): /proc/self/mem at offset 0, through a
+  # link named on the command line (a link in the folder that leads out of it is not followed).
   seed
-  ln -s /proc/self/mem "$T/in/bad-disk.log"
-  run "$T/in"
+  ln -s /proc/self/mem "$T/bad-disk.log"
+  run "$T/in" "$T/bad-disk.log"
   expect_seed
   expect_msg "bad-disk.log: warning[input-unreadable]: cannot read: Input/output error; skipped"
   ;;
@@ -616,6 +617,40 @@ PY
   [ ! -e "$T/slow.db.tmp" ] || fail "an interrupted merge left slow.db.tmp"
   [ ! -e "$T/slow.db" ] || skip "the merge ended before the signal came"
   grep -qF "interrupted" "$T/err" || fail "the merge does not say it was interrupted"
+  ;;
+
+link_out_of_folder)
+  # Redteam finding 11: a link in an input folder to a file outside it was read as evidence,
+  # without a word. Links out of the folder are named and not followed; links inside still are.
+  seed
+  mkdir "$T/secret" && echo "RuntimeError: CUDA error: an illegal memory access SUPERSECRET" >"$T/secret/credentials"
+  ln -s ../secret/credentials "$T/in/debug.log"
+  ln -s "$WORKER" "$T/in/zz-latest.log"
+  run "$T/in"
+  expect_seed
+  expect_msg "debug.log: warning[input-link]: a symbolic link out of the input folder (to '$T/secret/credentials'); not followed"
+  expect_msg "zz-latest.log: note[input-link]: the same file as $WORKER"
+  ! grep -q SUPERSECRET "$T/out" || fail "the linked file outside the folder was read"
+  ;;
+
+binary_stream)
+  # Redteam finding 17: binary data or NULs on stdin were held to 1 GiB before being called
+  # binary (1063 MiB, 14 s). A stream is judged on its first 64 KiB, as ingest judges it, and NUL
+  # windows after the first are counted, not kept.
+  [ "${CULPRIT_HOSTILE_NO_ULIMIT:-0}" = 1 ] && skip "sanitizer build: ASan's shadow memory inflates RSS"
+  command -v python3 >/dev/null || skip "python3 is needed to read the peak RSS"
+  seed
+  for source in /dev/urandom /dev/zero; do
+    kb=$(python3 -c 'import resource, subprocess, sys
+with open(sys.argv[1], "rb") as src, open(sys.argv[2], "w") as out, open(sys.argv[3], "w") as err:
+    rc = subprocess.run(sys.argv[4:], stdin=src, stdout=out, stderr=err, timeout=60).returncode
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+sys.exit(rc)' "$source" "$T/out" "$T/err" "$BIN" --format json "$T/in" -)
+    RC=$?
+    expect_seed
+    [ "$kb" -le 131072 ] || fail "peak RSS $((kb / 1024)) MiB on $source (limit 128 MiB)"
+  done
+  expect_msg "<stdin>: warning[input-empty]: only NUL bytes"
   ;;
 
 interrupt)
