@@ -653,6 +653,33 @@ sys.exit(rc)' "$source" "$T/out" "$T/err" "$BIN" --format json "$T/in" -)
   expect_msg "<stdin>: warning[input-empty]: only NUL bytes"
   ;;
 
+merge_long_line)
+  # Redteam finding 21: `culprit merge` held a 2 GB line (4 GB RSS) before saying it was no scan
+  # line. A line is judged on its first bytes, and a scan line may hold at most 64 MiB.
+  truncate -s 2G "$T/zeros.jsonl" || skip "cannot make a sparse file"
+  timeout 20 "$BIN" merge "$T/zeros.jsonl" >"$T/out" 2>"$T/err"; RC=$?
+  expect_rc 2
+  expect_msg "$T/zeros.jsonl:1: not a \`culprit scan --jsonl\` line"
+  { printf '{"incident":"'; head -c 70000000 /dev/zero | tr '\0' a; printf '"}\n'; } >"$T/long.jsonl"
+  (ulimit -v 1048576; exec timeout 20 "$BIN" merge "$T/long.jsonl") >"$T/out" 2>"$T/err"; RC=$?
+  expect_rc 2
+  expect_msg "$T/long.jsonl:1: a line over 64 MiB is no \`culprit scan --jsonl\` line"
+  ;;
+
+rules_folder_bounds)
+  # Redteam findings 20 and 29: a 300 MB rule file was parsed whole (1.5 GB), and a FIFO named
+  # *.toml was ignored without a word. The first is refused by its size (a sparse file here),
+  # the second named; neither is opened.
+  seed
+  mkdir "$T/rules"
+  mkfifo "$T/rules/fifo.toml"
+  truncate -s 300M "$T/rules/huge.toml" || skip "cannot make a sparse file"
+  timeout 20 "$BIN" rules check "$T/rules" >"$T/out" 2>"$T/err"; RC=$?
+  expect_rc 2
+  expect_msg "$T/rules/fifo.toml: error[rule-not-a-file]: not a regular file (a FIFO, device or socket); not read as rules"
+  expect_msg "$T/rules/huge.toml: error[rule-too-large]: 314572800 bytes; a rule file may hold at most 4 MiB, and is not read"
+  ;;
+
 interrupt)
   # Ctrl-C while culprit waits on a slow input (a FIFO fed a line at a time): no -o or --db
   # written, existing ones intact, temporary files removed, killed by SIGINT.
