@@ -619,6 +619,24 @@ PY
   grep -qF "interrupted" "$T/err" || fail "the merge does not say it was interrupted"
   ;;
 
+query_streams)
+  # Redteam finding 18: `culprit query` held its whole result (30 M rows: 11 GB). Rows are printed
+  # as they are read: 2 M rows (120 MB of TSV) stay under 64 MiB.
+  [ "${CULPRIT_HOSTILE_NO_ULIMIT:-0}" = 1 ] && skip "sanitizer build: ASan's shadow memory inflates RSS"
+  command -v python3 >/dev/null || skip "python3 is needed to read the peak RSS"
+  seed
+  run --db "$T/t.db" "$T/in"
+  expect_seed
+  kb=$(python3 -c 'import resource, subprocess, sys
+rc = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+sys.exit(rc)' "$BIN" query "$T/t.db" \
+    "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r LIMIT 2000000) SELECT n, printf('%050d', n) FROM r")
+  RC=$?
+  expect_rc 0
+  [ "$kb" -le 65536 ] || fail "peak RSS $((kb / 1024)) MiB for 2 M rows (limit 64 MiB)"
+  ;;
+
 link_out_of_folder)
   # Redteam finding 11: a link in an input folder to a file outside it was read as evidence,
   # without a word. Links out of the folder are named and not followed; links inside still are.

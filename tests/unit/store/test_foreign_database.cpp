@@ -9,6 +9,9 @@
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <vector>
+
+#include <fmt/format.h>
 
 #include "culprit/store/database.hpp"
 #include "unit/temp_dir.hpp"
@@ -119,4 +122,30 @@ TEST_CASE("a connection's deadline stops a query that never ends", "[store][redt
   CHECK(r.error == "interrupted");
   db->set_deadline(0);
   CHECK(db->query("SELECT 1").error.empty());
+}
+
+TEST_CASE("a guarded query stops at kGuardedRowLimit rows, and query_each streams past it", "[store][redteam]") {
+  // Findings 19 and 18: a --rules diagnosis of 2·10^7 rows held 5 GB; `culprit query` held its
+  // whole result (30 M rows: 11 GB).
+  std::string error;
+  auto db = Database::open("", error);
+  REQUIRE(db);
+  const std::string sql = fmt::format(
+      "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r LIMIT {}) SELECT n FROM r",
+      culprit::store::kGuardedRowLimit + 5);
+  const auto capped = db->query(sql, culprit::store::QueryGuard{true, 30});
+  CHECK(capped.stopped);
+  CHECK(capped.error == fmt::format("stopped after {} rows, its row limit", culprit::store::kGuardedRowLimit));
+  CHECK(static_cast<std::int64_t>(capped.rows.size()) == culprit::store::kGuardedRowLimit);
+  std::int64_t seen = 0, last = 0;
+  const auto why = db->query_each(
+      sql, culprit::store::QueryGuard{true, 30, 0}, [](const std::vector<std::string>&) {},
+      [&](const culprit::store::Row& row) {
+        ++seen;
+        last = row.values.at(0).i;
+        return true;
+      });
+  CHECK(why.empty());
+  CHECK(seen == culprit::store::kGuardedRowLimit + 5);
+  CHECK(last == seen);
 }
