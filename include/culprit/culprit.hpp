@@ -82,6 +82,10 @@ struct Input {
 
 /// The time a [[diagnosis]] query may take by default (--rule-timeout).
 inline constexpr double kDefaultRuleTimeoutSeconds = 30;
+/// The time budget of the SQL culprit runs over a database file it did not write (a saved
+/// timeline read by `culprit timeline --db` or `query`, each shard `culprit merge --db` copies):
+/// such a file may hold anything, and reading it must end. `culprit query --timeout`'s default.
+inline constexpr double kForeignSqlSeconds = 60;
 
 /// Options::piece_bytes by default: the few pieces parsed at once stay well under 128 MiB, and a
 /// piece with its line index stays in the cache its passes read it from (on the 2-core dev VM,

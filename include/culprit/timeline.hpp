@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <variant>
@@ -33,7 +34,9 @@ struct Table {
 };
 
 struct QueryOptions {
-  double timeout_seconds = 0;  ///< stop the query after this long (Errc::query); 0: no limit
+  /// Stop the query after this long (Errc::query); 0: no limit. A file may hold a query that
+  /// never ends (a view in a table's place is refused, but a query's own recursion is not).
+  double timeout_seconds = kForeignSqlSeconds;
 };
 
 /// Runs one read-only statement over the timeline `db_path`, opened read-only: a write, ATTACH,
@@ -41,6 +44,13 @@ struct QueryOptions {
 /// file is Errc::not_found; a file that is not a culprit timeline of this version (or no
 /// SQLite file) is Errc::not_a_timeline or Errc::database.
 Result<Table> query(const std::string& db_path, const std::string& sql, const QueryOptions& options = {});
+
+/// query() streamed: `on_columns` gets the column names, then `on_row` each row as SQLite steps it
+/// (the cells are reused: copy what is kept), so a result of any size is never held (`culprit
+/// query` prints this way). `on_row` returns false to stop early. Returns the number of rows.
+Result<std::int64_t> query_each(const std::string& db_path, const std::string& sql, const QueryOptions& options,
+                                const std::function<void(const std::vector<std::string>&)>& on_columns,
+                                const std::function<bool(const std::vector<Cell>&)>& on_row);
 
 /// Which events read_timeline returns (`culprit timeline`'s filters).
 struct TimelineSelection {

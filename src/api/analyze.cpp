@@ -162,14 +162,16 @@ std::optional<Error> check_options(const Options& o) {
 }
 
 std::optional<Error> check_timeline_target(const std::string& path) {
-  if (!std::filesystem::exists(path)) return std::nullopt;
-  std::string err;
-  auto existing = store::Database::open(path, err);
-  const auto v = existing ? existing->query("PRAGMA user_version") : store::QueryResult{};
-  const auto version = v.rows.empty() ? -1 : v.rows[0].values[0].as_int().value_or(0);
-  if (version == store::Database::schema_version()) return std::nullopt;
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec) && !ec) return std::nullopt;
+  // Read-only and immutable: a file that is not ours is refused exactly as it was found.
+  std::string why;
+  auto existing = store::Database::open_read_only(path, why);
+  if (existing) why = existing->check_timeline();
+  if (why.empty()) return std::nullopt;
   return Error{Errc::database,
-               fmt::format("{} exists and is not a culprit timeline of this version; refusing to overwrite it", path),
+               fmt::format("{} exists and is not a culprit timeline of this version ({}); refusing to overwrite it",
+                           path, why),
                {}};
 }
 

@@ -15,30 +15,45 @@ std::string cell_text(const Cell& cell) {
   return "";
 }
 
-Result<Table> query(const std::string& db_path, const std::string& sql, const QueryOptions& options) {
+Result<std::int64_t> query_each(const std::string& db_path, const std::string& sql, const QueryOptions& options,
+                                const std::function<void(const std::vector<std::string>&)>& on_columns,
+                                const std::function<bool(const std::vector<Cell>&)>& on_row) {
   if (!(options.timeout_seconds >= 0))
     return Error{Errc::invalid_option,
                  fmt::format("timeout {} must be seconds, 0 or more (0: no limit)", options.timeout_seconds), {}};
-  auto opened = api::open_saved_timeline(db_path, /*read_only=*/true);
+  auto opened = api::open_saved_timeline(db_path);
   if (opened.error) return *opened.error;
-  auto result = opened.db->query(sql, store::QueryGuard{true, options.timeout_seconds});
-  if (!result.error.empty()) return Error{Errc::query, result.error, {}};
-  Table table;
-  table.columns = std::move(result.columns);
-  table.rows.reserve(result.rows.size());
-  for (auto& row : result.rows) {
-    std::vector<Cell> cells;
-    cells.reserve(row.values.size());
-    for (auto& v : row.values) {
+  opened.db->set_deadline(0);  // the caller's timeout, in place of the default one
+  std::int64_t n = 0;
+  std::vector<Cell> cells;
+  // Streamed, so no row limit: the caller holds what it keeps.
+  const store::QueryGuard guard{true, options.timeout_seconds, 0};
+  auto error = opened.db->query_each(sql, guard, on_columns, [&](const store::Row& row) {
+    cells.clear();
+    for (const auto& v : row.values) {
       switch (v.type) {
         case store::Value::Type::null: cells.emplace_back(std::monostate{}); break;
         case store::Value::Type::integer: cells.emplace_back(v.i); break;
         case store::Value::Type::real: cells.emplace_back(v.d); break;
-        case store::Value::Type::text: cells.emplace_back(std::move(v.s)); break;
+        case store::Value::Type::text: cells.emplace_back(v.s); break;
       }
     }
-    table.rows.push_back(std::move(cells));
-  }
+    ++n;
+    return on_row(cells);
+  });
+  if (!error.empty()) return Error{Errc::query, error, {}};
+  return n;
+}
+
+Result<Table> query(const std::string& db_path, const std::string& sql, const QueryOptions& options) {
+  Table table;
+  auto done = query_each(
+      db_path, sql, options, [&](const std::vector<std::string>& columns) { table.columns = columns; },
+      [&](const std::vector<Cell>& row) {
+        table.rows.push_back(row);
+        return true;
+      });
+  if (!done) return done.error();
   return table;
 }
 

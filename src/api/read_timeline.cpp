@@ -69,8 +69,7 @@ std::map<std::int64_t, std::string> saved_marks(store::Database& db) {
 /// a saved file (marks and focus from its findings).
 Result<Timeline> read(const std::string& db_path, const TimelineSelection& selection,
                       const diagnose::Verdict* verdict) {
-  // Read-write as the command always opened it: a scratch timeline is the caller's to remove.
-  auto opened = api::open_saved_timeline(db_path, /*read_only=*/false);
+  auto opened = api::open_saved_timeline(db_path);
   if (opened.error) return *opened.error;
   store::Database& db = *opened.db;
   std::map<std::int64_t, std::string> marks;

@@ -24,7 +24,7 @@ Result<MergeSummary> merge_scan_databases(const std::vector<std::string>& inputs
   std::vector<store::IncidentPart> parts;
   for (const auto& in : inputs) {
     std::string error;
-    auto more = store::list_incidents(in, error);
+    auto more = store::list_incidents(in, error, kForeignSqlSeconds);
     if (!error.empty()) return Error{Errc::database, in + ": " + error, {}};
     parts.insert(parts.end(), more.begin(), more.end());
   }
@@ -37,7 +37,7 @@ Result<MergeSummary> merge_scan_databases(const std::vector<std::string>& inputs
     return Error{Errc::database, out_path + " exists; refusing to overwrite it", {}};
   const std::string tmp = out_path + ".tmp";
   std::remove(tmp.c_str());
-  if (auto err = store::write_scan_database(tmp, parts); !err.empty()) {
+  if (auto err = store::write_scan_database(tmp, parts, kForeignSqlSeconds); !err.empty()) {
     std::remove(tmp.c_str());
     return Error{Errc::database, err, {}};
   }

@@ -162,7 +162,9 @@ CommandResult run_capture(const std::vector<std::string>& argv, const CaptureOpt
       }
       const ssize_t got = ::read(fds[i].fd, buf, sizeof buf);
       if (got > 0) {
-        append_capped(fds[i].fd == out.read ? r.out : r.err, buf, static_cast<std::size_t>(got), options.max_bytes);
+        const bool is_out = fds[i].fd == out.read;
+        append_capped(is_out ? r.out : r.err, buf, static_cast<std::size_t>(got),
+                      is_out ? options.max_bytes : options.max_err_bytes);
       } else if (got == 0 || (errno != EAGAIN && errno != EINTR)) {
         if (fds[i].fd == out.read) out.close_read();
         else err.close_read();

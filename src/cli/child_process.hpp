@@ -28,7 +28,8 @@ struct CaptureOptions {
   double timeout_s = 10;
   std::string stdin_text;                    ///< written to its standard input, which is then closed
   std::vector<std::string> extra_env;        ///< `KEY=VALUE` entries set over the inherited environment
-  std::size_t max_bytes = 64u << 20;         ///< per stream; more is read and dropped
+  std::size_t max_bytes = 64u << 20;         ///< standard output; more is read and dropped
+  std::size_t max_err_bytes = 64u << 20;     ///< standard error; the same
 };
 
 /// Runs `argv` (argv[0] looked up on PATH), waits for it at most `timeout_s` (then SIGKILL to its

@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <atomic>
 #include <thread>
 
 #include "cli/child_process.hpp"
@@ -43,6 +44,14 @@ Exit codes: 0 every node collected, 1 some host could not be reached (the others
 
 )";
 
+/// The bounds of `collect --ssh`: a host's snapshot output is held whole until it is split into
+/// files, so each host may send at most kHostOutputBytes (a node's snapshot is a few MiB: the
+/// kernel log since boot is the largest part; more is read and dropped) and kHostErrorBytes of
+/// errors, and at most kParallelHosts are collected at once: 12 flooding hosts held 2.6 GB.
+constexpr std::size_t kHostOutputBytes = std::size_t{8} << 20;
+constexpr std::size_t kHostErrorBytes = std::size_t{1} << 20;
+constexpr std::size_t kParallelHosts = 8;
+
 struct Options {
   std::vector<std::string> hosts, ssh_options;
   std::string jump, output;
@@ -72,8 +81,8 @@ void write_manifest(const fs::path& dir, const std::string& host, const std::vec
   m.taken = now_utc();
   m.tools = tools;
   m.kernel_log = kernel_log_status(tools);
-  std::ofstream out(dir / std::string(kManifestName), std::ios::binary | std::ios::trunc);
-  out << manifest_json(m);
+  if (auto why = write_private_file((dir / std::string(kManifestName)).string(), manifest_json(m)); !why.empty())
+    fmt::print(stderr, "culprit collect: cannot write {}: {}\n", (dir / std::string(kManifestName)).string(), why);
 }
 
 HostResult collect_remote(const std::string& host, const Options& o, const fs::path& root) {
@@ -94,6 +103,8 @@ HostResult collect_remote(const std::string& host, const Options& o, const fs::p
   CaptureOptions capture;
   capture.timeout_s = o.timeout;
   capture.stdin_text = remote_snapshot_script(snapshot_items());
+  capture.max_bytes = kHostOutputBytes;
+  capture.max_err_bytes = kHostErrorBytes;
   const CommandResult c = run_capture(argv, capture);
   if (!c.started || c.timed_out || c.exit_code == 255 || c.out.find("@@culprit ") == std::string::npos) {
     std::string why = !c.started ? "ssh: " + c.error : c.timed_out ? fmt::format("no answer within {:g} s", o.timeout) : "";
@@ -144,11 +155,13 @@ int run_collect(const std::vector<std::string>& args) {
       o.output.empty() ? fmt::format("culprit-collect-{}", compact_utc(now_utc())) : o.output;
   while (folder.size() > 1 && folder.back() == '/') folder.pop_back();  // `-o out/`: out.tar.zst beside it
   std::error_code ec;
+  const bool existed = fs::exists(folder, ec);
   fs::create_directories(folder, ec);
   if (ec) {
     fmt::print(stderr, "culprit collect: cannot create {}: {}\n", folder, ec.message());
     return kExitError;
   }
+  if (!existed) fs::permissions(folder, fs::perms::owner_all, ec);  // private: snapshots show processes and environments
   std::vector<HostResult> results;
   if (o.hosts.empty()) {
     HostResult r;
@@ -160,10 +173,16 @@ int run_collect(const std::vector<std::string>& args) {
     results.push_back(std::move(r));
   } else {
     results.resize(o.hosts.size());
+    // At most kParallelHosts at once, each holding at most its caps: a hundred nodes, or a
+    // flooding one, cost what eight do.
     std::vector<std::thread> threads;
-    threads.reserve(o.hosts.size());
-    for (std::size_t i = 0; i < o.hosts.size(); ++i)
-      threads.emplace_back([&, i] { results[i] = collect_remote(o.hosts[i], o, fs::path(folder)); });
+    threads.reserve(std::min(o.hosts.size(), kParallelHosts));
+    std::atomic<std::size_t> next{0};
+    for (std::size_t t = 0; t < std::min(o.hosts.size(), kParallelHosts); ++t)
+      threads.emplace_back([&] {
+        for (std::size_t i = next++; i < o.hosts.size(); i = next++)
+          results[i] = collect_remote(o.hosts[i], o, fs::path(folder));
+      });
     for (auto& t : threads) t.join();
   }
   std::size_t reached = 0;

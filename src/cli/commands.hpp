@@ -19,7 +19,14 @@ int run_run(const std::vector<std::string>& args);
 int run_collect(const std::vector<std::string>& args);
 
 /// Writes `text` to `path` atomically (temporary file + rename): an interrupted run leaves
-/// the old file intact. Returns an error message or empty.
+/// the old file intact. A symbolic link is written through (the file it names is replaced, the
+/// link stays); a replaced file keeps its mode and, where allowed, its owner; a path that is no
+/// regular file (a device, a FIFO) is refused. Returns an error message or empty.
 std::string write_file_atomically(const std::string& path, const std::string& text);
+
+/// Why the report may not be written to `output`, or empty: an existing file that is one of
+/// `inputs` (same device and inode, however it is spelled or linked), or a file inside an input
+/// folder (read as an input) that is not a report culprit wrote there.
+std::string check_output_target(const std::string& output, const std::vector<std::string>& inputs);
 
 }  // namespace culprit::cli

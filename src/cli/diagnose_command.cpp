@@ -137,6 +137,13 @@ int run_diagnose(const std::vector<std::string>& args) {
     return kExitError;
   }
 
+  if (!o.output.empty()) {
+    if (auto why = check_output_target(o.output, o.inputs); !why.empty()) {
+      fmt::print(stderr, "culprit: {}; choose another -o\n", why);
+      return kExitError;
+    }
+  }
+
   culprit::Options options;
   options.excludes = o.excludes;
   options.host = o.host;

@@ -10,9 +10,12 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <string>
+#include <string_view>
 
 #include "cli/command_table.hpp"
 #include "cli/commands.hpp"
+#include "cli/interrupt.hpp"
 #include "cli/scan_support.hpp"
 #include "culprit/timeline.hpp"
 
@@ -41,6 +44,33 @@ std::string incident_of(const std::string& line) {
   return {};
 }
 
+
+/// The longest `scan --jsonl` line merge reads: one incident's report, whose parts are capped
+/// (500 timeline events, 30 evidence lines), is a few MiB at most; a 2 GB line cost 4 GB.
+constexpr std::size_t kMaxScanLineBytes = std::size_t{64} << 20;
+
+/// The next line of `in` (without its newline) into `line`; false at the end. Stops reading a line
+/// as soon as it cannot be a scan line: its first bytes are not `{"incident":"` (returned cut
+/// there, the rest unread: the caller stops at it), or it is past kMaxScanLineBytes (`too_long`;
+/// the rest is read past, never held).
+bool read_scan_line(std::streambuf& in, std::string& line, bool& too_long) {
+  static constexpr std::string_view kKey = "{\"incident\":\"";
+  line.clear();
+  too_long = false;
+  bool any = false;
+  for (int c = in.sbumpc(); c != std::char_traits<char>::eof(); c = in.sbumpc()) {
+    any = true;
+    if (c == '\n') return true;
+    if (too_long) continue;
+    line.push_back(static_cast<char>(c));
+    if (line.size() <= kKey.size() && kKey.substr(0, line.size()) != line) return true;  // the caller stops there
+    if (line.size() > kMaxScanLineBytes) {
+      too_long = true;
+      line.clear();
+    }
+  }
+  return any;
+}
 
 void add_merge_options(po::options_description& opts, std::string& db_out) {
   opts.add_options()("help,h", "show this help")("db", po::value(&db_out), "write the merged scan database to FILE");
@@ -84,6 +114,8 @@ int run_merge(const std::vector<std::string>& args) {
       fmt::print(stderr, "culprit merge: the inputs are scan databases; name the output with --db OUT\n");
       return kExitError;
     }
+    // merge_scan_databases writes OUT.tmp and renames it: an interrupted merge removes it.
+    const TempFileGuard guard(db_out + ".tmp");
     if (auto merged = culprit::merge_scan_databases(inputs, db_out); !merged) {
       fmt::print(stderr, "culprit merge: {}\n", merged.error().message);
       return kExitError;
@@ -92,15 +124,21 @@ int run_merge(const std::vector<std::string>& args) {
   }
   std::map<std::string, std::string> lines;  // by incident: sorted, one each
   for (const auto& in : inputs) {
-    std::ifstream file(in);
+    std::ifstream file(in, std::ios::binary);
     if (!file) {
       fmt::print(stderr, "culprit merge: {}: cannot read\n", in);
       return kExitError;
     }
     std::string line;
     size_t n = 0;
-    while (std::getline(file, line)) {
+    bool too_long = false;
+    while (read_scan_line(*file.rdbuf(), line, too_long)) {
       ++n;
+      if (too_long) {
+        fmt::print(stderr, "culprit merge: {}:{}: a line over {} MiB is no `culprit scan --jsonl` line\n", in, n,
+                   kMaxScanLineBytes >> 20);
+        return kExitError;
+      }
       if (line.empty()) continue;
       const std::string incident = incident_of(line);
       if (incident.empty()) {

@@ -26,7 +26,7 @@ namespace {
 struct QueryOptions {
   std::string db_path;
   std::vector<std::string> positional;
-  double timeout = 0;
+  double timeout = culprit::kForeignSqlSeconds;
   bool json = false, csv = false;
 };
 
@@ -34,60 +34,54 @@ void add_query_options(po::options_description& opts, QueryOptions& o) {
   opts.add_options()
       ("help,h", "show this help")
       ("db", po::value(&o.db_path), "timeline database (from diagnose --db)")
-      ("timeout", po::value(&o.timeout)->default_value(0), "stop the query after SECONDS (0: no limit)")
+      ("timeout", po::value(&o.timeout)->default_value(culprit::kForeignSqlSeconds),
+       "stop the query after SECONDS (0: no limit)")
       ("json", po::bool_switch(&o.json), "print the rows as a JSON array of objects keyed by column "
                                          "(integers and reals as numbers, NULL as null)")
       ("csv", po::bool_switch(&o.csv), "print the rows as CSV (RFC 4180) under a header; NULL is an empty field, "
                                        "an empty string \"\"");
 }
 
-/// The rows as a JSON array of objects: one key per column, in column order, SQLite's types kept.
-std::string rows_json(const culprit::Table& table) {
+/// One row as a JSON object: one key per column, in column order, SQLite's types kept.
+std::string row_json(const std::vector<std::string>& columns, const std::vector<culprit::Cell>& row) {
   report::JsonWriter w;
-  w.begin_array();
-  for (const auto& row : table.rows) {
-    w.begin_object();
-    for (std::size_t i = 0; i < table.columns.size() && i < row.size(); ++i) {
-      const auto& v = row[i];
-      w.key(table.columns[i]);
-      if (const auto* n = std::get_if<std::int64_t>(&v)) w.value(*n);
-      else if (const auto* d = std::get_if<double>(&v)) w.number(*d);
-      else if (const auto* t = std::get_if<std::string>(&v)) w.value(*t);
-      else w.null();
-    }
-    w.end_object();
+  w.begin_object();
+  for (std::size_t i = 0; i < columns.size() && i < row.size(); ++i) {
+    const auto& v = row[i];
+    w.key(columns[i]);
+    if (const auto* n = std::get_if<std::int64_t>(&v)) w.value(*n);
+    else if (const auto* d = std::get_if<double>(&v)) w.number(*d);
+    else if (const auto* t = std::get_if<std::string>(&v)) w.value(*t);
+    else w.null();
   }
-  w.end_array();
-  return w.take() + "\n";
+  w.end_object();
+  return w.take();
 }
 
-std::string rows_csv(const culprit::Table& table) {
+std::string row_csv(const std::vector<culprit::Cell>& row) {
   std::string out;
-  report::append_csv_record(out, {table.columns.begin(), table.columns.end()});
-  for (const auto& row : table.rows) {
-    std::vector<std::optional<std::string>> fields;
-    for (const auto& v : row) {
-      const auto* d = std::get_if<double>(&v);
-      if (std::holds_alternative<std::monostate>(v)) fields.emplace_back(std::nullopt);
-      else if (d && std::isfinite(*d)) fields.emplace_back(report::real_text(*d));
-      else fields.emplace_back(culprit::cell_text(v));
-    }
-    report::append_csv_record(out, fields);
+  std::vector<std::optional<std::string>> fields;
+  for (const auto& v : row) {
+    const auto* d = std::get_if<double>(&v);
+    if (std::holds_alternative<std::monostate>(v)) fields.emplace_back(std::nullopt);
+    else if (d && std::isfinite(*d)) fields.emplace_back(report::real_text(*d));
+    else fields.emplace_back(culprit::cell_text(v));
   }
+  report::append_csv_record(out, fields);
   return out;
 }
 
-std::string rows_tsv(const culprit::Table& table) {
+/// One row as a tab-separated line, each cell through the terminal-safe filter (append_tsv_record).
+std::string row_tsv(const std::vector<culprit::Cell>& row) {
+  std::vector<std::string> cells;
+  cells.reserve(row.size());
+  for (const auto& v : row) cells.push_back(culprit::cell_text(v));
   std::string out;
-  report::append_tsv_record(out, table.columns);
-  for (const auto& row : table.rows) {
-    std::vector<std::string> cells;
-    cells.reserve(row.size());
-    for (const auto& v : row) cells.push_back(culprit::cell_text(v));
-    report::append_tsv_record(out, cells);
-  }
+  report::append_tsv_record(out, cells);
   return out;
 }
+
+void put(const std::string& text) { std::fwrite(text.data(), 1, text.size(), stdout); }
 
 }  // namespace
 
@@ -139,18 +133,39 @@ int run_query(const std::vector<std::string>& args) {
   }
   culprit::QueryOptions options;
   options.timeout_seconds = o.timeout;
-  const auto table = culprit::query(o.db_path, o.positional[0], options);
-  if (!table) {
-    if (table.error().code == culprit::Errc::not_found)
+  // Each row is printed as SQLite steps it: a result of any size is never held (30 M rows were 11 GB).
+  std::vector<std::string> columns;
+  const auto rows = culprit::query_each(
+      o.db_path, o.positional[0], options,
+      [&](const std::vector<std::string>& names) {
+        columns = names;
+        if (o.json) put("[");
+        else if (o.csv) {
+          std::string header;
+          report::append_csv_record(header, {names.begin(), names.end()});
+          put(header);
+        } else {
+          std::string header;
+          report::append_tsv_record(header, names);
+          put(header);
+        }
+      },
+      [&, first = true](const std::vector<culprit::Cell>& row) mutable {
+        if (o.json) put((first ? "" : ",") + row_json(columns, row));
+        else put(o.csv ? row_csv(row) : row_tsv(row));
+        first = false;
+        return true;
+      });
+  if (!rows) {
+    if (rows.error().code == culprit::Errc::not_found)
       fmt::print(stderr, "culprit query: {}: no such database (write one with `culprit diagnose --db {} …`)\n",
                  o.db_path, o.db_path);
     else
-      fmt::print(stderr, "culprit query: {}\n", table.error().message);
+      fmt::print(stderr, "culprit query: {}\n", rows.error().message);
     return kExitError;
   }
-  const std::string text = o.json ? rows_json(*table) : o.csv ? rows_csv(*table) : rows_tsv(*table);
-  std::fwrite(text.data(), 1, text.size(), stdout);
-  return table->rows.empty() ? kExitNothing : 0;
+  if (o.json) put("]\n");
+  return *rows == 0 ? kExitNothing : 0;
 }
 
 }  // namespace culprit::cli

@@ -17,6 +17,7 @@
 
 #include <atomic>
 #include <cerrno>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <optional>
@@ -77,14 +78,37 @@ std::string user_name() {
   return std::to_string(::getuid());
 }
 
+/// The bounds of the record of the job's output (per stream): its first kRecordHeadBytes and
+/// its last kRecordTailBytes / 2 to kRecordTailBytes are kept, with a line between them saying
+/// what was left out (1 GB of output was a 1.6 GB record, of which diagnose reads the last
+/// 1 GiB). A line longer than kRecordLineBytes is recorded in parts. CULPRIT_RUN_RECORD_BYTES
+/// (the head's size; the tail gets the same) lowers the bounds for tests.
+constexpr std::uint64_t kRecordHeadBytes = std::uint64_t{64} << 20;
+constexpr std::uint64_t kRecordTailBytes = std::uint64_t{64} << 20;
+constexpr std::size_t kRecordLineBytes = std::size_t{1} << 20;
+
 /// One output stream of the job: passed through to `to_fd`, recorded line by line with the
-/// arrival time of each line's first byte (`2026-04-09T00:47:19.123456Z line`).
+/// arrival time of each line's first byte (`2026-04-09T00:47:19.123456Z line`). Past the head,
+/// lines go to two tail files in turn (`PATH.tail-0`, `.tail-1`), each emptied when it is
+/// written again, and are joined after the head at the end.
 struct Stream {
   int fd = -1;
   int to_fd = -1;
+  std::string path;  ///< the record's file
   std::ofstream record;
+  bool failed = false;  ///< a write to the record failed (the first error is said at the end)
+  std::string error;
   std::string partial;
   double partial_ts = 0;
+  std::uint64_t head_bytes = kRecordHeadBytes, tail_bytes = kRecordTailBytes;
+  std::uint64_t written = 0;  ///< into the head, then into the current tail file
+  int tail = -1;              ///< the tail file written now (-1: still the head)
+  std::uint64_t dropped_lines = 0, dropped_bytes = 0, tail_lines[2] = {0, 0}, tail_size[2] = {0, 0};
+  double first_dropped = 0, tail_first_ts[2] = {0, 0};
+  std::ofstream tail_file;
+
+  std::string tail_path(int which) const { return fmt::format("{}.tail-{}", path, which); }
+  std::ofstream& out() { return tail < 0 ? record : tail_file; }
 
   void take(const char* data, std::size_t n) {
     std::size_t off = 0;
@@ -100,17 +124,66 @@ struct Stream {
         flush_line();
       } else {
         partial += data[i];
+        if (partial.size() >= kRecordLineBytes) flush_line();
       }
     }
-    record.flush();
+    out().flush();
+    note_failure();
+  }
+  void note_failure() {
+    if (out().fail() && !failed) {
+      failed = true;
+      error = std::strerror(errno != 0 ? errno : EIO);
+    }
+  }
+  /// Moves on to the next tail file, emptying it: what it held is dropped (counted).
+  void next_tail() {
+    if (tail >= 0) tail_file.close();
+    tail = tail < 0 ? 0 : 1 - tail;
+    if (tail_lines[tail] > 0 && dropped_lines == 0) first_dropped = tail_first_ts[tail];
+    dropped_lines += tail_lines[tail];
+    dropped_bytes += tail_size[tail];
+    tail_lines[tail] = 0;
+    tail_size[tail] = 0;
+    write_private_file(tail_path(tail), "");
+    tail_file.open(tail_path(tail), std::ios::binary | std::ios::trunc);
+    written = 0;
   }
   void flush_line() {
-    record << iso_utc(partial_ts, true) << ' ' << partial << '\n';
+    const std::string line = fmt::format("{} {}\n", iso_utc(partial_ts, true), partial);
     partial.clear();
+    if (tail < 0 ? written + line.size() > head_bytes : written + line.size() > tail_bytes / 2) next_tail();
+    if (tail >= 0) {
+      if (tail_lines[tail] == 0) tail_first_ts[tail] = partial_ts;
+      ++tail_lines[tail];
+      tail_size[tail] += line.size();
+    }
+    out() << line;
+    written += line.size();
   }
   void finish() {
     if (!partial.empty()) flush_line();
+    out().flush();
+    note_failure();
+    if (tail < 0) return;
+    tail_file.close();
+    // The head, a line saying what is not recorded, then the older tail file and the newer one.
+    if (dropped_lines > 0)
+      record << fmt::format("{} [culprit run: {} lines ({} bytes) of output not recorded here; the record keeps the "
+                            "first {} MiB and the last {} MiB]\n",
+                            iso_utc(first_dropped, true), dropped_lines, dropped_bytes, head_bytes >> 20,
+                            tail_bytes >> 20);
+    for (const int which : {1 - tail, tail}) {
+      std::ifstream in(tail_path(which), std::ios::binary);
+      if (in && in.peek() != std::char_traits<char>::eof()) record << in.rdbuf();
+      std::error_code ec;
+      std::filesystem::remove(tail_path(which), ec);
+    }
     record.flush();
+    if (record.fail() && !failed) {
+      failed = true;
+      error = std::strerror(errno != 0 ? errno : EIO);
+    }
   }
 };
 
@@ -381,6 +454,10 @@ int run_run(const std::vector<std::string>& args) {
     fmt::print(stderr, "culprit run: cannot create {}: {}\n", node.string(), ec.message());
     return kExitError;
   }
+  // The incident holds what the job's processes and environment show: the folders are private
+  // (0700), as are the files (write_private_file); secrets in them are masked (mask_secrets).
+  if (!existed) fs::permissions(folder, fs::perms::owner_all, ec);
+  fs::permissions(node, fs::perms::owner_all, ec);
   auto remove_folder = [&] {
     std::error_code rm;
     if (existed) {
@@ -400,8 +477,14 @@ int run_run(const std::vector<std::string>& args) {
   Stream out, err;
   out.to_fd = STDOUT_FILENO;
   err.to_fd = STDERR_FILENO;
-  out.record.open(node / std::string(core::job_output::kStdout), std::ios::binary | std::ios::trunc);
-  err.record.open(node / std::string(core::job_output::kStderr), std::ios::binary | std::ios::trunc);
+  for (Stream* s : {&out, &err}) {
+    s->path = (node / std::string(s == &out ? core::job_output::kStdout : core::job_output::kStderr)).string();
+    if (auto why = write_private_file(s->path, ""); !why.empty())  // created 0600, then appended to
+      fmt::print(stderr, "culprit run: cannot record the job's output in {}: {}\n", s->path, why);
+    s->record.open(s->path, std::ios::binary | std::ios::app);
+    if (const char* cap = std::getenv("CULPRIT_RUN_RECORD_BYTES"); cap && std::atoll(cap) > 0)
+      s->head_bytes = s->tail_bytes = static_cast<std::uint64_t>(std::atoll(cap));
+  }
   const Terminal terminal;
   const SpawnedChild child = spawn_with_pipes(command);
   if (child.pid < 0) {
@@ -423,8 +506,12 @@ int run_run(const std::vector<std::string>& args) {
     sampler.stop();
     sample_statuses = sampler.first_statuses();
   }
-  out.record.close();
-  err.record.close();
+  for (Stream* s : {&out, &err}) {
+    s->record.close();
+    if (s->record.fail() || s->failed)
+      fmt::print(stderr, "culprit run: the job's output is not all recorded in {}: {}\n", s->path,
+                 s->error.empty() ? "write failed" : s->error);
+  }
   for (const auto f : {core::job_output::kStdout, core::job_output::kStderr}) {  // a stream that said nothing is no source
     const fs::path path = node / std::string(f);
     if (fs::file_size(path, ec) == 0 && !ec) fs::remove(path, ec);
@@ -444,7 +531,7 @@ int run_run(const std::vector<std::string>& args) {
   job.user = user_name();
   job.started = started;
   job.ended = ended;
-  job.command = command;
+  job.command = mask_command(command);
   if (WIFEXITED(status)) job.exit_code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) job.signal = WTERMSIG(status);
   m.job = job;
@@ -457,10 +544,10 @@ int run_run(const std::vector<std::string>& args) {
     m.tools = sample_statuses;
   }
   m.taken = now_utc();
-  {
-    std::ofstream mf(node / std::string(kManifestName), std::ios::binary | std::ios::trunc);
-    mf << manifest_json(m);
-  }
+  for (const auto& t : m.tools)  // a full disk is said here, not only in the manifest
+    if (t.status == "failed" && t.detail.rfind("cannot write", 0) == 0) fmt::print(stderr, "culprit run: {}\n", t.detail);
+  if (auto why = write_private_file((node / std::string(kManifestName)).string(), manifest_json(m)); !why.empty())
+    fmt::print(stderr, "culprit run: cannot write {}: {}\n", (node / std::string(kManifestName)).string(), why);
   if (failed) {
     fmt::print(stderr, "\nculprit run: {} {} — diagnosing {}\n", command[0],
                job.signal ? fmt::format("was killed by signal {}", job.signal) : fmt::format("exited with {}", code),

@@ -113,6 +113,12 @@ int run_scan(const std::vector<std::string>& args) {
       return kExitError;
     }
   }
+  if (!o.output.empty()) {
+    if (auto why = check_output_target(o.output, o.paths); !why.empty()) {
+      fmt::print(stderr, "culprit scan: {}; choose another -o\n", why);
+      return kExitError;
+    }
+  }
   const auto jobs = static_cast<unsigned>(o.jobs);
   Shard shard;
   if (!o.shard_text.empty()) {

@@ -9,12 +9,17 @@
 
 #include <fmt/format.h>
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <charconv>
 #include <chrono>
+#include <cctype>
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -100,10 +105,29 @@ std::string guarded(const SnapshotItem& item) {
   return fmt::format("command -v {} >/dev/null 2>&1 || exit 127; {}", item.tool, item.shell);
 }
 
-bool write_text(const std::filesystem::path& path, std::string_view text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-  return static_cast<bool>(out);
+bool name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-'; }
+
+/// Whether a variable or option name (`VLLM_API_KEY`, `api-key`, `hf_token`) names a secret: one
+/// of its words (split at `_` and `-`) is a secret's word.
+bool secret_name(std::string_view name) {
+  static constexpr std::string_view kWords[] = {"key",        "token",       "secret", "password", "passwd",
+                                                "credential", "credentials", "apikey", "secretkey"};
+  std::size_t start = 0;
+  while (start <= name.size()) {
+    std::size_t end = name.find_first_of("_-", start);
+    if (end == std::string_view::npos) end = name.size();
+    std::string word(name.substr(start, end - start));
+    for (char& c : word) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    for (const std::string_view w : kWords)
+      if (word == w) return true;
+    start = end + 1;
+  }
+  return false;
+}
+
+/// Where a masked value ends: blanks, quotes, a backslash (a JSON escape) or a comma.
+bool value_end(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '"' || c == '\'' || c == '\\' || c == ',';
 }
 
 /// Writes what `r` produced for `item` and returns its status: the shared end of both runners.
@@ -122,9 +146,9 @@ std::optional<ToolStatus> finish_item(const std::filesystem::path& dir, const st
   if (s.status != "ok") failed_files.insert(std::string(item.file));
   if (!r.out.empty() && !empty_output(r.out) && !r.timed_out) {
     s.file = prefix + std::string(item.file);
-    if (!write_text(dir / s.file, r.out)) {
+    if (auto why = write_private_file((dir / s.file).string(), mask_secrets(r.out)); !why.empty()) {
       s.status = "failed";
-      s.detail = "cannot write " + (dir / s.file).string();
+      s.detail = fmt::format("cannot write {}: {}", (dir / s.file).string(), why);
       s.file.clear();
     }
   }
@@ -209,6 +233,7 @@ std::vector<ToolStatus> take_snapshot(const std::string& dir, const std::vector<
   std::vector<ToolStatus> out;
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
+  std::filesystem::permissions(dir, std::filesystem::perms::owner_all, ec);  // private, as its files
   std::set<std::string> missing, failed;
   std::vector<std::string> env = {"LC_ALL=C", "TZ=UTC"};
   if (options.since) env.push_back(fmt::format("CULPRIT_SINCE={}", static_cast<long long>(std::floor(*options.since))));
@@ -284,6 +309,7 @@ std::vector<ToolStatus> write_remote_snapshot(const std::string& dir, const std:
   std::vector<ToolStatus> out;
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
+  std::filesystem::permissions(dir, std::filesystem::perms::owner_all, ec);  // private, as its files
   std::set<std::string> missing, failed;
   const SnapshotOptions options;
   for (std::size_t i = 0; i < items.size(); ++i) {
@@ -315,6 +341,99 @@ std::string kernel_lines_since(std::string_view text, double since) {
     start = end + 1;
   }
   return out;
+}
+
+std::string mask_secrets(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  std::size_t i = 0;
+  while (i < text.size()) {
+    const char c = text[i];
+    // NAME=value, --name=value: the name runs back from the '=' over name characters.
+    if (c == '=') {
+      std::size_t from = out.size();
+      while (from > 0 && name_char(out[from - 1])) --from;
+      std::string_view name(out.data() + from, out.size() - from);
+      while (!name.empty() && name.front() == '-') name.remove_prefix(1);
+      if (!name.empty() && secret_name(name)) {
+        std::size_t end = i + 1;
+        while (end < text.size() && !value_end(text[end])) ++end;
+        out += end > i + 1 ? "=***" : "=";
+        i = end;
+        continue;
+      }
+    }
+    // --name value (ps lists a command's arguments with blanks between): the value.
+    if (c == '-' && (out.empty() || out.back() == ' ' || out.back() == '\n')) {
+      std::size_t end = i;
+      while (end < text.size() && text[end] == '-') ++end;
+      const std::size_t name_from = end;
+      while (end < text.size() && name_char(text[end])) ++end;
+      if (end > name_from && end + 1 < text.size() && text[end] == ' ' &&
+          text[end + 1] != '-' && !value_end(text[end + 1]) && secret_name(text.substr(name_from, end - name_from))) {
+        out.append(text.substr(i, end - i + 1));
+        std::size_t value = end + 1;
+        while (value < text.size() && !value_end(text[value])) ++value;
+        out += "***";
+        i = value;
+        continue;
+      }
+    }
+    // scheme://user:password@host: the password.
+    if (c == ':' && text.substr(i, 3) == "://") {
+      const std::size_t auth = i + 3;
+      std::size_t end = auth;
+      while (end < text.size() && !value_end(text[end]) && text[end] != '/' && text[end] != '@') ++end;
+      const std::size_t colon = text.substr(auth, end - auth).find(':');
+      if (end < text.size() && text[end] == '@' && colon != std::string_view::npos) {
+        out.append(text.substr(i, 3 + colon + 1));
+        out += "***@";
+        i = end + 1;
+        continue;
+      }
+    }
+    out += c;
+    ++i;
+  }
+  return out;
+}
+
+std::vector<std::string> mask_command(const std::vector<std::string>& command) {
+  std::vector<std::string> out;
+  out.reserve(command.size());
+  bool next_is_secret = false;
+  for (const std::string& arg : command) {
+    if (next_is_secret && !arg.empty()) {
+      out.emplace_back("***");
+      next_is_secret = false;
+      continue;
+    }
+    next_is_secret = arg.size() > 1 && arg[0] == '-' && arg.find('=') == std::string::npos &&
+                     secret_name(std::string_view(arg).substr(arg.find_first_not_of('-')));
+    out.push_back(mask_secrets(arg));
+  }
+  return out;
+}
+
+std::string write_private_file(const std::string& path, std::string_view text) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) return std::strerror(errno);
+  int err = 0;
+  for (std::size_t off = 0; off < text.size();) {
+    const ssize_t n = ::write(fd, text.data() + off, text.size() - off);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      err = n < 0 ? errno : EIO;
+      break;
+    }
+    off += static_cast<std::size_t>(n);
+  }
+  struct stat st {};
+  const bool regular = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+  if (::close(fd) != 0 && err == 0) err = errno;
+  if (err == 0) return {};
+  if (regular) ::unlink(path.c_str());  // no empty or cut file that reads as an answer
+  return std::strerror(err);
 }
 
 std::string local_host_name() {

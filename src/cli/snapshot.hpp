@@ -70,6 +70,22 @@ ToolStatus classify(const SnapshotItem& item, const CommandResult& r);
 /// without a stamp follow the line before them.
 std::string kernel_lines_since(std::string_view text, double since);
 
+/// `text` with the values of secrets masked as `***`, before it is written to a snapshot file
+/// (incident folders are shared and archived): a variable or option whose name holds a secret's
+/// word (KEY, TOKEN, SECRET, PASSWORD, PASSWD, CREDENTIAL(S), APIKEY; `VLLM_API_KEY=…`,
+/// `--api-key=…`, `"HF_TOKEN=…"` in docker inspect) and the password of a URL (`://user:***@`).
+/// Counts such as `--max-num-batched-tokens` are no secret (the word must be the name's own).
+std::string mask_secrets(std::string_view text);
+
+/// The job's command with its secrets masked (mask_secrets, and the argument after an option
+/// such as `--api-key` or `--token`), for the manifest.
+std::vector<std::string> mask_command(const std::vector<std::string>& command);
+
+/// Writes `text` to `path` (created 0600: snapshots hold what the job's environment and processes
+/// show). Returns the system's reason it could not ("No space left on device"), or empty; a file
+/// that could not be written whole is removed.
+std::string write_private_file(const std::string& path, std::string_view text);
+
 /// This machine's short host name (`gethostname` up to the first dot), as logs name the node.
 std::string local_host_name();
 

@@ -122,23 +122,10 @@ size_t valid_sequence(std::string_view s, size_t i) {
   return 0;
 }
 
-/// Percentage of the probe's non-NUL bytes that are control bytes text does not have (other
-/// than tab, newline, CR, form feed, vertical tab, backspace and ESC). Random or compressed
-/// data has about 10%; text in any encoding (Latin-1, GBK, broken UTF-8) next to none. NULs
-/// are left out: crash fill and `cmdline`-style separators are removed later. `census`: of `s`
-/// (or all()).
+/// text::binary_percent of the probe; `census`: of `s` (or all()), so NULs are counted only where
+/// it may hold one.
 int binary_percent(std::string_view s, const text::RareBytes& census) {
-  s = s.substr(0, std::min<size_t>(s.size(), 65536));
-  // It runs over the head of every input: counted in vectors (text::count_controls; no set GCC
-  // would turn into a 64-bit bit test), the NULs by a pass of their own where the census may
-  // hold one.
-  const size_t bad = text::count_controls(s, [](std::uint8_t c) {
-    return static_cast<std::uint8_t>((c == 0) + (static_cast<std::uint8_t>(c - 0x08) < 6) +  // \b \t \n \v \f \r
-                                     (c == 0x1b));                                            // ESC
-  });
-  const size_t nul = census.may_hold('\0') ? text::count_byte(s, '\0') : 0;
-  const size_t counted = s.size() - nul;
-  return counted == 0 ? 0 : static_cast<int>(bad * 100 / counted);
+  return text::binary_percent(s, census.may_hold('\0'));
 }
 
 /// True when some line (ended by \n, \r\n or a lone \r) is longer than `max`.
@@ -262,7 +249,7 @@ std::string_view normalize_text(std::string_view in, std::size_t max_line_bytes,
   const text::RareBytes census = rare ? text::RareBytes::of(text) : text::RareBytes::all();
   if (rare) *rare = census;
   report.binary_percent = binary_percent(text, census);
-  if (report.binary_percent >= 5) {
+  if (report.binary_percent >= text::kBinaryPercent) {
     report.binary = true;
     return text;
   }

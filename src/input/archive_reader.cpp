@@ -146,6 +146,7 @@ void read_members(const Functions& la, archive* a, const std::string& display, c
   const ReadOptions& o = ctx.options;
   std::int64_t produced = 0;  // decompressed bytes this archive gave us (the bomb check)
   int members = 0;
+  std::int64_t read = 0;  // members read as sources (the max_archive_members bound)
   ArchiveStream stream(la, a, [&o](const std::string& base) { return excluded(base, o); });
   using Kind = Piece::Kind;
   for (Piece piece = stream.next(); piece.kind != Kind::end; piece = stream.next()) {
@@ -166,6 +167,13 @@ void read_members(const Functions& la, archive* a, const std::string& display, c
     if (!piece.not_read.empty() && !excluded(std::filesystem::path(piece.member).filename().string(), o))
       ctx.warn(code::kNotFile, display + "!/" + piece.member, piece.not_read, core::DiagLevel::note);
     if (!piece.wanted) continue;  // folders, links, devices; excluded names (no data follows)
+    if (o.max_archive_members > 0 && ++read > o.max_archive_members) {
+      ctx.warn(code::kTooManyMembers, display,
+               fmt::format("more than {} files in the archive; the rest are not read (a bound on what one archive may "
+                           "hold)",
+                           o.max_archive_members));
+      return;
+    }
     const bool raw = piece.raw;
     const std::string& member = piece.member;
     std::string path = member;
@@ -315,10 +323,62 @@ bool is_archive_name(std::string_view name) {
   return false;
 }
 
+std::int64_t xz_dictionary_bytes(std::string_view head) {
+  // The stream header (magic, flags, CRC: 12 bytes), then the first block header: its size, its
+  // flags (filter count, optional sizes), and each filter's id and properties (xz-file-format 3.1).
+  if (head.size() < 14 || head.substr(0, 6) != std::string_view("\xfd" "7zXZ\x00", 6) || head[12] == 0) return -1;
+  std::size_t at = 14;
+  const auto byte = [&](std::size_t i) { return static_cast<std::uint8_t>(head[i]); };
+  const auto vli = [&](std::uint64_t& out) {
+    out = 0;
+    for (int i = 0; i < 9 && at < head.size(); ++i, ++at) {
+      out |= static_cast<std::uint64_t>(byte(at) & 0x7F) << (7 * i);
+      if ((byte(at) & 0x80) == 0) {
+        ++at;
+        return true;
+      }
+    }
+    return false;
+  };
+  const std::uint8_t flags = byte(13);
+  std::uint64_t ignored = 0;
+  if ((flags & 0x40) && !vli(ignored)) return -1;  // compressed size
+  if ((flags & 0x80) && !vli(ignored)) return -1;  // uncompressed size
+  std::int64_t dictionary = -1;
+  for (int f = 0; f <= (flags & 3); ++f) {
+    std::uint64_t id = 0, size = 0;
+    if (!vli(id) || !vli(size) || at + size > head.size()) return dictionary;
+    if (id == 0x21 && size == 1) {  // LZMA2: bits 0-5 of its one property byte
+      const int d = byte(at) & 0x3F;
+      dictionary = d > 40 ? INT64_MAX : d == 40 ? std::int64_t{0xFFFFFFFF} : std::int64_t{2 | (d & 1)} << (d / 2 + 11);
+    }
+    at += size;
+  }
+  return dictionary;
+}
+
+namespace {
+/// False, with the warning, when `head` starts a stream whose decoder would need more than
+/// kMaxDictionaryBytes.
+bool decoder_memory_ok(std::string_view head, const std::string& display, ReadContext& ctx) {
+  const std::int64_t dictionary = xz_dictionary_bytes(head);
+  if (dictionary <= kMaxDictionaryBytes) return true;
+  ctx.warn(code::kArchiveMemory, display,
+           fmt::format("an xz stream whose dictionary is {} (more than {}, xz -9's); not read", human_bytes(dictionary),
+                       human_bytes(kMaxDictionaryBytes)));
+  return false;
+}
+}  // namespace
+
 void read_archive_fd(int fd, const std::string& display, const std::string& host, const std::string& origin,
                      ReadContext& ctx, int nesting) {
   const Functions* loaded = library(display, ctx);
   if (!loaded) return;
+  {
+    char head[256];
+    const ssize_t h = ::pread(fd, head, sizeof head, 0);
+    if (h > 0 && !decoder_memory_ok(std::string_view(head, static_cast<size_t>(h)), display, ctx)) return;
+  }
   const Functions& la = *loaded;
   std::string root;
   if (host.empty()) {
@@ -362,6 +422,7 @@ void read_archive_bytes(std::string_view bytes, const std::string& display, cons
                         const std::string& origin, ReadContext& ctx, int nesting) {
   const Functions* loaded = library(display, ctx);
   if (!loaded) return;
+  if (!decoder_memory_ok(bytes.substr(0, 256), display, ctx)) return;
   const Functions& la = *loaded;
   std::string root;
   if (host.empty()) {

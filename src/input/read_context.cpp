@@ -2,6 +2,8 @@
 // read(2) of a descriptor: regular files, FIFOs and pipes alike, bounded, EINTR-safe.
 #include "input/read_context.hpp"
 
+#include "culprit/text/lines.hpp"
+
 #include "input/documentation.hpp"
 #include "input/source_pieces.hpp"
 
@@ -63,12 +65,19 @@ void read_fd(int fd, std::int64_t limit, int& error, bool& cut, SourcePieces& pi
   // read_fd never runs inside itself: the handlers emit() calls read no input.
   thread_local std::string window(std::size_t{1} << 18, '\0');
   bool asked_first = false;
+  // Binary data is told by its first text::kBinaryProbeBytes (as ingest tells it): reading stops
+  // there, where `culprit - < /dev/urandom` held 1 GiB before it was called binary. Windows of
+  // NULs after a first one, while nothing else came, are counted and not kept (`/dev/zero`, a
+  // file zero-filled by a crash); text after them is kept, with its line numbers (NULs end none).
+  std::string probe;
+  bool judged = false, only_nul = true;
+  std::int64_t nul_skipped = 0;
   for (;;) {
-    const std::int64_t left = limit - pieces.read_bytes();
+    const std::int64_t left = limit - pieces.read_bytes() - nul_skipped;
     ssize_t n;
     if (left <= 0) {
-      char probe;  // one byte more tells the end of the file from data over the limit
-      do n = ::read(fd, &probe, 1);
+      char probe_byte;  // one byte more tells the end of the file from data over the limit
+      do n = ::read(fd, &probe_byte, 1);
       while (n < 0 && errno == EINTR);
       if (n < 0) error = errno;
       cut = n > 0;
@@ -86,7 +95,22 @@ void read_fd(int fd, std::int64_t limit, int& error, bool& cut, SourcePieces& pi
       error = read_error;
       break;
     }
-    pieces.append(std::string_view(window.data(), static_cast<size_t>(n)));
+    const std::string_view got(window.data(), static_cast<size_t>(n));
+    if (only_nul) {
+      only_nul = text::count_byte(got, '\0') == got.size();
+      if (only_nul && pieces.read_bytes() > 0) {
+        nul_skipped += n;
+        continue;
+      }
+    }
+    pieces.append(got);
+    if (!judged) {
+      probe.append(got.substr(0, text::kBinaryProbeBytes - probe.size()));
+      if (probe.size() >= text::kBinaryProbeBytes) {
+        judged = true;
+        if (text::binary_percent(probe) >= text::kBinaryPercent) break;  // ingest says binary, from these bytes
+      }
+    }
   }
 }
 

@@ -60,6 +60,10 @@ std::string human_bytes(std::int64_t bytes);
 /// True when the name ends like a compressed file or an archive (`.tar.gz`, `.zip`, `.gz`, …).
 bool is_archive_name(std::string_view name);
 
+/// The dictionary the first block of the xz stream starting `head` declares (its LZMA2 filter's
+/// property), or -1 when `head` starts no xz stream or holds no such block header.
+std::int64_t xz_dictionary_bytes(std::string_view head);
+
 /// Reads an open archive (file descriptor) member by member into sources named
 /// `display!/member` (a bare compressed file: one source named `display`).
 void read_archive_fd(int fd, const std::string& display, const std::string& host, const std::string& origin,

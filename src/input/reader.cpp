@@ -12,10 +12,13 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <set>
+#include <string_view>
 #include <utility>
 
 #include "input/documentation.hpp"
@@ -275,6 +278,14 @@ class FolderWalk {
         report_stat_failure(path, child, errno, ctx_, core::DiagLevel::warning);
         continue;
       }
+      if (const std::string outside = S_ISDIR(st.st_mode) || S_ISREG(st.st_mode) ? leads_outside(path) : std::string();
+          !outside.empty()) {
+        ctx_.warn(code::kLink, child,
+                  fmt::format("a symbolic link out of the input folder (to '{}'); not followed (name the target to "
+                              "read it)",
+                              outside));
+        continue;
+      }
       const FileKey key{st.st_dev, st.st_ino};
       if (S_ISDIR(st.st_mode)) {
         if (!dirs_.insert(key).second) {
@@ -314,7 +325,27 @@ class FolderWalk {
     files_ = std::move(kept);
   }
 
+  /// Where the symbolic link `path` leads when that is outside the folder being read, else ''.
+  /// Links are followed inside the tree (`latest -> run-7/`) but not out of it, as ripgrep
+  /// follows none by default: a received tarball's `debug.log -> ../../.ssh/id_rsa` must not
+  /// become evidence. A link named on the command line is the user's choice and is followed.
+  std::string leads_outside(const std::string& path) {
+    struct stat lst {};
+    if (::lstat(path.c_str(), &lst) != 0 || !S_ISLNK(lst.st_mode)) return {};
+    if (root_real_.empty()) {
+      std::unique_ptr<char, decltype(&std::free)> root(::realpath(root_.c_str(), nullptr), &std::free);
+      root_real_ = root ? root.get() : root_;
+    }
+    std::unique_ptr<char, decltype(&std::free)> target(::realpath(path.c_str(), nullptr), &std::free);
+    if (!target) return {};  // stat above found it; a race is read_path's to report
+    const std::string_view t(target.get());
+    const bool inside = t == root_real_ || (t.size() > root_real_.size() && t.substr(0, root_real_.size()) == root_real_ &&
+                                             (root_real_ == "/" || t[root_real_.size()] == '/'));
+    return inside ? std::string() : std::string(t);
+  }
+
   std::string root_;
+  std::string root_real_;  ///< the folder's real path, on the first link met
   ReadContext& ctx_;
   std::set<FileKey> dirs_;
   std::vector<File> files_;

@@ -54,7 +54,14 @@ std::vector<RuleText> read_rule_dir(const std::string& dir, core::Diagnostics& p
   fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec);
   for (; !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
     std::error_code type_ec;
-    if (it->path().extension() == ".toml" && it->is_regular_file(type_ec)) files.push_back(it->path());
+    if (it->path().extension() != ".toml" || it->is_directory(type_ec)) continue;
+    if (it->is_regular_file(type_ec)) {
+      files.push_back(it->path());
+    } else if (!type_ec) {
+      // A FIFO would wait for a writer forever; a device never ends. Named, never opened.
+      problems.push_back(detail::problem(code::kNotAFile, detail::Where{it->path().string()},
+                                         "not a regular file (a FIFO, device or socket); not read as rules"));
+    }
   }
   if (ec) {
     problems.push_back(detail::problem(code::kUnreadable, detail::Where{dir},
@@ -63,6 +70,13 @@ std::vector<RuleText> read_rule_dir(const std::string& dir, core::Diagnostics& p
   }
   std::sort(files.begin(), files.end());
   for (const auto& path : files) {
+    std::error_code size_ec;
+    if (const auto size = fs::file_size(path, size_ec); !size_ec && size > kMaxRuleFileBytes) {
+      problems.push_back(detail::problem(code::kTooLarge, detail::Where{path.string()},
+                                         fmt::format("{} bytes; a rule file may hold at most {} MiB, and is not read",
+                                                     size, kMaxRuleFileBytes >> 20)));
+      continue;
+    }
     std::ifstream in(path, std::ios::binary);
     std::ostringstream buffer;
     buffer << in.rdbuf();

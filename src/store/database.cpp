@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
 #include <cstdlib>
 #include <mutex>
 #include <string>
@@ -106,10 +107,31 @@ struct Database::Kept {
   }
 };
 
-Database::Database(sqlite3* db) : db_(db), kept_(std::make_unique<Kept>()) { install_authorizer(); }
+Database::Database(sqlite3* db) : db_(db), kept_(std::make_unique<Kept>()) {
+  install_authorizer();
+  install_progress_handler();
+}
+
+std::string sqlite_uri(const std::string& path, std::string_view parameters) {
+  // An absolute path keeps its empty authority (`file:///abs`), so a path starting `//` is no host.
+  std::string out = !path.empty() && path[0] == '/' ? "file://" : "file:";
+  for (const char c : path) {
+    const auto u = static_cast<unsigned char>(c);
+    if (std::isalnum(u) || c == '/' || c == '.' || c == '-' || c == '_' || c == '~') out += c;
+    else out += fmt::format("%{:02X}", u);
+  }
+  if (!parameters.empty()) {
+    out += '?';
+    out += parameters;
+  }
+  return out;
+}
 
 std::unique_ptr<Database> Database::open(const std::string& path, std::string& error) {
-  sqlite3* db = connect(path.empty() ? ":memory:" : path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, error);
+  // Always a URI, so the connection may ATTACH a shard as one (read-only, immutable: merge.cpp).
+  const bool memory = path.empty() || path == ":memory:";
+  sqlite3* db = connect(memory ? ":memory:" : sqlite_uri(path), SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_URI,
+                        error);
   if (!db) return nullptr;
   auto result = std::unique_ptr<Database>(new Database(db));
   result->exec("PRAGMA journal_mode=MEMORY; PRAGMA synchronous=OFF; PRAGMA temp_store=MEMORY;");
@@ -222,34 +244,45 @@ QueryResult Database::query_bound(std::string_view sql, std::initializer_list<st
   return rows_of(*stmt);
 }
 
-QueryResult Database::rows_of(Statement& stmt) {
+QueryResult Database::rows_of(Statement& stmt, std::int64_t max_rows) {
   QueryResult result;
   sqlite3_stmt* s = stmt.handle();
   const int n = sqlite3_column_count(s);
   for (int c = 0; c < n; ++c) result.columns.emplace_back(sqlite3_column_name(s, c));
   while (stmt.step()) {
-    Row row;
-    row.values.resize(n);
-    for (int c = 0; c < n; ++c) {
-      Value& v = row.values[c];
-      switch (sqlite3_column_type(s, c)) {
-        case SQLITE_INTEGER: v.type = Value::Type::integer; v.i = sqlite3_column_int64(s, c); break;
-        case SQLITE_FLOAT: v.type = Value::Type::real; v.d = sqlite3_column_double(s, c); break;
-        case SQLITE_NULL: break;
-        default: {
-          v.type = Value::Type::text;
-          const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(s, c));
-          v.s = p ? std::string(p, static_cast<size_t>(sqlite3_column_bytes(s, c))) : std::string();
-        }
-      }
+    if (max_rows > 0 && static_cast<std::int64_t>(result.rows.size()) >= max_rows) {
+      result.stopped = true;
+      result.error = fmt::format("stopped after {} rows, its row limit", max_rows);
+      break;
     }
+    Row row;
+    read_values(s, row.values);
     result.rows.push_back(std::move(row));
   }
-  result.error = stmt.error();
+  if (!result.stopped) result.error = stmt.error();
   // Every row shares one copy of the column names (not a pointer into `result`, which moves).
   const auto columns = std::make_shared<const std::vector<std::string>>(result.columns);
   for (auto& row : result.rows) row.columns = columns;
   return result;
+}
+
+void Database::read_values(sqlite3_stmt* s, std::vector<Value>& values) {
+  const int n = sqlite3_column_count(s);
+  values.resize(static_cast<std::size_t>(n));
+  for (int c = 0; c < n; ++c) {
+    Value& v = values[static_cast<std::size_t>(c)];
+    v = Value{};
+    switch (sqlite3_column_type(s, c)) {
+      case SQLITE_INTEGER: v.type = Value::Type::integer; v.i = sqlite3_column_int64(s, c); break;
+      case SQLITE_FLOAT: v.type = Value::Type::real; v.d = sqlite3_column_double(s, c); break;
+      case SQLITE_NULL: break;
+      default: {
+        v.type = Value::Type::text;
+        const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(s, c));
+        v.s = p ? std::string(p, static_cast<size_t>(sqlite3_column_bytes(s, c))) : std::string();
+      }
+    }
+  }
 }
 
 std::unique_ptr<Statement> Database::prepare(std::string_view sql, std::string& error) {
@@ -298,6 +331,64 @@ int Database::schema_version() {
   return version;
 }
 
+std::int64_t Database::application_id() {
+  // One home for the number, as for the version: schema.sql's `PRAGMA application_id = N;`.
+  static const std::int64_t id = [] {
+    const std::string_view text = schema();
+    constexpr std::string_view key = "PRAGMA application_id = ";
+    const std::size_t at = text.find(key);
+    return at == std::string_view::npos ? 0 : std::atoll(std::string(text.substr(at + key.size(), 12)).c_str());
+  }();
+  return id;
+}
+
+const std::vector<Database::SchemaObject>& Database::schema_objects() {
+  static const std::vector<SchemaObject> objects = [] {
+    std::vector<SchemaObject> out;
+    const std::string_view text = schema();
+    for (const std::string_view kind : {"table", "view"}) {
+      const std::string key = kind == "table" ? "\nCREATE TABLE " : "\nCREATE VIEW ";
+      for (std::size_t at = text.find(key); at != std::string_view::npos; at = text.find(key, at + 1)) {
+        const std::size_t from = at + key.size();
+        const std::size_t name_end = text.find_first_of(" (", from);
+        const std::size_t end = text.find(';', from);
+        if (name_end == std::string_view::npos || end == std::string_view::npos) continue;
+        out.push_back({std::string(kind), std::string(text.substr(from, name_end - from)),
+                       std::string(text.substr(at + 1, end - at - 1))});
+      }
+    }
+    return out;
+  }();
+  return objects;
+}
+
+std::string Database::check_timeline(const std::string& schema) {
+  // The two header fields (PRAGMA, as table-valued pragmas take no schema for these).
+  const QueryResult app_id = query(fmt::format("PRAGMA \"{}\".application_id", schema));
+  if (!app_id.error.empty()) return app_id.error;  // not an SQLite database, or a damaged one
+  const QueryResult user_version = query(fmt::format("PRAGMA \"{}\".user_version", schema));
+  if (!user_version.error.empty()) return user_version.error;
+  const auto app = app_id.rows.empty() ? 0 : app_id.rows[0].values.at(0).as_int().value_or(0);
+  const auto version = user_version.rows.empty() ? 0 : user_version.rows[0].values.at(0).as_int().value_or(0);
+  if (app != application_id()) return "no culprit application_id";
+  if (version != schema_version())
+    return fmt::format("schema version {}, where this culprit reads {}", version, schema_version());
+  // Tables must be plain tables, and views the schema's own text: a view (or a virtual table) in
+  // a table's place runs a query of the file's choosing, which may never end.
+  for (const SchemaObject& object : schema_objects()) {
+    const QueryResult found =
+        query_bound(fmt::format("SELECT type, sql FROM \"{}\".sqlite_master WHERE name = ?1", schema), {object.name});
+    if (!found.error.empty()) return found.error;
+    const bool same = found.rows.size() == 1 && found.rows[0]["type"].as_text() == object.kind &&
+                      (object.kind == "table" ? found.rows[0]["sql"].as_text().rfind("CREATE TABLE", 0) == 0
+                                              : found.rows[0]["sql"].as_text() == object.sql);
+    if (!same)
+      return fmt::format("`{}` is not the schema's {} (a view, a virtual table, altered, or missing)", object.name,
+                         object.kind);
+  }
+  return {};
+}
+
 bool Database::copy_schema_image() {
   // The image is read in place (a read-only in-memory database over the embedded bytes) and its
   // pages copied with the backup API; SQLite reads the schema from them on the first statement.
@@ -324,11 +415,7 @@ std::string Database::ensure_schema() {
   if (!tables.error.empty()) return tables.error;
   const auto n = tables.rows.empty() ? 0 : tables.rows[0]["n"].as_int().value_or(0);
   if (n == 0) return copy_schema_image() ? std::string() : exec(schema());
-  QueryResult version = query("PRAGMA user_version");
-  const auto v = version.rows.empty() ? 0 : version.rows[0].values[0].as_int().value_or(0);
-  if (v != schema_version())
-    return fmt::format("the database has schema version {} but this culprit writes version {}; "
-                       "use another --db file", v, schema_version());
+  if (auto why = check_timeline(); !why.empty()) return fmt::format("{}; use another --db file", why);
   return {};
 }
 

@@ -66,7 +66,8 @@ std::string copy_incident(Database& db, const IncidentPart& part, int to_inciden
 
 }  // namespace
 
-std::string write_scan_database(const std::string& path, const std::vector<IncidentPart>& parts) {
+std::string write_scan_database(const std::string& path, const std::vector<IncidentPart>& parts,
+                                double budget_seconds) {
   std::string error;
   auto db = Database::open(path, error);
   if (!db) return error;
@@ -74,10 +75,21 @@ std::string write_scan_database(const std::string& path, const std::vector<Incid
   int n = 0;
   for (const auto& part : parts) {
     ++n;
-    if (auto err = db->exec(fmt::format("ATTACH DATABASE {} AS part", quote(part.db_path))); !err.empty())
+    // Read-only and immutable (the shard is never changed), checked again as attached (list_incidents
+    // checked it; the file may have changed since), and copied within the foreign-SQL budget.
+    const std::string uri = sqlite_uri(part.db_path, "mode=ro&immutable=1");
+    if (auto err = db->exec(fmt::format("ATTACH DATABASE {} AS part", quote(uri))); !err.empty())
       return fmt::format("{}: {}", part.db_path, err);
+    if (auto why = db->check_timeline("part"); !why.empty()) {
+      db->exec("DETACH DATABASE part");
+      return fmt::format("{}: not a culprit timeline of this version ({})", part.db_path, why);
+    }
     db->exec("BEGIN");
+    db->set_deadline(budget_seconds);
     std::string err = copy_incident(*db, part, n);
+    db->set_deadline(0);
+    if (err.rfind("interrupted", 0) == 0)
+      err = fmt::format("stopped after {} s, the time limit for copying one shard's incident", budget_seconds);
     db->exec(err.empty() ? "COMMIT" : "ROLLBACK");
     db->exec("DETACH DATABASE part");
     if (!err.empty()) return fmt::format("{}: {}", part.name, err);
@@ -85,15 +97,15 @@ std::string write_scan_database(const std::string& path, const std::vector<Incid
   return {};
 }
 
-std::vector<IncidentPart> list_incidents(const std::string& scan_db_path, std::string& error) {
+std::vector<IncidentPart> list_incidents(const std::string& scan_db_path, std::string& error, double budget_seconds) {
   std::vector<IncidentPart> parts;
-  auto db = Database::open(scan_db_path, error);
+  auto db = Database::open_read_only(scan_db_path, error);
   if (!db) return parts;
-  auto version = db->query("PRAGMA user_version");
-  if (version.rows.empty() || version.rows[0].values[0].as_int().value_or(0) != Database::schema_version()) {
-    error = "not a culprit timeline of this version";
+  if (auto why = db->check_timeline(); !why.empty()) {
+    error = "not a culprit timeline of this version (" + why + ")";
     return parts;
   }
+  db->set_deadline(budget_seconds);
   auto rows = db->query("SELECT id, path, verdict, report FROM incidents ORDER BY id");
   if (!rows.error.empty()) {
     error = rows.error;

@@ -44,38 +44,52 @@ constexpr std::string_view kOnlyReading =
 
 using Clock = std::chrono::steady_clock;
 
-int past_deadline(void* deadline) {
-  return Clock::now() > *static_cast<Clock::time_point*>(deadline) ? 1 : 0;
+std::int64_t now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count();
 }
 
-/// Raises the read-only flag the connection's authorizer reads and installs the guard's progress
-/// handler, for its lifetime.
+std::int64_t deadline_in(double seconds) {
+  return now_ns() + static_cast<std::int64_t>(seconds * 1e9);
+}
+
+/// Raises the read-only flag the connection's authorizer reads and sets the guard's deadline,
+/// for its lifetime.
 class Guarded {
  public:
-  Guarded(sqlite3* db, bool& reading_only, const QueryGuard& guard) : db_(db), reading_only_(reading_only) {
+  Guarded(bool& reading_only, std::int64_t& deadline, const QueryGuard& guard)
+      : reading_only_(reading_only), deadline_(deadline) {
     reading_only_ = guard.read_only;
-    if (guard.budget_seconds > 0) {
-      deadline_ = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                     std::chrono::duration<double>(guard.budget_seconds));
-      sqlite3_progress_handler(db_, 10000, past_deadline, &deadline_);
-    }
+    deadline_ = guard.budget_seconds > 0 ? deadline_in(guard.budget_seconds) : 0;
   }
   ~Guarded() {
     reading_only_ = false;
-    sqlite3_progress_handler(db_, 0, nullptr, nullptr);
+    deadline_ = 0;
   }
   Guarded(const Guarded&) = delete;
   Guarded& operator=(const Guarded&) = delete;
 
  private:
-  sqlite3* db_;
   bool& reading_only_;
-  Clock::time_point deadline_{};
+  std::int64_t& deadline_;
 };
 
 }  // namespace
 
 void Database::install_authorizer() { sqlite3_set_authorizer(db_, allow_reads, &reading_only_); }
+
+int Database::past_deadline(void* deadlines) {
+  const auto& d = *static_cast<const Deadlines*>(deadlines);
+  if (d.connection == 0 && d.guard == 0) return 0;
+  const std::int64_t now = now_ns();
+  return (d.connection != 0 && now > d.connection) || (d.guard != 0 && now > d.guard) ? 1 : 0;
+}
+
+void Database::install_progress_handler() {
+  // Installed once and left: every 10 000 virtual-machine steps it compares two numbers.
+  sqlite3_progress_handler(db_, 10000, past_deadline, &deadlines_);
+}
+
+void Database::set_deadline(double seconds) { deadlines_.connection = seconds > 0 ? deadline_in(seconds) : 0; }
 
 std::unique_ptr<Statement> Database::prepare_guarded(std::string_view sql, bool read_only, std::string& why) {
   sqlite3_stmt* raw = nullptr;
@@ -105,11 +119,11 @@ std::unique_ptr<Statement> Database::prepare_guarded(std::string_view sql, bool 
 QueryResult Database::query(std::string_view sql, const QueryGuard& guard) {
   // One prepare, under the guard: the authorizer sees the statement as it is compiled, and the
   // statement that passed the checks is the one that runs.
-  const Guarded on(db_, reading_only_, guard);
+  const Guarded on(reading_only_, deadlines_.guard, guard);
   QueryResult result;
   auto stmt = kept_statement(sql, guard.read_only ? Preparer::read_only : Preparer::guarded, result.error);
   if (!stmt) return result;
-  result = rows_of(*stmt);
+  result = rows_of(*stmt, guard.max_rows);
   if (result.error == "interrupted" && guard.budget_seconds > 0) {
     result.stopped = true;
     result.error = fmt::format("stopped after {} s, its time budget", guard.budget_seconds);
@@ -117,15 +131,41 @@ QueryResult Database::query(std::string_view sql, const QueryGuard& guard) {
   return result;
 }
 
+std::string Database::query_each(std::string_view sql, const QueryGuard& guard,
+                                 const std::function<void(const std::vector<std::string>&)>& columns,
+                                 const std::function<bool(const Row&)>& row) {
+  const Guarded on(reading_only_, deadlines_.guard, guard);
+  std::string why;
+  auto stmt = prepare_guarded(sql, guard.read_only, why);  // one use: not kept
+  if (!stmt) return why;
+  sqlite3_stmt* s = stmt->handle();
+  std::vector<std::string> names;
+  for (int c = 0; c < sqlite3_column_count(s); ++c) names.emplace_back(sqlite3_column_name(s, c));
+  auto shared = std::make_shared<const std::vector<std::string>>(names);
+  columns(names);
+  Row current;
+  current.columns = shared;
+  std::int64_t n = 0;
+  while (stmt->step()) {
+    if (guard.max_rows > 0 && n >= guard.max_rows) return fmt::format("stopped after {} rows, its row limit", guard.max_rows);
+    ++n;
+    read_values(s, current.values);
+    if (!row(current)) return {};
+  }
+  if (stmt->error() == "interrupted" && guard.budget_seconds > 0)
+    return fmt::format("stopped after {} s, its time budget", guard.budget_seconds);
+  return stmt->error();
+}
+
 std::string Database::check_read_only(std::string_view sql) {
-  const Guarded on(db_, reading_only_, QueryGuard{true, 0});
+  const Guarded on(reading_only_, deadlines_.guard, QueryGuard{true, 0});
   std::string why;
   prepare_guarded(sql, true, why);
   return why;
 }
 
 std::unique_ptr<Database> Database::open_read_only(const std::string& path, std::string& error) {
-  sqlite3* db = connect(path, SQLITE_OPEN_READONLY, error);
+  sqlite3* db = connect(sqlite_uri(path, "mode=ro&immutable=1"), SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, error);
   return db ? std::unique_ptr<Database>(new Database(db)) : nullptr;
 }
 

@@ -2,11 +2,13 @@
 -- Conventions: sizes are bytes (INTEGER); times are wall-clock UTC seconds since the epoch
 -- (REAL, fractional), NULL until known; `host` is the node name as the inputs give it
 -- ('' when unknown). PRAGMA user_version is the schema version: culprit refuses a --db file
--- written with another version.
+-- written with another version. PRAGMA application_id marks the file as culprit's ('CULP'):
+-- culprit reads, or replaces, only a file that carries both, with each table below a table.
 --
 -- `incident` (in every table) is 0 in a one-incident timeline (`culprit diagnose --db`); a scan
 -- database (`culprit scan --db`) holds many incidents, numbered from 1 and named in `incidents`.
 PRAGMA user_version = 3;
+PRAGMA application_id = 1129663568;
 
 -- The incidents of a scan database (empty in a one-incident timeline).
 CREATE TABLE incidents (

@@ -293,10 +293,11 @@ unreadable_file)
   ;;
 
 read_error)
-  # A file whose read fails with EIO (like a bad disk): /proc/self/mem at offset 0.
+  # A file whose read fails with EIO (like a bad disk): /proc/self/mem at offset 0, through a
+  # link named on the command line (a link in the folder that leads out of it is not followed).
   seed
-  ln -s /proc/self/mem "$T/in/bad-disk.log"
-  run "$T/in"
+  ln -s /proc/self/mem "$T/bad-disk.log"
+  run "$T/in" "$T/bad-disk.log"
   expect_seed
   expect_msg "bad-disk.log: warning[input-unreadable]: cannot read: Input/output error; skipped"
   ;;
@@ -472,7 +473,7 @@ db_other_version)
   sha256sum "$T/old.db" "$T/notes.txt" >"$T/sums"
   run --db "$T/old.db" "$T/in"
   expect_rc 2
-  expect_msg "$T/old.db exists and is not a culprit timeline of this version; refusing to overwrite it"
+  expect_msg "$T/old.db exists and is not a culprit timeline of this version (no culprit application_id); refusing to overwrite it"
   run --db "$T/notes.txt" "$T/in"
   expect_rc 2
   expect_msg "$T/notes.txt exists and is not a culprit timeline of this version"
@@ -482,6 +483,220 @@ db_other_version)
   expect_seed
   run --db "$T/new.db" "$T/in"
   expect_seed
+  ;;
+
+output_onto_input)
+  # Redteam finding 6: `-o in.log in.log` replaced the log with the report. Refused by device and
+  # inode (a second spelling or a link is the same file), also for a file inside an input folder.
+  seed
+  sha256sum "$T/in/$WORKER" >"$T/sums"
+  run -o "$T/in/$WORKER" "$T/in/$WORKER"
+  expect_rc 2
+  expect_msg "-o $T/in/$WORKER is the input $T/in/$WORKER; refusing to replace it with the report"
+  ln -s "$T/in/$WORKER" "$T/alias.log"
+  run -o "$T/alias.log" "$T/in/./$WORKER"
+  expect_rc 2
+  expect_msg "is the input $T/in/./$WORKER; refusing"
+  run -o "$T/in/$WORKER" "$T/in"
+  expect_rc 2
+  expect_msg "-o $T/in/$WORKER is a file inside the input folder $T/in, read as an input; refusing"
+  sha256sum -c --quiet "$T/sums" || fail "the input was changed"
+  # A report saved among the logs before may be replaced by the next run's.
+  run -o "$T/in/report.json" "$T/in"
+  expect_rc 0
+  run -o "$T/in/report.json" "$T/in"
+  expect_rc 0
+  grep -q '"verdict":"cuda_oom"' "$T/in/report.json" || fail "the report among the logs was not replaced"
+  ;;
+
+output_mode_and_link)
+  # Redteam finding 9: -o over a 0600 file left 0644; -o onto a symbolic link replaced the link.
+  seed
+  echo old >"$T/priv.txt" && chmod 600 "$T/priv.txt"
+  run -o "$T/priv.txt" "$T/in"
+  expect_rc 0
+  [ "$(stat -c %a "$T/priv.txt")" = 600 ] || fail "-o changed the mode to $(stat -c %a "$T/priv.txt")"
+  echo old >"$T/real.txt" && ln -s real.txt "$T/link.txt"
+  run -o "$T/link.txt" "$T/in"
+  expect_rc 0
+  [ -L "$T/link.txt" ] || fail "the symbolic link was replaced"
+  grep -q '"verdict":"cuda_oom"' "$T/real.txt" || fail "the report was not written through the link"
+  leftovers=$(ls "$T" | grep -E '\.tmp-' || true)
+  [ -z "$leftovers" ] || fail "temporary files left: $leftovers"
+  ;;
+
+db_not_ours)
+  # Redteam findings 7 and 8: an application's database with user_version 3 was replaced by
+  # --db; a refused database, and the files `timeline --db`, `query` and `merge --db` only read,
+  # were changed (a WAL merged and deleted, the journal mode switched, a hot journal rolled back).
+  seed
+  command -v python3 >/dev/null || skip "python3 is not installed"
+  python3 - "$T" <<'PY' || fail "could not make the databases"
+import os, sqlite3, sys
+t = sys.argv[1]
+c = sqlite3.connect(t + "/app.db")
+c.executescript("PRAGMA user_version = 3; CREATE TABLE precious(x); INSERT INTO precious VALUES ('keep me');")
+c.commit(); c.close()
+if os.fork() == 0:  # a WAL database with a pending -wal: the writer dies before a checkpoint
+    c = sqlite3.connect(t + "/wal.db", isolation_level=None)
+    c.execute("PRAGMA journal_mode=WAL"); c.execute("PRAGMA user_version = 3")
+    c.execute("CREATE TABLE t(x)"); c.execute("INSERT INTO t VALUES (1)")
+    os._exit(0)
+os.wait()
+PY
+  [ -e "$T/wal.db-wal" ] || skip "no pending -wal was left to test with"
+  run --db "$T/good.db" "$T/in"
+  expect_seed
+  ls "$T" >"$T/files.before"
+  (cd "$T" && sha256sum app.db wal.db wal.db-* good.db >sums)
+  run --db "$T/app.db" "$T/in"
+  expect_rc 2
+  expect_msg "$T/app.db exists and is not a culprit timeline of this version (no culprit application_id); refusing"
+  run --db "$T/wal.db" "$T/in"
+  expect_rc 2
+  "$BIN" timeline --db "$T/wal.db" >"$T/out" 2>"$T/err"; RC=$?
+  expect_rc 2
+  "$BIN" query "$T/wal.db" "select 1" >"$T/out" 2>"$T/err"; RC=$?
+  expect_rc 2
+  "$BIN" timeline --db "$T/good.db" >"$T/out" 2>"$T/err"; RC=$?
+  expect_rc 0
+  "$BIN" query "$T/good.db" "select count(*) from events" >"$T/out" 2>"$T/err"; RC=$?
+  expect_rc 0
+  "$BIN" merge --db "$T/merged.db" "$T/good.db" >"$T/out" 2>"$T/err"; RC=$?
+  expect_rc 0
+  (cd "$T" && sha256sum -c --quiet sums) || fail "a database culprit only read or refused was changed"
+  ls "$T" | grep -v -e '^merged.db$' -e '^out$' -e '^err$' -e '^files.before$' -e '^sums$' -e '^files.after$' >"$T/files.after"
+  grep -v -e '^out$' -e '^err$' -e '^files.before$' -e '^sums$' "$T/files.before" | diff - "$T/files.after" >&2 ||
+    fail "files appeared or went beside the databases (above)"
+  ;;
+
+db_crafted_view)
+  # Redteam findings 13 and 14: a timeline whose `events` is an endless recursive view made
+  # `merge --db` run forever (its temp file outliving Ctrl-C) and `timeline --db` / `query` hang.
+  seed
+  command -v python3 >/dev/null || skip "python3 is not installed"
+  run --db "$T/view.db" "$T/in"
+  expect_seed
+  python3 - "$T/view.db" <<'PY' || fail "could not craft the view"
+import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+c.executescript("DROP VIEW event_lines; DROP TABLE events; CREATE VIEW events AS WITH RECURSIVE "
+                "r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT 0 AS incident, n AS id FROM r;")
+c.commit(); c.close()
+PY
+  sha256sum "$T/view.db" >"$T/sums"
+  for cmd in "timeline --db $T/view.db" "merge --db $T/merged.db $T/view.db"; do
+    timeout 20 "$BIN" $cmd >"$T/out" 2>"$T/err"; RC=$?
+    expect_rc 2
+    expect_msg "not a culprit timeline of this version (\`events\` is not the schema's table"
+  done
+  timeout 20 "$BIN" query "$T/view.db" "select count(*) from events" >"$T/out" 2>"$T/err"; RC=$?
+  expect_rc 2
+  expect_msg "\`events\` is not the schema's table"
+  [ ! -e "$T/merged.db" ] && [ ! -e "$T/merged.db.tmp" ] || fail "merge left a file"
+  sha256sum -c --quiet "$T/sums" || fail "the crafted file was changed"
+  # An interrupted merge removes its temporary file: a scan shard of 280 000 events takes a
+  # second or two to copy (its indexes dropped, so that it is quick to make).
+  mkdir "$T/batch" && cp -r "$T/in" "$T/batch/inc1"
+  "$BIN" scan --db "$T/big.db" "$T/batch" >/dev/null 2>&1 || fail "scan --db failed"
+  python3 - "$T/big.db" <<'PY' || fail "could not grow the shard"
+import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+cols = [r[1] for r in c.execute("PRAGMA table_info(events)") if r[1] != "id"]
+for (name,) in c.execute("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'events' AND sql IS NOT NULL").fetchall():
+    c.execute(f"DROP INDEX {name}")
+c.execute(f"INSERT INTO events({','.join(cols)}) SELECT {','.join('e.' + x for x in cols)} FROM events e, "
+          "(WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r LIMIT 20000) SELECT n FROM r)")
+c.commit(); c.close()
+PY
+  "$BIN" merge --db "$T/slow.db" "$T/big.db" >"$T/out" 2>"$T/err" &
+  pid=$!
+  for _ in $(seq 200); do [ -e "$T/slow.db.tmp" ] && break; sleep 0.02; done
+  [ -e "$T/slow.db.tmp" ] || skip "the merge ended before it could be interrupted"
+  kill -TERM $pid  # (a background job of a script ignores SIGINT)
+  wait $pid
+  [ ! -e "$T/slow.db.tmp" ] || fail "an interrupted merge left slow.db.tmp"
+  [ ! -e "$T/slow.db" ] || skip "the merge ended before the signal came"
+  grep -qF "interrupted" "$T/err" || fail "the merge does not say it was interrupted"
+  ;;
+
+query_streams)
+  # Redteam finding 18: `culprit query` held its whole result (30 M rows: 11 GB). Rows are printed
+  # as they are read: 2 M rows (120 MB of TSV) stay under 64 MiB.
+  [ "${CULPRIT_HOSTILE_NO_ULIMIT:-0}" = 1 ] && skip "sanitizer build: ASan's shadow memory inflates RSS"
+  command -v python3 >/dev/null || skip "python3 is needed to read the peak RSS"
+  seed
+  run --db "$T/t.db" "$T/in"
+  expect_seed
+  kb=$(python3 -c 'import resource, subprocess, sys
+rc = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+sys.exit(rc)' "$BIN" query "$T/t.db" \
+    "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r LIMIT 2000000) SELECT n, printf('%050d', n) FROM r")
+  RC=$?
+  expect_rc 0
+  [ "$kb" -le 65536 ] || fail "peak RSS $((kb / 1024)) MiB for 2 M rows (limit 64 MiB)"
+  ;;
+
+link_out_of_folder)
+  # Redteam finding 11: a link in an input folder to a file outside it was read as evidence,
+  # without a word. Links out of the folder are named and not followed; links inside still are.
+  seed
+  mkdir "$T/secret" && echo "RuntimeError: CUDA error: an illegal memory access SUPERSECRET" >"$T/secret/credentials"
+  ln -s ../secret/credentials "$T/in/debug.log"
+  ln -s "$WORKER" "$T/in/zz-latest.log"
+  run "$T/in"
+  expect_seed
+  expect_msg "debug.log: warning[input-link]: a symbolic link out of the input folder (to '$T/secret/credentials'); not followed"
+  expect_msg "zz-latest.log: note[input-link]: the same file as $WORKER"
+  ! grep -q SUPERSECRET "$T/out" || fail "the linked file outside the folder was read"
+  ;;
+
+binary_stream)
+  # Redteam finding 17: binary data or NULs on stdin were held to 1 GiB before being called
+  # binary (1063 MiB, 14 s). A stream is judged on its first 64 KiB, as ingest judges it, and NUL
+  # windows after the first are counted, not kept.
+  [ "${CULPRIT_HOSTILE_NO_ULIMIT:-0}" = 1 ] && skip "sanitizer build: ASan's shadow memory inflates RSS"
+  command -v python3 >/dev/null || skip "python3 is needed to read the peak RSS"
+  seed
+  for source in /dev/urandom /dev/zero; do
+    kb=$(python3 -c 'import resource, subprocess, sys
+with open(sys.argv[1], "rb") as src, open(sys.argv[2], "w") as out, open(sys.argv[3], "w") as err:
+    rc = subprocess.run(sys.argv[4:], stdin=src, stdout=out, stderr=err, timeout=60).returncode
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+sys.exit(rc)' "$source" "$T/out" "$T/err" "$BIN" --format json "$T/in" -)
+    RC=$?
+    expect_seed
+    [ "$kb" -le 131072 ] || fail "peak RSS $((kb / 1024)) MiB on $source (limit 128 MiB)"
+  done
+  expect_msg "<stdin>: warning[input-empty]: only NUL bytes"
+  ;;
+
+merge_long_line)
+  # Redteam finding 21: `culprit merge` held a 2 GB line (4 GB RSS) before saying it was no scan
+  # line. A line is judged on its first bytes, and a scan line may hold at most 64 MiB.
+  truncate -s 2G "$T/zeros.jsonl" || skip "cannot make a sparse file"
+  timeout 20 "$BIN" merge "$T/zeros.jsonl" >"$T/out" 2>"$T/err"; RC=$?
+  expect_rc 2
+  expect_msg "$T/zeros.jsonl:1: not a \`culprit scan --jsonl\` line"
+  { printf '{"incident":"'; head -c 70000000 /dev/zero | tr '\0' a; printf '"}\n'; } >"$T/long.jsonl"
+  (ulimit -v 1048576; exec timeout 20 "$BIN" merge "$T/long.jsonl") >"$T/out" 2>"$T/err"; RC=$?
+  expect_rc 2
+  expect_msg "$T/long.jsonl:1: a line over 64 MiB is no \`culprit scan --jsonl\` line"
+  ;;
+
+rules_folder_bounds)
+  # Redteam findings 20 and 29: a 300 MB rule file was parsed whole (1.5 GB), and a FIFO named
+  # *.toml was ignored without a word. The first is refused by its size (a sparse file here),
+  # the second named; neither is opened.
+  seed
+  mkdir "$T/rules"
+  mkfifo "$T/rules/fifo.toml"
+  truncate -s 300M "$T/rules/huge.toml" || skip "cannot make a sparse file"
+  timeout 20 "$BIN" rules check "$T/rules" >"$T/out" 2>"$T/err"; RC=$?
+  expect_rc 2
+  expect_msg "$T/rules/fifo.toml: error[rule-not-a-file]: not a regular file (a FIFO, device or socket); not read as rules"
+  expect_msg "$T/rules/huge.toml: error[rule-too-large]: 314572800 bytes; a rule file may hold at most 4 MiB, and is not read"
   ;;
 
 interrupt)

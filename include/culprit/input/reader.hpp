@@ -47,6 +47,8 @@ inline constexpr std::string_view kLink = "input-link";                ///< brok
 inline constexpr std::string_view kTooDeep = "input-too-deep";         ///< folder nesting over max_depth
 inline constexpr std::string_view kTooLarge = "input-too-large";       ///< file cut at max_file_bytes
 inline constexpr std::string_view kTotalLimit = "input-total-limit";   ///< max_total_bytes reached
+inline constexpr std::string_view kArchiveMemory = "input-archive-memory";  ///< a decoder would need over kMaxDictionaryBytes
+inline constexpr std::string_view kTooManyMembers = "input-too-many-members";  ///< max_archive_members reached
 inline constexpr std::string_view kArchive = "input-archive";          ///< damaged / unrecognised archive
 inline constexpr std::string_view kArchiveData = "input-archive-data"; ///< a member's data is damaged
 inline constexpr std::string_view kArchiveBomb = "input-archive-bomb"; ///< expansion ratio limit
@@ -66,6 +68,15 @@ inline constexpr std::string_view kOnlyHost = "the only host named";
 }  // namespace host_from
 
 /// The smallest piece: past the probes that read an input's head (binary, UTF-16, archives).
+/// The largest xz (LZMA2) dictionary a stream may declare: xz -9's, the largest preset. liblzma
+/// fills a dictionary as it decodes and libarchive sets no memory limit, so a header asking 4 GiB
+/// cost 1 GiB per file (and per --jobs); a larger one is not read. (libarchive's zstd reader
+/// refuses windows over 128 MiB itself.)
+inline constexpr std::int64_t kMaxDictionaryBytes = std::int64_t{64} << 20;
+
+/// ReadOptions::max_archive_members by default.
+inline constexpr std::int64_t kMaxArchiveMembers = 100000;
+
 inline constexpr std::int64_t kMinPieceBytes = std::int64_t{128} << 10;
 
 /// What ReadOptions::piece_end says of an input that is not to be split.
@@ -98,6 +109,10 @@ struct ReadOptions {
   std::function<std::size_t(std::string_view text, bool head, bool must)> piece_end;
   int max_depth = 16;          ///< folder levels below an input (deeper ones are skipped)
   int max_archive_nesting = 3; ///< archives inside archives (a .gz inside a .tar is 2)
+  /// Files read from one archive: every source costs about 1 KiB held to the end of the run
+  /// (its row, its name in the report), and a million tiny members cost 1.2 GB; past this many
+  /// the rest of the archive is not read, with a warning.
+  std::int64_t max_archive_members = kMaxArchiveMembers;
 };
 
 /// Receives each source as soon as it is read. The text may be moved out; it is freed when

@@ -2,6 +2,7 @@
 // keys, samples), compile (RE2 + SQL prepare hook) -> an immutable RuleSet plus every problem.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -19,6 +20,10 @@ struct RuleText {
   std::string text;
 };
 
+/// The largest rule file read: the shipped ones are a few KiB, and a file is parsed whole (a
+/// 300 MB one cost 1.5 GB and 27 s); a larger one is an error, named.
+inline constexpr std::uintmax_t kMaxRuleFileBytes = std::uintmax_t{4} << 20;
+
 /// The rule files built into the binary (rules/**/*.toml at build time), sorted by path
 /// (`rules/signals/gpu_memory.toml`, ...).
 const std::vector<RuleText>& builtin_rules();
@@ -35,6 +40,8 @@ inline constexpr std::string_view kDuplicateId = "rule-duplicate-id";
 inline constexpr std::string_view kBadQuery = "rule-bad-query";
 inline constexpr std::string_view kUnknownKey = "rule-unknown-key";    ///< warning: a typo?
 inline constexpr std::string_view kUnreadable = "rule-unreadable";     ///< a file or dir could not be read
+inline constexpr std::string_view kNotAFile = "rule-not-a-file";       ///< a *.toml that is a FIFO, device, socket
+inline constexpr std::string_view kTooLarge = "rule-too-large";        ///< over kMaxRuleFileBytes
 inline constexpr std::string_view kNoSample = "rule-no-sample";        ///< check_rules only (warning)
 inline constexpr std::string_view kNoLiteral = "rule-no-literal";      ///< check_rules only (warning)
 }  // namespace code

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <memory>
 #include <optional>
@@ -39,21 +40,31 @@ struct QueryResult {
   std::vector<std::string> columns;
   std::vector<Row> rows;
   std::string error;  ///< empty on success
-  bool stopped = false;  ///< a QueryGuard's time budget ran out (error says so)
+  bool stopped = false;  ///< a QueryGuard's time budget or row limit ran out (error says so)
 };
+
+/// The most rows a guarded query returns (a rule's [[diagnosis]]): each row is a finding, and
+/// findings past a few thousand tell nobody anything, while 2·10^7 rows held 5 GB.
+inline constexpr std::int64_t kGuardedRowLimit = 100000;
 
 /// How a query from someone else (a rule, `culprit query`) may run: `read_only` lets SQLite's
 /// authorizer allow only reading tables and calling functions (no write, ATTACH, PRAGMA or
-/// transaction); `budget_seconds` > 0 stops the query after that long ("interrupted").
+/// transaction); `budget_seconds` > 0 stops the query after that long ("interrupted");
+/// `max_rows` > 0 stops it at that many rows (a query that streams its rows passes 0).
 struct QueryGuard {
   bool read_only = false;
   double budget_seconds = 0;
+  std::int64_t max_rows = kGuardedRowLimit;
 };
 
 class Statement;
 
 /// `s` as an SQL string literal ('it''s'), for the queries that are built as text.
 std::string sql_literal(std::string_view s);
+
+/// `path` as an SQLite URI (`file:` and the path, percent-encoded) with `parameters` appended
+/// (`mode=ro&immutable=1`), for connections and ATTACH that must not take a name as a URI by chance.
+std::string sqlite_uri(const std::string& path, std::string_view parameters = {});
 
 /// Owns one connection. Not thread-safe (one per thread).
 class Database {
@@ -75,10 +86,27 @@ class Database {
   QueryResult query_bound(std::string_view sql, std::initializer_list<std::string_view> texts);
   /// The same under `guard` (query_guard.cpp); a refused or stopped query has `error` set.
   QueryResult query(std::string_view sql, const QueryGuard& guard);
+  /// query(sql, guard) streamed: `columns` gets the column names once, then `row` each row as it is
+  /// stepped (the Row is reused: copy what is kept), so nothing is held; `row` returns false to
+  /// stop. `guard.max_rows` applies. Returns the error, or empty.
+  std::string query_each(std::string_view sql, const QueryGuard& guard,
+                         const std::function<void(const std::vector<std::string>&)>& columns,
+                         const std::function<bool(const Row&)>& row);
   /// Why `sql` is not one read-only statement that compiles against the schema, or empty.
   std::string check_read_only(std::string_view sql);
-  /// Opens an existing file read-only: nothing any query does changes it.
+  /// Opens an existing file for reading only, as immutable (`?mode=ro&immutable=1`): no lock is
+  /// taken, no journal or WAL is read, rolled back, checkpointed or created, so neither the file
+  /// nor anything beside it changes, whatever it is. The way culprit opens every file it reads.
   static std::unique_ptr<Database> open_read_only(const std::string& path, std::string& error);
+  /// Why this database is not a culprit timeline of this version, or empty: it must carry
+  /// culprit's application_id and this schema version, and each table of the schema must be a
+  /// plain table (not a view, whose query could run forever, nor a virtual table) and each view
+  /// the schema's own. Reads only. `schema`: the database's name (an ATTACHed file's).
+  std::string check_timeline(const std::string& schema = "main");
+  /// A time budget for everything this connection runs from now on (SQL over a file culprit did
+  /// not write): a statement still running `seconds` from now stops with "interrupted". A
+  /// QueryGuard's budget still applies within it. 0 removes it.
+  void set_deadline(double seconds);
   /// Prepares a statement; nullptr and `error` set on failure.
   std::unique_ptr<Statement> prepare(std::string_view sql, std::string& error);
   /// prepare(), for SQL that is run again and again (no values written into it): the database
@@ -93,9 +121,16 @@ class Database {
   std::int64_t last_insert_id() const;
   sqlite3* handle() { return db_; }
 
-  /// The embedded schema (src/store/schema.sql) and its version (PRAGMA user_version).
+  /// The embedded schema (src/store/schema.sql), its version (PRAGMA user_version), culprit's
+  /// mark on its files (PRAGMA application_id) and its tables' names.
   static std::string_view schema();
   static int schema_version();
+  static std::int64_t application_id();
+  /// A table or view of the schema: its kind, name and CREATE statement as schema.sql spells it.
+  struct SchemaObject {
+    std::string kind, name, sql;
+  };
+  static const std::vector<SchemaObject>& schema_objects();
   /// Creates the schema in an empty database (by copying the pages of the build's empty timeline,
   /// else by running schema()), or checks the version of an existing one.
   std::string ensure_schema();
@@ -117,8 +152,11 @@ class Database {
   static sqlite3* connect(const std::string& path, int flags, std::string& error);
   /// Copies the build's empty timeline into this empty database; false where it could not.
   bool copy_schema_image();
-  /// Steps a prepared statement to its end and reads every row (both query() forms).
-  static QueryResult rows_of(Statement& stmt);
+  /// Steps a prepared statement to its end and reads every row (both query() forms), or the first
+  /// `max_rows` (> 0) and sets `stopped`.
+  static QueryResult rows_of(Statement& stmt, std::int64_t max_rows = 0);
+  /// The current row of `stmt` into `values` (resized to its columns).
+  static void read_values(sqlite3_stmt* stmt, std::vector<Value>& values);
   /// Prepares `sql` (under the caller's guard); with `read_only`, only one read-only statement.
   /// nullptr and `why` set when it is refused or does not compile.
   std::unique_ptr<Statement> prepare_guarded(std::string_view sql, bool read_only, std::string& why);
@@ -134,6 +172,13 @@ class Database {
   void install_authorizer();
   sqlite3* db_ = nullptr;
   bool reading_only_ = false;
+  /// The deadlines the connection's progress handler checks (query_guard.cpp): set_deadline()'s
+  /// and the running QueryGuard's; 0 when unset (steady-clock nanoseconds).
+  struct Deadlines {
+    std::int64_t connection = 0, guard = 0;
+  } deadlines_;
+  void install_progress_handler();
+  static int past_deadline(void* deadlines);
   struct Kept;  ///< the statements query() keeps (database.cpp)
   std::unique_ptr<Kept> kept_;
   bool scratch_ = false;  ///< from open_scratch(): keep_as_spare() may keep it

@@ -21,10 +21,14 @@ struct IncidentPart {
 };
 
 /// Creates `path` (must not exist) with the schema and copies every part in order as incidents
-/// 1..N. Returns an error message or empty.
-std::string write_scan_database(const std::string& path, const std::vector<IncidentPart>& parts);
+/// 1..N. Each part's file is attached read-only and immutable, checked (Database::check_timeline)
+/// and copied within `budget_seconds` (0: none). Returns an error message or empty.
+std::string write_scan_database(const std::string& path, const std::vector<IncidentPart>& parts,
+                                double budget_seconds = 0);
 
-/// The incidents of a scan database, in id order, as parts ready to copy.
-std::vector<IncidentPart> list_incidents(const std::string& scan_db_path, std::string& error);
+/// The incidents of a scan database, in id order, as parts ready to copy. The file is opened
+/// read-only and immutable and checked; reading it stops after `budget_seconds` (0: none).
+std::vector<IncidentPart> list_incidents(const std::string& scan_db_path, std::string& error,
+                                         double budget_seconds = 0);
 
 }  // namespace culprit::store

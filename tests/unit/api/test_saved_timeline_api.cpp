@@ -112,7 +112,7 @@ TEST_CASE("api: query refuses what is not one read-only statement over a culprit
     auto r = culprit::query(junk, "SELECT 1");
     REQUIRE_FALSE(r);
     CHECK(r.error().code == culprit::Errc::not_a_timeline);
-    CHECK(r.error().message == junk + " is not a culprit timeline of this version");
+    CHECK(r.error().message == junk + " is not a culprit timeline of this version (file is not a database)");
   }
   SECTION("a negative timeout is Errc::invalid_option") {
     culprit::QueryOptions options;

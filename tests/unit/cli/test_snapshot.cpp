@@ -7,6 +7,8 @@
 #include <fstream>
 #include <sstream>
 
+#include <unistd.h>
+
 #include "cli/snapshot.hpp"
 #include "culprit/api/snapshot_manifest.hpp"
 
@@ -160,4 +162,34 @@ TEST_CASE("the kernel log is read when dmesg or its fallback answered", "[cli][s
   CHECK(kernel_log_status({{"dmesg", "", "refused", ""}, {"journalctl", "", "missing", "not found on PATH"}}) ==
         "refused");
   CHECK(kernel_log_status({{"ps", "ps.txt", "ok", ""}}).empty());  // a sample: the kernel log was not asked
+}
+
+// Redteam finding 10: `culprit run` wrote VLLM_API_KEY, SGLANG_API_KEY and `--api-key=…` into
+// world-readable snapshot files.
+TEST_CASE("secrets are masked before a snapshot file is written", "[snapshot][redteam]") {
+  CHECK(mask_secrets("VLLM_API_KEY=sk-VLLMSECRET789\nSGLANG_API_KEY=sk-S\nVLLM_USE_V1=1\n") ==
+        "VLLM_API_KEY=***\nSGLANG_API_KEY=***\nVLLM_USE_V1=1\n");
+  CHECK(mask_secrets("root 12 python -m vllm serve m --api-key=sk-CMD --max-num-batched-tokens=8192") ==
+        "root 12 python -m vllm serve m --api-key=*** --max-num-batched-tokens=8192");
+  CHECK(mask_secrets("x serve --api-key sk-CMD --hf-token hf_abc --port 8000 --max-total-tokens 100") ==
+        "x serve --api-key *** --hf-token *** --port 8000 --max-total-tokens 100");
+  CHECK(mask_secrets(R"("Env": ["HF_TOKEN=hf_abc", "AWS_SECRET_ACCESS_KEY=x/y", "PATH=/bin"])") ==
+        R"("Env": ["HF_TOKEN=***", "AWS_SECRET_ACCESS_KEY=***", "PATH=/bin"])");
+  CHECK(mask_secrets("DB_PASSWORD=hunter2 MY_CREDENTIALS=c NCCL_DEBUG=INFO PWD=/home/me") ==
+        "DB_PASSWORD=*** MY_CREDENTIALS=*** NCCL_DEBUG=INFO PWD=/home/me");
+  CHECK(mask_secrets("--url https://bob:pa55@example.com/x and http://example.com:80/") ==
+        "--url https://bob:***@example.com/x and http://example.com:80/");
+  CHECK(mask_command({"vllm", "serve", "--api-key", "sk-1", "--token=t", "--tokenizer", "tok"}) ==
+        std::vector<std::string>{"vllm", "serve", "--api-key", "***", "--token=***", "--tokenizer", "tok"});
+}
+
+TEST_CASE("snapshot files are private, and a write that fails says why", "[snapshot][redteam]") {
+  const auto dir = std::filesystem::temp_directory_path() / ("culprit-snap-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string file = (dir / "ps.txt").string();
+  CHECK(write_private_file(file, "text\n").empty());
+  CHECK((std::filesystem::status(file).permissions() & std::filesystem::perms::all) ==
+        (std::filesystem::perms::owner_read | std::filesystem::perms::owner_write));
+  CHECK(write_private_file((dir / "no/such/folder").string(), "x") == "No such file or directory");
+  std::filesystem::remove_all(dir);
 }

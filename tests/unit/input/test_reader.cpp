@@ -11,6 +11,7 @@
 #include <fstream>
 
 #include "culprit/input/reader.hpp"
+#include "input/read_context.hpp"
 #include "unit/input/archive_bytes.hpp"
 
 namespace fs = std::filesystem;
@@ -354,4 +355,48 @@ TEST_CASE("a gzip's stated size only sizes the buffer: a wrong one reads the sam
     CHECK(out[0].text == text);
     CHECK(out[0].text.capacity() < 2 * text.size() + (64u << 10));
   }
+}
+
+// Redteam finding 16: a million tiny members cost 1.2 GB (a source's bookkeeping is held to the
+// end). One archive gives at most max_archive_members sources, then says it stopped.
+TEST_CASE("an archive's members past max_archive_members are not read, with a warning", "[input][redteam]") {
+  std::vector<std::pair<std::string, std::string>> members;
+  for (int i = 0; i < 5; ++i) members.emplace_back("node-1/part-" + std::to_string(i) + ".log", "line\n");
+  culprit::input::ReadOptions o;
+  o.max_archive_members = 3;
+  Diagnostics d;
+  std::vector<Source> out;
+  culprit::input::read_archive_memory(culprit::test::tar_of(members), "many.tar", o, d,
+                                      [&](Source& s) { out.push_back(std::move(s)); });
+  CHECK(out.size() == 3);
+  REQUIRE(d.size() == 1);
+  CHECK(d[0].code == culprit::input::code::kTooManyMembers);
+  CHECK(d[0].where == "many.tar");
+  CHECK(d[0].message == "more than 3 files in the archive; the rest are not read (a bound on what one archive may hold)");
+  CHECK(culprit::input::ReadOptions{}.max_archive_members == culprit::input::kMaxArchiveMembers);
+}
+
+// Redteam finding 15: an .xz whose header asks a 4 GiB dictionary cost 1 GiB per file (libarchive
+// sets liblzma no memory limit). Its first block header is read, and a dictionary over
+// kMaxDictionaryBytes is not decoded.
+TEST_CASE("an xz stream declaring a dictionary over kMaxDictionaryBytes is not read", "[input][redteam]") {
+  // Stream header (magic, flags: CRC32, a CRC not checked here), then a block header of 12 bytes:
+  // no sizes, one filter, LZMA2 (0x21) with one property byte.
+  const auto xz = [](char property) {
+    std::string s("\xfd" "7zXZ\x00\x00\x01" "CRC!", 12);
+    s += std::string("\x02\x00\x21\x01", 4) + property + std::string(7, '\0');
+    return s + "payload that is never decoded";
+  };
+  using culprit::input::detail::xz_dictionary_bytes;
+  CHECK(xz_dictionary_bytes(xz(40)) == 0xFFFFFFFF);                    // 4 GiB - 1
+  CHECK(xz_dictionary_bytes(xz(28)) == std::int64_t{64} << 20);         // xz -9
+  CHECK(xz_dictionary_bytes(xz(29)) == std::int64_t{96} << 20);
+  CHECK(xz_dictionary_bytes("plain text") == -1);
+  Diagnostics d;
+  std::vector<Source> out;
+  culprit::input::read_archive_memory(xz(40), "bigdict.log.xz", {}, d, [&](Source& s) { out.push_back(std::move(s)); });
+  CHECK(out.empty());
+  REQUIRE(d.size() == 1);
+  CHECK(d[0].code == culprit::input::code::kArchiveMemory);
+  CHECK(d[0].message == "an xz stream whose dictionary is 4.0 GiB (more than 64.0 MiB, xz -9's); not read");
 }
