@@ -5,7 +5,8 @@
 // otherwise (confidence drops rather than guessing); its pid missing from the job's known pids is
 // never evidence. role_why carries every reason. A holder that is a leftover (leftover.hpp:
 // defunct, stopped, an orphaned engine worker, a name nvidia-smi cannot read) is foreign for that
-// reason too, and processes.leftover says why.
+// reason too, and processes.leftover says why. A container runtime or orchestration daemon
+// (infrastructure.hpp) is never the job's workload: `foreign`, its why saying what it is.
 #include "roles.hpp"
 
 #include <fmt/format.h>
@@ -20,6 +21,7 @@
 #include "culprit/core/job_evidence.hpp"
 #include "culprit/core/size.hpp"
 #include "culprit/core/time.hpp"
+#include "infrastructure.hpp"
 #include "leftover.hpp"
 
 namespace culprit::diagnose {
@@ -172,6 +174,24 @@ std::string assign_roles(store::Database& db) {
                          " WHERE job_evidence <> ''");
       !err.empty())
     return err;
+
+  // Infrastructure by name, in one pass over the names (a task table may add 10^5 processes).
+  {
+    std::vector<std::string> exact, like;
+    for (const auto n : infrastructure_names()) exact.push_back(store::sql_literal(n));
+    for (const auto n : infrastructure_prefixes())
+      like.push_back(fmt::format("substr(j.value, 1, {}) = {}", n.size(), store::sql_literal(n)));
+    auto infra = db.query(fmt::format(
+        "SELECT DISTINCT p.host, p.pid, j.value AS name FROM processes p, json_each(p.names) j"
+        " WHERE p.role <> 'job' AND (j.value IN ({}) OR {})",
+        fmt::join(exact, ", "), fmt::join(like, " OR ")));
+    if (!infra.error.empty()) return infra.error;
+    for (const auto& row : infra.rows)
+      db.exec(fmt::format("UPDATE processes SET role='foreign', role_why={} WHERE host={} AND pid={} AND role <> 'job'",
+                          store::sql_literal(fmt::format("infrastructure: {}, not the job's workload",
+                                                         infrastructure_what(row["name"].as_text()))),
+                          store::sql_literal(row["host"].as_text()), row["pid"].as_int().value_or(0)));
+  }
 
   // The job's frameworks: what the job's own logs and failures talk about, per host.
   std::map<std::string, std::set<std::string>> job_frameworks;  // host -> frameworks ('' = any host)

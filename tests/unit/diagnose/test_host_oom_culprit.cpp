@@ -180,3 +180,35 @@ TEST_CASE("kernel OOM: evidence cites the line its text is (the kill line), not 
   CHECK(e.text.rfind("Out of memory: Killed process 2001 (java)", 0) == 0);
   CHECK(e.line == 7);
 }
+
+// A pod whose limit is below what the runtime needs to start it: the cgroup's task table lists
+// the runtime (runc, conmon, pause) charged to the pod, and the kernel kills runc's init. The
+// runtime is infrastructure, not the job's workload: foreign, and the why says what it is.
+TEST_CASE("cgroup OOM: a container runtime as the largest holder is infrastructure, not the job", "[diagnose][host_oom]") {
+  std::string log =
+      "[  100.000000] runc:[2:INIT] invoked oom-killer: gfp_mask=0xcc0(GFP_KERNEL), order=0, oom_score_adj=-998\n"
+      "[  100.000001] memory: usage 10240kB, limit 10240kB, failcnt 31\n"
+      "[  100.000002] Memory cgroup stats for /kubepods/pod77/crio-abcd:\n"
+      "[  100.000100] Tasks state (memory values in pages):\n"
+      "[  100.000101] [  pid  ]   uid  tgid total_vm      rss pgtables_bytes swapents oom_score_adj name\n";
+  log += row(7701, 200, -998, "pause");
+  log += row(7702, 1900, 0, "runc");
+  log += row(7703, 300, -998, "runc:[2:INIT]");
+  const auto v = culprit::test::diagnose_texts({{"kern.log", "k8s-2", log}});
+  CHECK(v.verdict == "cgroup_oom");
+  REQUIRE(v.culprit);
+  CHECK(v.culprit->pid == 7702);
+  CHECK(v.culprit->role == "foreign");
+  CHECK(v.culprit->why.find("infrastructure: the container runtime (runc)") != std::string::npos);
+
+  // runc's init execs the container's command: it is the workload at its start, the job's.
+  std::string init_only =
+      "[  100.000000] runc:[2:INIT] invoked oom-killer: gfp_mask=0xcc0(GFP_KERNEL), order=0, oom_score_adj=998\n"
+      "[  100.000001] memory: usage 10240kB, limit 10240kB, failcnt 31\n"
+      "[  100.000100] Tasks state (memory values in pages):\n"
+      "[  100.000101] [  pid  ]   uid  tgid total_vm      rss pgtables_bytes swapents oom_score_adj name\n";
+  init_only += row(7801, 2400, 998, "runc:[2:INIT]");
+  const auto w = culprit::test::diagnose_texts({{"kern.log", "k8s-3", init_only}});
+  REQUIRE(w.culprit);
+  CHECK(w.culprit->role == "job");
+}
