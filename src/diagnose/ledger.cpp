@@ -19,15 +19,17 @@ namespace {
 /// worker. vLLM's and Ray's `(Name pid=N)` prefixer wraps the worker's Python stdout / stderr;
 /// c10's glog warnings (`[rank0]:[W… CUDACachingAllocator.cpp…] memory allocation failed with
 /// OOM …`) and other native writes go straight to fd 2 and come out bare. When one worker pid is
-/// all the host's logs name (vLLM worker / engine-core / Ray worker prefixes; not the API server,
-/// which allocates no GPU memory), that worker printed them. Two or more: no guess.
+/// all the host's logs name (vLLM worker / engine-core / Ray worker prefixes, V0's engine process
+/// as its API server records it; not the API server itself, which allocates no GPU memory), that
+/// worker printed them. Two or more: no guess.
 std::optional<std::int64_t> sole_worker_pid(store::Database& db, const std::string& host) {
   auto w = db.query(fmt::format(
       "SELECT DISTINCT pid FROM processes WHERE host = {} AND (instr(job_evidence, {}) OR instr(job_evidence, {})"
-      " OR instr(job_evidence, {})) LIMIT 2",
+      " OR instr(job_evidence, {}) OR instr(job_evidence, {})) LIMIT 2",
       store::sql_literal(host), store::sql_literal(core::job_evidence::kVllmWorkerPrefix),
       store::sql_literal(core::job_evidence::kRayWorkerPrefix),
-      store::sql_literal(core::job_evidence::kVllmEngineCorePrefix)));
+      store::sql_literal(core::job_evidence::kVllmEngineCorePrefix),
+      store::sql_literal(core::job_evidence::kVllmEngineProcess)));
   if (w.rows.size() != 1) return std::nullopt;
   return w.rows[0]["pid"].as_int();
 }

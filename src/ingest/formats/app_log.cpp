@@ -8,6 +8,7 @@
 #include <memory>
 #include <set>
 
+#include "culprit/core/job_evidence.hpp"
 #include "culprit/core/parser_rules.hpp"
 #include "culprit/ingest/parser.hpp"
 #include "culprit/text/block_scanner.hpp"
@@ -418,6 +419,8 @@ void AppLogParser::sight_message_pids(const core::Event& base, Sv message) {
   if (auto pid = pid_after(message, "Unable to shutdown process ")) sight(base.host, *pid, base.ts, "torchrun");
   if (auto pid = pid_after(message, "SignalException: Process ")) sight(base.host, *pid, base.ts, "torchrun");
   if (auto pid = pid_after(message, "Killing subprocess ")) sight(base.host, *pid, base.ts, "DeepSpeed launcher");
+  if (auto pid = pid_after(message, "Started engine process with PID "))
+    sight(base.host, *pid, base.ts, core::job_evidence::kVllmEngineProcess);
   if (message.find(" spawned with command: ") != Sv::npos) {
     if (auto pid = pid_after(message, "process ")) sight(base.host, *pid, base.ts, "DeepSpeed launcher");
   }

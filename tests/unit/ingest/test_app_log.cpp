@@ -4,6 +4,7 @@
 
 #include <filesystem>
 
+#include "culprit/core/job_evidence.hpp"
 #include "culprit/core/time.hpp"
 #include "culprit/text/lines.hpp"
 #include "unit/ingest/gpu_fixture_runner.hpp"
@@ -337,4 +338,12 @@ TEST_CASE("frame-scope signals read a traceback's body once; other signals never
   const auto ooms = sink.of_kind("cuda_oom");
   REQUIRE(ooms.size() == 1);
   CHECK(ooms[0].line == 8);
+}
+
+// vLLM V0's API server (api_server.py, 0.6-0.8: `logger.info("Started engine process with PID %d",
+// engine_pid)`) records the engine process it spawned: a job sighting of that pid.
+TEST_CASE("vLLM V0's API server record of its engine process is a job sighting", "[gpu][app_log]") {
+  const auto sink = parse_app("INFO 11-18 18:07:17 api_server.py:194] Started engine process with PID 76\n", "srv");
+  REQUIRE(sink.sighting(76, true));
+  CHECK(sink.sighting(76, true)->evidence == culprit::core::job_evidence::kVllmEngineProcess);
 }
