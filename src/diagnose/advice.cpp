@@ -9,8 +9,8 @@
 #include <cctype>
 #include <vector>
 
-#include "culprit/core/facts.hpp"
 #include "culprit/core/container_name.hpp"
+#include "culprit/core/facts.hpp"
 #include "culprit/core/size.hpp"
 #include "ledger_model.hpp"
 #include "phrases.hpp"
@@ -40,20 +40,11 @@ std::string setting_hint(std::string key) {
 
 }  // namespace
 
-/// The job's own GPU-memory settings its logs show on `host` (signals that provide
-/// `memory_setting`, core/facts.hpp), as
-/// advice: "XLA_PYTHON_CLIENT_MEM_FRACTION=0.95 (train.log:1): <what it does>". Empty if none.
-std::string job_settings_advice(store::Database& db, const std::string& host) {
-  auto rows = db.query(fmt::format(
-      "SELECT json_extract(e.fields, '$.setting') AS setting, json_extract(e.fields, '$.value') AS value,"
-      " min(s.name || ':' || e.line) AS place FROM events e JOIN sources s ON s.id = e.source_id"
-      " WHERE {} AND e.host = {} AND json_extract(e.fields, '$.setting') IS NOT NULL"
-      " GROUP BY setting, value ORDER BY min(e.id) LIMIT 4",
-      core::fact::provides_sql(core::fact::kMemorySetting), store::sql_literal(host)));
+std::string job_settings_advice(const std::vector<JobSetting>& settings) {
   std::vector<std::string> parts;
-  for (const auto& r : rows.rows) {
-    std::string part = fmt::format("{}={} ({})", r["setting"].as_text(), r["value"].as_text(), r["place"].as_text());
-    if (auto hint = setting_hint(r["setting"].as_text()); !hint.empty()) part += ": " + hint;
+  for (const auto& s : settings) {
+    std::string part = fmt::format("{}={} ({})", s.setting, s.value, s.place);
+    if (auto hint = setting_hint(s.setting); !hint.empty()) part += ": " + hint;
     parts.push_back(part);
   }
   if (parts.empty()) return {};
@@ -91,17 +82,10 @@ std::string kv_budget_advice(std::string_view fw, const std::string& estimated_l
 
 }  // namespace
 
-/// The knobs that lower a job's own GPU footprint, in the words of the framework whose error it
-/// was (the `framework` its signal declares, core/facts.hpp): llama.cpp / Ollama, JAX / XLA,
-/// TensorFlow, Apple MPS; a serving engine's KV-cache budget; PyTorch and the engines otherwise.
-std::string footprint_advice(store::Database& db, std::int64_t event_id) {
+std::string footprint_advice(const FootprintFacts& facts) {
   namespace framework = core::framework;
-  auto r = db.query(fmt::format("SELECT json_extract(fields, '$.{}') AS framework, {} AS kv_budget,"
-                                " json_extract(fields, '$.estimated_max_len') AS estimated_len FROM events e WHERE id = {}",
-                                framework::kField, core::fact::provides_sql(core::fact::kKvCacheBudget), event_id));
-  const std::string fw = r.rows.empty() ? std::string() : r.rows[0]["framework"].as_text();
-  if (!r.rows.empty() && r.rows[0]["kv_budget"].as_int().value_or(0) != 0)
-    return kv_budget_advice(fw, r.rows[0]["estimated_len"].as_text());
+  const std::string& fw = facts.framework;
+  if (facts.kv_budget) return kv_budget_advice(fw, facts.estimated_len);
   if (fw == framework::kLlamaCpp)
     return "The job itself needs more memory than the GPU has: offload fewer layers to the GPU (llama.cpp "
            "--n-gpu-layers, Ollama num_gpu), use a smaller context (--ctx-size / num_ctx) or fewer parallel "

@@ -4,19 +4,34 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "culprit/diagnose/finding.hpp"
-#include "culprit/store/database.hpp"
 
 namespace culprit::diagnose {
 
-/// The job's own GPU-memory settings its logs show on `host` (signals job_memory_setting_*), as
-/// advice: "XLA_PYTHON_CLIENT_MEM_FRACTION=0.95 (train.log:1): <what it does>". Empty if none.
-std::string job_settings_advice(store::Database& db, const std::string& host);
+/// A GPU-memory setting the job's own logs echo (a signal providing `memory_setting`,
+/// core/facts.hpp), where the first line says it (`train.log:1`).
+struct JobSetting {
+  std::string setting, value, place;
+};
+
+/// What the failure event's signal declares about the job's footprint: the framework that
+/// printed it, whether it is a serving engine's KV-cache budget (`kv_cache_budget`) and the
+/// context length the engine estimated would fit.
+struct FootprintFacts {
+  std::string framework;
+  bool kv_budget = false;
+  std::string estimated_len;
+};
+
+/// The job's own GPU-memory settings (load.hpp's load_job_settings), as advice:
+/// "XLA_PYTHON_CLIENT_MEM_FRACTION=0.95 (train.log:1): <what it does>". Empty if none.
+std::string job_settings_advice(const std::vector<JobSetting>& settings);
 
 /// The knobs that lower a job's own GPU footprint, in the words of the framework whose error it
-/// was (the OOM event's signal id says which).
-std::string footprint_advice(store::Database& db, std::int64_t event_id);
+/// was (its signal's `framework`), or a KV-cache budget's two knobs, pointed the engine's way.
+std::string footprint_advice(const FootprintFacts& facts);
 
 /// What to do about a CUDA OOM's culprit, by role; `settings` is job_settings_advice() and
 /// `footprint` footprint_advice() for a job culprit; `budget` gives the amount an unnamed

@@ -14,7 +14,7 @@
 
 #include "advice.hpp"
 #include "host_ledger.hpp"
-#include "ledger.hpp"
+#include "load.hpp"
 #include "phrases.hpp"
 #include "roles.hpp"
 
@@ -206,9 +206,9 @@ Verdict diagnose(store::Database& db, const rules::RuleSet& rules, core::Diagnos
         }
         const bool job = !f.culprit || f.culprit->role == "job";
         set_extra("culprit_action",
-                  culprit_action(f.culprit, job ? job_settings_advice(db, f.culprit ? f.culprit->host : f.host)
+                  culprit_action(f.culprit, job ? job_settings_advice(load_job_settings(db, f.culprit ? f.culprit->host : f.host))
                                                 : std::string(),
-                                 job ? footprint_advice(db, f.event_id) : std::string(), budget ? &*budget : nullptr));
+                                 job ? footprint_advice(load_footprint_facts(db, f.event_id)) : std::string(), budget ? &*budget : nullptr));
       }
       if (f.culprit) {
         set_extra("culprit_pid", f.culprit->pid ? std::to_string(*f.culprit->pid) : "?");

@@ -11,7 +11,6 @@
 #include <vector>
 
 #include "culprit/diagnose/finding.hpp"
-#include "culprit/store/database.hpp"
 
 namespace culprit::diagnose {
 
@@ -64,7 +63,5 @@ std::optional<Budget> build_host_budget(const HostOomRecord& r);
 /// of), so the ledger's row for the culprit says what the verdict says.
 void adopt_culprit_role(HostOomRecord& r, const ProcessRef& culprit);
 
-/// Reads the record of the kernel_oom event `event_id`; nullopt when it is not a report.
-std::optional<HostOomRecord> load_host_oom(store::Database& db, std::int64_t event_id);
 
 }  // namespace culprit::diagnose

@@ -7,7 +7,7 @@
 
 #include <string>
 
-#include "diagnose/ledger.hpp"
+#include "diagnose/load.hpp"
 #include "diagnose/roles.hpp"
 #include "unit/diagnose/paste_timeline.hpp"
 

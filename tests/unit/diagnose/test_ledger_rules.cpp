@@ -5,7 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include "diagnose/advice.hpp"
-#include "diagnose/ledger.hpp"
+#include "diagnose/load.hpp"
 #include "diagnose/ledger_model.hpp"
 
 namespace {

@@ -1,6 +1,8 @@
-// The ledger's loader: every SQL query the CUDA culprit decision needs, run once per failure
-// event, into a plain GpuLedgerInput; the arithmetic and the rules are in ledger_rules.cpp.
-#include "ledger.hpp"
+// The diagnosis loader: every SQL read the decisions below the engine need, run once per failure
+// event, into plain records — the GPU ledger's input (its arithmetic and policy are
+// ledger_account.cpp / ledger_rules.cpp), the host OOM record (host_ledger.cpp), the advice's
+// facts (advice.cpp). Those decide over the records and never see the database.
+#include "load.hpp"
 
 #include <fmt/format.h>
 
@@ -11,6 +13,7 @@
 #include "culprit/core/facts.hpp"
 #include "culprit/core/job_evidence.hpp"
 #include "culprit/core/parser_rules.hpp"
+#include "culprit/core/size.hpp"
 
 namespace culprit::diagnose {
 namespace {
@@ -237,6 +240,75 @@ LedgerResult build_ledger(store::Database& db, std::int64_t event_id) {
   LedgerResult out = decide_ledger(in);
   out.evidence = std::move(evidence);
   return out;
+}
+
+std::optional<HostOomRecord> load_host_oom(store::Database& db, std::int64_t event_id) {
+  auto rep = db.query(fmt::format(
+      "SELECT r.host, r.memcg, r.oom_memcg, r.task_memcg, r.victim_pid, r.victim_comm, r.page_size, r.memcg_usage, "
+      "r.memcg_limit, json_extract(e.fields, '$.memsw_usage_bytes') AS memsw_usage, "
+      "json_extract(e.fields, '$.memsw_limit_bytes') AS memsw_limit, json_extract(e.fields, '$.ram_bytes') AS ram, "
+      "json_extract(e.fields, '$.shmem_bytes') AS shmem, "
+      "json_extract(e.fields, '$.slab_unreclaimable_bytes') AS slab "
+      "FROM oom_reports r JOIN events e ON e.id = r.event_id WHERE r.event_id = {}",
+      event_id));
+  if (rep.rows.empty()) return std::nullopt;
+  const auto& row = rep.rows[0];
+  HostOomRecord r;
+  r.host = row["host"].as_text();
+  r.memcg = row["memcg"].as_int().value_or(0) != 0;
+  r.cgroup = row["oom_memcg"].as_text().empty() ? row["task_memcg"].as_text() : row["oom_memcg"].as_text();
+  if (!r.memcg) r.cgroup.clear();
+  r.usage = row["memcg_usage"].as_int();
+  r.limit = row["memcg_limit"].as_int();
+  if (!r.usage && !r.limit) {
+    r.usage = row["memsw_usage"].as_int();
+    r.limit = row["memsw_limit"].as_int();
+  }
+  r.ram = row["ram"].as_int();
+  r.shmem = row["shmem"].as_int();
+  r.slab_unreclaimable = row["slab"].as_int();
+  r.victim_pid = row["victim_pid"].as_int();
+  r.victim_name = row["victim_comm"].as_text();
+  const std::int64_t page = row["page_size"].as_int().value_or(4096);
+  auto tasks = db.query(fmt::format(
+      // The host as a literal: a subquery in the join keeps SQLite from the (host, pid) index,
+      // and a task table may hold 10^5 rows.
+      "SELECT t.pid, t.name, t.rss_pages, t.oom_score_adj, coalesce(p.role, 'unknown') AS role FROM oom_tasks t "
+      "LEFT JOIN processes p ON p.host = {1} AND p.pid = t.pid "
+      "WHERE t.event_id = {0} AND t.rss_pages IS NOT NULL",
+      event_id, store::sql_literal(r.host)));
+  for (const auto& t : tasks.rows) {
+    HostTask h;
+    h.pid = t["pid"].as_int().value_or(0);
+    h.name = t["name"].as_text();
+    h.rss = core::scale_bytes(t["rss_pages"].as_int().value_or(0), page).value_or(0);
+    if (auto adj = t["oom_score_adj"].as_int()) h.oom_score_adj = static_cast<int>(*adj);
+    h.role = t["role"].as_text();
+    r.tasks.push_back(std::move(h));
+  }
+  return r;
+}
+
+std::vector<JobSetting> load_job_settings(store::Database& db, const std::string& host) {
+  auto rows = db.query_bound(
+      fmt::format("SELECT json_extract(e.fields, '$.setting') AS setting, json_extract(e.fields, '$.value') AS value,"
+                  " min(s.name || ':' || e.line) AS place FROM events e JOIN sources s ON s.id = e.source_id"
+                  " WHERE {} AND e.host = ?1 AND json_extract(e.fields, '$.setting') IS NOT NULL"
+                  " GROUP BY setting, value ORDER BY min(e.id) LIMIT 4",
+                  core::fact::provides_sql(core::fact::kMemorySetting)),
+      {host});
+  std::vector<JobSetting> out;
+  for (const auto& r : rows.rows) out.push_back({r["setting"].as_text(), r["value"].as_text(), r["place"].as_text()});
+  return out;
+}
+
+FootprintFacts load_footprint_facts(store::Database& db, std::int64_t event_id) {
+  auto r = db.query(fmt::format("SELECT json_extract(fields, '$.{}') AS framework, {} AS kv_budget,"
+                                " json_extract(fields, '$.estimated_max_len') AS estimated_len FROM events e WHERE id = {}",
+                                core::framework::kField, core::fact::provides_sql(core::fact::kKvCacheBudget), event_id));
+  if (r.rows.empty()) return {};
+  return {r.rows[0]["framework"].as_text(), r.rows[0]["kv_budget"].as_int().value_or(0) != 0,
+          r.rows[0]["estimated_len"].as_text()};
 }
 
 }  // namespace culprit::diagnose

@@ -1,12 +1,15 @@
-// The GPU memory ledger at a CUDA OOM and the culprit it implies: the loader that fills a
-// GpuLedgerInput from the timeline once, then decide_ledger() (ledger_model.hpp) over it.
+// The diagnosis loader (see load.cpp): the records the decisions need, read from the timeline
+// once — the GPU ledger's input, the host OOM record, the advice's facts.
 #pragma once
 
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
 #include "culprit/store/database.hpp"
+#include "advice.hpp"
+#include "host_ledger.hpp"
 #include "ledger_model.hpp"
 
 namespace culprit::diagnose {
@@ -19,5 +22,14 @@ GpuLedgerInput load_ledger_input(store::Database& db, std::int64_t event_id, std
 
 /// load_ledger_input() then decide_ledger(); an unknown event gives an empty result.
 LedgerResult build_ledger(store::Database& db, std::int64_t event_id);
+
+/// Reads the record of the kernel_oom event `event_id`; nullopt when it is not a report.
+std::optional<HostOomRecord> load_host_oom(store::Database& db, std::int64_t event_id);
+
+/// The GPU-memory settings the job's logs on `host` echo (at most 4, first seen first).
+std::vector<JobSetting> load_job_settings(store::Database& db, const std::string& host);
+
+/// What the failure event's signal declares about the job's footprint.
+FootprintFacts load_footprint_facts(store::Database& db, std::int64_t event_id);
 
 }  // namespace culprit::diagnose
