@@ -16,7 +16,6 @@
 #include "host_ledger.hpp"
 #include "load.hpp"
 #include "phrases.hpp"
-#include "roles.hpp"
 
 namespace culprit::diagnose {
 namespace {

@@ -1,10 +1,12 @@
-// The diagnosis loader: every SQL read the decisions below the engine need, run once per failure
-// event, into plain records — the GPU ledger's input (its arithmetic and policy are
+// The diagnosis loader: every SQL read the decisions below the engine need, into plain records —
+// the roles' facts (roles.cpp decides), the GPU ledger's input (its arithmetic and policy are
 // ledger_account.cpp / ledger_rules.cpp), the host OOM record (host_ledger.cpp), the advice's
-// facts (advice.cpp). Those decide over the records and never see the database.
+// facts (advice.cpp). Those decide over the records and never see the database. The one write
+// is the roles' (assign_roles): the rules' SQL reads processes.role.
 #include "load.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cctype>
 #include <map>
@@ -14,6 +16,7 @@
 #include "culprit/core/job_evidence.hpp"
 #include "culprit/core/parser_rules.hpp"
 #include "culprit/core/size.hpp"
+#include "infrastructure.hpp"
 
 namespace culprit::diagnose {
 namespace {
@@ -309,6 +312,147 @@ FootprintFacts load_footprint_facts(store::Database& db, std::int64_t event_id) 
   if (r.rows.empty()) return {};
   return {r.rows[0]["framework"].as_text(), r.rows[0]["kv_budget"].as_int().value_or(0) != 0,
           r.rows[0]["estimated_len"].as_text()};
+}
+
+namespace {
+
+/// The job's first sign of life (UTC seconds): the earliest stamped line of the job's own logs
+/// (app-log sources), else the earliest event of any kind but plain log lines.
+std::optional<double> job_first_ts(store::Database& db) {
+  auto own = db.query(
+      "SELECT min(e.ts) AS t0 FROM events e JOIN sources s ON s.id = e.source_id "
+      "WHERE e.ts IS NOT NULL AND s.format = 'app_log'");
+  if (!own.rows.empty() && !own.rows[0]["t0"].is_null()) return own.rows[0]["t0"].as_double();
+  auto any = db.query("SELECT min(ts) AS t0 FROM events WHERE ts IS NOT NULL AND kind <> 'log'");
+  if (any.rows.empty() || any.rows[0]["t0"].is_null()) return std::nullopt;
+  return any.rows[0]["t0"].as_double();
+}
+
+/// Whether holder `pid` on `host` was listed holding GPU memory by a snapshot taken after the
+/// job's processes on that host had died. The end is positive evidence only, from the job's own
+/// output (app-log sources): an `engine_failure` (an engine's process died; SGLang's launcher got
+/// SIGQUIT from its scheduler), a `signal_exit`, or a launcher's record of a worker's exit code
+/// or of the signal it sent it (fields `exitcode`, `signal_name`: torchrun's `failed (exitcode:
+/// 1)` and `closing signal SIGTERM`), dated, the latest such end at least kSettle before the
+/// snapshot (a dying process frees its memory within seconds). Compute holders only (type C /
+/// C+G): a display server outlives every job and is nobody's culprit.
+std::optional<RoleFacts::Holder::Outlived> outlived_job(store::Database& db, const std::string& host, std::int64_t pid) {
+  constexpr double kSettle = 5;
+  auto r = db.query_bound(
+      "WITH seen AS (SELECT max(g.ts) AS ts, max(gp.mem_used) AS bytes FROM gpu_snapshots g"
+      "  JOIN gpu_processes gp ON gp.snapshot_id = g.id WHERE g.host = ?1 AND gp.pid = CAST(?2 AS INTEGER)"
+      "  AND g.ts IS NOT NULL AND instr(gp.type, 'C') > 0),"
+      " ended AS (SELECT e.ts, s.name AS source, e.line FROM events e JOIN sources s ON s.id = e.source_id, seen"
+      "  WHERE e.host = ?1 AND e.ts IS NOT NULL AND e.ts + " + std::to_string(kSettle) + " <= seen.ts"
+      "  AND s.format = 'app_log' AND (e.pid IS NULL OR e.pid <> CAST(?2 AS INTEGER))"
+      "  AND (e.kind IN ('engine_failure', 'signal_exit') OR json_extract(e.fields, '$.exitcode') IS NOT NULL"
+      "       OR json_extract(e.fields, '$.signal_name') IS NOT NULL)"
+      "  ORDER BY e.ts DESC LIMIT 1)"
+      " SELECT seen.ts AS seen_ts, seen.bytes AS bytes, ended.ts AS end_ts, ended.source, ended.line"
+      " FROM seen, ended",
+      {host, std::to_string(pid)});
+  if (r.rows.empty()) return std::nullopt;
+  const auto& row = r.rows[0];
+  return RoleFacts::Holder::Outlived{row["seen_ts"].as_double().value_or(0), row["end_ts"].as_double().value_or(0),
+                                     row["bytes"].as_int(), row["source"].as_text(), row["line"].as_int().value_or(0)};
+}
+
+}  // namespace
+
+RoleFacts load_role_facts(store::Database& db, std::string& error) {
+  RoleFacts f;
+  // Infrastructure by name, in one pass over the names (a task table may add 10^5 processes).
+  {
+    std::vector<std::string> exact, like;
+    for (const auto n : infrastructure_names()) exact.push_back(store::sql_literal(n));
+    for (const auto n : infrastructure_prefixes())
+      like.push_back(fmt::format("substr(j.value, 1, {}) = {}", n.size(), store::sql_literal(n)));
+    auto infra = db.query(fmt::format(
+        "SELECT DISTINCT p.host, p.pid, j.value AS name FROM processes p, json_each(p.names) j"
+        " WHERE p.job_evidence = '' AND p.role <> 'job' AND (j.value IN ({}) OR {})",
+        fmt::join(exact, ", "), fmt::join(like, " OR ")));
+    if (!infra.error.empty()) {
+      error = infra.error;
+      return f;
+    }
+    for (const auto& row : infra.rows)
+      f.infrastructure.push_back({row["host"].as_text(), row["pid"].as_int().value_or(0), row["name"].as_text()});
+  }
+  // The job's own output: one pass over the events (a join on the numbered first 50 of each
+  // source), not a scan per source: a paste of 10^4 prompt segments has 10^4 sources and a
+  // command event in each.
+  auto sources = db.query(
+      "WITH ev AS MATERIALIZED (SELECT source_id, message || ' ' || fields AS t,"
+      " row_number() OVER (PARTITION BY source_id ORDER BY id) AS rn FROM events WHERE kind <> 'log')"
+      " SELECT s.host, s.name, group_concat(ev.t, ' ') AS text FROM sources s"
+      " LEFT JOIN ev ON ev.source_id = s.id AND ev.rn <= 50 WHERE s.format = 'app_log' GROUP BY s.id");
+  for (const auto& row : sources.rows)
+    f.job_texts.push_back({row["host"].as_text(), row["name"].as_text() + " " + row["text"].as_text()});
+  for (const auto& c : db.query("SELECT host, name, image, command, status, up_seconds FROM containers").rows)
+    f.containers.push_back({c["host"].as_text(), c["name"].as_text(), c["image"].as_text(), c["command"].as_text(),
+                            c["status"].as_text(), c["up_seconds"].as_double()});
+  // The job's age: from its first event to its last (a container up longer predates it).
+  auto span = db.query("SELECT min(ts) AS t0, max(ts) AS t1 FROM events WHERE ts IS NOT NULL AND kind <> 'log'");
+  if (!span.rows.empty() && !span.rows[0]["t0"].is_null())
+    f.job_age = span.rows[0]["t1"].as_double().value_or(0) - span.rows[0]["t0"].as_double().value_or(0);
+  f.job_t0 = job_first_ts(db);
+  for (const auto& j : db.query("SELECT host, user, started, elapsed, job_evidence FROM processes WHERE job_evidence <> ''").rows)
+    f.job_processes.push_back({j["host"].as_text(), j["user"].as_text(), j["job_evidence"].as_text(),
+                               j["started"].as_double(), j["elapsed"].as_double()});
+  // GPU holders (a snapshot lists them), and processes re-parented to init that may be an engine
+  // worker left behind (leftover.hpp: its name says it held a GPU). One scan of processes (a
+  // kernel OOM's task table can add 10^5 rows) against the listed pids.
+  auto holders = db.query(
+      "WITH listed AS (SELECT DISTINCT g.host, gp.pid FROM gpu_snapshots g JOIN gpu_processes gp ON gp.snapshot_id = g.id) "
+      "SELECT p.host, p.pid, p.names, p.container, p.cmdline, p.user, p.state, p.started, p.elapsed, p.ppid, "
+      "l.pid IS NOT NULL AS gpu_listed, "
+      "(SELECT json_extract(q.names, '$[0]') FROM processes q WHERE q.host = p.host AND q.pid = 1) AS pid1, "
+      "(SELECT json_extract(e.fields, '$.driver_frame') FROM events e WHERE e.host = p.host AND e.pid = p.pid "
+      " AND e.kind = 'process_stack' AND json_extract(e.fields, '$.driver_frame') IS NOT NULL LIMIT 1) AS driver_frame "
+      "FROM processes p LEFT JOIN listed l ON l.host = p.host AND l.pid = p.pid "
+      "WHERE p.job_evidence = '' AND p.role <> 'job' AND (l.pid IS NOT NULL OR p.ppid = 1)");
+  if (!holders.error.empty()) {
+    error = holders.error;
+    return f;
+  }
+  for (const auto& h : holders.rows) {
+    RoleFacts::Holder r;
+    r.host = h["host"].as_text();
+    r.pid = h["pid"].as_int().value_or(0);
+    for (const auto& n : db.query_bound("SELECT value AS n FROM json_each(?1)", {h["names"].as_text()}).rows)
+      r.names.push_back(n["n"].as_text());
+    r.cmdline = h["cmdline"].as_text();
+    r.user = h["user"].as_text();
+    r.state = h["state"].as_text();
+    r.container = h["container"].as_text();
+    r.started = h["started"].as_double();
+    r.elapsed = h["elapsed"].as_double();
+    r.ppid = h["ppid"].as_int();
+    r.gpu_listed = h["gpu_listed"].as_int().value_or(0) != 0;
+    if (!h["pid1"].is_null()) r.pid1_name = h["pid1"].as_text();
+    r.driver_frame = h["driver_frame"].as_text();
+    if (r.gpu_listed) r.outlived = outlived_job(db, r.host, r.pid);
+    f.holders.push_back(std::move(r));
+  }
+  return f;
+}
+
+std::string assign_roles(store::Database& db) {
+  // A pid the job's own logs name is the job's (decide_roles' first rule, applied in bulk: a log
+  // may name 10^5 pids).
+  if (auto err = db.exec("UPDATE processes SET role='job', role_why='named by the job''s own logs (' || job_evidence || ')'"
+                         " WHERE job_evidence <> ''");
+      !err.empty())
+    return err;
+  std::string error;
+  const RoleFacts facts = load_role_facts(db, error);
+  if (!error.empty()) return error;
+  for (const RoleDecision& d : decide_roles(facts))
+    db.exec(fmt::format("UPDATE processes SET role={}, role_why={}, leftover={}, "
+                        "container=CASE WHEN container='' THEN {} ELSE container END WHERE host={} AND pid={}",
+                        store::sql_literal(d.role), store::sql_literal(d.why), store::sql_literal(d.leftover),
+                        store::sql_literal(d.container), store::sql_literal(d.host), d.pid));
+  return {};
 }
 
 }  // namespace culprit::diagnose

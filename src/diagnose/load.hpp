@@ -11,6 +11,7 @@
 #include "advice.hpp"
 #include "host_ledger.hpp"
 #include "ledger_model.hpp"
+#include "roles.hpp"
 
 namespace culprit::diagnose {
 
@@ -31,5 +32,12 @@ std::vector<JobSetting> load_job_settings(store::Database& db, const std::string
 
 /// What the failure event's signal declares about the job's footprint.
 FootprintFacts load_footprint_facts(store::Database& db, std::int64_t event_id);
+
+/// What roles are decided from (roles.hpp), read once; a failed read sets `error`.
+RoleFacts load_role_facts(store::Database& db, std::string& error);
+
+/// Fills processes.role / role_why / leftover / container: a pid the job's own logs name is
+/// `job`; the rest as decide_roles() says. Returns an error message or empty.
+std::string assign_roles(store::Database& db);
 
 }  // namespace culprit::diagnose

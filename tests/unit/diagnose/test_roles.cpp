@@ -7,7 +7,7 @@
 #include <map>
 #include <string>
 
-#include "diagnose/roles.hpp"
+#include "diagnose/load.hpp"
 #include "unit/diagnose/paste_timeline.hpp"
 
 namespace {
@@ -132,4 +132,40 @@ TEST_CASE("roles: the prompt's command names the job, and a holder that outlived
     REQUIRE(r.count(48211));
     CHECK_THAT(r.at(48211).why, !Catch::Contains("after the job's processes had died"));
   }
+}
+
+// decide_roles over records alone (no database): each reason on its own makes a holder foreign,
+// none leaves it unknown, and infrastructure is foreign by name.
+TEST_CASE("roles: decide_roles over records", "[roles][records]") {
+  using culprit::diagnose::RoleFacts;
+  RoleFacts facts;
+  facts.job_texts.push_back({"spark-b", "worker.log sglang.launch_server --tp 2"});
+  RoleFacts::Holder engine;
+  engine.host = "spark-b";
+  engine.pid = 48211;
+  engine.names = {"VLLM::EngineCore"};
+  engine.gpu_listed = true;
+  RoleFacts::Holder plain;
+  plain.host = "spark-b";
+  plain.pid = 5000;
+  plain.names = {"python3"};
+  plain.gpu_listed = true;
+  RoleFacts::Holder outlived = plain;
+  outlived.pid = 5001;
+  outlived.outlived = RoleFacts::Holder::Outlived{1000.0, 900.0, 12LL << 30, "worker.log", 88};
+  facts.holders = {engine, plain, outlived};
+  facts.infrastructure.push_back({"spark-b", 77, "containerd-shim"});
+  const auto d = culprit::diagnose::decide_roles(facts);
+  REQUIRE(d.size() == 4);
+  CHECK(d[0].pid == 77);
+  CHECK(d[0].role == "foreign");
+  CHECK(d[0].why == "infrastructure: a containerd shim, not the job's workload");
+  CHECK(d[1].pid == 48211);
+  CHECK(d[1].role == "foreign");
+  CHECK(d[1].why.find("a vLLM process, while the job runs SGLang") != std::string::npos);
+  CHECK(d[2].pid == 5000);
+  CHECK(d[2].role == "unknown");  // nothing proves it foreign: its pid being unseen is no reason
+  CHECK(d[3].role == "foreign");
+  CHECK(d[3].why.find("still held 12.00 GiB at 00:16:40, after the job's processes had died (00:15:00, worker.log:88)") !=
+        std::string::npos);
 }
