@@ -18,5 +18,9 @@ inline constexpr std::string_view kCgroupMemory = "cgroup_memory";
 /// Its kind is `log`: a fact about clocks, not a failure, so diagnoses and the job's time span
 /// never count it; clock alignment (store/clock.cpp) reads it by this id.
 inline constexpr std::string_view kKernelClockAnchor = "kernel_clock_anchor";
+/// Ray's memory-monitor table of the node's largest memory users, printed with its kill
+/// (ingest/formats/ray_memory_table.cpp): kind `log`, one event per table, its `kill_line` the
+/// line of the kill it belongs to; the `userspace-oom-kill` diagnosis reads its top row.
+inline constexpr std::string_view kRayMemoryTable = "ray_memory_table";
 
 }  // namespace culprit::core::parser_rule

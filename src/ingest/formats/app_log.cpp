@@ -1,8 +1,9 @@
 // The application-log parser: worker / launcher / serving-engine output (formats.md Parts 3–5).
 // Each line is peeled (line_prefix), routed by writer to an open traceback (traceback), to an
-// open torchrun failure summary (torchrun_block), or scanned by the line signals; allocator
-// OOM messages are read in full (torch_oom). Pids named by the job's own log become job
-// process sightings.
+// open torchrun failure summary (torchrun_block), to the table of memory users that Ray's
+// memory monitor prints after its kill (ray_memory_table), or scanned by the line signals;
+// allocator OOM messages are read in full (torch_oom). Pids named by the job's own log become
+// job process sightings.
 #include <algorithm>
 #include <map>
 #include <memory>
@@ -10,12 +11,14 @@
 
 #include "culprit/core/job_evidence.hpp"
 #include "culprit/core/parser_rules.hpp"
+#include "culprit/core/size.hpp"
 #include "culprit/ingest/parser.hpp"
 #include "culprit/text/block_scanner.hpp"
 #include "culprit/text/literal_set.hpp"
 #include "culprit/text/signal_set.hpp"
 #include "culprit/text/lines.hpp"
 #include "ingest/formats/line_prefix.hpp"
+#include "ingest/formats/ray_memory_table.hpp"
 #include "ingest/formats/torch_oom.hpp"
 #include "ingest/formats/torchrun_block.hpp"
 #include "ingest/formats/traceback.hpp"
@@ -51,6 +54,9 @@ using Sv = std::string_view;
 constexpr std::size_t kMaxLineBytes = 64 * 1024;
 /// Open tracebacks kept at once (one per writer); the oldest is closed beyond this.
 constexpr std::size_t kMaxOpenTracebacks = 512;
+/// How many lines after a user-space OOM kill a Ray memory-users table may start (its header): the
+/// kill's message, a wrapped line, a blank, then `PID  MEM  COMMAND`.
+constexpr std::int64_t kRayTableReach = 4;
 /// Plain error lines kept as `log` events per source (signal events are never capped): a log
 /// that repeats one error a million times must not become a million rows.
 constexpr std::int64_t kMaxLogEvents = 20000;
@@ -136,6 +142,7 @@ class AppLogParser {
   void emit_traceback(const Traceback& tb, const PeeledLine& exc_peel);
   void end_block();
   void emit_failure(const TorchrunFailure& f);
+  void end_ray_table();
   void push(core::Event& e, const PeeledLine& p, Sv message);
   void sight(const std::string& host, std::int64_t pid, std::optional<double> ts, std::string evidence);
   void sight_message_pids(const core::Event& base, Sv message);
@@ -148,6 +155,12 @@ class AppLogParser {
   std::optional<TorchrunFailureBlock> block_;
   std::string entrypoint_;
   std::int64_t title_line_ = -100;
+  // Ray's memory-users table being read, the prefixes of its header line, and the last line
+  // that made a user-space OOM kill event (segment and absolute): a table belongs to it.
+  std::optional<RayMemoryTable> ray_table_;
+  PeeledLine ray_table_peel_;
+  std::int64_t kill_seg_ = -100;
+  std::int64_t kill_line_ = 0;
   std::set<std::pair<std::string, std::int64_t>> sighted_;
   std::set<std::tuple<std::string, std::int64_t, bool>> oom_sighted_;
   bool noted_long_ = false;
@@ -169,9 +182,10 @@ class AppLogParser {
 // is skipped without peeling when no traceback or failure summary is open, no signal could
 // match it (the literal prefilter), it holds no failure marker, and any pid prefix it carries
 // repeats one already sighted. Skipping never drops an event: every kind of event needs a
-// signal candidate, a traceback, a failure block or a new pid.
+// signal candidate, a traceback, a failure block, a new pid, or (Ray's table of memory users)
+// a user-space OOM kill a few lines before, after which line() skips nothing.
 bool AppLogParser::skippable(Sv raw, LiteralHit hit) const {
-  if (!open_.empty() || block_) return false;
+  if (!open_.empty() || block_ || ray_table_) return false;
   if (!ctx_.signals || !ctx_.signals->prefilter()) return false;
   if (hit == LiteralHit::yes) return false;
   if (hit == LiteralHit::unknown) {
@@ -224,7 +238,9 @@ void AppLogParser::line(std::int64_t seg, Sv raw, LiteralHit hit) {
     }
     raw = raw.substr(0, kMaxLineBytes);
   }
-  if (skippable(raw, hit)) {
+  // Lines just after a user-space OOM kill are all read: a Ray memory-users table may follow,
+  // whose rows hold no literal or marker.
+  if (seg - kill_seg_ > kRayTableReach && skippable(raw, hit)) {
     skipped_raw_ = raw;
     skipped_seg_ = seg;
     return;
@@ -300,6 +316,15 @@ void AppLogParser::route(std::int64_t seg, PeeledLine& p, Sv msg) {
     }
     end_block();
   }
+  if (ray_table_) {
+    if (ray_table_->offer(seg, msg) == RayMemoryTable::Offer::consumed) return;
+    end_ray_table();
+  }
+  if (seg - kill_seg_ <= kRayTableReach && RayMemoryTable::opens(msg)) {
+    ray_table_.emplace(seg, msg);
+    ray_table_peel_ = p;
+    return;
+  }
   if (TorchrunFailureBlock::opens(msg)) {
     block_.emplace(seg, msg, seg - title_line_ <= 3 ? entrypoint_ : std::string());
     return;
@@ -361,7 +386,13 @@ void AppLogParser::handle(std::int64_t seg, const PeeledLine& p, Sv message, boo
       ctx_.note("log-events-capped", seg, "more than 20000 error lines; later ones are not kept as log events");
     }
   }
-  for (auto& e : events) push(e, p, message);
+  for (auto& e : events) {
+    if (e.kind == core::kind::kUserspaceOomKill) {
+      kill_seg_ = seg;
+      kill_line_ = e.line;
+    }
+    push(e, p, message);
+  }
   sight_message_pids(base, message);
 }
 
@@ -536,12 +567,71 @@ void AppLogParser::emit_failure(const TorchrunFailure& f) {
   if (f.pid) sight(e.host, *f.pid, e.ts, "torchrun");
 }
 
+// One `log` event for the table (rule parser_rule::kRayMemoryTable, tied to its kill by
+// `kill_line`), with its largest row read (`top_*`: pid, bytes, command, class, name, label) and
+// the next largest (`next_*`); and each row as a process sighting with its rss and command. Rows
+// are never summed: each process's rss counts the object store's shared mapping again.
+void AppLogParser::end_ray_table() {
+  if (!ray_table_) return;
+  const RayMemoryTable table = std::move(*ray_table_);
+  ray_table_.reset();
+  const auto& rows = table.rows();
+  if (rows.empty() || !ctx_.sink) return;
+  core::Event e = ctx_.make_event(table.first_line());
+  e.line_end = ctx_.absolute_line_end(table.last_line());
+  apply_peeled(ray_table_peel_, e, ctx_.year_hint);
+  e.pid.reset();  // the prefix's pid is the writer's, not a row's
+  e.rank.reset();
+  e.kind = core::kind::kLog;
+  e.severity = core::Severity::info;
+  e.rule = std::string(core::parser_rule::kRayMemoryTable);
+  // Ray prints the rows largest first; the largest is looked for all the same (first on a tie).
+  std::size_t top = 0;
+  for (std::size_t i = 1; i < rows.size(); ++i)
+    if (rows[i].bytes > rows[top].bytes) top = i;
+  std::optional<std::size_t> next;
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    if (i != top && (!next || rows[i].bytes > rows[*next].bytes)) next = i;
+  const RayProcessKind kind = classify_ray_command(rows[top].command);
+  e.message = "Ray's memory monitor's largest memory users (" + std::to_string(rows.size()) + " listed): pid " +
+              std::to_string(rows[top].pid) + ", " + core::format_size(rows[top].bytes) + ", " + kind.label;
+  if (next) e.message += "; next pid " + std::to_string(rows[*next].pid) + ", " + core::format_size(rows[*next].bytes);
+  e.set_int("kill_line", kill_line_);
+  e.set_int("rows", static_cast<std::int64_t>(rows.size()));
+  e.set_int("top_pid", rows[top].pid);
+  e.set_int("top_bytes", rows[top].bytes);
+  e.set("top_command", rows[top].command);
+  e.set("top_class", std::string(ray_class_word(kind.cls)));
+  e.set("top_name", kind.name);
+  e.set("top_label", kind.label);
+  if (next) {
+    e.set_int("next_pid", rows[*next].pid);
+    e.set_int("next_bytes", rows[*next].bytes);
+  }
+  ctx_.sink->add_event(e);
+  for (const auto& row : rows) {
+    const RayProcessKind k = classify_ray_command(row.command);
+    core::ProcessSighting s;
+    s.host = e.host;
+    s.pid = row.pid;
+    s.name = k.name;
+    s.cmdline = row.command;
+    s.rss = row.bytes;
+    s.ts = e.ts;
+    // A `ray::` worker is the job's; the daemons and other programs are only listed here.
+    s.job = k.cls == RayProcessClass::worker;
+    s.evidence = "Ray memory monitor";
+    ctx_.sink->add_process(s);
+  }
+}
+
 void AppLogParser::finish() {
   std::vector<std::pair<std::int64_t, std::string>> order;
   for (auto& [key, open] : open_) order.emplace_back(open.builder->first_line(), key);
   std::sort(order.begin(), order.end());
   for (const auto& [line, key] : order) close_traceback(key);
   end_block();
+  end_ray_table();
 }
 
 // The host a torchrun failure summary names (`  host      : gpu-node-17.cluster.local`) when the

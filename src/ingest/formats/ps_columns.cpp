@@ -219,6 +219,9 @@ std::optional<Header> parse_header(Sv line) {
   int unknown = 0;
   for (const auto& t : toks) {
     if (!header_token(t.text)) return std::nullopt;
+    // A bare `MEM` is no column of ps or top (they print `%MEM`): Ray's memory monitor heads its
+    // table of memory users `PID MEM COMMAND`, which the app-log parser reads (ray_memory_table).
+    if (t.text == "MEM") return std::nullopt;
     const Col c = column_of(t.text);
     pid = pid || c == Col::pid;
     cmd = cmd || c == Col::command;

@@ -263,6 +263,106 @@ TEST_CASE("Ray's SYSTEM_ERROR worker death names the victim and leaves the cause
   CHECK(v.victim->pid == 27499);
 }
 
+// Ray's memory monitor lists the node's largest memory users with its kill (1.x
+// memory_monitor.py: "The top 10 memory consumers are:" then "PID\tMEM\tCOMMAND" and
+// "<pid>\t<x>GiB\t<cmdline>"; 2.2+ raylet: "Top 10 memory users:" then "PID\tMEM(GB)\tCOMMAND" and
+// "<pid>\t<x.xx>\t<cmdline>"): the largest is the culprit, the job's when it is a worker, actor
+// or the driver, foreign when it is one of Ray's daemons or another program.
+TEST_CASE("Ray's table of memory users names the largest as the culprit", "[diagnose][ray]") {
+  SECTION("1.x under an actor prefix: Ray's dashboard agent held a third of the node, foreign, high") {
+    const auto v = diagnose_texts(
+        {{"worker.err", "",
+          "(Packer pid=7001, ip=10.2.0.4) ray._private.memory_monitor.RayOutOfMemoryError: More than 95% of the "
+          "memory on node trainer-2 is used (240.10 / 251.50 GB). The top 10 memory consumers are:\n"
+          "(Packer pid=7001, ip=10.2.0.4) \n"
+          "(Packer pid=7001, ip=10.2.0.4) PID\tMEM\tCOMMAND\n"
+          "(Packer pid=7001, ip=10.2.0.4) 9120\t90.25GiB\t/usr/bin/python3 -u "
+          "/usr/lib/python3.9/site-packages/ray/dashboard/agent.py --node-ip-address=10.2.0.4\n"
+          "(Packer pid=7001, ip=10.2.0.4) 9100\t2.10GiB\t/usr/lib/python3.9/site-packages/ray/core/src/ray/raylet/raylet\n"
+          "(Packer pid=7001, ip=10.2.0.4) 9300\t1.05GiB\tray::Packer\n"}});
+    CHECK(v.verdict == "userspace_oom_kill");
+    REQUIRE(v.culprit);
+    CHECK(v.culprit->role == "foreign");
+    CHECK(v.culprit->pid == 9120);
+    CHECK(v.culprit->why.find("Ray's dashboard agent (pid 9120), cluster infrastructure, not the job's code, held "
+                              "90.25 GiB of the node's 251.50 GiB (the next largest 2.10 GiB)") != std::string::npos);
+    REQUIRE(v.victim);
+    CHECK(v.victim->pid == 7001);
+    CHECK(v.victim->name == "Packer");
+    CHECK(v.confidence == culprit::diagnose::Confidence::high);
+  }
+  SECTION("0.x GB rows: the largest is the job's trainer, near its rollout workers: job, medium") {
+    const auto v = diagnose_texts(
+        {{"driver.txt", "",
+          "ray.memory_monitor.RayOutOfMemoryError: More than 95% of the memory on node Local is used (30.10 / "
+          "31.20 GB). The top 5 memory consumers are:\n"
+          "\n"
+          "PID\tMEM\tCOMMAND\n"
+          "2201\t9.1GB\tray_Learner:train()\n"
+          "2202\t6.0GB\tray_RolloutWorker\n"
+          "2203\t5.9GB\tray_RolloutWorker:sample()\n"
+          "\n"
+          "In addition, ~2.1 GB of shared memory is currently being used by the Ray object store.\n"}});
+    CHECK(v.verdict == "userspace_oom_kill");
+    REQUIRE(v.culprit);
+    CHECK(v.culprit->role == "job");
+    CHECK(v.culprit->pid == 2201);
+    CHECK(v.culprit->name == "ray_Learner:train()");
+    CHECK(v.confidence == culprit::diagnose::Confidence::medium);
+  }
+  SECTION("2.2+: the newest task was killed; another of the job's workers held most: job, high") {
+    const auto v = diagnose_texts(
+        {{"driver.log", "head",
+          "ray.exceptions.OutOfMemoryError: Task was killed due to the node running low on memory.\n"
+          "Memory on the node (IP: 10.0.0.5, ID: 4f2c91) where the task (task ID: 16310a0f, name=Shard.run, "
+          "pid=4410, memory used=1.20GB) was running was 58.90GB / 62.00GB (0.95), which exceeds the memory usage "
+          "threshold of 0.95. Ray killed this worker (ID: 6f2d) because it was the most recently scheduled task. "
+          "Top 10 memory users:\n"
+          "PID\tMEM(GB)\tCOMMAND\n"
+          "4402\t40.12\tray::Shard.load\n"
+          "4410\t1.20\tray::Shard.run\n"
+          "2001\t0.81\t/usr/lib/python3.11/site-packages/ray/core/src/ray/raylet/raylet\n"}});
+    CHECK(v.verdict == "userspace_oom_kill");
+    REQUIRE(v.culprit);
+    CHECK(v.culprit->role == "job");
+    CHECK(v.culprit->pid == 4402);
+    REQUIRE(v.victim);
+    CHECK(v.victim->pid == 4410);
+    CHECK(v.confidence == culprit::diagnose::Confidence::high);
+  }
+  SECTION("2.2+: another program held the most: foreign, medium") {
+    const auto v = diagnose_texts(
+        {{"driver.log", "head",
+          "Memory on the node (IP: 10.0.0.5, ID: 4f2c91) where the task (task ID: 16310a0f, name=Shard.run, "
+          "pid=4410, memory used=2.20GB) was running was 58.90GB / 62.00GB (0.95), which exceeds the memory usage "
+          "threshold of 0.95. Ray killed this worker (ID: 6f2d) because it was the most recently scheduled task. "
+          "Top 10 memory users:\n"
+          "PID\tMEM(GB)\tCOMMAND\n"
+          "3100\t30.50\t/usr/sbin/mysqld --datadir=/var/lib/mysql\n"
+          "4410\t2.20\tray::Shard.run\n"}});
+    REQUIRE(v.culprit);
+    CHECK(v.culprit->role == "foreign");
+    CHECK(v.culprit->pid == 3100);
+    CHECK(v.culprit->why.find("another program, not the Ray job,") != std::string::npos);
+    CHECK(v.confidence == culprit::diagnose::Confidence::medium);
+  }
+  SECTION("the driver script held the most: job, medium") {
+    const auto v = diagnose_texts(
+        {{"driver.log", "head",
+          "Memory on the node (IP: 10.0.0.5, ID: 4f2c91) where the task (task ID: 16310a0f, name=Shard.run, "
+          "pid=4410, memory used=2.20GB) was running was 58.90GB / 62.00GB (0.95), which exceeds the memory usage "
+          "threshold of 0.95. Ray killed this worker (ID: 6f2d) because it was the most recently scheduled task. "
+          "Top 10 memory users:\n"
+          "PID\tMEM(GB)\tCOMMAND\n"
+          "3000\t45.00\tpython3 run_pipeline.py --input s3://bucket/data\n"
+          "4410\t2.20\tray::Shard.run\n"}});
+    REQUIRE(v.culprit);
+    CHECK(v.culprit->role == "job");
+    CHECK(v.culprit->pid == 3000);
+    CHECK(v.confidence == culprit::diagnose::Confidence::medium);
+  }
+}
+
 // PyTorch's DataLoader: the worker's own SIGBUS handler prints the shm hint without a pid
 // (torch/utils/data/_utils/signal_handling.py, "ERROR: Unexpected bus error encountered in
 // worker. This might be caused by insufficient shared memory (shm)."), then the main process

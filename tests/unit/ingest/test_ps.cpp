@@ -23,6 +23,9 @@ TEST_CASE("ps: headers are recognised by their column names, not other tables", 
   CHECK_FALSE(ps::parse_header("CONTAINER ID   IMAGE     COMMAND                  CREATED        STATUS    PORTS     NAMES"));
   CHECK_FALSE(ps::parse_header("|  GPU   GI   CI        PID   Type   Process name                            GPU Memory |"));
   CHECK_FALSE(ps::parse_header("The PID of the COMMAND was printed above"));
+  // Ray's memory monitor's table of memory users (1.x `MEM`, 2.2+ `MEM(GB)`): the app log's.
+  CHECK_FALSE(ps::parse_header("PID\tMEM\tCOMMAND"));
+  CHECK_FALSE(ps::parse_header("PID\tMEM(GB)\tCOMMAND"));
   const auto h = ps::parse_header("  PID USER     STAT                  STARTED   RSS CMD");
   REQUIRE(h);
   const auto row = ps::split_row("4242 alice    Sl   Thu Apr  9 09:12:44 2026 8234156 python3 -u train.py", *h);
