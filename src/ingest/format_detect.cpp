@@ -16,6 +16,7 @@
 #include "ingest/formats/proc_stack.hpp"
 #include "ingest/formats/ps_columns.hpp"
 #include "ingest/formats/sample_stamp.hpp"
+#include "ingest/formats/smi_rows.hpp"
 
 namespace culprit::ingest::detect {
 namespace {
@@ -156,6 +157,10 @@ bool is_memcg_stat_line(std::string_view line) {
 bool is_smi_banner(std::string_view line) { return contains(line, "NVIDIA-SMI ") && contains(line, "Driver Version"); }
 bool is_smi_processes(std::string_view line) {
   return starts_with(line, "| Processes:") || starts_with(line, "|  Processes:");
+}
+/// A header line of the GPU box, whole or cut at its left (`Persistence-M`, `Bus-Id`, `Memory-Usage`).
+bool is_smi_header_fragment(std::string_view line) {
+  return contains(line, "|") && (contains(line, "Persistence-M") || contains(line, "Bus-Id") || contains(line, "Memory-Usage"));
 }
 bool is_table_line(std::string_view line) {
   return starts_with(line, "|") || starts_with(line, "+-") || starts_with(line, "+=");
@@ -473,6 +478,12 @@ bool kernel_line(std::string_view line) {
 bool json_shape(std::string_view line) { return starts_json_value(line); }
 bool json_first(char c) { return c == '{' || c == '[' || c == '\x1e'; }
 
+bool smi_row_shape(std::string_view line) {
+  const std::string_view t = text::trim_left(line);
+  return !t.empty() && smi_row_first(t[0]) && (smi_rows::is_process_row(t) || smi_rows::is_gpu_row(t));
+}
+bool smi_row_first(char c) { return c == '|'; }
+
 bool smi_xml_shape(std::string_view line) {
   if (line.empty() || !(line[0] == '<' || text::is_space(line[0]))) return false;  // most lines, by one byte
   return starts_with(trim(line), "<");
@@ -565,9 +576,12 @@ Detection smi_table(Scan& scan, size_t i) {
   const auto& lines = scan.lines;
   const size_t b = scan.begin, e = scan.end;
   const std::string_view line = lines[i];
-  if (!(is_smi_banner(line) || (is_smi_processes(line) && i + 1 < e))) return {};
+  if (!(is_smi_banner(line) || (is_smi_processes(line) && i + 1 < e) || smi_row_shape(line))) return {};
   size_t start = i;
   while (start > b && is_table_line(lines[start - 1])) --start;
+  // A paste cut inside the header keeps the header's tail, which no longer opens with `|`
+  // (`Name        Persistence-M| Bus-Id        Disp.A | Volatile Uncorr. ECC |`).
+  if (start > b && is_smi_header_fragment(lines[start - 1])) --start;
   if (start > b && is_ctime_line(lines[start - 1])) --start;
   if (start > b && is_ctime_line(lines[start - 1])) --start;  // watch header above a timestamp
   // `watch` prints its header, then a blank line, then the command's output.

@@ -11,7 +11,7 @@
 namespace culprit::ingest::detect {
 
 // Blocks: the block an anchor at scan.lines[i] opens, or nothing.
-Detection smi_table(Scan& scan, std::size_t i);         ///< nvidia-smi banner or Processes box
+Detection smi_table(Scan& scan, std::size_t i);         ///< nvidia-smi banner, Processes box, or a row by its shape
 Detection free_block(Scan& scan, std::size_t i);        ///< `free` header (`total used free shared`)
 Detection meminfo_block(Scan& scan, std::size_t i);     ///< `MemTotal:  N kB` (cat /proc/meminfo)
 Detection cgroup_memory_block(Scan& scan, std::size_t i);  ///< `==> …/memory.current <==` (culprit's cgroup.txt)
@@ -66,6 +66,10 @@ inline constexpr std::string_view kKernelAnchors[] = {
     " pages ", " total pagecache pages", "+0x", " mems_allowed="};
 bool json_shape(std::string_view line);       ///< starts a JSON value (`{`, `[`, `[{`, RS `{`)
 bool json_first(char c);                      ///< `{`, `[` or RS: json_shape's FormatSpec::unanchored_first
+/// An nvidia-smi GPU row (line 1, with its bus id) or process row pasted without the table's
+/// top (smi_rows.hpp): what the smi_table detector finds besides its anchor literals.
+bool smi_row_shape(std::string_view line);
+bool smi_row_first(char c);                   ///< `|`: smi_row_shape's FormatSpec::unanchored_first
 bool smi_xml_shape(std::string_view line);    ///< starts with `<`
 bool smi_xml_first(char c);                   ///< `<`
 bool smi_csv_shape(std::string_view line);    ///< `, ` cells and a PCI bus id's `:..:..` shape

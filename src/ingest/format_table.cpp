@@ -19,7 +19,8 @@ namespace {
 constexpr FormatSpec kTable[] = {
     {.id = format::kNvidiaSmiTable, .scope = Scope::block, .score = 90, .detect = detect::smi_table,
      .parse = parse_nvidia_smi_table, .merges = false,
-     .anchors = detect::kSmiTableAnchors, .samples = {"nvidia_smi"}},
+     .anchors = detect::kSmiTableAnchors, .unanchored = detect::smi_row_shape, .unanchored_first = detect::smi_row_first,
+     .samples = {"nvidia_smi"}},
     {.id = format::kFree, .scope = Scope::block, .score = 90, .detect = detect::free_block,
      .parse = parse_free, .merges = false,
      .anchors = detect::kFreeAnchors, .samples = {"free"}},
