@@ -10,6 +10,7 @@
 #include "culprit/text/lines.hpp"
 #include "culprit/text/pattern.hpp"
 #include "ingest/formats/cgroup_memory.hpp"
+#include "ingest/formats/gpustat.hpp"
 #include "ingest/formats/kernel_oom_report.hpp"
 #include "ingest/formats/kernel_stamp.hpp"
 #include "ingest/formats/meminfo.hpp"
@@ -502,6 +503,12 @@ bool smi_csv_shape(std::string_view line) {
 }
 bool smi_csv_first(char c) { return c != '\x1b'; }
 
+bool gpustat_shape(std::string_view line) {
+  if (!gpustat::may_be_gpu_line(line)) return false;
+  return gpustat::parse_gpu_line(text::strip_ansi(line)).has_value();
+}
+bool gpustat_first(char c) { return c == '['; }
+
 bool ps_shape(std::string_view line) {
   // ps_block's two ways in: a header (parse_header's first tokens, then the `PID` in it; the
   // cheap test first), or a row whose header grep ate. Each turns a line away by its first byte
@@ -596,6 +603,26 @@ Detection smi_table(Scan& scan, size_t i) {
     if (is_table_line(lines[end])) { ++end; continue; }
     // A blank line separates the GPU box from the Processes box.
     if (trim(lines[end]).empty() && end + 1 < e && is_table_line(lines[end + 1])) { ++end; continue; }
+    break;
+  }
+  return {start, end};
+}
+
+Detection gpustat_block(Scan& scan, size_t i) {
+  const auto& lines = scan.lines;
+  const size_t b = scan.begin, e = scan.end;
+  if (!gpustat_shape(lines[i])) return {};
+  const auto header = [&lines](size_t k) { return gpustat::parse_header(text::strip_ansi(lines[k])).has_value(); };
+  const size_t start = i > b && header(i - 1) ? i - 1 : i;
+  // GPU lines, --show-full-cmd lines under them, and the next header of a `gpustat -i` loop
+  // (blank lines between samples too, where a sample follows).
+  size_t end = i + 1;
+  while (end < e) {
+    if (gpustat_shape(lines[end]) || gpustat::is_full_cmd_line(lines[end])) { ++end; continue; }
+    size_t k = end;
+    while (k < e && k < end + 3 && trim(lines[k]).empty()) ++k;
+    if (k + 1 < e && header(k) && gpustat_shape(lines[k + 1])) { end = k + 2; continue; }
+    if (k > end && k < e && gpustat_shape(lines[k])) { end = k + 1; continue; }
     break;
   }
   return {start, end};
