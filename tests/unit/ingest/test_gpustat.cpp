@@ -124,3 +124,16 @@ TEST_CASE("gpustat: look-alikes are not GPU lines", "[gpu][gpustat]") {
   }
   CHECK(parse_gpustat("[0] loss 0.123 | acc 0.98 | 1024 / 2048 MB\n").snapshots.empty());
 }
+
+TEST_CASE("gpustat: junk never crashes the parser", "[gpu][gpustat]") {
+  std::string junk;
+  for (int i = 0; i < 500; ++i) {
+    junk += "[" + std::to_string(i % 11) + "]" + std::string(i % 5, '|') + "'C,%| ?? / " + std::to_string(i) + " MB |";
+    junk += (i % 2) ? " (M) a(M) /(1M) :(?M) ((((M) x/--(3M) y/99999999999999999(1M)\n" : " (Not Supported)\n";
+    junk += (i % 3) ? "h  Thu Apr  9 00:47:22 2026  1.2.3\n" : "h  x:y:z\n";
+    junk += "[0]  45\xC2\xB0" "C, " + std::string(i % 7, '%') + "|" + std::string(i % 4, ' ') + "1 / 2 MB\n";
+  }
+  CHECK_NOTHROW(parse_gpustat(junk));
+  for (const char* s : {"", "[", "[0]", "[0] |", "[0] x | 1'C, 1 % |", "h  12:", "h  1:23:45", "\xe2\x94\x9c"})
+    CHECK_NOTHROW(parse_gpustat(s));
+}
