@@ -10,12 +10,14 @@
 #include "culprit/text/lines.hpp"
 #include "culprit/text/pattern.hpp"
 #include "ingest/formats/cgroup_memory.hpp"
+#include "ingest/formats/gpustat.hpp"
 #include "ingest/formats/kernel_oom_report.hpp"
 #include "ingest/formats/kernel_stamp.hpp"
 #include "ingest/formats/meminfo.hpp"
 #include "ingest/formats/proc_stack.hpp"
 #include "ingest/formats/ps_columns.hpp"
 #include "ingest/formats/sample_stamp.hpp"
+#include "ingest/formats/smi_rows.hpp"
 
 namespace culprit::ingest::detect {
 namespace {
@@ -156,6 +158,10 @@ bool is_memcg_stat_line(std::string_view line) {
 bool is_smi_banner(std::string_view line) { return contains(line, "NVIDIA-SMI ") && contains(line, "Driver Version"); }
 bool is_smi_processes(std::string_view line) {
   return starts_with(line, "| Processes:") || starts_with(line, "|  Processes:");
+}
+/// A header line of the GPU box, whole or cut at its left (`Persistence-M`, `Bus-Id`, `Memory-Usage`).
+bool is_smi_header_fragment(std::string_view line) {
+  return contains(line, "|") && (contains(line, "Persistence-M") || contains(line, "Bus-Id") || contains(line, "Memory-Usage"));
 }
 bool is_table_line(std::string_view line) {
   return starts_with(line, "|") || starts_with(line, "+-") || starts_with(line, "+=");
@@ -473,6 +479,12 @@ bool kernel_line(std::string_view line) {
 bool json_shape(std::string_view line) { return starts_json_value(line); }
 bool json_first(char c) { return c == '{' || c == '[' || c == '\x1e'; }
 
+bool smi_row_shape(std::string_view line) {
+  const std::string_view t = text::trim_left(line);
+  return !t.empty() && smi_row_first(t[0]) && (smi_rows::is_process_row(t) || smi_rows::is_gpu_row(t));
+}
+bool smi_row_first(char c) { return c == '|'; }
+
 bool smi_xml_shape(std::string_view line) {
   if (line.empty() || !(line[0] == '<' || text::is_space(line[0]))) return false;  // most lines, by one byte
   return starts_with(trim(line), "<");
@@ -490,6 +502,12 @@ bool smi_csv_shape(std::string_view line) {
          text::contains_pattern(line, kSmiCsvShapePattern, '?');
 }
 bool smi_csv_first(char c) { return c != '\x1b'; }
+
+bool gpustat_shape(std::string_view line) {
+  if (!gpustat::may_be_gpu_line(line)) return false;
+  return gpustat::parse_gpu_line(text::strip_ansi(line)).has_value();
+}
+bool gpustat_first(char c) { return c == '['; }
 
 bool ps_shape(std::string_view line) {
   // ps_block's two ways in: a header (parse_header's first tokens, then the `PID` in it; the
@@ -565,9 +583,12 @@ Detection smi_table(Scan& scan, size_t i) {
   const auto& lines = scan.lines;
   const size_t b = scan.begin, e = scan.end;
   const std::string_view line = lines[i];
-  if (!(is_smi_banner(line) || (is_smi_processes(line) && i + 1 < e))) return {};
+  if (!(is_smi_banner(line) || (is_smi_processes(line) && i + 1 < e) || smi_row_shape(line))) return {};
   size_t start = i;
   while (start > b && is_table_line(lines[start - 1])) --start;
+  // A paste cut inside the header keeps the header's tail, which no longer opens with `|`
+  // (`Name        Persistence-M| Bus-Id        Disp.A | Volatile Uncorr. ECC |`).
+  if (start > b && is_smi_header_fragment(lines[start - 1])) --start;
   if (start > b && is_ctime_line(lines[start - 1])) --start;
   if (start > b && is_ctime_line(lines[start - 1])) --start;  // watch header above a timestamp
   // `watch` prints its header, then a blank line, then the command's output.
@@ -582,6 +603,26 @@ Detection smi_table(Scan& scan, size_t i) {
     if (is_table_line(lines[end])) { ++end; continue; }
     // A blank line separates the GPU box from the Processes box.
     if (trim(lines[end]).empty() && end + 1 < e && is_table_line(lines[end + 1])) { ++end; continue; }
+    break;
+  }
+  return {start, end};
+}
+
+Detection gpustat_block(Scan& scan, size_t i) {
+  const auto& lines = scan.lines;
+  const size_t b = scan.begin, e = scan.end;
+  if (!gpustat_shape(lines[i])) return {};
+  const auto header = [&lines](size_t k) { return gpustat::parse_header(text::strip_ansi(lines[k])).has_value(); };
+  const size_t start = i > b && header(i - 1) ? i - 1 : i;
+  // GPU lines, --show-full-cmd lines under them, and the next header of a `gpustat -i` loop
+  // (blank lines between samples too, where a sample follows).
+  size_t end = i + 1;
+  while (end < e) {
+    if (gpustat_shape(lines[end]) || gpustat::is_full_cmd_line(lines[end])) { ++end; continue; }
+    size_t k = end;
+    while (k < e && k < end + 3 && trim(lines[k]).empty()) ++k;
+    if (k + 1 < e && header(k) && gpustat_shape(lines[k + 1])) { end = k + 2; continue; }
+    if (k > end && k < e && gpustat_shape(lines[k])) { end = k + 1; continue; }
     break;
   }
   return {start, end};

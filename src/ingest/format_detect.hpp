@@ -11,7 +11,7 @@
 namespace culprit::ingest::detect {
 
 // Blocks: the block an anchor at scan.lines[i] opens, or nothing.
-Detection smi_table(Scan& scan, std::size_t i);         ///< nvidia-smi banner or Processes box
+Detection smi_table(Scan& scan, std::size_t i);         ///< nvidia-smi banner, Processes box, or a row by its shape
 Detection free_block(Scan& scan, std::size_t i);        ///< `free` header (`total used free shared`)
 Detection meminfo_block(Scan& scan, std::size_t i);     ///< `MemTotal:  N kB` (cat /proc/meminfo)
 Detection cgroup_memory_block(Scan& scan, std::size_t i);  ///< `==> …/memory.current <==` (culprit's cgroup.txt)
@@ -21,6 +21,7 @@ Detection kubectl_describe(Scan& scan, std::size_t i);  ///< `Name:` then `Names
 Detection smi_q(Scan& scan, std::size_t i);             ///< `==NVSMI LOG==`
 Detection smi_xml(Scan& scan, std::size_t i);           ///< `<nvidia_smi_log>` document
 Detection smi_csv(Scan& scan, std::size_t i);           ///< `--query-*` CSV header or row
+Detection gpustat_block(Scan& scan, std::size_t i);     ///< gpustat GPU lines, with the header above them
 Detection ps_block(Scan& scan, std::size_t i);          ///< a `ps` header with its rows
 Detection docker_ps(Scan& scan, std::size_t i);         ///< `CONTAINER ID … IMAGE|STATUS` header
 Detection proc_stack(Scan& scan, std::size_t i);        ///< `cat /proc/N/stack` then its frames
@@ -66,6 +67,10 @@ inline constexpr std::string_view kKernelAnchors[] = {
     " pages ", " total pagecache pages", "+0x", " mems_allowed="};
 bool json_shape(std::string_view line);       ///< starts a JSON value (`{`, `[`, `[{`, RS `{`)
 bool json_first(char c);                      ///< `{`, `[` or RS: json_shape's FormatSpec::unanchored_first
+/// An nvidia-smi GPU row (line 1, with its bus id) or process row pasted without the table's
+/// top (smi_rows.hpp): what the smi_table detector finds besides its anchor literals.
+bool smi_row_shape(std::string_view line);
+bool smi_row_first(char c);                   ///< `|`: smi_row_shape's FormatSpec::unanchored_first
 bool smi_xml_shape(std::string_view line);    ///< starts with `<`
 bool smi_xml_first(char c);                   ///< `<`
 bool smi_csv_shape(std::string_view line);    ///< `, ` cells and a PCI bus id's `:..:..` shape
@@ -74,6 +79,13 @@ bool smi_csv_shape(std::string_view line);    ///< `, ` cells and a PCI bus id's
 bool smi_csv_first(char c);
 /// What smi_csv_shape needs, as FormatSpec::unanchored_pattern (`?`: any byte).
 inline constexpr std::string_view kSmiCsvShapePattern = ":??:??.";
+/// A gpustat GPU line (`[0] name | 45°C,  0 % | 15234 / 24576 MB | …`, gpustat.hpp).
+bool gpustat_shape(std::string_view line);
+/// `[`. Not ESC: a line opening with a colour code is asked no block shape (most are a worker's
+/// log lines), so `gpustat --color` output is read where a paste lost its codes, or by its parser.
+bool gpustat_first(char c);
+/// What gpustat_shape needs, as FormatSpec::unanchored_pattern: the memory cell's unit.
+inline constexpr std::string_view kGpustatShapePattern = " MB";
 /// A header-less ps row, or a header's `PID` (case-sensitive: as an anchor literal, compared
 /// caseless, it would pass every `pid=` of an application log).
 bool ps_shape(std::string_view line);

@@ -110,6 +110,7 @@ void parse_kubectl_describe(std::string_view text, ParseContext& ctx);  ///< kub
 void parse_nvidia_smi_csv(std::string_view text, ParseContext& ctx);  ///< --query-gpu / --query-compute-apps CSV
 void parse_nvidia_smi_q(std::string_view text, ParseContext& ctx);    ///< nvidia-smi -q (NVSMI LOG) text
 void parse_nvidia_smi_xml(std::string_view text, ParseContext& ctx);  ///< nvidia-smi -q -x XML
+void parse_gpustat(std::string_view text, ParseContext& ctx);         ///< gpustat (one line per GPU)
 void parse_proc_stack(std::string_view text, ParseContext& ctx);      ///< cat /proc/PID/stack
 void parse_ps(std::string_view text, ParseContext& ctx);              ///< ps aux / -ef / -eo (header-driven)
 

@@ -22,6 +22,7 @@ inline constexpr std::string_view kNvidiaSmiTable = "nvidia_smi_table";
 inline constexpr std::string_view kNvidiaSmiCsv = "nvidia_smi_csv";
 inline constexpr std::string_view kNvidiaSmiQ = "nvidia_smi_q";      // nvidia-smi -q text
 inline constexpr std::string_view kNvidiaSmiXml = "nvidia_smi_xml";  // nvidia-smi -q -x
+inline constexpr std::string_view kGpustat = "gpustat";                // wookayin/gpustat
 inline constexpr std::string_view kFree = "free";
 inline constexpr std::string_view kMeminfo = "meminfo";                 // cat /proc/meminfo
 inline constexpr std::string_view kCgroupMemory = "cgroup_memory";      // culprit's cgroup.txt (`==> …/memory.current <==`)

@@ -14,12 +14,15 @@
 #include "culprit/ingest/parser.hpp"
 #include "culprit/text/lines.hpp"
 #include "ingest/formats/line_prefix.hpp"
+#include "ingest/formats/smi_report.hpp"
+#include "ingest/formats/smi_rows.hpp"
 
 namespace culprit::ingest {
 
 namespace {
 
 using Sv = std::string_view;
+using smi_rows::is_type;
 
 // What each part of the table contributes (the field table):
 //   ctime line            → snapshot ts / ts_raw, event message
@@ -35,10 +38,6 @@ Sv trim(Sv s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
   return s;
-}
-
-bool is_hex(char c) {
-  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
 }
 
 bool is_uint(Sv s) {
@@ -86,37 +85,10 @@ std::vector<Sv> cells(Sv row) {
   return out;
 }
 
-// `00000000:18:00.0` → `0000:18:00`; empty when `tok` is not a PCI bus id.
-std::string normalise_bus_id(Sv tok) {
-  const std::size_t c1 = tok.find(':');
-  if (c1 == Sv::npos || c1 < 1 || c1 > 8) return {};
-  const std::size_t c2 = tok.find(':', c1 + 1);
-  if (c2 != c1 + 3) return {};
-  const std::size_t dot = tok.find('.', c2 + 1);
-  if (dot != c2 + 3 || dot + 2 != tok.size()) return {};
-  for (std::size_t i = 0; i < tok.size(); ++i)
-    if (i != c1 && i != c2 && i != dot && !is_hex(tok[i])) return {};
-  if (tok[dot + 1] < '0' || tok[dot + 1] > '7') return {};
-  std::string domain(tok.substr(0, c1));
-  domain = domain.size() >= 4 ? domain.substr(domain.size() - 4) : std::string(4 - domain.size(), '0') + domain;
-  std::string out = domain + ":" + std::string(tok.substr(c1 + 1, 2)) + ":" + std::string(tok.substr(c2 + 1, 2));
-  for (char& c : out)
-    if (c >= 'A' && c <= 'F') c = static_cast<char>(c - 'A' + 'a');
-  return out;
-}
-
 // `1461MiB` → bytes (also `1461 MiB` split across two tokens by the caller).
 std::optional<std::int64_t> mib(Sv tok) {
   if (tok == "N/A" || tok.empty()) return std::nullopt;
   return core::parse_size(tok);
-}
-
-bool is_type(Sv t) {  // C, G, C+G, M, M+C …
-  if (t.empty() || t.size() > 5) return false;
-  for (std::size_t i = 0; i < t.size(); ++i) {
-    if (i % 2 == 0 ? (t[i] != 'C' && t[i] != 'G' && t[i] != 'M') : t[i] != '+') return false;
-  }
-  return t.size() % 2 == 1;
 }
 
 struct Gpu {
@@ -267,6 +239,22 @@ void SmiParser::line(std::int64_t seg, Sv raw) {
     }
     return;
   }
+  // Rows pasted without the banner or headers above them: their own shape opens the section
+  // (smi_rows.hpp). A GPU row after a finished Processes box starts the next table.
+  if (section_ != Section::gpus && section_ != Section::mig && smi_rows::is_gpu_row(t)) {
+    if (!table_.procs.empty() || table_.procs_done) {
+      flush();
+      touch(seg);
+    }
+    section_ = Section::gpus;
+  } else if (section_ != Section::procs && section_ != Section::mig && smi_rows::is_process_row(t)) {
+    if (!table_.procs.empty() || table_.procs_done) {
+      flush();
+      touch(seg);
+    }
+    section_ = Section::procs;
+    gpu_open_ = false;
+  }
   switch (section_) {
     case Section::gpus: gpu_row(seg, t); break;
     case Section::mig: {
@@ -289,7 +277,7 @@ void SmiParser::gpu_row(std::int64_t seg, Sv t) {
   // (Jetson prints `N/A` there: then the first row of a block that starts with an index.)
   std::string bus;
   for (const auto& tok : tokens(c[1])) {
-    bus = normalise_bus_id(tok.text);
+    bus = smi_bus_id(tok.text);
     if (!bus.empty()) break;
   }
   const auto toks = tokens(c[0]);

@@ -91,6 +91,7 @@ void emit_smi_report(SmiReport& r, ParseContext& ctx, std::string_view rule, std
   if (!r.driver.empty()) ev.set("driver_version", r.driver);
   if (!r.cuda.empty()) ev.set("cuda_version", r.cuda);
   if (unified) ev.set_int("unified", 1);
+  for (const auto& [key, value] : r.counts) ev.set_int(key, value);
   ctx.sink->add_event(ev);
 }
 

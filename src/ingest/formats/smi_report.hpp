@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "culprit/core/records.hpp"
@@ -18,6 +19,7 @@ struct SmiReport {
   std::string ts_raw;                          ///< `Thu Apr  9 00:47:22 2026`
   std::string driver, cuda;
   std::vector<core::GpuSnapshot> gpus;         ///< line = segment line; host / ts filled by emit
+  std::vector<std::pair<std::string, std::int64_t>> counts;  ///< more integer fields for the event
 };
 
 /// Writes `report` into ctx.sink: one snapshot per GPU (processes attached), one sighting per
