@@ -32,8 +32,22 @@ const text::Pattern& prompt_re() {
 /// How far into a line a prompt's `@` may be (the user name and a venv's tag before it).
 constexpr std::size_t kPromptAtWithin = 65;
 
-/// Matches a prompt line; fills host and command.
+bool match_plain_prompt(std::string_view line, std::string& host, std::string& cmd);
+
+/// Matches a prompt line; fills host and command. A coloured prompt (Ubuntu's default PS1 as
+/// `script` or `tmux capture-pane -e` record it: `ESC[01;32muser@host ESC[00m:…$`) is read
+/// without its escapes, as the log lines after it are.
 bool match_prompt(std::string_view line, std::string& host, std::string& cmd) {
+  if (line.size() > 512 || line.size() < 4) return false;
+  if (line[0] == '\x1b' || line[0] == '^' || (line[0] == '(' && text::has_ansi(line))) {
+    if (!text::has_ansi(line)) return false;
+    return match_plain_prompt(text::strip_ansi(line), host, cmd);
+  }
+  return match_plain_prompt(line, host, cmd);
+}
+
+/// match_prompt for a line without escapes.
+bool match_plain_prompt(std::string_view line, std::string& host, std::string& cmd) {
   // Cheap rejections first: this runs on every line that may be a prompt.
   if (line.size() > 512 || line.size() < 4) return false;
   // The regex's first bytes: a venv's `(`, or a user name (`[A-Za-z0-9_.-]`), after an optional
