@@ -207,9 +207,37 @@ std::string_view slice(std::string_view text, const std::vector<std::string_view
 
 }  // namespace
 
+/// Commands that report on a job or a cluster from wherever they are typed (a login node, a
+/// laptop): Slurm's accounting and queue tools, Kubernetes' and PBS's clients. Their output is
+/// about the job's nodes, never about the prompt's host.
+constexpr std::string_view kClusterQueries[] = {"sacct", "sstat", "squeue", "scontrol", "sinfo",
+                                                "kubectl", "oc", "qstat"};
+
+/// Whether `cmd` runs one of kClusterQueries (after `sudo` / `watch` and their options).
+bool queries_cluster(std::string_view cmd) {
+  std::size_t i = 0;
+  for (;;) {
+    while (i < cmd.size() && (cmd[i] == ' ' || cmd[i] == '\t')) ++i;
+    std::size_t e = i;
+    while (e < cmd.size() && cmd[e] != ' ' && cmd[e] != '\t') ++e;
+    std::string_view word = cmd.substr(i, e - i);
+    if (const auto slash = word.rfind('/'); slash != std::string_view::npos) word.remove_prefix(slash + 1);
+    if (word == "sudo" || word == "watch" || (!word.empty() && word[0] == '-')) {
+      if (e == i) return false;
+      i = e;
+      continue;
+    }
+    for (std::string_view q : kClusterQueries)
+      if (word == q) return true;
+    return false;
+  }
+}
+
 std::string host_from_command_line(std::string_view line) {
   std::string host, cmd;
   if (!match_prompt(line, host, cmd)) cmd = std::string(line);
+  // `sacct -j 4412873` on a login node reports on the job's nodes: its output is no login01's.
+  if (queries_cluster(cmd)) host.clear();
   // The last `ssh [opts] [user@]dest` hop names where the output came from. Options that take
   // a value (-p 22, -i key, -o X, -J jump, -l user) skip their value.
   static const std::string_view kValued = "bcDEeFIiJLlmOoPpRSWw";

@@ -68,3 +68,14 @@ TEST_CASE("an ANSI-coloured shell prompt is a prompt", "[ingest][hosts][prompt]"
     }
   CHECK(on_host >= 2);
 }
+
+// Issue 37, finding 7: `sacct` typed on a login node reports on the job, which ran elsewhere:
+// its output is not login01's (a second OOM "on login01" was reported from it).
+TEST_CASE("a cluster query's output is not the prompt host's", "[ingest][hosts][prompt]") {
+  CHECK(host_from_command_line("[alice@login01 ~]$ sacct -j 4412873 --format=JobID,State,MaxRSS").empty());
+  CHECK(host_from_command_line("alice@login01:~$ sudo /usr/bin/scontrol show job 4412873").empty());
+  CHECK(host_from_command_line("alice@laptop:~$ kubectl describe pod trainer-0").empty());
+  CHECK(host_from_command_line("alice@login01:~$ ssh gpu-a017 sstat -j 4412873") == "gpu-a017");
+  CHECK(host_from_command_line("alice@login01:~$ cat slurm-4412873.out") == "login01");
+  CHECK(host_from_command_line("alice@login01:~$ sacctmgr show user") == "login01");
+}
