@@ -207,11 +207,11 @@ std::string_view slice(std::string_view text, const std::vector<std::string_view
 
 }  // namespace
 
-/// Commands that report on a job or a cluster from wherever they are typed (a login node, a
-/// laptop): Slurm's accounting and queue tools, Kubernetes' and PBS's clients. Their output is
-/// about the job's nodes, never about the prompt's host.
-constexpr std::string_view kClusterQueries[] = {"sacct", "sstat", "squeue", "scontrol", "sinfo",
-                                                "kubectl", "oc", "qstat"};
+/// Commands that report on a job from wherever they are typed (a login node): Slurm's accounting
+/// and queue tools, PBS's qstat. Their output is about the job's nodes, never about the prompt's
+/// host. (kubectl is not among them: `kubectl describe` typed on a node is read as that node's,
+/// as its own `Node:` field says.)
+constexpr std::string_view kClusterQueries[] = {"sacct", "sstat", "squeue", "scontrol", "sinfo", "qstat"};
 
 /// Whether `cmd` runs one of kClusterQueries (after `sudo` / `watch` and their options).
 bool queries_cluster(std::string_view cmd) {
