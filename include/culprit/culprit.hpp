@@ -113,6 +113,10 @@ struct Options {
   /// Keep the timeline (SQLite) in this file, written in place ('' : in memory). The caller
   /// renames or removes it; check_timeline_target says whether a path may be overwritten.
   std::string db_path;
+  /// A folder named as an input is the host of its files when its name is no content word
+  /// (`culprit spark-b/`); false where the folder is an incident, not a node (`culprit scan`'s
+  /// incident folders, named `case-07-…`): its files' hosts come from node subfolders and content.
+  bool input_folder_is_host = true;
   /// No readable input is Errc::no_input; false gives the (empty) Analysis instead, with
   /// `sources` 0 (`culprit scan` lists such an incident as unreadable).
   bool empty_is_error = true;
@@ -121,7 +125,7 @@ struct Options {
 struct Analysis {
   diagnose::Verdict verdict;      ///< the JSON contract's data
   core::Diagnostics diagnostics;  ///< skipped inputs, notes, warnings, in input order
-  std::size_t sources = 0;        ///< inputs read
+  std::size_t sources = 0;        ///< inputs read that hold a non-blank byte (0: no readable input)
   std::string db_path;            ///< the timeline file (Options::db_path), '' in memory
   bool has_errors() const;        ///< a diagnostic of level error (the CLI exits 2)
 };

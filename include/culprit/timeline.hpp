@@ -55,7 +55,8 @@ Result<std::int64_t> query_each(const std::string& db_path, const std::string& s
 /// Which events read_timeline returns (`culprit timeline`'s filters).
 struct TimelineSelection {
   std::vector<std::string> hosts;      ///< only these hosts (empty: every host)
-  std::vector<std::string> kinds;      ///< only these kinds (empty: every kind but `log`)
+  std::vector<std::string> kinds;      ///< only these kinds (empty: every kind but `log`); a kind that is
+                                       ///< neither culprit's nor held by the timeline is Errc::invalid_option
   bool include_log = false;            ///< with empty `kinds`: plain log lines too
   /// Centre on an event id (digits) or a UTC time (`2026-04-09T00:47:13`, `2026-04-09 00:47`,
   /// or a time of day `00:47:13` on the day of the first placed event); '' : around the root.

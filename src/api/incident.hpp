@@ -19,7 +19,7 @@ namespace culprit::api {
 struct IncidentResult {
   diagnose::Verdict verdict;
   core::Diagnostics problems;
-  std::size_t sources = 0;  ///< inputs read (0: nothing readable)
+  std::size_t sources = 0;  ///< inputs read that hold a non-blank byte (0: nothing readable)
   bool ok = true;           ///< false when the timeline could not be written
 };
 

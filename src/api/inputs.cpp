@@ -37,6 +37,7 @@ SourceReader reader_for(const std::vector<Input>& inputs, const Options& options
   return [&inputs, &options](core::Diagnostics& problems, const input::SourceHandler& on_source) {
     input::ReadOptions read_options;
     read_options.excludes = options.excludes;
+    read_options.folder_is_host = options.input_folder_is_host;
     read_options.max_line_bytes = static_cast<std::size_t>(options.max_line_bytes);
     read_options.piece_bytes = options.piece_bytes;
     read_options.piece_end = [](std::string_view text, bool head, bool must) {

@@ -15,11 +15,13 @@ namespace {
 struct Parsed {
   ingest::RecordedSink records;
   core::Diagnostics problems;
+  bool read_as_text = false;  ///< ingest skipped none of it and it holds a non-blank byte
 };
 
 struct Pending {
   core::Diagnostics before;  ///< the reader's problems that came before this source
   std::future<Parsed> parsed;
+  bool last = true;          ///< the input's last piece
 };
 
 ingest::IngestInput input_of(const input::Source& src) {
@@ -37,7 +39,21 @@ void append(core::Diagnostics& to, core::Diagnostics& from) {
 std::size_t ingest_sources(const SourceReader& read, const text::SignalSet& signals,
                            const ingest::IngestOptions& options, unsigned threads, core::EventSink& sink,
                            core::Diagnostics& problems, const SourceHook& take) {
+  // An input counts once, at its last piece, when one of its pieces was read as text: ingest
+  // skipped none of it (binary, empty, culprit's own report) and it holds a non-blank byte. Blank
+  // lines (`echo | culprit`), binary data or an empty file are no readable input, as an empty
+  // folder is. Pieces finish in input order, parsed inline or in parallel.
   std::size_t count = 0;
+  bool input_read = false;  // the current input: some piece read as text
+  auto piece_done = [&](bool read_as_text, bool last) {
+    input_read = input_read || read_as_text;
+    if (!last) return;
+    if (input_read) ++count;
+    input_read = false;
+  };
+  auto has_text = [](const input::Source& src) {
+    return src.text.find_first_not_of(" \t\r\n\f\v") != std::string::npos;
+  };
   core::Diagnostics reader_problems;  // since the last source
   std::deque<Pending> pending;
   auto finish_oldest = [&] {
@@ -47,22 +63,27 @@ std::size_t ingest_sources(const SourceReader& read, const text::SignalSet& sign
     append(problems, p.before);
     parsed.records.replay(sink);
     append(problems, parsed.problems);
+    piece_done(parsed.read_as_text, p.last);
   };
   read(reader_problems, [&](input::Source& src) {
-    if (!src.more) ++count;  // an input read in pieces counts once, at its last
     if (take && src.text.size() < kParallelSourceBytes) {
       while (!pending.empty()) finish_oldest();
       append(problems, reader_problems);
-      if (take(src, sink)) return;
+      if (take(src, sink)) {
+        piece_done(true, !src.more);
+        return;
+      }
     }
     if (threads > 1 && src.text.size() >= kParallelSourceBytes) {
       auto source = std::make_shared<input::Source>(std::move(src));
       Pending p;
       p.before = std::move(reader_problems);
+      p.last = !source->more;
       reader_problems.clear();
-      p.parsed = std::async(std::launch::async, [source, &signals, options] {
+      p.parsed = std::async(std::launch::async, [source, &signals, options, has_text] {
         Parsed out;
-        ingest::ingest(input_of(*source), signals, out.records, out.problems, options);
+        const bool text = has_text(*source);
+        out.read_as_text = !ingest::ingest(input_of(*source), signals, out.records, out.problems, options).skipped && text;
         if (source->more) input::give_back_text(std::move(source->text));  // for the input's next pieces
         return out;
       });
@@ -72,7 +93,8 @@ std::size_t ingest_sources(const SourceReader& read, const text::SignalSet& sign
     }
     while (!pending.empty()) finish_oldest();
     append(problems, reader_problems);
-    ingest::ingest(input_of(src), signals, sink, problems, options);
+    const bool text = has_text(src);
+    piece_done(!ingest::ingest(input_of(src), signals, sink, problems, options).skipped && text, !src.more);
   });
   while (!pending.empty()) finish_oldest();
   append(problems, reader_problems);

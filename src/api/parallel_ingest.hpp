@@ -26,7 +26,7 @@ using SourceReader = std::function<void(core::Diagnostics& problems, const input
 /// sources are parsed at once (while the calling thread reads the next) into recorded sinks and replayed into `sink` in input order, so
 /// the timeline and the problems (the reader's and ingest's, in input order) are the same for
 /// any thread count. `options.budget` needs input order: give threads = 1 with an event limit.
-/// Returns the number of inputs read (the pieces of a big one are its sources: each is ingested
+/// Returns the number of inputs read that hold a non-blank byte (the pieces of a big one are its sources: each is ingested
 /// as it comes, a big one in parallel with the next). `take`, when given, sees each source first (in input order,
 /// after every source before it reached `sink`); a source it returns true for is not ingested
 /// (culprit's own snapshot manifest, culprit/api/snapshot_manifest.hpp).

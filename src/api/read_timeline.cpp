@@ -7,12 +7,16 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <algorithm>
 #include <map>
+#include <set>
 #include <system_error>
 
 #include "api/saved_timeline.hpp"
+#include "culprit/core/event.hpp"
 #include "culprit/core/time.hpp"
 #include "culprit/diagnose/report_data.hpp"
+#include "culprit/text/spelling.hpp"
 #include "culprit/timeline.hpp"
 
 namespace culprit {
@@ -65,6 +69,27 @@ std::map<std::int64_t, std::string> saved_marks(store::Database& db) {
   return marks;
 }
 
+/// Why `kinds` may not be selected, or empty: each must be a kind an event can have — one of
+/// culprit's own (core::kind::kAll) or one the timeline holds (a parser's or a rule's) — else a
+/// typo (`--kind cuda_oomm`) would quietly match nothing. Names the nearest and the kinds held.
+std::string check_kinds(store::Database& db, const std::vector<std::string>& kinds) {
+  if (kinds.empty()) return {};
+  std::set<std::string> known(core::kind::kAll.begin(), core::kind::kAll.end());
+  std::set<std::string> held;
+  for (const auto& row : db.query("SELECT DISTINCT kind FROM events").rows) held.insert(row["kind"].as_text());
+  known.insert(held.begin(), held.end());
+  for (const auto& kind : kinds) {
+    if (known.count(kind)) continue;
+    const auto near = text::near_word(kind, {known.begin(), known.end()});
+    held.erase(std::string(core::kind::kLog));
+    return fmt::format("--kind {}: no event has this kind{}; this timeline holds {}", kind,
+                       near ? fmt::format(" (did you mean `{}`?)", *near) : std::string(),
+                       held.empty() ? std::string("no events but plain log lines")
+                                    : fmt::format("{}", fmt::join(held, ", ")));
+  }
+  return {};
+}
+
 /// Both read_timeline forms: `verdict` is the analysis's (marks and focus from it), or null for
 /// a saved file (marks and focus from its findings).
 Result<Timeline> read(const std::string& db_path, const TimelineSelection& selection,
@@ -82,6 +107,7 @@ Result<Timeline> read(const std::string& db_path, const TimelineSelection& selec
     root_event = verdict->root->event_id;
   }
 
+  if (auto why = check_kinds(db, selection.kinds); !why.empty()) return Error{Errc::invalid_option, why, {}};
   diagnose::TimelineQuery query;
   query.hosts = selection.hosts;
   query.kinds = selection.kinds;

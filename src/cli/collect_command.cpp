@@ -132,11 +132,11 @@ int run_collect(const std::vector<std::string>& args) {
   po::options_description opts("Options");
   opts.add_options()
       ("help,h", "show this help")
-      ("ssh", po::value(&o.hosts)->composing(), "[USER@]HOST to collect from over ssh (repeatable; default: this machine)")
-      ("ssh-jump", po::value(&o.jump), "reach every HOST through this jump host (ssh -J)")
-      ("ssh-option", po::value(&o.ssh_options)->composing(), "an ssh -o option such as Port=2222 (repeatable)")
-      ("output,o", po::value(&o.output), "the folder (default: culprit-collect-<UTC time>/)")
-      ("timeout", po::value(&o.timeout)->default_value(120), "seconds to wait for each host")
+      ("ssh", po::value(&o.hosts)->composing()->value_name("HOST"), "[USER@]HOST to collect from over ssh (repeatable; default: this machine)")
+      ("ssh-jump", po::value(&o.jump)->value_name("HOST"), "reach every HOST through this jump host (ssh -J)")
+      ("ssh-option", po::value(&o.ssh_options)->composing()->value_name("OPTION"), "an ssh -o option such as Port=2222 (repeatable)")
+      ("output,o", po::value(&o.output)->value_name("DIR"), "the folder (default: culprit-collect-<UTC time>/)")
+      ("timeout", po::value(&o.timeout)->default_value(120)->value_name("SECONDS"), "seconds to wait for each host")
       ("archive", po::bool_switch(&o.archive), "write the folder as DIR.tar.zst");
   po::variables_map vm;
   try {

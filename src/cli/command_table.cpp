@@ -126,8 +126,10 @@ std::string usage_text() {
   std::string out = "culprit — post-mortem failure diagnosis for GPU and ML jobs\n\nUsage:\n";
   for (const auto& c : command_table()) out += fmt::format("  {:<{}}   {}\n", c.synopsis, width, c.summary);
   out += "  culprit --help | --version\n\n"
+         "With no INPUT, standard input is read when it is a pipe or a file (`pbpaste | culprit`).\n"
          "Run `culprit COMMAND --help` for a command's options (`culprit diagnose --help` for diagnose).\n\n"
-         "Exit codes: 0 a verdict was reached, 1 nothing known was found, 2 errors (`culprit run`: the job's).\n";
+         "Exit codes: 0 a verdict was reached, 1 nothing known was found, 2 errors (no readable input\n"
+         "among them). `culprit run` exits with the job's own status instead.\n";
   return out;
 }
 

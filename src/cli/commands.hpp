@@ -18,6 +18,11 @@ int run_timeline(const std::vector<std::string>& args);
 int run_run(const std::vector<std::string>& args);
 int run_collect(const std::vector<std::string>& args);
 
+/// True when standard input is a pipe, a regular file or a socket: `cat paste | culprit` and
+/// `culprit < paste` read it when no INPUT is given, as grep and ripgrep do. A terminal or
+/// /dev/null (character devices) is not read: `culprit` alone prints the usage.
+bool stdin_has_input();
+
 /// Writes `text` to `path` atomically (temporary file + rename): an interrupted run leaves
 /// the old file intact. A symbolic link is written through (the file it names is replaced, the
 /// link stays); a replaced file keeps its mode and, where allowed, its owner; a path that is no

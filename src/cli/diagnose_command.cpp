@@ -1,5 +1,6 @@
 // `culprit diagnose`: read inputs -> ingest into the timeline -> align clocks -> diagnose ->
 // render. Bad inputs are reported on stderr and skipped; the run goes on with the rest.
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <boost/program_options.hpp>
@@ -31,10 +32,16 @@ INPUT is a log file, a folder (recursive; a folder of per-node folders such as s
 spark-b/ gives each folder's files that host), an archive or compressed file (.tar, .tar.gz,
 .tgz, .tar.zst, .zip, .gz, .zst, .xz), or - for standard input (a terminal paste: it is split at
 shell prompts like `user@host:~$ cmd`, and `ssh user@host …` names the host of the output).
+With no INPUT, standard input is read when it is a pipe or a file (`pbpaste | culprit`).
 
-Exit codes: 0 a verdict was reached, 1 nothing known was found, 2 errors.
+Exit codes: 0 a verdict was reached, 1 nothing known was found, 2 errors (no readable input:
+an empty file or folder, blank lines, binary data or documentation only; the report is still
+printed).
 
 )";
+
+/// The text report's widest line, and its width where nothing says the terminal's.
+constexpr int kReportColumns = 100;
 
 struct Options {
   std::vector<std::string> inputs, rule_dirs, excludes;
@@ -71,29 +78,35 @@ void add_diagnose_options(po::options_description& opts, Options& o) {
   opts.add_options()("json", po::bool_switch(&o.json), "shorthand for --format json");
   add_redact_option(opts, o.redact);
   add_output_option(opts, o.output);
-  opts.add_options()("db", po::value(&o.db), "keep the timeline in this SQLite FILE (default: in memory)");
+  opts.add_options()("db", po::value(&o.db)->value_name("FILE"), "keep the timeline in this SQLite FILE (default: in memory)");
   add_host_option(opts, o.host);
   add_rules_option(opts, o.rule_dirs);
   add_exclude_option(opts, o.excludes);
   add_year_option(opts, o.year);
   add_tz_option(opts, o.tz);
   opts.add_options()
-      ("boot-time", po::value(&o.boot_times)->composing(),
+      ("boot-time", po::value(&o.boot_times)->composing()->value_name("HOST=TIME"),
        "HOST=TIME: when HOST booted (`uptime -s`, or seconds since the epoch), to place its dmesg stamps (repeatable)")
-      ("color", po::value(&o.color)->default_value("auto"), "colour the text report: auto | always | never")
-      ("max-events", po::value(&o.max_events)->default_value(0),
+      ("color", po::value(&o.color)->default_value("auto")->value_name("WHEN"), "colour the text report: auto | always | never")
+      ("max-events", po::value(&o.max_events)->default_value(0)->value_name("N"),
        "record at most N events (0: no limit); later ones are dropped with a note")
-      ("max-line-bytes", po::value(&o.max_line_bytes)->default_value(1 << 20),
+      ("max-line-bytes", po::value(&o.max_line_bytes)->default_value(1 << 20)->value_name("N"),
        "cut longer lines to this many bytes for matching, with a note (0: no limit)")
       ("no-prefilter", po::bool_switch(&o.no_prefilter), "run every rule's regex on every line (slower; for checks)")
-      ("jobs,j", po::value(&o.jobs), "big inputs (1 MiB+) parsed at once (default: the number of cores); "
+      ("jobs,j", po::value(&o.jobs)->value_name("N"), "big inputs (1 MiB+) parsed at once (default: the number of cores); "
                                      "the report is the same for any number")
-      ("rule-timeout", po::value(&o.rule_timeout)->default_value(culprit::kDefaultRuleTimeoutSeconds),
+      ("rule-timeout", po::value(&o.rule_timeout)->default_value(culprit::kDefaultRuleTimeoutSeconds)->value_name("SECONDS"),
        "stop a [[diagnosis]] query after SECONDS, with a warning naming the rule (the others still run)")
       ("quiet,q", po::bool_switch(&o.quiet), "do not print skipped-input notes on stderr");
 }
 
 }  // namespace
+
+bool stdin_has_input() {
+  struct stat st {};
+  if (::fstat(STDIN_FILENO, &st) != 0) return false;
+  return S_ISFIFO(st.st_mode) || S_ISREG(st.st_mode) || S_ISSOCK(st.st_mode);
+}
 
 void diagnose_option_table(po::options_description& out) {
   static Options unused;  // the table's values point here; it is only read for documentation
@@ -132,6 +145,7 @@ int run_diagnose(const std::vector<std::string>& args) {
     fmt::print(stderr, "culprit: unknown --format '{}' (text, markdown, json or html)\n", o.format);
     return kExitError;
   }
+  if (o.inputs.empty() && stdin_has_input()) o.inputs.push_back("-");
   if (o.inputs.empty()) {
     fmt::print(stderr, "culprit: no INPUT given (a file, a folder, or - for standard input)\n");
     return kExitError;
@@ -154,6 +168,8 @@ int run_diagnose(const std::vector<std::string>& args) {
   options.boot_times = o.boot_times;
   options.threads = static_cast<unsigned>(o.jobs);
   options.rule_timeout_seconds = o.rule_timeout;
+  // No readable input still gives a report (stdout, --json included) beside the line below.
+  options.empty_is_error = false;
   if (auto why = culprit::check_options(options)) {
     fmt::print(stderr, "culprit: {}\n", why->message);
     return kExitError;
@@ -186,7 +202,7 @@ int run_diagnose(const std::vector<std::string>& args) {
   if (!o.db.empty()) {
     // The timeline is kept whenever it was written, also when no input could be read.
     std::error_code ec;
-    if (result || result.error().code == culprit::Errc::no_input) std::filesystem::rename(options.db_path, o.db, ec);
+    if (result) std::filesystem::rename(options.db_path, o.db, ec);
     if (ec) problems.push_back({core::DiagLevel::error, "db", o.db, ec.message()});
     std::remove(options.db_path.c_str());
     db_guard.reset();
@@ -197,14 +213,29 @@ int run_diagnose(const std::vector<std::string>& args) {
     if (p.level == core::DiagLevel::error) errors = true;
     if (!o.quiet || p.level == core::DiagLevel::error) fmt::print(stderr, "{}\n", p.to_string());
   }
-  if (!result) {
-    // Nothing was read: a report would be empty, so an existing -o file is left as it was.
-    if (!o.output.empty()) fmt::print(stderr, "culprit: no input could be read; {} not written\n", o.output);
-    return kExitError;
+  if (!result) return kExitError;
+  // No readable input (an empty file or folder, blank lines, binary data or documentation only)
+  // is one exit code and one line, whatever the input's kind. The report says the same on stdout;
+  // an existing -o file is left as it was.
+  const bool nothing_read = result->sources == 0;
+  if (nothing_read) {
+    std::string names;
+    for (std::size_t i = 0; i < o.inputs.size() && i < 3; ++i)
+      names += (i ? ", " : "") + (o.inputs[i] == "-" ? std::string("standard input") : o.inputs[i]);
+    if (o.inputs.size() > 3) names += fmt::format(" and {} more", o.inputs.size() - 3);
+    fmt::print(stderr, "culprit: no readable input in {} (empty, blank, binary or documentation only); "
+                       "nothing to diagnose\n", names);
+    if (!o.output.empty()) {
+      fmt::print(stderr, "culprit: {} not written\n", o.output);
+      return kExitError;
+    }
   }
   culprit::RenderOptions render_options;
   render_options.color = *format == culprit::Format::text && use_color(o);
   render_options.redact = o.redact;
+  // The terminal's width ($COLUMNS, else the terminal's), at most the report's own 100 columns; a
+  // file gets 100 (a report written with -o is read later, elsewhere).
+  render_options.width = o.output.empty() ? output_columns(kReportColumns, kReportColumns) : kReportColumns;
   const std::string text = culprit::render(*result, *format, render_options);
   if (o.output.empty()) {
     std::fwrite(text.data(), 1, text.size(), stdout);
@@ -212,7 +243,7 @@ int run_diagnose(const std::vector<std::string>& args) {
     fmt::print(stderr, "culprit: {}\n", err);
     return kExitError;
   }
-  if (rule_errors) return kExitError;
+  if (rule_errors || nothing_read) return kExitError;
   if (result->verdict.verdict == diagnose::verdict::kUnknown) return errors ? kExitError : kExitNothing;
   return kExitVerdict;
 }

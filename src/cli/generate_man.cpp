@@ -66,7 +66,10 @@ std::string generate_man_page() {
          "nvidia\\-smi, ps, docker and cgroup files, from files, folders, archives or a terminal paste), "
          "merges them into one timeline across hosts, and names the root failure, its culprit and its "
          "victims, with the evidence lines and what to do.\n"
-         ".PP\nWithout a command, the arguments are inputs to \\fBdiagnose\\fR.\n";
+         ".PP\nWithout a command, the arguments are inputs to \\fBdiagnose\\fR. With no INPUT at all, "
+         "standard input is read when it is a pipe or a file (\\fBpbpaste | culprit\\fR, "
+         "\\fBculprit < paste.txt\\fR), as grep reads it; a terminal gets this usage instead. "
+         "\\fB\\-\\fR reads standard input in any case.\n";
   out += ".SH COMMANDS\n";
   for (const auto& c : command_table()) {
     out += fmt::format(".SS \"{}\"\n", roff(c.name));
@@ -77,10 +80,26 @@ std::string generate_man_page() {
       out += "\n";
     }
   }
-  out += ".SH EXIT STATUS\n.TP\n0\na verdict was reached\n.TP\n1\nnothing known was found\n.TP\n2\n"
-         "errors (\\fBculprit run\\fR: the job's own exit status)\n";
-  out += ".SH ENVIRONMENT\n.TP\n.B NO_COLOR\nwhen set to a non\\-empty value, reports are not coloured "
-         "(unless \\fB\\-\\-color always\\fR)\n";
+  out += ".SH EXIT STATUS\n"
+         "\\fBdiagnose\\fR and \\fBscan\\fR:\n.TP\n0\na verdict was reached\n.TP\n1\n"
+         "nothing known was found in what was read\n.TP\n2\n"
+         "errors: no readable input (an empty file or folder, blank lines, binary data or documentation "
+         "only; the report is still printed), a rule with errors, an option out of its range, an output "
+         "that could not be written\n"
+         ".PP\n\\fBtimeline\\fR and \\fBquery\\fR: 0 rows were listed, 1 none matched, 2 errors. "
+         "\\fBcollect\\fR: 0 every host answered, 1 some did not, 2 none did. "
+         "\\fBrun\\fR exits with the job's own status (128 + N when a signal N ended it), so that a "
+         "scheduler sees the job's result; 127 when the command cannot be started, 2 when culprit's own "
+         "options are wrong.\n";
+  out += ".SH ENVIRONMENT\n"
+         ".TP\n.B NO_COLOR\nwhen set to a non\\-empty value, reports are not coloured "
+         "(unless \\fB\\-\\-color always\\fR)\n"
+         ".TP\n.B COLUMNS\nthe width of the text report and of \\fBtimeline\\fR when standard output "
+         "is no terminal (on a terminal, its own width); 100 when neither says\n"
+         ".TP\n.B CULPRIT\nthe culprit program the Python module (\\fBimport culprit\\fR) runs for "
+         "its snapshot of the machine (default: \\fBculprit\\fR on PATH)\n"
+         ".TP\n.B CULPRIT_SNAPSHOT\n\\fB0\\fR: the Python module's hook and \\fBwatch()\\fR diagnose "
+         "the traceback alone, without a snapshot of the machine\n";
   out += ".SH SEE ALSO\n.BR dmesg (1),\n.BR journalctl (1),\n.BR nvidia\\-smi (1)\n";
   return out;
 }

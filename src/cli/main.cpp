@@ -55,6 +55,7 @@ void shape_heap() {
 /// Runs the command `args` name and returns its exit code.
 int dispatch(const std::vector<std::string>& args) {
   if (args.empty()) {
+    if (culprit::cli::stdin_has_input()) return culprit::cli::run_diagnose(args);  // `pbpaste | culprit`
     std::fputs(culprit::cli::usage_text().c_str(), stderr);
     return culprit::cli::kExitError;
   }

@@ -2,6 +2,8 @@
 // Lines files into one stream on stdout, scan databases into one (--db OUT, through
 // culprit::merge_scan_databases). Incidents are ordered by path, exactly as one unsharded run
 // orders them.
+#include <sys/stat.h>
+
 #include <boost/program_options.hpp>
 #include <fmt/format.h>
 
@@ -72,8 +74,28 @@ bool read_scan_line(std::streambuf& in, std::string& line, bool& too_long) {
   return any;
 }
 
+/// `inputs` with each file once: a shard given twice (however spelled or linked: same device and
+/// inode) is read once and named on stderr, since one given twice is often one left out.
+std::vector<std::string> each_file_once(const std::vector<std::string>& inputs) {
+  std::vector<std::string> out;
+  std::map<std::pair<dev_t, ino_t>, std::string> seen;
+  for (const auto& in : inputs) {
+    struct stat st {};
+    if (::stat(in.c_str(), &st) == 0) {
+      const auto [it, fresh] = seen.emplace(std::make_pair(st.st_dev, st.st_ino), in);
+      if (!fresh) {
+        fmt::print(stderr, "culprit merge: warning: {} is given twice{}; read once (is a shard missing?)\n", in,
+                   it->second == in ? std::string() : fmt::format(" (as {} too)", it->second));
+        continue;
+      }
+    }
+    out.push_back(in);
+  }
+  return out;
+}
+
 void add_merge_options(po::options_description& opts, std::string& db_out) {
-  opts.add_options()("help,h", "show this help")("db", po::value(&db_out), "write the merged scan database to FILE");
+  opts.add_options()("help,h", "show this help")("db", po::value(&db_out)->value_name("FILE"), "write the merged scan database to FILE");
 }
 
 }  // namespace
@@ -108,6 +130,7 @@ int run_merge(const std::vector<std::string>& args) {
               << opts;
     return inputs.empty() && !vm.count("help") ? kExitError : 0;
   }
+  inputs = each_file_once(inputs);
   const bool databases = std::all_of(inputs.begin(), inputs.end(), is_sqlite);
   if (databases) {
     if (db_out.empty()) {
@@ -123,6 +146,8 @@ int run_merge(const std::vector<std::string>& args) {
     return 0;
   }
   std::map<std::string, std::string> lines;  // by incident: sorted, one each
+  std::map<std::string, std::string> shard_of;  // by incident: the file it came from first
+  std::size_t overlaps = 0;
   for (const auto& in : inputs) {
     std::ifstream file(in, std::ios::binary);
     if (!file) {
@@ -145,9 +170,13 @@ int run_merge(const std::vector<std::string>& args) {
         fmt::print(stderr, "culprit merge: {}:{}: not a `culprit scan --jsonl` line\n", in, n);
         return kExitError;
       }
-      lines.emplace(incident, line);
+      if (!lines.emplace(incident, line).second && shard_of[incident] != in && overlaps++ == 0)
+        fmt::print(stderr, "culprit merge: warning: incident {} is in {} and {} (do the shards overlap?); the first "
+                           "is kept\n", incident, shard_of[incident], in);
+      shard_of.emplace(incident, in);
     }
   }
+  if (overlaps > 1) fmt::print(stderr, "culprit merge: warning: {} incidents are in two shards\n", overlaps);
   for (const auto& [incident, line] : lines) std::cout << line << '\n';
   return 0;
 }

@@ -1,11 +1,16 @@
-// The shared option checks (option_checks.hpp): ranges, choices, colour, command typos.
+// The shared option checks (option_checks.hpp): ranges, choices, colour, width, command typos.
 #include "cli/option_checks.hpp"
+
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cstdint>
 #include <cstdlib>
+#include <system_error>
 
 #include "culprit/text/spelling.hpp"
 
@@ -33,6 +38,24 @@ bool color_wanted(std::string_view mode, bool to_file, bool stdout_is_terminal) 
   if (mode == "never" || to_file) return false;
   if (const char* no_color = std::getenv("NO_COLOR"); no_color && *no_color) return false;
   return stdout_is_terminal;
+}
+
+int output_columns(const char* columns_env, int terminal_columns, int fallback, int cap) {
+  int columns = 0;
+  if (columns_env && *columns_env) {
+    const std::string_view text(columns_env);
+    int value = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (ec == std::errc() && end == text.data() + text.size() && value > 0) columns = value;
+  }
+  if (columns == 0) columns = terminal_columns > 0 ? terminal_columns : fallback;
+  return cap > 0 && columns > cap ? cap : columns;
+}
+
+int output_columns(int fallback, int cap) {
+  winsize size{};
+  const int terminal = ::isatty(STDOUT_FILENO) && ::ioctl(STDOUT_FILENO, TIOCGWINSZ, &size) == 0 ? size.ws_col : 0;
+  return output_columns(std::getenv("COLUMNS"), terminal, fallback, cap);
 }
 
 std::optional<std::string> near_command(std::string_view word, const std::vector<std::string>& commands) {

@@ -27,6 +27,14 @@ std::string check_year(std::string_view option, int year);
 /// NO_COLOR (https://no-color.org) turns colour off when set to a non-empty value.
 bool color_wanted(std::string_view mode, bool to_file, bool stdout_is_terminal);
 
+/// The columns text output may take: `COLUMNS` (`columns_env`, when it is a number of 1 or more,
+/// as ls and most tools read it), else the terminal's width (`terminal_columns`, 0 when standard
+/// output is no terminal), else `fallback`; never more than `cap` (0: no cap).
+int output_columns(const char* columns_env, int terminal_columns, int fallback, int cap);
+
+/// output_columns for this process: $COLUMNS, the width of the terminal on standard output.
+int output_columns(int fallback, int cap);
+
 /// The subcommand `word` is probably a typo of (one or two edits, or two letters swapped), if any.
 std::optional<std::string> near_command(std::string_view word, const std::vector<std::string>& commands);
 

@@ -33,8 +33,8 @@ struct QueryOptions {
 void add_query_options(po::options_description& opts, QueryOptions& o) {
   opts.add_options()
       ("help,h", "show this help")
-      ("db", po::value(&o.db_path), "timeline database (from diagnose --db)")
-      ("timeout", po::value(&o.timeout)->default_value(culprit::kForeignSqlSeconds),
+      ("db", po::value(&o.db_path)->value_name("FILE"), "timeline database (from diagnose --db)")
+      ("timeout", po::value(&o.timeout)->default_value(culprit::kForeignSqlSeconds)->value_name("SECONDS"),
        "stop the query after SECONDS (0: no limit)")
       ("json", po::bool_switch(&o.json), "print the rows as a JSON array of objects keyed by column "
                                          "(integers and reals as numbers, NULL as null)")

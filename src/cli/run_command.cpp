@@ -403,13 +403,13 @@ int run_run(const std::vector<std::string>& args) {
   po::options_description opts("Options");
   opts.add_options()
       ("help,h", "show this help")
-      ("output,o", po::value(&o.output), "the incident folder (default: culprit-incident-<UTC time>/); "
+      ("output,o", po::value(&o.output)->value_name("DIR"), "the incident folder (default: culprit-incident-<UTC time>/); "
                                          "the node's files go in DIR/<host>/")
-      ("sample-interval", po::value(&o.sample_interval)->default_value(10),
+      ("sample-interval", po::value(&o.sample_interval)->default_value(10)->value_name("SECONDS"),
        "seconds between memory samples while the job runs (0: none)")
       ("archive", po::bool_switch(&o.archive), "write the incident as DIR.tar.zst instead of a folder")
       ("keep", po::bool_switch(&o.keep), "keep the incident folder also when the job succeeds")
-      ("format,f", po::value(&o.format)->default_value("text"), "report format: text | markdown | json | html");
+      ("format,f", po::value(&o.format)->default_value("text")->value_name("FORMAT"), "report format: text | markdown | json | html");
   po::variables_map vm;
   try {
     po::store(po::command_line_parser(mine).options(opts).run(), vm);

@@ -26,6 +26,7 @@
 #include "culprit/core/diagnostic.hpp"
 #include "culprit/core/utf8.hpp"
 #include "culprit/culprit.hpp"
+#include "culprit/report/redact.hpp"
 #include "cli/scan_support.hpp"
 #include "culprit/timeline.hpp"
 
@@ -52,9 +53,9 @@ void add_scan_options(po::options_description& opts, ScanOptions& o) {
   opts.add_options()
       ("jsonl", po::bool_switch(&o.jsonl), "print one JSON object per incident (the diagnose contract + \"incident\"); "
                                            "shorthand for --format json")
-      ("db", po::value(&o.db_path), "keep every incident's timeline in this SQLite FILE (column `incident`)")
-      ("shard", po::value(&o.shard_text), "take shard I of N (0 <= I < N) of the incidents, by a stable hash of their path")
-      ("jobs,j", po::value(&o.jobs), "incidents diagnosed at once (default: the number of cores)")
+      ("db", po::value(&o.db_path)->value_name("FILE"), "keep every incident's timeline in this SQLite FILE (column `incident`)")
+      ("shard", po::value(&o.shard_text)->value_name("I/N"), "take shard I of N (0 <= I < N) of the incidents, by a stable hash of their path")
+      ("jobs,j", po::value(&o.jobs)->value_name("N"), "incidents diagnosed at once (default: the number of cores)")
       ("each-path", po::bool_switch(&o.each_path), "make every PATH one incident (e.g. a node's /var/log)");
   add_output_option(opts, o.output);
   add_redact_option(opts, o.redact);
@@ -145,6 +146,7 @@ int run_scan(const std::vector<std::string>& args) {
     if (shard.takes(inc.name)) mine.push_back(std::move(inc));
 
   std::vector<ScanRow> rows(mine.size());
+  std::vector<culprit::Analysis> analyses(o.redact ? mine.size() : 0);  // --redact: every incident's, until the end
   std::atomic<size_t> next{0}, done{0};
   std::atomic<std::int64_t> bytes_done{0};
   const bool show_progress = o.progress || ::isatty(STDERR_FILENO);
@@ -168,6 +170,7 @@ int run_scan(const std::vector<std::string>& args) {
       options.host = o.host;
       options.tz = o.tz;
       options.empty_is_error = false;  // an unreadable incident is a row saying so
+      options.input_folder_is_host = false;  // an incident folder is named after the incident, not a node
       // Cores the other incidents leave free go to this one's big inputs.
       options.threads = std::max(1u, jobs / std::max<unsigned>(1u, static_cast<unsigned>(
                                                 std::min<std::size_t>(jobs, mine.size() - i))));
@@ -184,8 +187,10 @@ int run_scan(const std::vector<std::string>& args) {
         for (const auto& p : result->diagnostics)
           if (!o.quiet || p.level == core::DiagLevel::error) said += p.to_string() + "\n";
       culprit::Analysis analysis = result ? std::move(result).value() : culprit::Analysis{};
-      if (o.redact) analysis.verdict = culprit::redacted(analysis.verdict);
-      rows[i] = make_row(mine[i], analysis);
+      // Redacted, the rows are made once every incident is in (below), so that one name is one
+      // placeholder across the whole scan.
+      if (o.redact) analyses[i] = std::move(analysis);
+      else rows[i] = make_row(mine[i], analysis);
       bytes_done += bytes[i];
       ++done;
       if (show_progress || !said.empty()) {
@@ -200,6 +205,17 @@ int run_scan(const std::vector<std::string>& args) {
   for (unsigned t = 0; t < n; ++t) threads.emplace_back(worker);
   for (auto& t : threads) t.join();
   if (show_progress) fmt::print(stderr, "\n");
+  if (o.redact) {
+    // One numbering for the whole scan, in incident order (the same for any --jobs): a node that
+    // fails again and again is the same host-N on every row.
+    report::Redactor redactor;
+    for (const auto& a : analyses) redactor.collect(a.verdict);
+    for (size_t i = 0; i < mine.size(); ++i) {
+      analyses[i].verdict = redactor.apply(analyses[i].verdict);
+      rows[i] = make_row(mine[i], analyses[i]);
+      analyses[i] = {};
+    }
+  }
 
   int status = 0;
   if (!o.db_path.empty()) {

@@ -4,7 +4,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <ctime>
 #include <cstring>
 #include <filesystem>
 
@@ -127,6 +129,13 @@ ScanRow make_row(const Incident& incident, const culprit::Analysis& analysis) {
     row.where = c.host;
   }
   if (row.where.empty() && v.root) row.where = v.root->host;
+  if (v.root && v.root->ts) {
+    const auto secs = static_cast<std::time_t>(std::floor(*v.root->ts));
+    std::tm utc{};
+    if (::gmtime_r(&secs, &utc))
+      row.when = fmt::format("{:04}-{:02}-{:02} {:02}:{:02}:{:02}", utc.tm_year + 1900, utc.tm_mon + 1, utc.tm_mday,
+                             utc.tm_hour, utc.tm_min, utc.tm_sec);
+  }
   std::string json = culprit::render(analysis, culprit::Format::json);
   while (!json.empty() && json.back() == '\n') json.pop_back();
   // The incident path goes first, quoted by the contract's own JSON writer.
@@ -141,15 +150,17 @@ std::string format_table(const std::vector<ScanRow>& rows) {
     wk = std::max(wk, std::min<size_t>(r.culprit.size(), 48));
     ww = std::max(ww, std::min<size_t>(r.where.size(), 24));
   }
-  std::string out = fmt::format("{:<{}}  {:<{}}  {:<{}}  {:<{}}  {}\n", "VERDICT", wv, "CONFIDENCE", wc, "CULPRIT", wk,
-                                "WHERE", ww, "INCIDENT");
+  // WHEN: the root failure's time (UTC), so that a batch reads in time and repeats stand out.
+  constexpr size_t wt = 19;
+  std::string out = fmt::format("{:<{}}  {:<{}}  {:<{}}  {:<{}}  {:<{}}  {}\n", "VERDICT", wv, "CONFIDENCE", wc,
+                                "WHEN (UTC)", wt, "CULPRIT", wk, "WHERE", ww, "INCIDENT");
   for (const auto& r : rows) {
     std::string culprit = one_line(r.culprit.empty() ? "-" : r.culprit);
     if (culprit.size() > 48) culprit.replace(47, std::string::npos, "~");
     std::string where = one_line(r.where.empty() ? "-" : r.where);
     if (where.size() > 24) where.replace(23, std::string::npos, "~");
-    out += fmt::format("{:<{}}  {:<{}}  {:<{}}  {:<{}}  {}\n", r.verdict, wv, r.confidence, wc, culprit, wk, where, ww,
-                       one_line(r.incident));
+    out += fmt::format("{:<{}}  {:<{}}  {:<{}}  {:<{}}  {:<{}}  {}\n", r.verdict, wv, r.confidence, wc,
+                       r.when.empty() ? "-" : r.when, wt, culprit, wk, where, ww, one_line(r.incident));
   }
   return out;
 }
@@ -158,10 +169,10 @@ std::string format_markdown(const std::vector<ScanRow>& rows) {
   // A cell holds no line break, and a path or a name escaped as the Markdown report escapes it:
   // a `|` does not end the cell, no tag, link or image starts.
   auto cell = [](const std::string& s) { return report::markdown_inline(s.empty() ? std::string("-") : s); };
-  std::string out = "| Verdict | Confidence | Culprit | Where | Incident |\n|---|---|---|---|---|\n";
+  std::string out = "| Verdict | Confidence | When (UTC) | Culprit | Where | Incident |\n|---|---|---|---|---|---|\n";
   for (const auto& r : rows)
-    out += fmt::format("| {} | {} | {} | {} | {} |\n", cell(r.verdict), cell(r.confidence), cell(r.culprit),
-                       cell(r.where), cell(r.incident));
+    out += fmt::format("| {} | {} | {} | {} | {} | {} |\n", cell(r.verdict), cell(r.confidence), cell(r.when),
+                       cell(r.culprit), cell(r.where), cell(r.incident));
   return out;
 }
 

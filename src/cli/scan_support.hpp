@@ -36,6 +36,7 @@ std::vector<Incident> find_incidents(const std::vector<std::string>& paths, bool
 
 struct ScanRow {
   std::string incident, verdict, confidence, culprit, where, json;
+  std::string when;  ///< the root failure's time, `2024-05-15 10:22:31` UTC, or '' when unplaced
   bool readable = true;
 };
 /// The incident's row; unreadable when no source was read (`analysis.sources` 0).

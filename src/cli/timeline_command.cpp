@@ -51,7 +51,7 @@ struct Options {
   double window = 300;
   std::int64_t limit = 500;
   std::int64_t incident = -1;
-  int width = 100, year = 0;
+  int width = -1, year = 0;  // width -1: not given (output_columns)
   std::vector<std::string> kinds_raw, hosts_raw;
   bool all = false, redact = false, quiet = false, json = false, csv = false;
 };
@@ -61,21 +61,22 @@ struct Options {
 void add_timeline_options(po::options_description& opts, Options& o) {
   opts.add_options()
       ("help,h", "show this help")
-      ("db", po::value(&o.db), "read a saved timeline (from `culprit diagnose --db FILE`) instead of INPUTs")
-      ("host", po::value(&o.hosts_raw)->composing(), "only events of host H (repeatable, or H1,H2)")
-      ("kind", po::value(&o.kinds_raw)->composing(), "only events of kind K (repeatable, or K1,K2), e.g. cuda_oom")
-      ("around", po::value(&o.around), "centre on an event id, or a UTC time (2026-04-09T00:47:13 or 00:47:13)")
-      ("window", po::value(&o.window)->default_value(300), "with --around TIME or a placed event: seconds each side")
-      ("limit", po::value(&o.limit)->default_value(500), "at most N events, centred on the failure (0: all)")
-      ("incident", po::value(&o.incident), "with --db of `culprit scan --db`: only incident N")
+      ("db", po::value(&o.db)->value_name("FILE"), "read a saved timeline (from `culprit diagnose --db FILE`) instead of INPUTs")
+      ("host", po::value(&o.hosts_raw)->composing()->value_name("NAME"), "only events of host H (repeatable, or H1,H2)")
+      ("kind", po::value(&o.kinds_raw)->composing()->value_name("KIND"), "only events of kind K (repeatable, or K1,K2), e.g. cuda_oom")
+      ("around", po::value(&o.around)->value_name("WHEN"), "centre on an event id, or a UTC time (2026-04-09T00:47:13 or 00:47:13)")
+      ("window", po::value(&o.window)->default_value(300)->value_name("SECONDS"), "with --around TIME or a placed event: seconds each side")
+      ("limit", po::value(&o.limit)->default_value(500)->value_name("N"), "at most N events, centred on the failure (0: all)")
+      ("incident", po::value(&o.incident)->value_name("N"), "with --db of `culprit scan --db`: only incident N")
       ("all", po::bool_switch(&o.all), "include plain log lines (kind `log`)")
       ("json", po::bool_switch(&o.json), "print the events as a JSON array of objects (mark: root / echo)")
       ("csv", po::bool_switch(&o.csv), "print the events as CSV (RFC 4180) under a header");
   add_redact_option(opts, o.redact);
   opts.add_options()
-      ("color", po::value(&o.color)->default_value("auto"), "colour: auto | always | never (NO_COLOR is honoured)")
-      ("width", po::value(&o.width)->default_value(100), "columns per line (0: do not cut)")
-      ("default-host", po::value(&o.default_host), "host name for inputs that name none");
+      ("color", po::value(&o.color)->default_value("auto")->value_name("WHEN"), "colour: auto | always | never (NO_COLOR is honoured)")
+      ("width", po::value(&o.width)->value_name("COLUMNS"),
+       "columns per line (0: do not cut; default: $COLUMNS, else the terminal's width, else 100)")
+      ("default-host", po::value(&o.default_host)->value_name("NAME"), "host name for inputs that name none");
   add_rules_option(opts, o.rule_dirs);
   add_exclude_option(opts, o.excludes);
   add_year_option(opts, o.year);
@@ -128,6 +129,7 @@ int run_timeline(const std::vector<std::string>& args) {
     std::cout << kHelpHeader << opts;
     return 0;
   }
+  if (o.width < 0 && !vm.count("width")) o.width = output_columns(100, 0);
   o.hosts = split_list(o.hosts_raw);
   o.kinds = split_list(o.kinds_raw);
   if (o.json && o.csv) {

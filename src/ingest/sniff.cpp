@@ -32,8 +32,22 @@ const text::Pattern& prompt_re() {
 /// How far into a line a prompt's `@` may be (the user name and a venv's tag before it).
 constexpr std::size_t kPromptAtWithin = 65;
 
-/// Matches a prompt line; fills host and command.
+bool match_plain_prompt(std::string_view line, std::string& host, std::string& cmd);
+
+/// Matches a prompt line; fills host and command. A coloured prompt (Ubuntu's default PS1 as
+/// `script` or `tmux capture-pane -e` record it: `ESC[01;32muser@host ESC[00m:…$`) is read
+/// without its escapes, as the log lines after it are.
 bool match_prompt(std::string_view line, std::string& host, std::string& cmd) {
+  if (line.size() > 512 || line.size() < 4) return false;
+  if (line[0] == '\x1b' || line[0] == '^' || (line[0] == '(' && text::has_ansi(line))) {
+    if (!text::has_ansi(line)) return false;
+    return match_plain_prompt(text::strip_ansi(line), host, cmd);
+  }
+  return match_plain_prompt(line, host, cmd);
+}
+
+/// match_prompt for a line without escapes.
+bool match_plain_prompt(std::string_view line, std::string& host, std::string& cmd) {
   // Cheap rejections first: this runs on every line that may be a prompt.
   if (line.size() > 512 || line.size() < 4) return false;
   // The regex's first bytes: a venv's `(`, or a user name (`[A-Za-z0-9_.-]`), after an optional
@@ -193,9 +207,37 @@ std::string_view slice(std::string_view text, const std::vector<std::string_view
 
 }  // namespace
 
+/// Commands that report on a job from wherever they are typed (a login node): Slurm's accounting
+/// and queue tools, PBS's qstat. Their output is about the job's nodes, never about the prompt's
+/// host. (kubectl is not among them: `kubectl describe` typed on a node is read as that node's,
+/// as its own `Node:` field says.)
+constexpr std::string_view kClusterQueries[] = {"sacct", "sstat", "squeue", "scontrol", "sinfo", "qstat"};
+
+/// Whether `cmd` runs one of kClusterQueries (after `sudo` / `watch` and their options).
+bool queries_cluster(std::string_view cmd) {
+  std::size_t i = 0;
+  for (;;) {
+    while (i < cmd.size() && (cmd[i] == ' ' || cmd[i] == '\t')) ++i;
+    std::size_t e = i;
+    while (e < cmd.size() && cmd[e] != ' ' && cmd[e] != '\t') ++e;
+    std::string_view word = cmd.substr(i, e - i);
+    if (const auto slash = word.rfind('/'); slash != std::string_view::npos) word.remove_prefix(slash + 1);
+    if (word == "sudo" || word == "watch" || (!word.empty() && word[0] == '-')) {
+      if (e == i) return false;
+      i = e;
+      continue;
+    }
+    for (std::string_view q : kClusterQueries)
+      if (word == q) return true;
+    return false;
+  }
+}
+
 std::string host_from_command_line(std::string_view line) {
   std::string host, cmd;
   if (!match_prompt(line, host, cmd)) cmd = std::string(line);
+  // `sacct -j 4412873` on a login node reports on the job's nodes: its output is no login01's.
+  if (queries_cluster(cmd)) host.clear();
   // The last `ssh [opts] [user@]dest` hop names where the output came from. Options that take
   // a value (-p 22, -i key, -o X, -J jump, -l user) skip their value.
   static const std::string_view kValued = "bcDEeFIiJLlmOoPpRSWw";

@@ -45,12 +45,12 @@ void ReadContext::emit(Source& source) {
     // Prose and tables are not log lines; a code block in it may be a pasted log.
     const std::size_t kept = keep_code_blocks(source.text);
     if (kept == 0) {
-      warn(code::kDocumentation, source.name, "documentation (prose, no code block), not a log; skipped",
+      warn(code::kDocumentation, source.name, "documentation (prose, no code block or quoted log), not a log; skipped",
            core::DiagLevel::note);
       return;
     }
     warn(code::kDocumentation, source.name,
-         fmt::format("documentation: only its code blocks ({} line{}) are read as log text", kept, kept == 1 ? "" : "s"),
+         fmt::format("documentation: only its code blocks and quoted logs ({} line{}) are read as log text", kept, kept == 1 ? "" : "s"),
          core::DiagLevel::note);
   }
   if (on_source) on_source(source);

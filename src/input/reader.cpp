@@ -419,9 +419,12 @@ void read_inputs(const std::vector<std::string>& inputs, const ReadOptions& opti
     // --host names such a folder's host instead (its files keep their relative names).
     const auto files = FolderWalk(input, ctx).files();
     const bool parent = holds_node_folders(files);
-    const bool named = !parent && !folder_host(input).empty();  // the folder is a host itself
+    const bool named_folder = !parent && !folder_host(input).empty();
+    const bool named = options.folder_is_host && named_folder;  // the folder is a host itself
     const std::string own = named && options.default_host.empty() ? folder_host(input) : std::string();
-    const std::string prefix = own.empty() ? std::string() : own + "/";
+    // Its files are named under it whether or not it names their host (scan's incident folders).
+    const std::string prefix =
+        named_folder && options.default_host.empty() ? folder_host(input) + "/" : std::string();
     ReadFiles read;
     for (const auto& [path, rel, mode] : files) {
       std::string host = named ? own : host_from_relative_path(rel);

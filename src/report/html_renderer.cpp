@@ -92,10 +92,13 @@ section.report td { overflow-wrap: break-word; }
 section.report td:first-child, section.report td.nw { white-space: nowrap; }
 code { font: 12.5px/1.4 ui-monospace, "SFMono-Regular", "DejaVu Sans Mono", Menlo, Consolas, monospace;
   background: #f1f3f6; padding: 0 3px; border-radius: 3px; }
-pre { background: #f6f8fa; border: 1px solid var(--line); border-radius: 6px; padding: 10px 12px; overflow-x: auto; }
-pre code { background: none; padding: 0; white-space: pre; }
+pre { background: #f6f8fa; border: 1px solid var(--line); border-radius: 6px; padding: 10px 12px;
+  white-space: pre-wrap; overflow-wrap: anywhere; }
+pre code { background: none; padding: 0; white-space: pre-wrap; overflow-wrap: anywhere; }
+/* Code wraps, never scrolls: an evidence line or a worked sum is read whole in a screenshot or a
+   printout (a horizontal scrollbar hid the end of each line). */
 footer { margin-top: 36px; color: var(--muted); font-size: 12px; border-top: 1px solid var(--line); padding-top: 8px; }
-@media print { main { max-width: none; } pre { white-space: pre-wrap; } }
+@media print { main { max-width: none; } }
 )css";
 
 std::string verdict_class(const std::string& id) {

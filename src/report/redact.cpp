@@ -116,6 +116,13 @@ std::size_t uuid_at(std::string_view s, std::size_t i) {
 
 using text::is_host_char;  // user names are redacted by the same bytes
 
+/// Folders whose next component is a user name. `/scratch/` and `/users/` also take a project's
+/// name now and then: over-redaction is preferred to a leak.
+constexpr std::string_view kUserFolders[] = {"/home/",          "/Users/",           "\\Users\\",
+                                             "/scratch/",       "/data/users/",      "/users/",
+                                             "/lustre/scratch/", "/lustre/home/",    "/gpfs/scratch/",
+                                             "/gpfs/home/",     "/work/users/"};
+
 /// Walks every string of a verdict (const or not), calling `f(string&)`. Ids that are
 /// culprit's own vocabulary (verdict, role, kind, rule, format, …) are not visited.
 template <class V, class F>
@@ -229,12 +236,28 @@ void Redactor::collect_text(std::string_view s) {
       i += n;
       continue;
     }
-    // Home folders: /home/NAME, /Users/NAME, C:\Users\NAME.
-    for (std::string_view home : {"/home/", "/Users/", "\\Users\\"}) {
+    // Folders named after their user: homes (/home/NAME, /Users/NAME, C:\Users\NAME) and the
+    // per-user scratch and data trees of clusters (/scratch/NAME, /lustre/…/NAME, /data/users/NAME).
+    for (std::string_view home : kUserFolders) {
       if (s.compare(i, home.size(), home) != 0) continue;
       std::size_t j = i + home.size();
       while (j < s.size() && is_host_char(s[j])) ++j;
       add(s.substr(i + home.size(), j - i - home.size()), RedactKind::user);
+    }
+    // The user names culprit's own sentences carry from ps's USER column (diagnose/roles.cpp:
+    // "runs as user NAME, the job's processes as NAME, NAME (ps)").
+    for (std::string_view intro : {std::string_view("as user "), std::string_view("processes as ")}) {
+      if (s.compare(i, intro.size(), intro) != 0 || (i > 0 && alnum(s[i - 1]))) continue;
+      const bool list = intro == "processes as ";  // `NAME, NAME (ps)`; `as user NAME, the …` is one
+      for (std::size_t j = i + intro.size();;) {
+        std::size_t k = j;
+        while (k < s.size() && is_host_char(s[k])) ++k;
+        while (k > j && (s[k - 1] == '.' || s[k - 1] == '-')) --k;  // sentence punctuation
+        if (k == j) break;
+        add(s.substr(j, k - j), RedactKind::user);
+        if (!list || s.compare(k, 2, ", ") != 0) break;
+        j = k + 2;
+      }
     }
     // user@host, as shell prompts and ssh write it.
     if (s[i] == '@' && i > 0 && i + 1 < s.size()) {

@@ -109,25 +109,37 @@ fmt::text_style confidence_style(diagnose::Confidence c) {
 }
 
 // The verdict in one line, in its one shape (wording.hpp). When it does not fit: the victim
-// clause goes (the Victim section names it), then the culprit's name is shortened; the lead —
-// what, where and when — is cut only when it alone is wider than the terminal.
+// clause goes (the Victim section names it), then the culprit's name is shortened (to 2 columns
+// beside a pid, else to 16: a unit or cgroup name is all there is of it), then the time goes (the
+// Timeline and Root failure sections give it); the lead — what and where — is cut only when it
+// alone is wider than the terminal, so the culprit is never what a narrow terminal loses.
 void write_headline(TextOut& out, const diagnose::Verdict& v) {
   Headline h = headline(v);
   const int w = out.width();
   const std::string conf = headline_confidence(h);
+  const std::string full_culprit = h.culprit;
   bool with_victim = true;
   auto excess = [&] {
     return w <= 0 ? 0 : core::utf8::columns(core::utf8::one_line(headline_body(h, with_victim))) + 1 + core::utf8::columns(conf) - w;
   };
-  if (excess() > 0) with_victim = false;
-  if (const int over = excess(); over > 0 && h.culprit_process && h.culprit_process->pid) {
+  auto shorten_culprit = [&] {
+    h.culprit = full_culprit;
+    const int over = excess();
+    if (over <= 0 || !h.culprit_process) return;
     diagnose::ProcessRef shorter = *h.culprit_process;
     shorter.name = core::utf8::one_line(shorter.name);
-    const int keep = std::max(2, core::utf8::columns(shorter.name) - over);
-    if (keep < core::utf8::columns(shorter.name)) {
+    const int columns = core::utf8::columns(shorter.name);
+    const int keep = std::max(std::min(shorter.pid ? 2 : 16, columns), columns - over);
+    if (keep < columns) {
       shorter.name = core::utf8::cut(shorter.name, keep);
       h.culprit = process_phrase(shorter, h.host);
     }
+  };
+  if (excess() > 0) with_victim = false;
+  shorten_culprit();
+  if (excess() > 0 && !h.when.empty()) {
+    h.when.clear();
+    shorten_culprit();
   }
   std::string body = core::utf8::one_line(headline_body(h, with_victim));
   if (excess() > 0) body = core::utf8::cut(body, w - 1 - core::utf8::columns(conf));

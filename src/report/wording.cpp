@@ -118,7 +118,10 @@ bool victim_differs(const diagnose::Verdict& v) {
   const auto& b = *v.victim;
   if (!a.host.empty() && !b.host.empty() && a.host != b.host) return true;
   if (a.pid && b.pid) return *a.pid != *b.pid;
-  return a.name != b.name;
+  if (!a.name.empty() && !b.name.empty()) return a.name != b.name;
+  // One of them is known by neither pid nor name: a culprit that is the job as a whole holds its
+  // own victim; an unnamed foreign or unknown holder is another process than the job's victim.
+  return a.role != "job";
 }
 
 namespace {
@@ -213,7 +216,7 @@ Headline headline(const diagnose::Verdict& v) {
   const std::string host = incident_host(v);
   if (const std::string where = where_phrase(v); !where.empty()) h.lead += " on " + where;
   if (v.root) {
-    if (const std::string t = short_time(v.root->ts); !t.empty()) h.lead += " at " + t;
+    h.when = short_time(v.root->ts);
   }
   if (v.culprit) {
     h.culprit = process_phrase(*v.culprit, host);
@@ -233,6 +236,7 @@ const char* victim_word(const diagnose::Verdict& v) {
 
 std::string headline_body(const Headline& h, bool with_victim) {
   std::string body = h.lead;
+  if (!h.when.empty()) body += " at " + h.when;
   if (!h.culprit.empty()) body += " — " + h.culprit;
   if (with_victim && !h.victim.empty()) body += "; " + h.victim_word + ": " + h.victim;
   return body;

@@ -71,7 +71,8 @@ std::string where_phrase(const diagnose::Verdict& v);
 ///   `Host kernel OOM on node-3 at … — pid 4242 python3 (job); killed: pid 5151 postgres [high]`
 ///   `Not an OOM: NCCL error on node-b [medium]`
 struct Headline {
-  std::string lead;          ///< `CUDA OOM on spark-b GPU 0 at 2026-04-09 00:47:13Z`
+  std::string lead;          ///< `CUDA OOM on spark-b GPU 0` (what and where)
+  std::string when;          ///< `2026-04-09 00:47:13Z` (the lead says `at` it), or empty
   std::string culprit;       ///< `pid 48211 VLLM::EngineCore (foreign)`, `culprit unknown`, or empty
   /// The process `culprit` names and the incident's host it was phrased against, so a narrow
   /// terminal can phrase it again with a shorter name.
@@ -88,7 +89,8 @@ Headline headline(const diagnose::Verdict& v);
 std::string headline_body(const Headline& h, bool with_victim = true);
 std::string headline_confidence(const Headline& h);
 
-/// True when victim and culprit name different processes.
+/// True when victim and culprit name different processes: different pids, else different
+/// names; where either is known by neither, true unless the culprit is the job itself.
 bool victim_differs(const diagnose::Verdict& v);
 
 /// What happened to the victim: `killed`, or for a CUDA OOM `failed` (its allocation failed;

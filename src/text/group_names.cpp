@@ -60,7 +60,10 @@ std::optional<UnnamedGroups> unname_groups(std::string_view regex) {
           for (char k : name)
             if (!word_char(k)) return std::nullopt;
           for (const std::string& seen : out.names)
-            if (seen == name) return std::nullopt;  // a name twice: RE2 says so
+            if (seen == name) {  // a name twice: refused (RE2 before 2023 took it, naming the first)
+              out.duplicate = std::string(name);
+              return out;
+            }
           out.names.emplace_back(name);
           out.regex.push_back('(');
           i = close + 1;

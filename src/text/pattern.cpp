@@ -34,6 +34,10 @@ struct Pattern::Compiled {
     // The groups unnamed (group_names.hpp), where RE2 counts them as this reading did; else the
     // pattern as written, which RE2 names or refuses itself.
     if (auto unnamed = unname_groups(regex)) {
+      if (!unnamed->duplicate.empty()) {
+        error = "the group name `" + unnamed->duplicate + "` is given twice; give each named group its own name";
+        return;
+      }
       re = std::make_unique<re2::RE2>(piece(unnamed->regex), options);
       if (re->ok() && static_cast<std::size_t>(re->NumberOfCapturingGroups()) == unnamed->names.size()) {
         names = std::move(unnamed->names);

@@ -203,7 +203,7 @@ scan_diagnose_options)
   same redact "$hosts" --redact
   # --format: text is the table, markdown a Markdown table, json the diagnose contract (above).
   "$culprit" scan --format markdown "$incident" > s.md 2>/dev/null
-  head -1 s.md | grep -q '^| Verdict | Confidence | Culprit | Where | Incident |$' && ok "--format markdown" || { bad "--format markdown:"; cat s.md; }
+  head -1 s.md | grep -q '^| Verdict | Confidence | When (UTC) | Culprit | Where | Incident |$' && ok "--format markdown" || { bad "--format markdown:"; cat s.md; }
   "$culprit" scan --format html "$incident" >/dev/null 2>err; [ $? -eq 2 ] && grep -q -- "--format 'html'" err &&
     ok "--format html refused: $(cat err)" || bad "--format html taken"
   # -o: the same output in the file, nothing on stdout.

@@ -78,7 +78,9 @@ std::string not_text_format(std::string_view text);
 std::string majority_format(const std::vector<Segment>& segments);
 
 /// The host named by a prompt line (`aurora@spark-b:~$ …`) or an ssh command in it; the last
-/// ssh hop wins (`ssh a@h1 'ssh b@h2 "cmd"'` -> h2). Empty when none.
+/// ssh hop wins (`ssh a@h1 'ssh b@h2 "cmd"'` -> h2). Empty when none, and for a command that
+/// reports on a job from anywhere (`sacct`, `squeue`, `scontrol`, `qstat`…) unless
+/// an ssh hop names where it ran: its output is not about the prompt's host.
 std::string host_from_command_line(std::string_view line);
 
 }  // namespace culprit::ingest

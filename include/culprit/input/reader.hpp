@@ -84,6 +84,9 @@ inline constexpr std::size_t kWholeInput = static_cast<std::size_t>(-1);
 
 struct ReadOptions {
   std::string default_host;                 ///< --host: for inputs that name none
+  /// A folder named as an input (not a parent of node folders) is the host of its files, by its
+  /// name (folder_host); false: it names none (scan's incident folders).
+  bool folder_is_host = true;
   std::vector<std::string> excludes;        ///< file-name globs to skip (`expected.json`, `*.md`)
   /// A larger file is read from its last max_file_bytes (at a line start; line numbers stay
   /// true); a larger stream or archive member keeps its first max_file_bytes. Both with a note.

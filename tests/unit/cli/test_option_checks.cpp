@@ -49,3 +49,17 @@ TEST_CASE("a command's typo gets a suggestion, a path or a far word does not", "
   CHECK_FALSE(near_command("scan/", commands));
   CHECK_FALSE(near_command("./scna", commands));
 }
+
+// Issue 37, finding 22: text output takes the terminal's width — $COLUMNS first (as ls reads it;
+// `stty cols 60` under `script` sets the terminal's), else the terminal's, else the fallback — and
+// the report never goes past its own 100 columns.
+TEST_CASE("output_columns: COLUMNS, then the terminal, then the fallback, under the cap", "[cli][width]") {
+  using culprit::cli::output_columns;
+  CHECK(output_columns("60", 0, 100, 100) == 60);
+  CHECK(output_columns("60", 200, 100, 100) == 60);   // COLUMNS over the terminal's
+  CHECK(output_columns(nullptr, 60, 100, 100) == 60);  // a 60-column pane
+  CHECK(output_columns(nullptr, 0, 100, 100) == 100);  // a pipe or a file
+  CHECK(output_columns(nullptr, 250, 100, 100) == 100);
+  CHECK(output_columns(nullptr, 250, 100, 0) == 250);  // no cap (timeline)
+  for (const char* bad : {"", "0", "-5", "60x", "wide"}) CHECK(output_columns(bad, 80, 100, 100) == 80);
+}

@@ -180,3 +180,20 @@ TEST_CASE("redact: the terminal timeline is redacted the same way", "[report]") 
   CHECK(contains(out, "host-3"));
   CHECK(contains(out, "podpod-2.slice"));  // the cgroup path spells the uid with `_`
 }
+
+// Issue 37, findings 12 and 34: the user names culprit itself quotes from ps's USER column in a
+// process's why, and per-user folders of clusters (/scratch/NAME, /data/users/NAME), are user
+// names: replaced there and everywhere else they stand as words.
+TEST_CASE("ps users in a why and per-user cluster folders are redacted", "[report][redact]") {
+  culprit::report::Redactor r;
+  r.collect_text("runs as user bob.jones, the job's processes as carol.w, dan (ps); started by 2024-05-14T17:02");
+  r.collect_text("File \"/scratch/erin/proj/train.py\", cache /data/users/frank/x and /lustre/scratch/gina/y");
+  const std::string out =
+      r.apply("bob.jones and carol.w ran it; dan too; /scratch/erin/proj /data/users/frank /lustre/scratch/gina");
+  for (const char* name : {"bob.jones", "carol.w", "dan", "erin", "frank", "gina"}) {
+    INFO(name << " in: " << out);
+    CHECK(out.find(name) == std::string::npos);
+  }
+  // `as user NAME, the …` names one user: the words after the comma are not names.
+  CHECK(r.apply("the job").find("the") != std::string::npos);
+}

@@ -286,3 +286,25 @@ TEST_CASE("text: a long evidence path is cut from the left; the time stays", "[r
   }
   CHECK(found);
 }
+
+// Issue 37, finding 10: a culprit known by neither pid nor name (an unnamed foreign holder the
+// ledger inferred) is not the victim, a process of the job with a pid: "Victim (the culprit
+// itself)" was printed because two empty names compared equal.
+TEST_CASE("an unnamed foreign culprit is not its victim", "[report][text][victim]") {
+  d::Verdict v;
+  v.verdict = "cuda_oom";
+  v.confidence = d::Confidence::medium;
+  d::ProcessRef holder;
+  holder.role = "foreign";
+  v.culprit = holder;
+  d::ProcessRef victim;
+  victim.pid = 61234;
+  v.victim = victim;
+  RenderOptions o;
+  const std::string text = render(v, Format::text, o);
+  CHECK(text.find("Victim (the culprit itself)") == std::string::npos);
+  CHECK(text.find("not the culprit") != std::string::npos);
+  // The job as a whole, without a pid, is its own failing process's culprit.
+  v.culprit->role = "job";
+  CHECK(render(v, Format::text, o).find("Victim (the culprit itself)") != std::string::npos);
+}
