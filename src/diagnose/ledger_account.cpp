@@ -19,6 +19,16 @@
 
 namespace culprit::diagnose {
 
+std::string worked_sum(const Budget& b) {
+  const auto nonzero = [](const std::optional<std::int64_t>& v) { return v && *v != 0; };
+  return fmt::format("total {} = free {} + job {} + foreign {}{}{}{} + unexplained {}", fs(b.total), fs(b.free),
+                     fs(b.job.value_or(0)), fs(b.foreign.value_or(0)),
+                     nonzero(b.unattributed) ? " + unattributed " + core::format_size(*b.unattributed) : std::string(),
+                     nonzero(b.host_processes) ? " + host processes " + core::format_size(*b.host_processes) : std::string(),
+                     nonzero(b.kernel) ? " + kernel (page cache) " + core::format_size(*b.kernel) : std::string(),
+                     fs(b.unexplained));
+}
+
 std::string fs(std::optional<std::int64_t> v) { return v ? core::format_size(*v) : std::string("?"); }
 
 bool LedgerAccount::significant(std::int64_t bytes) const {
@@ -253,12 +263,8 @@ LedgerAccount account_ledger(const GpuLedgerInput& in) {
                                             : "unexplained (unified memory: host OS, page cache, CPU processes)")
                                    : "unexplained (driver, other containers, not listed)",
                          "rest", std::nullopt, *b.unexplained});
-    b.arithmetic.push_back(fmt::format("total {} = free {} + job {} + foreign {}{}{}{} + unexplained {}", fs(b.total),
-                                       fs(b.free), fs(job), fs(foreign),
-                                       unknown ? " + unattributed " + core::format_size(unknown) : std::string(),
-                                       host_procs ? " + host processes " + core::format_size(host_procs) : std::string(),
-                                       cache ? " + kernel (page cache) " + core::format_size(cache) : std::string(),
-                                       fs(b.unexplained)));
+    a.sum_line = b.arithmetic.size();
+    b.arithmetic.push_back(worked_sum(b));
     if (cache)
       b.arithmetic.push_back(fmt::format("the page cache held {} of the unified pool (free's buff/cache{}); "
                                          "CUDA's free figure does not count it",

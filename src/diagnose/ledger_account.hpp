@@ -34,6 +34,9 @@ struct LedgerAccount {
   std::optional<std::int64_t> rest;           ///< unexplained (never below 0), before host processes' share
   std::optional<std::int64_t> beyond;         ///< rest beyond the context bound, where it applies
   std::int64_t need = 1;                      ///< the shortfall (1 byte when unknown): what a holder must cover
+  /// Where out.budget.arithmetic holds the worked sum (total = free + …): a row that moves bytes
+  /// between the budget's lines (an inferred holder) rewrites it there with worked_sum().
+  std::optional<std::size_t> sum_line;
 
   /// A holder that can matter: at least 1 GiB or a tenth of the GPU (below both it is a bystander
   /// next to a job that fills the GPU).
@@ -42,6 +45,9 @@ struct LedgerAccount {
 
 /// The ledger's arithmetic for `in` (no culprit yet).
 LedgerAccount account_ledger(const GpuLedgerInput& in);
+
+/// The worked sum of `b`'s lines: "total T = free F + job J + foreign X[ + …] + unexplained U".
+std::string worked_sum(const Budget& b);
 
 /// A size, or "?" when unknown.
 std::string fs(std::optional<std::int64_t> v);

@@ -32,6 +32,7 @@ inline constexpr const char* kListedOther = "listed-other-process";      ///< a 
 inline constexpr const char* kUnaccounted = "unaccounted-holder";        ///< capacity − free beyond the job's own + bound
 inline constexpr const char* kStartupCheck = "startup-check-holder";     ///< the same at a serving engine's start-up check
 inline constexpr const char* kContextCreate = "context-create-failed";   ///< no room for even a CUDA context
+inline constexpr const char* kInvisibleHolder = "invisible-holder";      ///< a full GPU, no process listed, the job's share unknown
 inline constexpr const char* kUnknownHolder = "unattributed-holder";     ///< a large holder no log ties to anyone
 inline constexpr const char* kRanksShareGpu = "ranks-share-gpu";          ///< the job's own processes fill the GPU together
 inline constexpr const char* kJobItself = "job-itself";                  ///< the ledger leaves nothing else
@@ -72,6 +73,7 @@ struct GpuLedgerInput {
   bool unified = false;
   bool mig = false;          ///< the GPU is split into MIG instances
   bool multi_rank = false;   ///< the failing process is one rank of several (rank prefix, torchrun)
+  bool from_snapshot = false;  ///< capacity / free came from a table snapshot of the GPU, not the error
   FailureStage stage = FailureStage::running;
   std::optional<std::int64_t> capacity, free, requested;
   std::optional<std::int64_t> self_reported;  ///< NVML's "this process has" (context included)

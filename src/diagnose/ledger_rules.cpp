@@ -151,6 +151,7 @@ std::optional<Decision> inferred_holder(LedgerAccount& a) {
       break;
     }
   b.holders.push_back({"unnamed holder (inferred)", "foreign", {}, beyond});
+  if (a.sum_line) b.arithmetic[*a.sum_line] = worked_sum(b);  // the sum says what the table says
   b.arithmetic.push_back(fmt::format("held by no listed process: {} (beyond the failing process{}){}", fs(beyond),
                                      a.bounded ? " and its context bound" : "",
                                      b.shortfall ? fmt::format(" >= shortfall {}", fs(b.shortfall)) : std::string()));
@@ -177,6 +178,32 @@ std::optional<Decision> context_create_failed(LedgerAccount& a) {
                   "creating the CUDA context failed for lack of memory, at the process's first use of the device: the "
                   "process held nothing yet, so another process holds the GPU — find it with `nvidia-smi "
                   "--query-compute-apps=pid,used_memory --format=csv`"};
+}
+
+/// invisible-holder: a bare CUDA error (no request, no allocator figures: nothing says what the
+/// failing process holds) on a GPU that a table snapshot (nvidia-smi, gpustat) shows at least 90%
+/// used with no process listed: the memory is held where that view cannot see (another
+/// container's or user's processes; nvidia-smi inside a container lists none of the host's).
+/// Medium: a snapshot taken while the job itself ran in a container would look the same. Not on
+/// unified memory, MIG, or for one rank of several (its siblings may hold the device).
+std::optional<Decision> invisible_holder(LedgerAccount& a) {
+  const GpuLedgerInput& in = *a.in;
+  const Budget& b = a.out.budget;
+  if (!in.from_snapshot || in.stage != FailureStage::running || in.requested || a.self_held || a.own ||
+      !a.sorted.empty() || b.unified || in.mig || in.multi_rank || !b.total || !b.free || *b.total <= 0)
+    return std::nullopt;
+  const std::int64_t used = *b.total - *b.free;
+  if (used * 10 < *b.total * 9) return std::nullopt;
+  const std::int64_t pct = used * 100 / *b.total;
+  return Decision{ledger_rule::kInvisibleHolder,
+                  ProcessRef{in.host, std::nullopt, "", "foreign",
+                             fmt::format("GPU {} was {}% used with no process listed", in.gpu.value_or(0), pct), ""},
+                  Confidence::medium,
+                  fmt::format("GPU {} was {}% used ({} of {}) in the snapshot with no process listed, and the error "
+                              "names nothing the failing process held: processes that view does not show (another "
+                              "container's or user's) hold it — list them on the host with `nvidia-smi "
+                              "--query-compute-apps=pid,used_memory --format=csv` or `fuser -v /dev/nvidia*`",
+                              in.gpu.value_or(0), pct, core::format_size(used), core::format_size(*b.total))};
 }
 
 /// job-itself, others covering the shortfall: holders of unknown ownership (or bystanders:
@@ -261,7 +288,7 @@ std::optional<Decision> job_itself(LedgerAccount& a) {
 /// always does.
 constexpr Row kPolicy[] = {foreign_holder,        foreign_holders,  listed_other_process,
                            unattributed_holder,   inferred_holder,  context_create_failed,
-                           job_beside_unplaced_holders, ranks_share_gpu, job_itself};
+                           invisible_holder,      job_beside_unplaced_holders, ranks_share_gpu, job_itself};
 
 }  // namespace
 

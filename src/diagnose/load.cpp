@@ -173,8 +173,9 @@ GpuLedgerInput load_ledger_input(store::Database& db, std::int64_t event_id, std
                                    s["source_id"].as_int().value_or(0), s["line"].as_int().value_or(0), gpu))
                   .rows.empty();
     if (s["unified"].as_int().value_or(0)) in.unified = true;
-    if (!in.capacity) in.capacity = s["mem_total"].as_int();
-    if (!in.free && in.capacity && s["mem_used"].as_int()) in.free = *in.capacity - *s["mem_used"].as_int();
+    if (!in.capacity) in.capacity = s["mem_total"].as_int(), in.from_snapshot = true;
+    if (!in.free && in.capacity && s["mem_used"].as_int())
+      in.free = *in.capacity - *s["mem_used"].as_int(), in.from_snapshot = true;
     evidence.push_back({s["source"].as_text(), s["line"].as_int().value_or(0),
                         "nvidia-smi snapshot of GPU " + std::to_string(gpu), host, s["ts"].as_double(), 0});
     auto procs = db.query(fmt::format("SELECT pid, name, type, mem_used FROM gpu_processes WHERE snapshot_id = {}",

@@ -458,7 +458,8 @@ output_kept_on_failure)
   run -o "$T/report.txt" "$T/does-not-exist"
   expect_rc 2
   expect_msg "does-not-exist: error[input-missing]: no such file or folder"
-  expect_msg "no input could be read; $T/report.txt not written"
+  expect_msg "no readable input in $T/does-not-exist"
+  expect_msg "$T/report.txt not written"
   [ "$(cat "$T/report.txt")" = "the previous report" ] || fail "-o was overwritten"
   leftovers=$(ls "$T" | grep -E '\.tmp-' || true)
   [ -z "$leftovers" ] || fail "temporary files left: $leftovers"

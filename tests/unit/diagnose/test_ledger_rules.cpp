@@ -4,7 +4,11 @@
 // `Process N has` list, vLLM's start-up free-memory check, TensorFlow's device-creation figures).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
+#include "culprit/core/size.hpp"
 #include "diagnose/advice.hpp"
+#include "diagnose/ledger_account.hpp"
 #include "diagnose/load.hpp"
 #include "diagnose/ledger_model.hpp"
 
@@ -56,6 +60,10 @@ TEST_CASE("ledger rule unaccounted-holder: PyTorch 1.x, the GPU full but the job
   CHECK(*r.budget.unexplained == kContextBound);
   CHECK(*r.budget.total == *r.budget.free + *r.budget.job + *r.budget.foreign + *r.budget.unexplained);
   CHECK_THAT(r.reason, Catch::Contains("nvidia-smi --query-compute-apps=pid,used_memory --format=csv"));
+  // The worked sum says what the table says: the inferred holder's bytes are in it.
+  const std::string sum = worked_sum(r.budget);
+  CHECK(std::find(r.budget.arithmetic.begin(), r.budget.arithmetic.end(), sum) != r.budget.arithmetic.end());
+  CHECK_THAT(sum, Catch::Contains("+ foreign " + culprit::core::format_size(*r.budget.foreign)));
 
   SECTION("0 bytes reserved: the process holds nothing at all") {
     const auto z = decide_ledger(torch1(31.75, 0, 6.62, 0, 20));
@@ -451,5 +459,55 @@ TEST_CASE("ledger rule unattributed-holder: a large unplaced holder and no figur
   SECTION("with a figure for the job, the listed-process row decides instead") {
     in.self_reported = gib(3);
     CHECK(decide_ledger(in).rule == ledger_rule::kListedOther);
+  }
+}
+
+// A bare CUDA runtime error (no request, no allocator figures: nothing says what the failing
+// process holds) on a GPU that a table snapshot shows nearly full with no process listed: the
+// memory is held by processes that view cannot show (another container's, another user's
+// namespace). Look-alikes: a process listed, the GPU not nearly full, a figure for the job,
+// unified memory, a multi-rank job.
+TEST_CASE("ledger rule invisible-holder: a full GPU with no process listed, the job's share unknown", "[ledger][rules]") {
+  GpuLedgerInput in;
+  in.host = "node";
+  in.gpu = 0;
+  in.capacity = mib(16130);
+  in.free = mib(16130 - 15514);
+  in.from_snapshot = true;
+  auto r = decide_ledger(in);
+  REQUIRE(r.culprit);
+  CHECK(r.culprit->role == "foreign");
+  CHECK_FALSE(r.culprit->pid);
+  CHECK(r.rule == ledger_rule::kInvisibleHolder);
+  CHECK(r.confidence == Confidence::medium);
+  CHECK_THAT(r.reason, Catch::Contains("96% used"));
+
+  SECTION("a listed holder decides instead") {
+    GpuLedgerInput listed = in;
+    listed.holders.push_back(holder(77, mib(15000), "unknown", false));
+    CHECK(decide_ledger(listed).rule != ledger_rule::kInvisibleHolder);
+  }
+  SECTION("not nearly full") {
+    GpuLedgerInput half = in;
+    half.free = mib(8000);
+    CHECK(decide_ledger(half).rule != ledger_rule::kInvisibleHolder);
+  }
+  SECTION("a figure for the job (PyTorch reserved)") {
+    GpuLedgerInput own = in;
+    own.torch_reserved = gib(14.5);
+    CHECK(decide_ledger(own).rule != ledger_rule::kInvisibleHolder);
+  }
+  SECTION("figures from the error itself, not a table: no view to be blind") {
+    GpuLedgerInput quoted = in;
+    quoted.from_snapshot = false;
+    CHECK(decide_ledger(quoted).rule != ledger_rule::kInvisibleHolder);
+  }
+  SECTION("unified memory or a multi-rank job") {
+    GpuLedgerInput uni = in;
+    uni.unified = true;
+    CHECK(decide_ledger(uni).rule != ledger_rule::kInvisibleHolder);
+    GpuLedgerInput ranks = in;
+    ranks.multi_rank = true;
+    CHECK(decide_ledger(ranks).rule != ledger_rule::kInvisibleHolder);
   }
 }
