@@ -33,6 +33,7 @@ inline constexpr const char* kUnaccounted = "unaccounted-holder";        ///< ca
 inline constexpr const char* kStartupCheck = "startup-check-holder";     ///< the same at a serving engine's start-up check
 inline constexpr const char* kContextCreate = "context-create-failed";   ///< no room for even a CUDA context
 inline constexpr const char* kInvisibleHolder = "invisible-holder";      ///< a full GPU, no process listed, the job's share unknown
+inline constexpr const char* kSecondInstance = "second-instance";        ///< another engine instance on the GPU, said by the inputs
 inline constexpr const char* kUnknownHolder = "unattributed-holder";     ///< a large holder no log ties to anyone
 inline constexpr const char* kRanksShareGpu = "ranks-share-gpu";          ///< the job's own processes fill the GPU together
 inline constexpr const char* kJobItself = "job-itself";                  ///< the ledger leaves nothing else
@@ -74,6 +75,8 @@ struct GpuLedgerInput {
   bool mig = false;          ///< the GPU is split into MIG instances
   bool multi_rank = false;   ///< the failing process is one rank of several (rank prefix, torchrun)
   bool from_snapshot = false;  ///< capacity / free came from a table snapshot of the GPU, not the error
+  bool kv_budget = false;      ///< the failure is a serving engine's own KV-cache budget (kv_cache_budget)
+  std::string second_instance;  ///< where the inputs say a second engine shares the GPU (`file:line`), or ''
   FailureStage stage = FailureStage::running;
   std::optional<std::int64_t> capacity, free, requested;
   std::optional<std::int64_t> self_reported;  ///< NVML's "this process has" (context included)

@@ -206,6 +206,26 @@ std::optional<Decision> invisible_holder(LedgerAccount& a) {
                               in.gpu.value_or(0), pct, core::format_size(used), core::format_size(*b.total))};
 }
 
+/// second-instance: a serving engine's start-up or KV-cache check came up short and the inputs
+/// say a second engine shares that GPU (another instance, another model's server: a line that
+/// provides `second_instance`), and no listed holder or figure decided above: the other
+/// instance's memory is what the new one lacks (vLLM up to 0.8 charges all memory in use on the
+/// device to the instance starting; two started together charge each other). Medium: the
+/// inputs say it, no snapshot measures it.
+std::optional<Decision> second_instance(LedgerAccount& a) {
+  const GpuLedgerInput& in = *a.in;
+  if (in.second_instance.empty() || (in.stage != FailureStage::startup_check && !in.kv_budget)) return std::nullopt;
+  return Decision{ledger_rule::kSecondInstance,
+                  ProcessRef{in.host, std::nullopt, "", "foreign",
+                             fmt::format("a second engine instance on the same GPU ({})", in.second_instance), ""},
+                  Confidence::medium,
+                  fmt::format("the inputs say a second engine shares this GPU ({}): its memory is what the starting "
+                              "engine's check came up short by — the engine counts memory already in use on the device "
+                              "against its own budget; start one engine per GPU, or give each a share that fits beside "
+                              "the other (and start them one after another)",
+                              in.second_instance)};
+}
+
 /// job-itself, others covering the shortfall: holders of unknown ownership (or bystanders:
 /// display servers, small contexts) together cover it, none of them both proven foreign and
 /// large enough: the job dominates, so it is named at medium, and the reason says how much the
@@ -288,7 +308,8 @@ std::optional<Decision> job_itself(LedgerAccount& a) {
 /// always does.
 constexpr Row kPolicy[] = {foreign_holder,        foreign_holders,  listed_other_process,
                            unattributed_holder,   inferred_holder,  context_create_failed,
-                           invisible_holder,      job_beside_unplaced_holders, ranks_share_gpu, job_itself};
+                           invisible_holder,      second_instance,  job_beside_unplaced_holders,
+                           ranks_share_gpu,       job_itself};
 
 }  // namespace
 

@@ -50,8 +50,9 @@ GpuLedgerInput load_ledger_input(store::Database& db, std::int64_t event_id, std
       " json_extract(e.fields,'$.free_bytes') AS free, json_extract(e.fields,'$.self_bytes') AS self,"
       " json_extract(e.fields,'$.allocated_bytes') AS allocated, json_extract(e.fields,'$.reserved_bytes') AS reserved,"
       " coalesce(json_extract(e.fields,'$.gpu'), json_extract(e.fields,'$.cuda_dev')) AS gpu, e.rank,"
-      " {} AS startup_check FROM events e JOIN sources s ON s.id = e.source_id WHERE e.id = {}",
-      core::fact::provides_sql(core::fact::kStartupCheck), event_id));
+      " {} AS startup_check, {} AS kv_budget FROM events e JOIN sources s ON s.id = e.source_id WHERE e.id = {}",
+      core::fact::provides_sql(core::fact::kStartupCheck), core::fact::provides_sql(core::fact::kKvCacheBudget),
+      event_id));
   if (ev.rows.empty()) return in;
   const auto& e = ev.rows[0];
   in.host = e["host"].as_text();
@@ -67,7 +68,18 @@ GpuLedgerInput load_ledger_input(store::Database& db, std::int64_t event_id, std
   // context there.
   if (e["kind"].as_text() == core::kind::kStartupMemCheck && e["startup_check"].as_int().value_or(0) != 0)
     in.stage = FailureStage::startup_check;
+  in.kv_budget = e["kv_budget"].as_int().value_or(0) != 0;
   const std::string host = in.host;
+  // A line that says a second engine shares the GPU (a signal providing `second_instance`), on
+  // the failure's host: cited as file:line.
+  if (in.stage == FailureStage::startup_check || in.kv_budget) {
+    auto second = db.query_bound(
+        fmt::format("SELECT s.name || ':' || e.line AS place FROM events e JOIN sources s ON s.id = e.source_id"
+                    " WHERE e.host = ?1 AND {} ORDER BY e.id LIMIT 1",
+                    core::fact::provides_sql(core::fact::kSecondInstance)),
+        {host});
+    if (!second.rows.empty()) in.second_instance = second.rows[0]["place"].as_text();
+  }
   const std::int64_t source_id = e["source_id"].as_int().value_or(0), line = e["line"].as_int().value_or(0);
 
   auto self_pid = e["pid"].as_int();

@@ -37,6 +37,10 @@ inline constexpr std::string_view kMemorySetting = "memory_setting";
 /// memory … increase --mem-fraction-static"): the engine's share of the GPU is too small for its
 /// settings, so the advice raises that share or lowers the context length, never the share.
 inline constexpr std::string_view kKvCacheBudget = "kv_cache_budget";
+/// The inputs say a second serving engine (another instance, another model's server) shares the
+/// failing GPU: the start-up or KV-cache check of the new one came up short by the other's
+/// memory (vLLM up to 0.8 charges memory in use on the device to the new instance).
+inline constexpr std::string_view kSecondInstance = "second_instance";
 /// The driver's own Xid line (`NVRM: Xid (PCI:…): N, …`), which the fall-off record defers to.
 inline constexpr std::string_view kXidLine = "xid_line";
 /// The driver says a GPU stopped responding (NVRM), which groups with its Xid.
@@ -44,8 +48,9 @@ inline constexpr std::string_view kGpuNotResponding = "gpu_not_responding";
 /// The driver says a GPU fell off the bus (NVRM), with or without an Xid line.
 inline constexpr std::string_view kFallenOffBus = "fallen_off_bus";
 
-inline constexpr std::array kAll = {kStartupCheck,  kFailingPid, kRankPid,          kDeviceMemory, kMemorySetting,
-                                    kKvCacheBudget, kXidLine,    kGpuNotResponding, kFallenOffBus};
+inline constexpr std::array kAll = {kStartupCheck,     kFailingPid,    kRankPid,          kDeviceMemory,
+                                    kMemorySetting,    kKvCacheBudget, kSecondInstance,   kXidLine,
+                                    kGpuNotResponding, kFallenOffBus};
 
 /// The event field the facts are kept in, each between single spaces (" a b "), so that one
 /// `instr` asks for one.

@@ -511,3 +511,27 @@ TEST_CASE("ledger rule invisible-holder: a full GPU with no process listed, the 
     CHECK(decide_ledger(ranks).rule != ledger_rule::kInvisibleHolder);
   }
 }
+
+// vLLM's start-up / KV-cache check came up short and the inputs say a second engine shares the
+// GPU: the other instance's memory is what the new one lacks. Look-alikes: no such line, or a
+// failure that is neither a start-up check nor a KV budget (a running job's allocation).
+TEST_CASE("ledger rule second-instance: an engine's check beside a second instance on the GPU", "[ledger][rules]") {
+  GpuLedgerInput in;
+  in.host = "node";
+  in.gpu = 0;
+  in.kv_budget = true;
+  in.second_instance = "prose.txt:3";
+  auto r = decide_ledger(in);
+  REQUIRE(r.culprit);
+  CHECK(r.culprit->role == "foreign");
+  CHECK(r.rule == ledger_rule::kSecondInstance);
+  CHECK(r.confidence == Confidence::medium);
+  CHECK_THAT(r.reason, Catch::Contains("prose.txt:3"));
+
+  GpuLedgerInput quiet = in;
+  quiet.second_instance.clear();
+  CHECK(decide_ledger(quiet).rule == ledger_rule::kJobItself);
+  GpuLedgerInput running = in;
+  running.kv_budget = false;
+  CHECK(decide_ledger(running).rule != ledger_rule::kSecondInstance);
+}
