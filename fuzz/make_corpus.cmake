@@ -2,10 +2,21 @@
 #   segment, parse, ingest <- every fixture text (fixtures/formats, fixtures/incidents)
 #   rules                  <- rules/**/*.toml
 #   archive                <- the seed incident packed as tar.gz, tar.zst, tar.xz, tar.bz2, zip
+#   every target           <- fuzz/corpus/<target>/*: what earlier campaigns found, minimised and
+#                             committed (scripts/fuzz-campaign.sh --keep), so a smoke run starts
+#                             where the last campaign ended. db's and rule_sql's seeds are all
+#                             there (small timelines and scan databases, crafted ones; the
+#                             diagnosis queries of rules/diagnoses, which CMake cannot cut out)
 # Usage: cmake -DSOURCE_DIR=<repo> -DOUT=<dir> -P make_corpus.cmake
+set(targets segment parse ingest rules archive db rule_sql)
 file(REMOVE_RECURSE ${OUT})
-foreach(target segment parse ingest rules archive)
+foreach(target IN LISTS targets)
   file(MAKE_DIRECTORY ${OUT}/${target})
+  file(GLOB kept ${SOURCE_DIR}/fuzz/corpus/${target}/*)
+  foreach(file IN LISTS kept)
+    get_filename_component(name ${file} NAME)
+    configure_file(${file} ${OUT}/${target}/kept_${name} COPYONLY)
+  endforeach()
 endforeach()
 
 # Files are named after their path (slashes as '_'), so names never collide.
@@ -49,3 +60,4 @@ foreach(pack "cfz;seed.tar.gz" "cf;seed.tar.zst;--zstd" "cfJ;seed.tar.xz" "cfj;s
     message(WARNING "could not pack ${name} (${rc})")
   endif()
 endforeach()
+

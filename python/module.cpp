@@ -98,9 +98,11 @@ std::string render(const culprit::Analysis& analysis, const std::string& format,
   return culprit::render(analysis, f, options);
 }
 
-/// One cell as Python's value: None, int, float or str (bytes that are not UTF-8 replaced).
+/// One cell as Python's value: None, int, float, str (bytes that are not UTF-8 replaced) or bytes
+/// (a blob).
 py::object cell_object(const culprit::Cell& cell) {
   if (const auto* i = std::get_if<std::int64_t>(&cell)) return py::int_(*i);
+  if (const auto* b = std::get_if<culprit::Blob>(&cell)) return py::bytes(b->bytes);
   if (const auto* d = std::get_if<double>(&cell)) return py::float_(*d);
   if (const auto* s = std::get_if<std::string>(&cell)) {
     PyObject* text = PyUnicode_DecodeUTF8(s->data(), static_cast<Py_ssize_t>(s->size()), "replace");

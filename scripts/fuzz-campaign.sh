@@ -4,19 +4,55 @@
 # at priority NICE (default 19) so a developer's build keeps the machine.
 #
 #   scripts/fuzz-campaign.sh [MINUTES] [TARGET...]      (default 30 minutes, every target)
+#   scripts/fuzz-campaign.sh --keep [TARGET...]         (the last campaign's gains into fuzz/corpus)
 #
-# Builds build-fuzz as ci-fuzz.sh does. The seed corpus (build-fuzz/fuzz/corpus/TARGET, made from
-# fixtures/ and rules/ at build time) is only read: new inputs libFuzzer keeps go to
-# build-fuzz/campaign/TARGET/new, crashes / leaks / timeouts to build-fuzz/campaign/TARGET/crash-*
-# (reproduce: build-fuzz/fuzz/fuzz_TARGET FILE). Each target's seed, executions, coverage and
-# findings are printed at the end and kept in build-fuzz/campaign/summary.txt. A finding becomes
-# a regression test (tests/unit or tests/hostile) named after what it found; the campaign's
-# inputs are never committed as such. Exit status: 1 when any target found something.
+# Builds build-fuzz as ci-fuzz.sh does. The seed corpus (build-fuzz/fuzz/corpus/TARGET, made at
+# build time from fixtures/, rules/ and the committed fuzz/corpus/TARGET) is only read: new inputs
+# libFuzzer keeps go to build-fuzz/campaign/TARGET/new, crashes / leaks / timeouts to
+# build-fuzz/campaign/TARGET/crash-* (reproduce: build-fuzz/fuzz/fuzz_TARGET FILE). Each target's
+# seed, executions, coverage and findings are printed at the end and kept in
+# build-fuzz/campaign/summary.txt. A finding becomes a regression test (tests/unit or
+# tests/hostile) named after what it found. Exit status: 1 when any target found something.
+#
+# --keep keeps the gains: libFuzzer's -merge=1 minimises the committed corpus and the campaign's
+# new inputs against what fixtures/ and rules/ already cover, and fuzz/corpus/TARGET becomes the
+# inputs that reach code they do not (at most KEEP_MAX_LEN bytes each, default 65536, CI's
+# -max_len; the smallest first, at most KEEP_FILES a target, default 64, and KEEP_BUDGET bytes,
+# default 1 MiB), so each CI smoke run starts where the last campaign ended. Review, commit.
 set -eu
 cd "$(dirname "$0")/.."
+ALL_TARGETS="segment parse ingest rules archive db rule_sql"
+
+if [ "${1:-}" = --keep ]; then
+  shift
+  for t in ${*:-$ALL_TARGETS}; do
+    [ -x "build-fuzz/fuzz/fuzz_$t" ] || { echo "no fuzz target fuzz_$t (run a campaign first)" >&2; exit 2; }
+    base=build-fuzz/keep/$t
+    rm -rf "$base" && mkdir -p "$base/covered" "$base/from"
+    # What the build's seeds cover without the committed corpus: the floor the kept inputs add to.
+    find "build-fuzz/fuzz/corpus/$t" -type f ! -name 'kept_*' -exec cp {} "$base/covered/" \;
+    ls "$base/covered" | sort >"$base/floor"
+    [ -d "fuzz/corpus/$t" ] && cp fuzz/corpus/"$t"/* "$base/from/" 2>/dev/null || true
+    [ -d "build-fuzz/campaign/$t/new" ] && cp build-fuzz/campaign/"$t"/new/* "$base/from/" 2>/dev/null || true
+    # -use_counters=0: an input is kept for an edge it reaches first, not for a new hit count on
+    # one already reached (which keeps hundreds of near-copies).
+    ./build-fuzz/fuzz/fuzz_"$t" -merge=1 -use_counters=0 -max_len="${KEEP_MAX_LEN:-65536}" -timeout=60 -rss_limit_mb=2560 \
+      "$base/covered" "$base/from" >"$base/log" 2>&1 || { tail -n 20 "$base/log"; exit 1; }
+    rm -rf "fuzz/corpus/$t" && mkdir -p "fuzz/corpus/$t"
+    # The smallest first, at most KEEP_FILES (default 64) and KEEP_BUDGET bytes (default 1 MiB) a
+    # target: a committed corpus is read by every CI run and kept in the history.
+    ls "$base/covered" | sort | comm -13 "$base/floor" - | (cd "$base/covered" && xargs -r stat -c '%s %n') |
+      sort -n | awk -v budget="${KEEP_BUDGET:-1048576}" -v most="${KEEP_FILES:-64}" \
+        '(sum += $1) <= budget && NR <= most { print $2 }' |
+      while read -r f; do cp "$base/covered/$f" "fuzz/corpus/$t/"; done
+    echo "fuzz/corpus/$t: $(ls "fuzz/corpus/$t" | wc -l) inputs, $(du -sk "fuzz/corpus/$t" | cut -f1) KiB"
+  done
+  exit 0
+fi
+
 MINUTES=${1:-30}
 [ $# -gt 0 ] && shift
-TARGETS=${*:-segment parse ingest rules archive}
+TARGETS=${*:-$ALL_TARGETS}
 PARALLEL=${PARALLEL:-2}
 NICE=${NICE:-19}
 JOBS=${JOBS:-2}

@@ -22,9 +22,19 @@
 
 namespace culprit {
 
-/// One value read back: NULL (monostate), an integer, a real or a text, SQLite's type kept.
-using Cell = std::variant<std::monostate, std::int64_t, double, std::string>;
-/// The cell as `culprit query` prints it in its table: integers and reals formatted, NULL ''.
+/// A BLOB's bytes, kept apart from text: a received file's blob is any bytes (a raw pointer from
+/// `fts3_tokenizer()`, an escape sequence), so it is shown as hex, never as it is.
+struct Blob {
+  std::string bytes;
+  /// The bytes as lowercase hex, two digits each: "1bff00".
+  std::string hex() const;
+  bool operator==(const Blob&) const = default;
+};
+
+/// One value read back: NULL (monostate), an integer, a real, a text or a blob, SQLite's type kept.
+using Cell = std::variant<std::monostate, std::int64_t, double, std::string, Blob>;
+/// The cell as `culprit query` prints it in its table: integers and reals formatted, NULL '', a
+/// blob as SQLite writes a blob literal (x'1bff00').
 std::string cell_text(const Cell& cell);
 
 /// A query's result: the column names and each row's cells, in column order.

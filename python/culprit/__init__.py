@@ -46,7 +46,8 @@ __all__ = [
 
 def query(db, sql, timeout=0):
     """One read-only SQL statement over a kept timeline (diagnose(db=…), `culprit diagnose --db`):
-    a list of dicts keyed by column, as `culprit query --json` prints them (None for NULL). A
+    a list of dicts keyed by column, as `culprit query --json` prints them (None for NULL; a
+    blob as bytes, where the command prints hex). A
     write, a missing file or a file that is no culprit timeline raises DatabaseError (`code`
     query, not_found, not_a_timeline); timeout (seconds, 0: no limit) stops a long query."""
     return _culprit.query(os.fspath(db), sql, float(timeout))

@@ -7,11 +7,24 @@
 
 namespace culprit {
 
+std::string Blob::hex() const {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(bytes.size() * 2);
+  for (const unsigned char c : bytes) {
+    out += kDigits[c >> 4];
+    out += kDigits[c & 15];
+  }
+  return out;
+}
+
 std::string cell_text(const Cell& cell) {
-  // The store's Value::as_text, so `culprit query`'s table reads as it always has.
+  // The store's Value::as_text, so `culprit query`'s table reads as it always has; a blob as
+  // SQLite's own literal, so its bytes never reach a terminal.
   if (const auto* i = std::get_if<std::int64_t>(&cell)) return std::to_string(*i);
   if (const auto* d = std::get_if<double>(&cell)) return fmt::format("{}", *d);
   if (const auto* s = std::get_if<std::string>(&cell)) return *s;
+  if (const auto* b = std::get_if<Blob>(&cell)) return "x'" + b->hex() + "'";
   return "";
 }
 
@@ -36,6 +49,7 @@ Result<std::int64_t> query_each(const std::string& db_path, const std::string& s
         case store::Value::Type::integer: cells.emplace_back(v.i); break;
         case store::Value::Type::real: cells.emplace_back(v.d); break;
         case store::Value::Type::text: cells.emplace_back(v.s); break;
+        case store::Value::Type::blob: cells.emplace_back(Blob{v.s}); break;
       }
     }
     ++n;

@@ -1,5 +1,6 @@
 // `culprit query [--db] FILE "SQL"`: runs one read-only SQL statement over a saved timeline and
-// prints a table (tab-separated with a header), or the rows as JSON (--json) or CSV (--csv). The
+// prints a table (tab-separated with a header), or the rows as JSON (--json) or CSV (--csv); a
+// blob is shown as hex (x'1bff00' in the table and CSV, "1bff00" in JSON), never as its bytes. The
 // statement runs through culprit::query (culprit/timeline.hpp): the file is opened read-only, a
 // write, ATTACH, PRAGMA or a second statement is refused (exit 2) and nothing on disk changes;
 // `--timeout` stops a query that runs too long (Ctrl-C too).
@@ -37,12 +38,13 @@ void add_query_options(po::options_description& opts, QueryOptions& o) {
       ("timeout", po::value(&o.timeout)->default_value(culprit::kForeignSqlSeconds)->value_name("SECONDS"),
        "stop the query after SECONDS (0: no limit)")
       ("json", po::bool_switch(&o.json), "print the rows as a JSON array of objects keyed by column "
-                                         "(integers and reals as numbers, NULL as null)")
+                                         "(integers and reals as numbers, NULL as null, a blob as a hex string)")
       ("csv", po::bool_switch(&o.csv), "print the rows as CSV (RFC 4180) under a header; NULL is an empty field, "
                                        "an empty string \"\"");
 }
 
-/// One row as a JSON object: one key per column, in column order, SQLite's types kept.
+/// One row as a JSON object: one key per column, in column order, SQLite's types kept (a blob as
+/// its bytes in hex, "1bff00": JSON has no bytes, and a blob's are seldom UTF-8).
 std::string row_json(const std::vector<std::string>& columns, const std::vector<culprit::Cell>& row) {
   report::JsonWriter w;
   w.begin_object();
@@ -52,6 +54,7 @@ std::string row_json(const std::vector<std::string>& columns, const std::vector<
     if (const auto* n = std::get_if<std::int64_t>(&v)) w.value(*n);
     else if (const auto* d = std::get_if<double>(&v)) w.number(*d);
     else if (const auto* t = std::get_if<std::string>(&v)) w.value(*t);
+    else if (const auto* b = std::get_if<culprit::Blob>(&v)) w.value(b->hex());
     else w.null();
   }
   w.end_object();

@@ -19,6 +19,7 @@
 #include "cli/shared_options.hpp"
 #include "cli/option_checks.hpp"
 #include "culprit/culprit.hpp"
+#include "culprit/diagnose/report_data.hpp"
 #include "culprit/report/timeline.hpp"
 #include "culprit/timeline.hpp"
 
@@ -203,6 +204,14 @@ int run_timeline(const std::vector<std::string>& args) {
   shown.data.timeline = std::move((*timeline)->events);
   shown.data.hosts = std::move((*timeline)->hosts);
   const std::int64_t total = (*timeline)->total;
+  // More events than the loader holds (kTimelineRowLimit, kTimelineTextBytes) were asked for:
+  // said, with the way to list them all.
+  if (const auto shown_n = static_cast<std::int64_t>(shown.data.timeline.size());
+      shown_n < total && (o.limit == 0 || o.limit > shown_n))
+    fmt::print(stderr,
+               "culprit timeline: {} of the {} matching events are shown (at most {} events or {} MiB of text are "
+               "read; `culprit query` lists any number)\n",
+               shown_n, total, diagnose::kTimelineRowLimit, diagnose::kTimelineTextBytes >> 20);
   if (o.redact) shown = culprit::redacted(shown);
   report::TimelineOptions render_options;
   render_options.color = use_color(o);

@@ -192,8 +192,9 @@ std::vector<TimelineEvent> load_timeline(store::Database& db, const TimelineQuer
   if (total) *total = count;
 
   std::int64_t offset = 0;
-  const auto limit = static_cast<std::int64_t>(query.limit);
-  if (limit > 0 && count > limit) {
+  const auto limit = static_cast<std::int64_t>(
+      query.limit == 0 ? kTimelineRowLimit : std::min(query.limit, kTimelineRowLimit));
+  if (count > limit) {
     offset = count - limit;  // no focus: the latest events (failures come last)
     if (query.focus) {
       auto pos = db.query(fmt::format(
@@ -205,14 +206,19 @@ std::vector<TimelineEvent> load_timeline(store::Database& db, const TimelineQuer
       }
     }
   }
-  auto rows = db.query(fmt::format(
+  const std::string sql = fmt::format(
       "SELECT e.id, e.ts, e.ts_raw, e.ts_kind, e.ts_value, e.host, e.kind, e.severity, e.pid, e.rank, e.comm,"
       " e.message, e.line, s.name AS source FROM events e JOIN sources s ON s.id = e.source_id{}"
-      " ORDER BY {}{}",
-      cond, kOrder, limit > 0 ? fmt::format(" LIMIT {} OFFSET {}", limit, offset) : std::string()));
+      " ORDER BY {} LIMIT {} OFFSET {}",
+      cond, kOrder, limit, offset);
   std::vector<TimelineEvent> out;
-  out.reserve(rows.rows.size());
-  for (const auto& r : rows.rows) {
+  out.reserve(static_cast<std::size_t>(std::min(limit, count)));
+  std::size_t text_bytes = 0;
+  // Streamed: each row becomes an event as it is stepped, and the text held stops the read at
+  // kTimelineTextBytes (a crafted file's messages may be of any length). The caller's deadline
+  // (set_deadline) still stops a query that runs too long.
+  const store::QueryGuard streamed{false, 0, 0};
+  (void)db.query_each(sql, streamed, [](const std::vector<std::string>&) {}, [&](const store::Row& r) {
     TimelineEvent e;
     e.event_id = r["id"].as_int().value_or(0);
     e.ts = r["ts"].as_double();
@@ -229,8 +235,11 @@ std::vector<TimelineEvent> load_timeline(store::Database& db, const TimelineQuer
     e.summary = r["message"].as_text();
     e.source = r["source"].as_text();
     e.line = r["line"].as_int().value_or(0);
+    text_bytes += e.ts_raw.size() + e.ts_kind.size() + e.host.size() + e.kind.size() + e.severity.size() +
+                  e.comm.size() + e.summary.size() + e.source.size();
     out.push_back(std::move(e));
-  }
+    return text_bytes < kTimelineTextBytes;
+  });
   return out;
 }
 

@@ -3,8 +3,8 @@
 # and archive member names, folder names and stored values are strangers' bytes. Whatever they
 # hold — a title-setting OSC, OSC 52 (the clipboard), a screen clear, a newline that forges a
 # warning line, Markdown that opens a tag or an image — no ESC or BEL reaches stderr, the scan
-# table, `query`'s table or `timeline --csv`, every diagnostic stays one line, and `scan` says
-# what it skipped. Names are shown escaped (`\x1b`, `\n`; core::utf8::visible).
+# table, `query`'s table or `timeline --csv`, every diagnostic stays one line, a blob is shown
+# as hex, and `scan` says what it skipped. Names are shown escaped (`\x1b`, `\n`; core::utf8::visible).
 # usage: terminal_safety.sh CULPRIT SOURCE_DIR WORK_DIR
 set -u
 culprit=$1; src=$2; work=$3
@@ -48,6 +48,16 @@ rows=$("$culprit" query --json names.db "select count(*) as n from sources" | tr
 "$culprit" query names.db "select x'1b5d303b5407ff' as blob, 'a' || char(10) || 'b' as nl" > blob.tsv 2> blob.err
 raw blob.tsv "query table of a blob"
 grep -qF 'a\nb' blob.tsv && ok "a newline in a value shown escaped" || { fail "a newline in a value not escaped:"; cat -v blob.tsv; }
+# A blob is shown as hex, as SQLite writes a blob literal: its bytes may be anything (a raw heap
+# pointer from fts3_tokenizer()), and are never printed as they are.
+[ "$(sed -n 2p blob.tsv)" = "x'1b5d303b5407ff'	a\nb" ] && ok "a blob in the table as x'…' hex" ||
+  { fail "a blob in the table is not x'…' hex:"; cat -v blob.tsv; }
+"$culprit" query --csv names.db "select x'1bff00' as b, zeroblob(0) as e" > blob.csv 2>&1
+[ "$(cat blob.csv)" = "$(printf "b,e\r\nx'1bff00',x''\r")" ] && ok "a blob in the CSV as x'…' hex" ||
+  { fail "a blob in the CSV is not x'…' hex:"; cat -v blob.csv; }
+"$culprit" query --json names.db "select x'1bff00' as b" > blob.json 2>&1
+[ "$(cat blob.json)" = '[{"b":"1bff00"}]' ] && ok "a blob in --json as a hex string" ||
+  { fail "a blob in --json is not a hex string:"; cat -v blob.json; }
 "$culprit" query --csv names.db "select name from sources" > q.csv 2>&1
 raw q.csv "query --csv"
 "$culprit" timeline --csv names > t.csv 2> t.err

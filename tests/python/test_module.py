@@ -155,6 +155,8 @@ def test_query_a_kept_timeline(tmp_path):
     rows = culprit.query(db, "SELECT kind, 1.5 AS r, NULL AS n FROM events WHERE kind = 'cuda_oom'")
     assert rows and rows[0] == {"kind": "cuda_oom", "r": 1.5, "n": None}
     assert culprit.query(db, "SELECT id FROM events WHERE kind = 'no_such_kind'") == []
+    # A blob is bytes, as stored (the command shows it as hex; issue 36).
+    assert culprit.query(db, "SELECT x'1bff00' AS b") == [{"b": b"\x1b\xff\x00"}]
     with pytest.raises(culprit.DatabaseError) as refused:
         culprit.query(db, "DELETE FROM events")
     assert refused.value.code == "query"

@@ -21,6 +21,13 @@ inline constexpr std::size_t kReportOomTasks = 10;
 /// Host / cgroup memory readings kept per series (the latest; `culprit run` keeps 360 samples).
 inline constexpr std::size_t kReportMemoryReadings = 400;
 
+/// The most events load_timeline returns, whatever `limit` asks (0, "all", included), and the
+/// most bytes of text (messages, raw stamps, names) they may hold: a timeline someone else made
+/// may hold any number of events, and each one kept costs memory (redteam finding 14: a crafted
+/// timeline grew `culprit timeline` past 2.6 GB). `culprit query` streams a list of any length.
+inline constexpr std::size_t kTimelineRowLimit = 100000;
+inline constexpr std::size_t kTimelineTextBytes = std::size_t{64} << 20;
+
 /// Which events `load_timeline` returns.
 struct TimelineQuery {
   std::vector<std::string> hosts;    ///< empty: every host
@@ -28,12 +35,14 @@ struct TimelineQuery {
   bool include_log = false;          ///< with empty `kinds`: `log` events too
   std::optional<double> from, to;    ///< UTC window (inclusive); unplaced events are then dropped
   std::optional<std::int64_t> focus; ///< event id to centre the cap on (else the latest events)
-  std::size_t limit = kReportTimelineEvents;  ///< 0: no cap
+  std::size_t limit = kReportTimelineEvents;  ///< 0: up to kTimelineRowLimit
   std::optional<std::int64_t> incident;       ///< a scan database's incident (events.incident)
 };
 
 /// The matching events in time order (unplaced ones last, by source and line), at most
-/// `limit`, centred on `focus`. `total` receives the number that matched before the cap.
+/// `limit` (and never more than kTimelineRowLimit, nor past kTimelineTextBytes of text), centred
+/// on `focus`; rows are read as SQLite steps them, none held twice. `total` receives the number
+/// that matched before the caps.
 /// Marks are all `other`; the caller marks root and echoes. Never throws; a failing query
 /// yields an empty list.
 std::vector<TimelineEvent> load_timeline(store::Database& db, const TimelineQuery& query,

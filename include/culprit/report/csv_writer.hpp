@@ -3,8 +3,8 @@
 // an empty unquoted field; an empty string is `""`, so the two stay apart. Tab-separated rows
 // for a terminal beside it. Both print cells as utf8::visible shows them: a value from a log or
 // a received timeline holds no escape sequence, newline or tab when printed (`\x1b`, `\n`,
-// `\t`; invalid UTF-8, such as a blob's bytes, as `\xff`), so one record is one line and
-// nothing reaches the terminal raw. JSON output keeps the exact value.
+// `\t`; invalid UTF-8 as `\xff`; a blob comes as hex, `x'1bff00'`, from culprit::cell_text), so
+// one record is one line and nothing reaches the terminal raw. JSON output keeps the exact value.
 #pragma once
 
 #include <optional>

@@ -16,9 +16,11 @@ struct sqlite3_stmt;
 
 namespace culprit::store {
 
-/// A cell read back from a query. Integers and reals keep their type; NULL is `is_null`.
+/// A cell read back from a query. Integers and reals keep their type; NULL is `is_null`. A
+/// blob's bytes are in `s` as a text's are (as_text gives them as they are); its type says that
+/// they are bytes, so that a printer can show them as hex.
 struct Value {
-  enum class Type { null, integer, real, text } type = Type::null;
+  enum class Type { null, integer, real, text, blob } type = Type::null;
   std::int64_t i = 0;
   double d = 0;
   std::string s;

@@ -70,6 +70,19 @@ TEST_CASE("api: query reads a kept timeline, SQLite's types kept as plain cells"
   CHECK(culprit::cell_text(row[1]).empty());
   CHECK(culprit::cell_text(row[3]) == "42");
 
+  // A blob stays bytes (redteam finding 3: `fts3_tokenizer()` gives a raw heap pointer), told
+  // apart from text, and is shown as SQLite's blob literal.
+  auto blobs = culprit::query(db, "SELECT x'1bff00' AS b, zeroblob(0) AS e, CAST(x'41' AS TEXT) AS t");
+  REQUIRE(blobs);
+  REQUIRE(blobs->rows.size() == 1);
+  const auto& blob_row = blobs->rows[0];
+  REQUIRE(std::holds_alternative<culprit::Blob>(blob_row[0]));
+  CHECK(std::get<culprit::Blob>(blob_row[0]).bytes == std::string("\x1b\xff\x00", 3));
+  CHECK(std::get<culprit::Blob>(blob_row[0]).hex() == "1bff00");
+  CHECK(culprit::cell_text(blob_row[0]) == "x'1bff00'");
+  CHECK(culprit::cell_text(blob_row[1]) == "x''");
+  CHECK(std::get<std::string>(blob_row[2]) == "A");
+
   // No row is a table with its columns and no rows, not an error.
   auto none = culprit::query(db, "SELECT id FROM events WHERE kind = 'no_such_kind'");
   REQUIRE(none);

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <vector>
 
 #include <unistd.h>
 
@@ -192,4 +193,22 @@ TEST_CASE("snapshot files are private, and a write that fails says why", "[snaps
         (std::filesystem::perms::owner_read | std::filesystem::perms::owner_write));
   CHECK(write_private_file((dir / "no/such/folder").string(), "x") == "No such file or directory");
   std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("a full disk is said with the file it hit (redteam finding 12)", "[snapshot][redteam]") {
+  // /dev/full answers every write with ENOSPC, as a full file system does: the snapshot writer
+  // (what `culprit run` and `collect` write each command's output with) names the file and the
+  // system's reason, and leaves a device it could not write as it was.
+  if (::access("/dev/full", W_OK) != 0) {
+    WARN("no writable /dev/full: not tested here");
+    return;
+  }
+  CHECK(write_private_file("/dev/full", "a line that does not fit\n") == "No space left on device");
+  CHECK(std::filesystem::exists("/dev/full"));
+  const std::vector<SnapshotItem> items = {{"full", "", "echo 'MemTotal: 1 kB'", 5, ""}};
+  const auto statuses = take_snapshot("/dev", items, SnapshotOptions{});
+  REQUIRE(statuses.size() == 1);
+  CHECK(statuses[0].status == "failed");
+  CHECK(statuses[0].detail == "cannot write /dev/full: No space left on device");
+  CHECK(statuses[0].file.empty());  // no file that reads as an answer
 }

@@ -212,6 +212,48 @@ TEST_CASE("report data: a long timeline is capped around the failure", "[report]
   for (const auto& e : window) CHECK(std::fabs(*e.ts - kOom) <= 10);
 }
 
+TEST_CASE("report data: the timeline loader holds at most kTimelineRowLimit events and kTimelineTextBytes of text",
+          "[report]") {
+  // Redteam finding 14: `culprit timeline --limit 0` over a crafted timeline held every row it
+  // was given (2.6 GB and growing). However many events match, and however long their
+  // messages, the loader keeps its bounds and says how many matched.
+  auto db = timeline();
+  const std::int64_t many = static_cast<std::int64_t>(d::kTimelineRowLimit) + 5000;
+  REQUIRE(db->exec(fmt::format(
+                  "INSERT INTO events(source_id, line, line_end, ts, ts_raw, ts_kind, host, comm, kind, severity, "
+                  "rule, message, fields) WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r LIMIT {}) "
+                  "SELECT 1, 100 + n, 100 + n, {} + n, '', 'wall', 'spark-b', '', 'peer_lost', 'error', 'x', "
+                  "'lost ' || n, '{{}}' FROM r",
+                  many, kOom))
+              .empty());
+  d::TimelineQuery q;
+  q.kinds = {"peer_lost"};
+  q.limit = 0;  // "all"
+  std::int64_t total = 0;
+  auto events = d::load_timeline(*db, q, &total);
+  CHECK(total == many + 1);  // the seed's own peer_lost too
+  CHECK(events.size() == d::kTimelineRowLimit);
+  CHECK(events.back().summary == fmt::format("lost {}", many));  // the latest, where failures are
+  q.limit = d::kTimelineRowLimit * 10;
+  CHECK(d::load_timeline(*db, q).size() == d::kTimelineRowLimit);
+  q.limit = 50;
+  CHECK(d::load_timeline(*db, q).size() == 50);
+
+  // 40 messages of 4 MiB: the read stops once 64 MiB of text are held.
+  REQUIRE(db->exec("INSERT INTO events(source_id, line, line_end, ts, ts_raw, ts_kind, host, comm, kind, severity, "
+                   "rule, message, fields) WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r LIMIT 40) "
+                   "SELECT 1, 200000 + n, 200000 + n, NULL, '', '', 'spark-b', '', 'huge', 'error', 'x', "
+                   "replace(hex(zeroblob(2097152)), '0', 'a'), '{}' FROM r")
+              .empty());
+  q.kinds = {"huge"};
+  q.limit = 0;
+  events = d::load_timeline(*db, q, &total);
+  CHECK(total == 40);
+  const std::size_t cap_events = d::kTimelineTextBytes / (std::size_t{4} << 20);
+  CHECK(events.size() == cap_events);
+  CHECK(events.front().summary.size() == (std::size_t{4} << 20));
+}
+
 TEST_CASE("report data: timed host and cgroup memory series, untimed readings left out", "[report]") {
   auto db = timeline();
   const std::string sql = fmt::format(R"sql(
