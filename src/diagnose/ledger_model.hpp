@@ -5,6 +5,7 @@
 // JSON `budget.rule`) and a line in ARCHITECTURE.md ("Ledger rules").
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -37,6 +38,10 @@ inline constexpr const char* kSecondInstance = "second-instance";        ///< an
 inline constexpr const char* kUnknownHolder = "unattributed-holder";     ///< a large holder no log ties to anyone
 inline constexpr const char* kRanksShareGpu = "ranks-share-gpu";          ///< the job's own processes fill the GPU together
 inline constexpr const char* kJobItself = "job-itself";                  ///< the ledger leaves nothing else
+/// Every id, as the JSON schema's `budget.rule` enumerates them (a unit test holds the two together).
+inline constexpr std::array kAll = {kForeignHolder, kForeignHolders,  kListedOther,  kUnaccounted,
+                                    kStartupCheck,  kContextCreate,   kInvisibleHolder, kSecondInstance,
+                                    kUnknownHolder, kRanksShareGpu,   kJobItself};
 }  // namespace ledger_rule
 
 /// When the allocation failed, which says what the failing process could hold at that point.

@@ -14,6 +14,7 @@
 #include "culprit/diagnose/finding.hpp"
 #include "culprit/ingest/sniff.hpp"
 #include "culprit/report/renderer.hpp"
+#include "diagnose/ledger_model.hpp"
 #include "ingest/format_table.hpp"
 #include "unit/report/sample_verdicts.hpp"
 
@@ -299,4 +300,15 @@ TEST_CASE("json schema: a report that breaks the schema fails this test's valida
   CHECK_FALSE(broken([](d::Verdict& v) { v.culprit->role = "stranger"; }).empty());
   CHECK_FALSE(broken([](d::Verdict& v) { v.budget->entries[0].role = "mine"; }).empty());
   CHECK_FALSE(broken([](d::Verdict& v) { v.budget->total = -1; }).empty());
+}
+
+// The schema's `budget.rule` enumerates every ledger rule id the code has (and "" for none): a
+// new row of the policy table cannot produce a report the schema refuses.
+TEST_CASE("json schema: budget.rule lists every ledger rule id", "[report][json][schema]") {
+  std::vector<std::string> listed = strings_of(schema().def("budget")["properties"]["rule"]["enum"].value());
+  std::vector<std::string> ids{""};
+  for (const char* id : d::ledger_rule::kAll) ids.emplace_back(id);
+  std::sort(listed.begin(), listed.end());
+  std::sort(ids.begin(), ids.end());
+  CHECK(listed == ids);
 }
