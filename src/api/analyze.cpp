@@ -167,7 +167,7 @@ std::optional<Error> check_timeline_target(const std::string& path) {
   // Read-only and immutable: a file that is not ours is refused exactly as it was found.
   std::string why;
   auto existing = store::Database::open_read_only(path, why);
-  if (existing) why = existing->check_timeline();
+  if (existing) why = existing->check_timeline("main", store::Database::TimelineUse::write);
   if (why.empty()) return std::nullopt;
   return Error{Errc::database,
                fmt::format("{} exists and is not a culprit timeline of this version ({}); refusing to overwrite it",

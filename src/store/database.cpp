@@ -369,7 +369,7 @@ const std::vector<Database::SchemaObject>& Database::schema_objects() {
   return objects;
 }
 
-std::string Database::check_timeline(const std::string& schema) {
+std::string Database::check_timeline(const std::string& schema, TimelineUse use) {
   // The two header fields (PRAGMA, as table-valued pragmas take no schema for these).
   const QueryResult app_id = query(fmt::format("PRAGMA \"{}\".application_id", schema));
   if (!app_id.error.empty()) return app_id.error;  // not an SQLite database, or a damaged one
@@ -377,7 +377,9 @@ std::string Database::check_timeline(const std::string& schema) {
   if (!user_version.error.empty()) return user_version.error;
   const auto app = app_id.rows.empty() ? 0 : app_id.rows[0].values.at(0).as_int().value_or(0);
   const auto version = user_version.rows.empty() ? 0 : user_version.rows[0].values.at(0).as_int().value_or(0);
-  if (app != application_id()) return "no culprit application_id";
+  // Reading asks only for the schema (a file written before the id is still a timeline);
+  // writing into a file asks for culprit's own mark too.
+  if (app != application_id() && (use == TimelineUse::write || app != 0)) return "no culprit application_id";
   if (version != schema_version())
     return fmt::format("schema version {}, where this culprit reads {}", version, schema_version());
   // Tables must be plain tables, and views the schema's own text: a view (or a virtual table) in
@@ -422,7 +424,8 @@ std::string Database::ensure_schema() {
   if (!tables.error.empty()) return tables.error;
   const auto n = tables.rows.empty() ? 0 : tables.rows[0]["n"].as_int().value_or(0);
   if (n == 0) return copy_schema_image() ? std::string() : exec(schema());
-  if (auto why = check_timeline(); !why.empty()) return fmt::format("{}; use another --db file", why);
+  if (auto why = check_timeline("main", TimelineUse::write); !why.empty())
+    return fmt::format("{}; use another --db file", why);
   return {};
 }
 

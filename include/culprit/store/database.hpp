@@ -100,11 +100,15 @@ class Database {
   /// taken, no journal or WAL is read, rolled back, checkpointed or created, so neither the file
   /// nor anything beside it changes, whatever it is. The way culprit opens every file it reads.
   static std::unique_ptr<Database> open_read_only(const std::string& path, std::string& error);
-  /// Why this database is not a culprit timeline of this version, or empty: it must carry
-  /// culprit's application_id and this schema version, and each table of the schema must be a
-  /// plain table (not a view, whose query could run forever, nor a virtual table) and each view
-  /// the schema's own. Reads only. `schema`: the database's name (an ATTACHed file's).
-  std::string check_timeline(const std::string& schema = "main");
+  /// What culprit will do with a database it checks: only read it, or write into it (`--db`).
+  enum class TimelineUse { read, write };
+  /// Why this database is not a culprit timeline of this version, or empty: it must carry this
+  /// schema version, and each table of the schema must be a plain table (not a view, whose query
+  /// could run forever, nor a virtual table) and each view the schema's own; to be written it
+  /// must also carry culprit's application_id. A timeline from before the id (application_id 0,
+  /// this version, the schema's tables) is still read. Reads only. `schema`: the database's name
+  /// (an ATTACHed file's).
+  std::string check_timeline(const std::string& schema = "main", TimelineUse use = TimelineUse::read);
   /// A time budget for everything this connection runs from now on (SQL over a file culprit did
   /// not write): a statement still running `seconds` from now stops with "interrupted". A
   /// QueryGuard's budget still applies within it. 0 removes it.

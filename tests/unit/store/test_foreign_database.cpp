@@ -61,7 +61,21 @@ TEST_CASE("another application's database with user_version 3 is no timeline", "
   }
   auto db = Database::open_read_only(path, error);
   REQUIRE(db);
-  CHECK(db->check_timeline() == "no culprit application_id");
+  CHECK(db->check_timeline("main", Database::TimelineUse::write) == "no culprit application_id");
+  CHECK_FALSE(db->check_timeline().empty());  // nor read: it lacks the schema's tables
+}
+
+// A timeline written before culprit marked its files (application_id 0, this schema version,
+// the schema's tables) is still read — `query` and `timeline --db` on last month's files — but
+// never written into: `--db` asks for the mark.
+TEST_CASE("a timeline from before the application_id is read, never written", "[store][redteam]") {
+  const culprit::test::TempDir dir;
+  const std::string path = timeline_file(dir, "old.db", "PRAGMA application_id = 0");
+  std::string error;
+  auto db = Database::open_read_only(path, error);
+  REQUIRE(db);
+  CHECK(db->check_timeline().empty());
+  CHECK(db->check_timeline("main", Database::TimelineUse::write) == "no culprit application_id");
 }
 
 TEST_CASE("a view in place of a timeline's table is refused", "[store][redteam]") {
