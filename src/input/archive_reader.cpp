@@ -13,7 +13,9 @@
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <memory>
+#include <vector>
 
 #include "culprit/input/reader.hpp"
 #include "input/archive_library.hpp"
@@ -323,15 +325,18 @@ bool is_archive_name(std::string_view name) {
   return false;
 }
 
-std::int64_t xz_dictionary_bytes(std::string_view head) {
-  // The stream header (magic, flags, CRC: 12 bytes), then the first block header: its size, its
-  // flags (filter count, optional sizes), and each filter's id and properties (xz-file-format 3.1).
-  if (head.size() < 14 || head.substr(0, 6) != std::string_view("\xfd" "7zXZ\x00", 6) || head[12] == 0) return -1;
-  std::size_t at = 14;
-  const auto byte = [&](std::size_t i) { return static_cast<std::uint8_t>(head[i]); };
+namespace {
+
+/// The dictionary a block header declares (its LZMA2 filter's property), or -1 (xz-file-format
+/// 3.1: the header's size byte, its flags — filter count, optional sizes —, each filter's id and
+/// properties).
+std::int64_t block_dictionary(std::string_view header) {
+  if (header.size() < 2 || header[0] == 0) return -1;
+  std::size_t at = 2;
+  const auto byte = [&](std::size_t i) { return static_cast<std::uint8_t>(header[i]); };
   const auto vli = [&](std::uint64_t& out) {
     out = 0;
-    for (int i = 0; i < 9 && at < head.size(); ++i, ++at) {
+    for (int i = 0; i < 9 && at < header.size(); ++i, ++at) {
       out |= static_cast<std::uint64_t>(byte(at) & 0x7F) << (7 * i);
       if ((byte(at) & 0x80) == 0) {
         ++at;
@@ -340,14 +345,14 @@ std::int64_t xz_dictionary_bytes(std::string_view head) {
     }
     return false;
   };
-  const std::uint8_t flags = byte(13);
+  const std::uint8_t flags = byte(1);
   std::uint64_t ignored = 0;
   if ((flags & 0x40) && !vli(ignored)) return -1;  // compressed size
   if ((flags & 0x80) && !vli(ignored)) return -1;  // uncompressed size
   std::int64_t dictionary = -1;
   for (int f = 0; f <= (flags & 3); ++f) {
     std::uint64_t id = 0, size = 0;
-    if (!vli(id) || !vli(size) || at + size > head.size()) return dictionary;
+    if (!vli(id) || !vli(size) || at + size > header.size()) return dictionary;
     if (id == 0x21 && size == 1) {  // LZMA2: bits 0-5 of its one property byte
       const int d = byte(at) & 0x3F;
       dictionary = d > 40 ? INT64_MAX : d == 40 ? std::int64_t{0xFFFFFFFF} : std::int64_t{2 | (d & 1)} << (d / 2 + 11);
@@ -357,11 +362,84 @@ std::int64_t xz_dictionary_bytes(std::string_view head) {
   return dictionary;
 }
 
+constexpr std::string_view kXzMagic("\xfd" "7zXZ\x00", 6);
+
+}  // namespace
+
+std::int64_t xz_dictionary_bytes(std::string_view head) {
+  // The stream header (magic, flags, CRC: 12 bytes), then the first block header.
+  if (head.size() < 14 || head.substr(0, 6) != kXzMagic) return -1;
+  return block_dictionary(head.substr(12));
+}
+
+std::int64_t xz_max_dictionary(const std::function<std::string(std::int64_t, std::size_t)>& read, std::int64_t size) {
+  const auto le32 = [](std::string_view s, std::size_t i) {
+    return static_cast<std::uint32_t>(static_cast<std::uint8_t>(s[i])) |
+           static_cast<std::uint32_t>(static_cast<std::uint8_t>(s[i + 1])) << 8 |
+           static_cast<std::uint32_t>(static_cast<std::uint8_t>(s[i + 2])) << 16 |
+           static_cast<std::uint32_t>(static_cast<std::uint8_t>(s[i + 3])) << 24;
+  };
+  std::int64_t largest = -1, pos = size;
+  std::size_t blocks = 0;
+  while (pos >= 24) {
+    while (pos >= 4 && read(pos - 4, 4) == std::string(4, '\0')) pos -= 4;  // stream padding
+    if (pos < 24) break;
+    const std::string footer = read(pos - 12, 12);
+    if (footer.size() != 12 || footer.compare(10, 2, "YZ") != 0) return -1;
+    const std::int64_t index_size = (static_cast<std::int64_t>(le32(footer, 4)) + 1) * 4;
+    const std::int64_t index_start = pos - 12 - index_size;
+    if (index_size > kMaxXzIndexBytes || index_start < 12) return -1;
+    const std::string index = read(index_start, static_cast<std::size_t>(index_size));
+    if (index.size() != static_cast<std::size_t>(index_size) || index[0] != 0) return -1;
+    std::size_t at = 1;
+    const auto vli = [&](std::uint64_t& out) {
+      out = 0;
+      for (int i = 0; i < 9 && at < index.size(); ++i, ++at) {
+        out |= static_cast<std::uint64_t>(static_cast<std::uint8_t>(index[at]) & 0x7F) << (7 * i);
+        if ((static_cast<std::uint8_t>(index[at]) & 0x80) == 0) {
+          ++at;
+          return true;
+        }
+      }
+      return false;
+    };
+    std::uint64_t records = 0;
+    if (!vli(records)) return -1;
+    std::vector<std::int64_t> padded;
+    std::int64_t blocks_bytes = 0;
+    for (std::uint64_t r = 0; r < records; ++r) {
+      std::uint64_t unpadded = 0, uncompressed = 0;
+      if (!vli(unpadded) || !vli(uncompressed) || unpadded > static_cast<std::uint64_t>(size)) return -1;
+      padded.push_back(static_cast<std::int64_t>((unpadded + 3) & ~std::uint64_t{3}));
+      blocks_bytes += padded.back();
+    }
+    const std::int64_t stream_start = index_start - blocks_bytes - 12;
+    if (stream_start < 0 || read(stream_start, 6) != kXzMagic) return -1;
+    std::int64_t block = stream_start + 12;
+    for (const std::int64_t bytes : padded) {
+      if (++blocks > kMaxXzBlocksChecked) return largest;  // the bound: the rest unchecked
+      const std::string size_byte = read(block, 1);
+      if (size_byte.empty()) return -1;
+      const std::size_t header_size = (static_cast<std::uint8_t>(size_byte[0]) + 1u) * 4u;
+      largest = std::max(largest, block_dictionary(read(block, header_size)));
+      block += bytes;
+    }
+    pos = stream_start;
+  }
+  return largest;
+}
+
 namespace {
-/// False, with the warning, when `head` starts a stream whose decoder would need more than
-/// kMaxDictionaryBytes.
-bool decoder_memory_ok(std::string_view head, const std::string& display, ReadContext& ctx) {
-  const std::int64_t dictionary = xz_dictionary_bytes(head);
+/// False, with the warning, when the file (`read` over its `size` bytes) is an xz stream whose
+/// decoder would need more than kMaxDictionaryBytes in any of its blocks: every block header the
+/// streams' indexes list (up to kMaxXzBlocksChecked), else — no readable index: a cut file — the
+/// first block's.
+bool decoder_memory_ok(const std::function<std::string(std::int64_t, std::size_t)>& read, std::int64_t size,
+                       const std::string& display, ReadContext& ctx) {
+  const std::string head = read(0, 256);
+  if (head.size() < 6 || std::string_view(head).substr(0, 6) != kXzMagic) return true;
+  std::int64_t dictionary = xz_max_dictionary(read, size);
+  if (dictionary < 0) dictionary = xz_dictionary_bytes(head);
   if (dictionary <= kMaxDictionaryBytes) return true;
   ctx.warn(code::kArchiveMemory, display,
            fmt::format("an xz stream whose dictionary is {} (more than {}, xz -9's); not read", human_bytes(dictionary),
@@ -375,9 +453,15 @@ void read_archive_fd(int fd, const std::string& display, const std::string& host
   const Functions* loaded = library(display, ctx);
   if (!loaded) return;
   {
-    char head[256];
-    const ssize_t h = ::pread(fd, head, sizeof head, 0);
-    if (h > 0 && !decoder_memory_ok(std::string_view(head, static_cast<size_t>(h)), display, ctx)) return;
+    struct stat info {};
+    const bool regular = ::fstat(fd, &info) == 0 && S_ISREG(info.st_mode);
+    const auto read_at = [fd](std::int64_t offset, std::size_t n) {
+      std::string out(n, '\0');
+      const ssize_t got = ::pread(fd, out.data(), n, offset);
+      out.resize(got > 0 ? static_cast<std::size_t>(got) : 0);
+      return out;
+    };
+    if (!decoder_memory_ok(read_at, regular ? info.st_size : 0, display, ctx)) return;
   }
   const Functions& la = *loaded;
   std::string root;
@@ -422,7 +506,11 @@ void read_archive_bytes(std::string_view bytes, const std::string& display, cons
                         const std::string& origin, ReadContext& ctx, int nesting) {
   const Functions* loaded = library(display, ctx);
   if (!loaded) return;
-  if (!decoder_memory_ok(bytes.substr(0, 256), display, ctx)) return;
+  const auto read_at = [bytes](std::int64_t offset, std::size_t n) {
+    if (offset < 0 || static_cast<std::size_t>(offset) >= bytes.size()) return std::string();
+    return std::string(bytes.substr(static_cast<std::size_t>(offset), n));
+  };
+  if (!decoder_memory_ok(read_at, static_cast<std::int64_t>(bytes.size()), display, ctx)) return;
   const Functions& la = *loaded;
   std::string root;
   if (host.empty()) {

@@ -64,6 +64,12 @@ bool is_archive_name(std::string_view name);
 /// property), or -1 when `head` starts no xz stream or holds no such block header.
 std::int64_t xz_dictionary_bytes(std::string_view head);
 
+/// The largest dictionary any block of an xz file declares, found through its streams' indexes
+/// from the file's end (`read(offset, n)` over its `size` bytes; concatenated streams and their
+/// padding too); at most kMaxXzBlocksChecked block headers are read. -1 when no index can be
+/// read (a cut file, not xz): the first block then decides.
+std::int64_t xz_max_dictionary(const std::function<std::string(std::int64_t, std::size_t)>& read, std::int64_t size);
+
 /// Reads an open archive (file descriptor) member by member into sources named
 /// `display!/member` (a bare compressed file: one source named `display`).
 void read_archive_fd(int fd, const std::string& display, const std::string& host, const std::string& origin,

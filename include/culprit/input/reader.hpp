@@ -73,6 +73,11 @@ inline constexpr std::string_view kOnlyHost = "the only host named";
 /// cost 1 GiB per file (and per --jobs); a larger one is not read. (libarchive's zstd reader
 /// refuses windows over 128 MiB itself.)
 inline constexpr std::int64_t kMaxDictionaryBytes = std::int64_t{64} << 20;
+/// Block headers of an xz file read for their dictionary (a 100 GB file of xz -T's 24 MiB blocks
+/// has about 4 000); past it the rest go unchecked.
+inline constexpr std::size_t kMaxXzBlocksChecked = 65536;
+/// An xz stream's index culprit reads to find its blocks (16 bytes a block at most).
+inline constexpr std::int64_t kMaxXzIndexBytes = std::int64_t{16} << 20;
 
 /// ReadOptions::max_archive_members by default.
 inline constexpr std::int64_t kMaxArchiveMembers = 100000;

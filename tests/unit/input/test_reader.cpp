@@ -400,3 +400,57 @@ TEST_CASE("an xz stream declaring a dictionary over kMaxDictionaryBytes is not r
   CHECK(d[0].code == culprit::input::code::kArchiveMemory);
   CHECK(d[0].message == "an xz stream whose dictionary is 4.0 GiB (more than 64.0 MiB, xz -9's); not read");
 }
+
+// The same, for a block after the first: the xz file's index (at its end, xz-file-format 4) lists
+// every block, and each block header's dictionary is read. Written to the format: stream header,
+// blocks of a 12-byte header and a payload, the index (indicator, count, unpadded / uncompressed
+// sizes, padding, CRC), the footer (CRC, backward size, flags, `YZ`); CRCs are not checked.
+TEST_CASE("an xz file whose later block declares a dictionary over kMaxDictionaryBytes is not read", "[input][redteam]") {
+  const auto block = [](char property, std::size_t payload) {
+    std::string b = std::string("\x02\x00\x21\x01", 4) + property + std::string(7, '\0');
+    return b + std::string(payload, 'x');
+  };
+  const auto xz = [&](std::vector<char> properties) {
+    std::string s("\xfd" "7zXZ\x00\x00\x01" "CRC!", 12);
+    std::string index("\x00", 1);
+    index += static_cast<char>(properties.size());
+    for (char p : properties) {
+      const std::string b = block(p, 20);  // unpadded 32: already a multiple of 4
+      s += b;
+      index += static_cast<char>(b.size());
+      index += static_cast<char>(100);
+    }
+    while (index.size() % 4) index += '\0';
+    index += "CRC!";
+    s += index;
+    const std::uint32_t backward = static_cast<std::uint32_t>(index.size() / 4 - 1);
+    s += "CRC!";
+    for (int i = 0; i < 4; ++i) s += static_cast<char>((backward >> (8 * i)) & 0xFF);
+    s += std::string("\x00\x01", 2) + "YZ";
+    return s;
+  };
+  using culprit::input::detail::xz_dictionary_bytes;
+  using culprit::input::detail::xz_max_dictionary;
+  const std::string later = xz({28, 28, 40});
+  const auto read_at = [&later](std::int64_t offset, std::size_t n) {
+    return offset < 0 || static_cast<std::size_t>(offset) >= later.size() ? std::string()
+                                                                           : later.substr(static_cast<std::size_t>(offset), n);
+  };
+  CHECK(xz_dictionary_bytes(later) == std::int64_t{64} << 20);  // the first block alone looks fine
+  CHECK(xz_max_dictionary(read_at, static_cast<std::int64_t>(later.size())) == 0xFFFFFFFF);
+  Diagnostics d;
+  std::vector<Source> out;
+  culprit::input::read_archive_memory(later, "later.log.xz", {}, d, [&](Source& s) { out.push_back(std::move(s)); });
+  CHECK(out.empty());
+  REQUIRE(d.size() == 1);
+  CHECK(d[0].code == culprit::input::code::kArchiveMemory);
+  // Every block within the bound: the index says so, and nothing is refused for it.
+  const std::string fine = xz({28, 26});
+  const auto read_fine = [&fine](std::int64_t offset, std::size_t n) {
+    return offset < 0 || static_cast<std::size_t>(offset) >= fine.size() ? std::string()
+                                                                          : fine.substr(static_cast<std::size_t>(offset), n);
+  };
+  CHECK(xz_max_dictionary(read_fine, static_cast<std::int64_t>(fine.size())) == std::int64_t{64} << 20);
+  // Cut (no footer): no index, -1, and the first block decides.
+  CHECK(xz_max_dictionary(read_at, static_cast<std::int64_t>(later.size()) - 12) == -1);
+}
