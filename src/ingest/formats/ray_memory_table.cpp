@@ -132,7 +132,7 @@ RayProcessKind classify_ray_command(std::string_view command) {
     k.label = "a Ray worker of the job";
     return k;
   }
-  if (exe_base.substr(0, 6) == "python" || exe_base.substr(0, 8) == "ipykernel") {
+  if (exe_base.starts_with("python") || exe_base.starts_with("ipykernel")) {
     k.cls = RayProcessClass::driver;
     k.label = "a Python program that is none of Ray's daemons, most likely the job's driver";
     return k;
