@@ -12,6 +12,7 @@
 #include "culprit/rules/loader.hpp"
 #include "culprit/text/literal_set.hpp"
 #include "ingest/signal_events.hpp"
+#include "unit/ingest/builtin_app_log.hpp"
 #include "unit/ingest/gpu_recording_sink.hpp"
 
 namespace {
@@ -41,22 +42,7 @@ std::string interleaved_log() {
 }
 
 culprit::test::GpuRecordingSink parse(const std::string& text, bool prefilter) {
-  static const auto on = culprit::rules::load_builtin_rules();
-  static auto off = [] {
-    auto loaded = culprit::rules::load_builtin_rules();
-    loaded.rules.signals.set_prefilter(false);
-    return loaded;
-  }();
-  culprit::test::GpuRecordingSink sink;
-  culprit::ingest::ParseContext ctx;
-  ctx.sink = &sink;
-  ctx.signals = prefilter ? &on.rules.signals : &off.rules.signals;
-  ctx.source_id = 1;
-  ctx.source_name = "worker.log";
-  ctx.host = "gpu-node-1";
-  ctx.format = "app_log";
-  culprit::ingest::parse_app_log(text, ctx);
-  return sink;
+  return culprit::test::parse_app_builtin(text, prefilter, "worker.log", "gpu-node-1");
 }
 
 /// The events of the fast path are those of peeling every line: kind, line, pid, message, fields.

@@ -11,6 +11,7 @@
 #include "culprit/ingest/parser.hpp"
 #include "culprit/rules/loader.hpp"
 #include "ingest/formats/ray_memory_table.hpp"
+#include "unit/ingest/builtin_app_log.hpp"
 #include "unit/ingest/gpu_recording_sink.hpp"
 
 using culprit::ingest::classify_ray_command;
@@ -23,22 +24,7 @@ namespace {
 constexpr std::int64_t kGiB = 1024LL * 1024 * 1024;
 
 culprit::test::GpuRecordingSink parse(const std::string& text, bool prefilter = true) {
-  static const auto on = culprit::rules::load_builtin_rules();
-  static auto off = [] {
-    auto loaded = culprit::rules::load_builtin_rules();
-    loaded.rules.signals.set_prefilter(false);
-    return loaded;
-  }();
-  culprit::test::GpuRecordingSink sink;
-  culprit::ingest::ParseContext ctx;
-  ctx.sink = &sink;
-  ctx.signals = prefilter ? &on.rules.signals : &off.rules.signals;
-  ctx.source_id = 1;
-  ctx.source_name = "driver.log";
-  ctx.host = "node-7";
-  ctx.format = "app_log";
-  culprit::ingest::parse_app_log(text, ctx);
-  return sink;
+  return culprit::test::parse_app_builtin(text, prefilter, "driver.log", "node-7");
 }
 
 std::vector<culprit::core::Event> tables(const culprit::test::GpuRecordingSink& sink) {
