@@ -645,6 +645,7 @@ void Repairer::join_wraps() {
       std::string cur(first.text);
       bool cur_hit = joiner.hit(cur);
       std::vector<const Profile*> pieces;
+      Profile best_profile;  // the best join's so far: a further line must gain on it, not on the raw pieces
       for (std::size_t k = i; k + 1 < lines_.size() && k + 1 - i < kMaxPieces && continues(k); ++k) {
         const bool fixed = width > 0 && lines_[k].text.size() == width;
         const Sv next = lines_[k + 1].text;
@@ -659,12 +660,15 @@ void Repairer::join_wraps() {
         cur_hit = cur_hit || right_hit;
         if (!may) continue;  // a fixed-width chain goes on: its message may end further down
         pieces.clear();
-        for (std::size_t p = i; p <= k + 1; ++p) pieces.push_back(&profile_of(p));
-        const Verdict v = compare(joiner.profile(cur), pieces);
+        if (best > i) pieces.push_back(&best_profile);
+        for (std::size_t p = best > i ? best + 1 : i; p <= k + 1; ++p) pieces.push_back(&profile_of(p));
+        Profile joined = joiner.profile(cur);
+        const Verdict v = compare(joined, pieces);
         if (v == Verdict::loses) break;
         if (v == Verdict::gains) {
           best = k + 1;
           best_text = cur;
+          best_profile = std::move(joined);
         } else if (!fixed) {
           break;  // a hand wrap must pay its way at every line
         }
