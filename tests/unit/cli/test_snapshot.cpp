@@ -67,7 +67,7 @@ TEST_CASE("a command's status: ok, missing, refused, failed, timed out, empty", 
   CHECK(classify(item_for("env.txt"), exited(0, "")).status == "ok");
 }
 
-TEST_CASE("the kernel log is cut at the job's start; unstamped lines follow theirs", "[cli][snapshot]") {
+TEST_CASE("the kernel log is cut at the job's start: unstamped lines follow theirs", "[cli][snapshot]") {
   const std::string log =
       "2026-04-09T00:40:00,000001+00:00 before the job\n"
       "2026-04-09T00:47:19,123456+00:00 python3 invoked oom-killer: gfp_mask=0x100cca\n"
@@ -116,7 +116,7 @@ TEST_CASE("the remote script's framed output becomes the node folder", "[cli][sn
   std::filesystem::remove_all(dir);
 }
 
-TEST_CASE("the manifest round trip; other JSON is no manifest", "[cli][snapshot]") {
+TEST_CASE("the manifest round trip: other JSON is no manifest", "[cli][snapshot]") {
   Manifest m;
   m.made_by = "culprit run";
   m.host = "gpu-node-17";

@@ -84,7 +84,7 @@ TEST_CASE("cgroup ledger: resident sets over the usage share pages: the rest is 
   CHECK(said);
 }
 
-TEST_CASE("cgroup ledger: usage above the limit counts as the limit; no usage figure puts free in the rest",
+TEST_CASE("cgroup ledger: usage above the limit counts as the limit: no usage figure puts free in the rest",
           "[host_ledger]") {
   HostOomRecord r;
   r.memcg = true;
@@ -120,7 +120,7 @@ TEST_CASE("cgroup ledger without a task table: all of the usage is unexplained",
   CHECK(b->entries[0].label == "charged to the cgroup (the report lists no tasks)");
 }
 
-TEST_CASE("host ledger: RAM = holders + shmem + slab + rest; a protected hog is said", "[host_ledger]") {
+TEST_CASE("host ledger: RAM = holders + shmem + slab + rest: a protected hog is said", "[host_ledger]") {
   HostOomRecord r;
   r.ram = 64 * GiB;
   r.shmem = 10 * GiB;
@@ -163,7 +163,7 @@ TEST_CASE("host ledger: resident sets and kernel memory over the RAM leave a neg
   CHECK(said);
 }
 
-TEST_CASE("no sizes, no budget; a report with only a victim is not a ledger", "[host_ledger]") {
+TEST_CASE("no sizes, no budget: a report with only a victim is not a ledger", "[host_ledger]") {
   HostOomRecord r;
   r.victim_pid = 5;
   CHECK_FALSE(culprit::diagnose::build_host_budget(r));

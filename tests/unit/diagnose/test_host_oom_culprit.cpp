@@ -57,7 +57,7 @@ TEST_CASE("kernel OOM: the hog is the holder group, not the largest single proce
   CHECK(v.culprit->why.find("4 processes of php-fpm") != std::string::npos);
 }
 
-TEST_CASE("kernel OOM look-alike: one small process of a name is no group; the victim is the hog", "[diagnose][host_oom]") {
+TEST_CASE("kernel OOM look-alike: one small process of a name is no group: the victim is the hog", "[diagnose][host_oom]") {
   std::string log = kHeader;
   log += row(1001, 524288, 0, "php-fpm");
   log += row(2001, 1310720, 0, "java");
@@ -116,7 +116,7 @@ TEST_CASE("a report cut before its kill line yields to a kill line that names th
   CHECK_FALSE(alone.victim);
 }
 
-TEST_CASE("cgroup OOM: the culprit is the cgroup's largest holder; without a victim, the task that hit the limit", "[diagnose][host_oom]") {
+TEST_CASE("cgroup OOM: the culprit is the cgroup's largest holder: without a victim, the task that hit the limit", "[diagnose][host_oom]") {
   std::string log =
       "[  100.000000] node invoked oom-killer: gfp_mask=0xcc0(GFP_KERNEL), order=0, oom_score_adj=999\n"
       "[  100.000001] memory: usage 4194304kB, limit 4194304kB, failcnt 120\n"

@@ -149,7 +149,7 @@ TEST_CASE("NVML driver/library version mismatch is a named not-OOM cause", "[dia
 }
 
 // aer.c: "%s%s error received: %04x:%02x:%02x.%d"; corrected errors are routine.
-TEST_CASE("A fatal PCIe AER error is a hardware failure; a corrected one is nothing", "[diagnose][driver]") {
+TEST_CASE("A fatal PCIe AER error is a hardware failure: a corrected one is nothing", "[diagnose][driver]") {
   const auto fatal = diagnose_texts(
       {{"dmesg.txt", "gpu-7",
         "[ 1234.567890] pcieport 0000:00:03.1: AER: Uncorrected (Fatal) error received: 0000:03:00.0\n"}});
@@ -178,7 +178,7 @@ TEST_CASE("A liveness-probe restart explains exit 137 without memory", "[diagnos
 // NVIDIA's driver (nv-kernel, `NVRM: Xid (PCI:%s): %d, pid=%s, name=%s, %s`): a hardware Xid
 // blames the GPU on its node with a drain, never the process that was using it; an application
 // Xid (13: a kernel's bad access) keeps the process.
-TEST_CASE("a hardware Xid blames the GPU and drains the node; an application Xid blames the process", "[diagnose][xid]") {
+TEST_CASE("a hardware Xid blames the GPU and drains the node: an application Xid blames the process", "[diagnose][xid]") {
   const auto hw = diagnose_texts(
       {{"dmesg.txt", "gpu-node-03",
         "[Thu Apr  9 00:47:09 2026] NVRM: Xid (PCI:0000:47:00): 48, pid=51822, name=python3, An uncorrectable double bit "
@@ -206,7 +206,7 @@ TEST_CASE("a hardware Xid blames the GPU and drains the node; an application Xid
 // killers"). earlyoom 1.6 (kill.c): `sending %s to process %d uid %d "%s": badness %d, VmRSS %lld
 // MiB`; the kubelet (eviction_manager.go): `The node was low on resource: %v. Container %v was
 // using %v, which exceeds its request of %v.`
-TEST_CASE("a small victim of a pressure killer points at the others; a large one is the job", "[diagnose][killers]") {
+TEST_CASE("a small victim of a pressure killer points at the others: a large one is the job", "[diagnose][killers]") {
   SECTION("earlyoom chose a 31 MiB pod by its oom_score_adj (badness above 1000)") {
     const auto v = diagnose_texts(
         {{"earlyoom.log", "k3s-1", "sending SIGTERM to process 4173 uid 0 \"metrics-server\": badness 1001, VmRSS 31 MiB\n"}});

@@ -319,7 +319,7 @@ TEST_CASE("mutated fixtures: no crash, events stay inside the text", "[gpu][app_
 // A traceback's body is quoted code: only frame-scope signals (formats = ["traceback_frame"])
 // read it, once per traceback; a source line that quotes an error message is not that error.
 // CPython's frame format: `  File "%U", line %d, in %U`, then the source line indented.
-TEST_CASE("frame-scope signals read a traceback's body once; other signals never do", "[gpu][app_log]") {
+TEST_CASE("frame-scope signals read a traceback's body once: other signals never do", "[gpu][app_log]") {
   const auto sink = parse_app(
       "Traceback (most recent call last):\n"
       "  File \"train.py\", line 97, in train\n"

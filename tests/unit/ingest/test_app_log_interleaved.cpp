@@ -78,7 +78,7 @@ TEST_CASE("interleaved workers: the fast path yields what peeling every line yie
   CHECK(pids == std::set<std::int64_t>{3300, 3301, 3302, 3303});  // rank 3's, first seen late, too
 }
 
-TEST_CASE("c10's glog headers at error level are failure markers; a logger named engine.py is not", "[app_log]") {
+TEST_CASE("c10's glog headers at error level are failure markers: a logger named engine.py is not", "[app_log]") {
   // vLLM names its logger's file in brackets (`[engine.py:212]`); markers compare case-folded,
   // so a bare `[E` marker made every such line take the slow path (3x slower on a vLLM log).
   const culprit::text::LiteralSet markers(culprit::ingest::fast_path_markers());
@@ -102,7 +102,7 @@ TEST_CASE("c10's glog headers at error level are failure markers; a logger named
   CHECK(lines.count(33) == 1);  // [F …]
 }
 
-TEST_CASE("NCCL_DEBUG lines: each writer's tag is a prefix sighted once; the fast path yields what peeling does",
+TEST_CASE("NCCL_DEBUG lines: each writer's tag is a prefix sighted once: the fast path yields what peeling does",
           "[app_log]") {
   // formats.md, NCCL: `host:pid:tid [dev] NCCL INFO …`, behind a pdsh label or a stamp too.
   std::string log;

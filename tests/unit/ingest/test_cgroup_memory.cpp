@@ -72,7 +72,7 @@ TEST_CASE("cgroup memory: v1 with no limit, its path from the memory controller"
   CHECK_FALSE(e.ts.has_value());
 }
 
-TEST_CASE("cgroup memory: head's listing, without /proc/self/cgroup; two listings", "[cgroup_memory]") {
+TEST_CASE("cgroup memory: head's listing, without /proc/self/cgroup: two listings", "[cgroup_memory]") {
   auto evs = run_cgroup(fixture("head-memory.txt"));
   REQUIRE(evs.size() == 1);
   CHECK(evs[0].field_or("cgroup") == "/user.slice");
@@ -88,7 +88,7 @@ TEST_CASE("cgroup memory: head's listing, without /proc/self/cgroup; two listing
   CHECK(run_cgroup("==> /proc/self/cgroup <==\n0::/\n").empty());
 }
 
-TEST_CASE("cgroup memory: sniffed with its stamp; other head output is not it", "[cgroup_memory]") {
+TEST_CASE("cgroup memory: sniffed with its stamp: other head output is not it", "[cgroup_memory]") {
   CHECK(culprit::ingest::sniff_format(fixture("culprit-v2.txt")) == "cgroup_memory");
   CHECK(culprit::ingest::sniff_format(fixture("culprit-v1.txt")) == "cgroup_memory");
   CHECK(culprit::ingest::segment_text(fixture("culprit-v2.txt")).size() == 1);

@@ -226,7 +226,7 @@ TEST_CASE("a report cut before its kill line: kernel_oom with victim unknown and
   CHECK(r.diags[0].where == "kern.log:1");
 }
 
-TEST_CASE("two reports back to back are two events; a new invoked line closes a cut report", "[kernel_log]") {
+TEST_CASE("two reports back to back are two events: a new invoked line closes a cut report", "[kernel_log]") {
   Run r;
   run_kernel("[ 1.0] a invoked oom-killer: gfp_mask=0xcc0(GFP_KERNEL), order=0, oom_score_adj=0\n"
              "[ 1.0] Mem-Info:\n"
@@ -448,7 +448,7 @@ TEST_CASE("ordinary lines go through the signals with the line's stamp and host"
   CHECK(std::stod(anchor.field_or("boot_ts", "0")) == Approx(1200.5));  // the smaller wall - boot
 }
 
-TEST_CASE("an Xid inside an OOM report is still an event; kmsg dictionary lines are skipped", "[kernel_log]") {
+TEST_CASE("an Xid inside an OOM report is still an event: kmsg dictionary lines are skipped", "[kernel_log]") {
   Run r;
   run_kernel("4,10,1000000,-;python invoked oom-killer: gfp_mask=0xcc0(GFP_KERNEL), order=0, oom_score_adj=0\n"
              "3,11,1000001,-;NVRM: Xid (PCI:0000:01:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.\n"

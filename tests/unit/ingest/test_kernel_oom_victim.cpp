@@ -104,7 +104,7 @@ TEST_CASE("a report whose kill line was filtered away: the reaper's line names t
   CHECK(r.sink.of_kind("kernel_oom")[0].field_or("victim_from") == "reaper");
 }
 
-TEST_CASE("a memcg OOM known only from its call trace is a cgroup OOM; a global trace is not", "[kernel_log][victim]") {
+TEST_CASE("a memcg OOM known only from its call trace is a cgroup OOM: a global trace is not", "[kernel_log][victim]") {
   Run memcg;
   run_kernel("[2612362.231458] python invoked oom-killer: gfp_mask=0x14000c0(GFP_KERNEL), nodemask=(null), order=0, oom_score_adj=829\n"
              "[2612362.231465] CPU: 6 PID: 20801 Comm: python Tainted: P           O     4.15.15-1.el7.x86_64 #1\n"

@@ -129,7 +129,7 @@ TEST_CASE("meminfo: the line shape, and look-alikes that are not it", "[meminfo]
   CHECK(culprit::ingest::sniff_format("2026-04-09 00:47:19 host has MemTotal:       16318412 kB\n") != "meminfo");
 }
 
-TEST_CASE("meminfo: sniffed with its stamp; a paste keeps the prompt's host", "[meminfo]") {
+TEST_CASE("meminfo: sniffed with its stamp: a paste keeps the prompt's host", "[meminfo]") {
   const std::string text = fixture("culprit-sample-6x.txt");
   CHECK(culprit::ingest::sniff_format(text) == "meminfo");
   const auto segs = culprit::ingest::segment_text(text);

@@ -100,7 +100,7 @@ TEST_CASE("NUL bytes are removed without moving lines", "[normalize]") {
   CHECK_FALSE(r.binary);
 }
 
-TEST_CASE("invalid UTF-8 becomes U+FFFD; valid sequences stay", "[normalize]") {
+TEST_CASE("invalid UTF-8 becomes U+FFFD: valid sequences stay", "[normalize]") {
   const std::string in = "ok \xc3\xa9\nLatin-1 caf\xe9\nlone \x80 and cut \xe2\x82\nsurrogate \xed\xa0\x80\n";
   std::string storage;
   NormalizeReport r;
@@ -111,7 +111,7 @@ TEST_CASE("invalid UTF-8 becomes U+FFFD; valid sequences stay", "[normalize]") {
   CHECK(r.first_invalid_line == 2);
 }
 
-TEST_CASE("lines over the limit are cut at a character boundary; line ends stay", "[normalize]") {
+TEST_CASE("lines over the limit are cut at a character boundary: line ends stay", "[normalize]") {
   std::string storage;
   NormalizeReport r;
   SECTION("ASCII, CRLF") {

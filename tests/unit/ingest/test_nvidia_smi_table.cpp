@@ -54,7 +54,7 @@ TEST_CASE("an old table without CUDA Version in the banner", "[gpu][nvidia_smi]"
   }
 }
 
-TEST_CASE("line numbers follow the segment's first line; CRLF and colour are fine", "[gpu][nvidia_smi]") {
+TEST_CASE("line numbers follow the segment's first line: CRLF and colour are fine", "[gpu][nvidia_smi]") {
   std::string crlf;
   for (const char* p = kR410; *p; ++p) {
     if (*p == '\n') crlf += "\r\n";

@@ -64,7 +64,7 @@ TEST_CASE("a piece never ends at a line that goes on from the one before", "[ing
   CHECK(end == routine(0, 299).size());  // the last unindented line start: quiet's last line
 }
 
-TEST_CASE("only line logs are read in pieces; tables and documents whole", "[ingest]") {
+TEST_CASE("only line logs are read in pieces: tables and documents whole", "[ingest]") {
   CHECK(reads_in_pieces(routine(0, 50)));
   CHECK(reads_in_pieces("[    0.000000] Linux version 6.8.0-45-generic (buildd@lcy02-amd64-075)\n"
                         "[    0.000000] Command line: BOOT_IMAGE=/vmlinuz-6.8.0-45-generic\n"

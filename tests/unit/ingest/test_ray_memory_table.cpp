@@ -42,7 +42,7 @@ const culprit::core::Event* kill_event(const culprit::test::GpuRecordingSink& si
 
 }  // namespace
 
-TEST_CASE("Ray table header: both generations, tabs or spaces; nothing else", "[ingest][ray_memory_table]") {
+TEST_CASE("Ray table header: both generations, tabs or spaces: nothing else", "[ingest][ray_memory_table]") {
   CHECK(RayMemoryTable::opens("PID\tMEM\tCOMMAND"));
   CHECK(RayMemoryTable::opens("PID\tMEM(GB)\tCOMMAND"));
   CHECK(RayMemoryTable::opens("PID       MEM     COMMAND   "));

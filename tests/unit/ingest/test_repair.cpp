@@ -102,7 +102,7 @@ TEST_CASE("ordinary logs come back as they are, without a copy or a map", "[repa
   CHECK_FALSE(r.report.any());
 }
 
-TEST_CASE("a hand-wrapped known message is joined; its line map spans both lines", "[repair][wrap]") {
+TEST_CASE("a hand-wrapped known message is joined: its line map spans both lines", "[repair][wrap]") {
   // Cut mid-sentence by a person pasting into an issue (the ValueError above, two lines).
   const std::string wrapped = std::string(kVllmStartup.substr(0, 72)) + "\n" + std::string(kVllmStartup.substr(73)) +
                               "\nINFO 04-24 18:22:16 shutting down\n";
@@ -326,7 +326,7 @@ TEST_CASE("a record after a record is not a wrap, even when the join captures mo
                   .copied);
 }
 
-TEST_CASE("an unchanged text comes back with its split; a repaired one with none", "[repair]") {
+TEST_CASE("an unchanged text comes back with its split: a repaired one with none", "[repair]") {
   std::string storage;
   LineMap map;
   RepairReport report;
@@ -343,7 +343,7 @@ TEST_CASE("an unchanged text comes back with its split; a repaired one with none
   CHECK(lines.empty());
 }
 
-TEST_CASE("an NCCL line starts a record; a wrapped one still joins", "[repair][wrap]") {
+TEST_CASE("an NCCL line starts a record: a wrapped one still joins", "[repair][wrap]") {
   // NCCL_DEBUG lines (`host:pid:tid [device] NCCL …`), all as wide: records, never tails of the
   // line before (a big NCCL log tried every line as one, at ~20 MB/s).
   std::string nccl;

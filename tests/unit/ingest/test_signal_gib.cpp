@@ -50,7 +50,7 @@ TEST_CASE("a *_gib capture yields <base>_bytes in GiB (2^30)", "[gpu][signals]")
   CHECK(events[0].field_or("free_gib") == "69.42");  // the printed figure stays
 }
 
-TEST_CASE("negative GiB figures convert; a *_size of the same base wins; junk is skipped", "[gpu][signals]") {
+TEST_CASE("negative GiB figures convert: a *_size of the same base wins: junk is skipped", "[gpu][signals]") {
   const auto set = gib_signals();
   culprit::ingest::ParseContext ctx;
   ctx.signals = &set;

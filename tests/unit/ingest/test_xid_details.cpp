@@ -194,7 +194,7 @@ TEST_CASE("the multi-line fall-off record becomes one Xid 79 with its PCI id", "
   CHECK(x[0].ts_value == Approx(1843.308145));
 }
 
-TEST_CASE("an Xid 79 line for the same GPU stands for the fall; the text is its echo", "[xid][fall_off]") {
+TEST_CASE("an Xid 79 line for the same GPU stands for the fall: the text is its echo", "[xid][fall_off]") {
   SECTION("Xid line after the record") {
     Run r;
     run_kernel("[ 1843.308145] NVRM: The NVIDIA GPU 0000:b3:00.0\n"

@@ -53,7 +53,7 @@ TEST_CASE("only fenced code blocks of documentation are kept, line numbers stay"
         "\n");
 }
 
-TEST_CASE("an unclosed fence runs to the end; prose alone keeps nothing", "[input][documentation]") {
+TEST_CASE("an unclosed fence runs to the end: prose alone keeps nothing", "[input][documentation]") {
   std::string open = "intro\n```\nline a\nline b\n";
   CHECK(keep_code_blocks(open) == 2);
   CHECK(open == "\n\nline a\nline b\n");
@@ -62,7 +62,7 @@ TEST_CASE("an unclosed fence runs to the end; prose alone keeps nothing", "[inpu
   CHECK(prose == "\n\n\n\n\n");
 }
 
-TEST_CASE("a README next to logs yields no source; fenced logs in Markdown do", "[input][documentation]") {
+TEST_CASE("a README next to logs yields no source: fenced logs in Markdown do", "[input][documentation]") {
   std::string tmpl = (fs::temp_directory_path() / "culprit-doc-XXXXXX").string();
   const fs::path dir = ::mkdtemp(tmpl.data());
   auto write = [&](const std::string& rel, std::string_view content) {

@@ -98,7 +98,7 @@ TEST_CASE("a multi-byte UTF-8 character at the cut or at a window edge is kept w
   }
 }
 
-TEST_CASE("NULs and invalid bytes before the cut count as today; those after it are not read") {
+TEST_CASE("NULs and invalid bytes before the cut count as today: those after it are not read") {
   std::string line;
   for (int i = 0; i < 3000; ++i) line += i % 7 == 0 ? std::string("\0\0\0", 3) : i % 11 == 0 ? "\xFF" : "ab";
   require_same_in_all_windows(preamble() + line + "\nend\n");

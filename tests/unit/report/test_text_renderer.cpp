@@ -271,7 +271,7 @@ TEST_CASE("text: a culprit of no known role says `role  unknown`, `(role unknown
   CHECK(contains(lines_of(out)[0], "(role unknown) [high]"));
 }
 
-TEST_CASE("text: a long evidence path is cut from the left; the time stays", "[report]") {
+TEST_CASE("text: a long evidence path is cut from the left: the time stays", "[report]") {
   auto v = test::cuda_oom_foreign();
   REQUIRE_FALSE(v.evidence.empty());
   v.evidence[0].source = "incidents/2026-04-09/a-very-long-folder-of-node-logs/spark-b/sglang-worker-rank1-of-2.log";

@@ -65,7 +65,7 @@ TEST_CASE("timeline: one line per event, root and echo marked, unplaced by boot 
   CHECK(line_with(wide, "ran for 600085 milliseconds before timing out.") != nullptr);
 }
 
-TEST_CASE("timeline: events on several days carry the date; a cap says what was left out", "[report]") {
+TEST_CASE("timeline: events on several days carry the date: a cap says what was left out", "[report]") {
   auto v = test::cuda_oom_foreign();
   v.data.timeline[0].ts = *v.data.timeline[0].ts - 86400;
   const auto lines = lines_of(render_timeline(v.data.timeline, v.data.hosts, 1234, {false, 100}));

@@ -220,7 +220,7 @@ TEST_CASE("clock: boot stamps placed by syslog anchors, per host", "[clock]") {
   CHECK(*boot == Approx(utc(2026, 4, 9, 0, 47, 20) - 7001.1));
 }
 
-TEST_CASE("clock: journald's pairs win over syslog and RTC anchors; --boot-time over all", "[clock]") {
+TEST_CASE("clock: journald's pairs win over syslog and RTC anchors: --boot-time over all", "[clock]") {
   auto build = [](Timeline& t) {
     t.anchor("h", "rtc", TsKind::wall, 1775693500.0, std::nullopt, "1775693500", 1.5);
     t.anchor("h", "syslog", TsKind::wall, utc(2026, 4, 9, 0, 47, 20), std::nullopt, "2026-04-09T00:47:20+00:00", 2100.0);

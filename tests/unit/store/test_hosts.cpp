@@ -85,7 +85,7 @@ TEST_CASE("a folder's name gives way to the one host its own lines name", "[stor
   CHECK(t.from_of("case-12/train.log") == "gpu07 log lines");
 }
 
-TEST_CASE("a folder whose lines name no host, or two, keeps its name; others' hosts never leak in",
+TEST_CASE("a folder whose lines name no host, or two, keeps its name: others' hosts never leak in",
           "[store][hosts]") {
   Timeline t;
   const auto a = t.source("spark-a/head.log", "spark-a", "folder name");

@@ -79,7 +79,7 @@ TEST_CASE("only a scratch database is kept, and each thread keeps its own", "[st
   Database::keep_as_spare(std::move(back));
 }
 
-TEST_CASE("kept statements run again; errors are not kept; the read-only guard holds only while it is up", "[store]") {
+TEST_CASE("kept statements run again: errors are not kept: the read-only guard holds only while it is up", "[store]") {
   std::string error;
   auto db = Database::open_scratch(error);
   REQUIRE(db);

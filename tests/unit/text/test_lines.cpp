@@ -325,7 +325,7 @@ TEST_CASE("a vector compare's lanes become bits alike on every build", "[text]")
   }
 }
 
-TEST_CASE("RareBytes: an ASCII text without control bytes says so; any other may hold them", "[text]") {
+TEST_CASE("RareBytes: an ASCII text without control bytes says so: any other may hold them", "[text]") {
     const RareBytes plain = RareBytes::of("[ 12.5] usb 1-1: new device\r\n\tnext line\n");
   CHECK_FALSE(plain.may_hold_non_ascii());
   CHECK_FALSE(plain.may_hold_control());

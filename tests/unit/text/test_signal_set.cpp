@@ -60,7 +60,7 @@ TEST_CASE("match returns captures of every matching signal in rule order", "[tex
   CHECK(ms[1].captures[0].value == "-9");
 }
 
-TEST_CASE("formats restrict a signal; an empty list means every format", "[text]") {
+TEST_CASE("formats restrict a signal: an empty list means every format", "[text]") {
   SignalSet set = sample_set();
   const std::string xid = "NVRM: Xid (PCI:0000:03:00): 31, pid=12083, name=python3, Ch 00000010";
   CHECK(ids(set.match(xid, "dmesg")) == std::vector<std::string>{"xid"});
