@@ -49,15 +49,14 @@ std::vector<char*> c_array(std::vector<std::string>& strings) {
   return out;
 }
 
-/// Spawns `argv` with fds 0, 1, 2 taken from `in` (-1: /dev/null; -2: inherited), `out`, `err`.
+/// Spawns `argv` with fds 0, 1, 2 taken from `in` (-2: inherited), `out`, `err`.
 pid_t spawn(const std::vector<std::string>& argv, const std::vector<std::string>& env, int in, int out, int err,
             std::string& error) {
   posix_spawn_file_actions_t actions;
   posix_spawnattr_t attr;
   posix_spawn_file_actions_init(&actions);
   posix_spawnattr_init(&attr);
-  if (in == -1) posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  else if (in >= 0) posix_spawn_file_actions_adddup2(&actions, in, 0);
+  if (in >= 0) posix_spawn_file_actions_adddup2(&actions, in, 0);
   posix_spawn_file_actions_adddup2(&actions, out, 1);
   posix_spawn_file_actions_adddup2(&actions, err, 2);
   sigset_t none, defaults;
@@ -119,14 +118,17 @@ CommandResult run_capture(const std::vector<std::string>& argv, const CaptureOpt
     return r;
   }
   Pipe in, out, err;
-  if (!out.open() || !err.open() || (!options.stdin_text.empty() && !in.open())) {
+  // Standard input is always a pipe: with no text its write end closes at once and the child
+  // reads end-of-file. Not /dev/null: a sandbox or a chroot may refuse it to an unprivileged
+  // user (the child would not start at all).
+  if (!out.open() || !err.open() || !in.open()) {
     r.error = std::strerror(errno);
     out.close_read(); out.close_write(); err.close_read(); err.close_write(); in.close_read(); in.close_write();
     return r;
   }
-  const pid_t pid = spawn(argv, environment_with(options.extra_env), options.stdin_text.empty() ? -1 : in.read,
-                          out.write, err.write, r.error);
+  const pid_t pid = spawn(argv, environment_with(options.extra_env), in.read, out.write, err.write, r.error);
   in.close_read();
+  if (options.stdin_text.empty()) in.close_write();
   out.close_write();
   err.close_write();
   if (pid < 0) {

@@ -26,7 +26,8 @@ struct CommandResult {
 
 struct CaptureOptions {
   double timeout_s = 10;
-  std::string stdin_text;                    ///< written to its standard input, which is then closed
+  std::string stdin_text;                    ///< written to its standard input (a pipe), which is then closed;
+                                             ///< empty: the child reads end-of-file at once
   std::vector<std::string> extra_env;        ///< `KEY=VALUE` entries set over the inherited environment
   std::size_t max_bytes = 64u << 20;         ///< standard output; more is read and dropped
   std::size_t max_err_bytes = 64u << 20;     ///< standard error; the same

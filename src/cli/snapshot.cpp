@@ -102,7 +102,8 @@ bool reads_files(const SnapshotItem& item) { return item.tool.empty(); }
 /// The item's command with the check that its tool exists (exit 127, as a shell says).
 std::string guarded(const SnapshotItem& item) {
   if (item.tool.empty()) return std::string(item.shell);
-  return fmt::format("command -v {} >/dev/null 2>&1 || exit 127; {}", item.tool, item.shell);
+  // `$(command -v …)`, not `command -v … >/dev/null`: /dev/null may be closed to the user.
+  return fmt::format("[ -n \"$(command -v {})\" ] || exit 127; {}", item.tool, item.shell);
 }
 
 bool name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-'; }

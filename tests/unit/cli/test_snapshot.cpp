@@ -212,3 +212,24 @@ TEST_CASE("a full disk is said with the file it hit (redteam finding 12)", "[sna
   CHECK(statuses[0].detail == "cannot write /dev/full: No space left on device");
   CHECK(statuses[0].file.empty());  // no file that reads as an answer
 }
+
+TEST_CASE("run_capture: a command given no text reads end-of-file, without opening /dev/null") {
+  // `cat` ends at once on the empty pipe; its standard input is no file from the filesystem
+  // (a sandbox may refuse /dev/null to an unprivileged user, and then nothing would start).
+  CaptureOptions no_text;
+  no_text.timeout_s = 2;
+  CommandResult r = run_capture({"sh", "-c", "cat; readlink /proc/self/fd/0 || echo none"}, no_text);
+  REQUIRE(r.ok());
+  CHECK(r.out.rfind("pipe:", 0) == 0);
+  CaptureOptions with_text;
+  with_text.stdin_text = "one\ntwo\n";
+  CHECK(run_capture({"cat"}, with_text).out == "one\ntwo\n");
+}
+
+TEST_CASE("snapshot: a tool's presence is checked without /dev/null") {
+  for (const auto& item : snapshot_items()) {
+    INFO(item.file);
+    CHECK(remote_snapshot_script({item}).find("command -v " + std::string(item.tool) + " >/dev/null") ==
+          std::string::npos);
+  }
+}
