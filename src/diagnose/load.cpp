@@ -2,7 +2,8 @@
 // the roles' facts (roles.cpp decides), the GPU ledger's input (its arithmetic and policy are
 // ledger_account.cpp / ledger_rules.cpp), the host OOM record (host_ledger.cpp), the advice's
 // facts (advice.cpp). Those decide over the records and never see the database. The one write
-// is the roles' (assign_roles): the rules' SQL reads processes.role.
+// is the roles' decisions (assign_roles), inserted into process_roles: the rules' SQL reads a
+// process's role from the view `processes`, which joins the records and the decisions.
 #include "load.hpp"
 
 #include <fmt/format.h>
@@ -451,20 +452,37 @@ RoleFacts load_role_facts(store::Database& db, std::string& error) {
 }
 
 std::string assign_roles(store::Database& db) {
+  // The decisions of an earlier diagnosis of this timeline give way to this one's.
+  if (auto err = db.exec("DELETE FROM process_roles"); !err.empty()) return err;
   // A pid the job's own logs name is the job's (decide_roles' first rule, applied in bulk: a log
   // may name 10^5 pids).
-  if (auto err = db.exec("UPDATE processes SET role='job', role_why='named by the job''s own logs (' || job_evidence || ')'"
-                         " WHERE job_evidence <> ''");
+  if (auto err = db.exec("INSERT INTO process_roles(incident, host, pid, role, role_why)"
+                         " SELECT incident, host, pid, 'job', 'named by the job''s own logs (' || job_evidence || ')'"
+                         " FROM process_records WHERE job_evidence <> ''");
       !err.empty())
     return err;
   std::string error;
   const RoleFacts facts = load_role_facts(db, error);
   if (!error.empty()) return error;
-  for (const RoleDecision& d : decide_roles(facts))
-    db.exec(fmt::format("UPDATE processes SET role={}, role_why={}, leftover={}, "
-                        "container=CASE WHEN container='' THEN {} ELSE container END WHERE host={} AND pid={}",
-                        store::sql_literal(d.role), store::sql_literal(d.why), store::sql_literal(d.leftover),
-                        store::sql_literal(d.container), store::sql_literal(d.host), d.pid));
+  const std::vector<RoleDecision> decisions = decide_roles(facts);
+  if (decisions.empty()) return {};
+  // A later decision about the same process replaces the bulk one, as decide_roles ordered them.
+  auto insert = db.prepare(
+      "INSERT OR REPLACE INTO process_roles(incident, host, pid, role, role_why, leftover, container)"
+      " SELECT incident, host, pid, ?1, ?2, ?3, ?4 FROM process_records WHERE host = ?5 AND pid = ?6",
+      error);
+  if (!insert) return error;
+  for (const RoleDecision& d : decisions) {
+    insert->reset();
+    insert->bind(1, std::string_view(d.role));
+    insert->bind(2, std::string_view(d.why));
+    insert->bind(3, std::string_view(d.leftover));
+    insert->bind(4, std::string_view(d.container));
+    insert->bind(5, std::string_view(d.host));
+    insert->bind(6, static_cast<std::int64_t>(d.pid));
+    insert->step();
+    if (!insert->error().empty()) return insert->error();
+  }
   return {};
 }
 

@@ -36,8 +36,9 @@ FootprintFacts load_footprint_facts(store::Database& db, std::int64_t event_id);
 /// What roles are decided from (roles.hpp), read once; a failed read sets `error`.
 RoleFacts load_role_facts(store::Database& db, std::string& error);
 
-/// Fills processes.role / role_why / leftover / container: a pid the job's own logs name is
-/// `job`; the rest as decide_roles() says. Returns an error message or empty.
+/// Writes the roles' decisions into process_roles (an earlier diagnosis' rows removed; records
+/// are never updated): a pid the job's own logs name is `job`; the rest as decide_roles() says.
+/// Returns an error message or empty.
 std::string assign_roles(store::Database& db);
 
 }  // namespace culprit::diagnose

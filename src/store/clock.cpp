@@ -246,7 +246,7 @@ class Aligner {
               "UPDATE host_memory SET host = {0} WHERE host = '';"
               "UPDATE gpu_snapshots SET host = {0} WHERE host = '';"
               "UPDATE oom_reports SET host = {0} WHERE host = '';"
-              "UPDATE OR IGNORE processes SET host = {0} WHERE host = '';",
+              "UPDATE OR IGNORE process_records SET host = {0} WHERE host = '';",
               h));
           !err.empty())
         return err;

@@ -24,7 +24,7 @@ std::string settle_launcher_hosts(Database& db) {
     const std::int64_t id = r["id"].as_int().value_or(0);
     const std::string from = sql_literal(r["host"].as_text()), to = sql_literal(r["node"].as_text());
     if (auto err = db.exec(fmt::format(
-            "UPDATE OR IGNORE processes SET host = {1} WHERE host = {0}"
+            "UPDATE OR IGNORE process_records SET host = {1} WHERE host = {0}"
             " AND pid IN (SELECT pid FROM events WHERE source_id = {2} AND pid IS NOT NULL);"
             "UPDATE events SET host = {1} WHERE source_id = {2} AND host = {0};"
             "UPDATE gpu_snapshots SET host = {1} WHERE source_id = {2} AND host = {0};"
@@ -70,8 +70,8 @@ std::string settle_folder_hosts(Database& db) {
             "UPDATE host_memory SET host = {1} WHERE host = {0};"
             "UPDATE gpu_snapshots SET host = {1} WHERE host = {0};"
             "UPDATE oom_reports SET host = {1} WHERE host = {0};"
-            "UPDATE OR IGNORE processes SET host = {1} WHERE host = {0};"
-            "DELETE FROM processes WHERE host = {0};"
+            "UPDATE OR IGNORE process_records SET host = {1} WHERE host = {0};"
+            "DELETE FROM process_records WHERE host = {0};"
             "UPDATE hosts SET unified_memory = max(unified_memory,"
             " (SELECT unified_memory FROM hosts WHERE name = {0})) WHERE name = {1};"
             "UPDATE OR IGNORE hosts SET name = {1} WHERE name = {0};"

@@ -9,7 +9,7 @@
 namespace culprit::store {
 namespace {
 
-const char* kTables[] = {"sources", "events", "hosts", "processes", "containers", "gpu_snapshots",
+const char* kTables[] = {"sources", "events", "hosts", "process_records", "process_roles", "containers", "gpu_snapshots",
                          "gpu_processes", "host_memory", "oom_reports", "oom_tasks", "findings"};
 
 std::string quote(std::string_view s) {

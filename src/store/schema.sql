@@ -7,7 +7,7 @@
 --
 -- `incident` (in every table) is 0 in a one-incident timeline (`culprit diagnose --db`); a scan
 -- database (`culprit scan --db`) holds many incidents, numbered from 1 and named in `incidents`.
-PRAGMA user_version = 3;
+PRAGMA user_version = 4;
 PRAGMA application_id = 1129663568;
 
 -- The incidents of a scan database (empty in a one-incident timeline).
@@ -75,8 +75,10 @@ CREATE INDEX events_host_pid ON events(host, pid);
 -- prompt segments, each with its command event, costs 10^4 scans of the events.
 CREATE INDEX events_source_line ON events(source_id, line);
 
--- One row per (host, pid): every name it was seen under, and its role in the incident.
-CREATE TABLE processes (
+-- One row per (host, pid): every name it was seen under and what the inputs say of it (records,
+-- written by the ingest). The diagnosis' decisions about it are in process_roles; the view
+-- `processes` joins the two.
+CREATE TABLE process_records (
   incident   INTEGER NOT NULL DEFAULT 0,
   host      TEXT NOT NULL,
   pid       INTEGER NOT NULL,
@@ -89,10 +91,6 @@ CREATE TABLE processes (
   elapsed   REAL,                          -- seconds it had run when ps listed it (etime)
   rss       INTEGER,                       -- resident bytes from ps
   ppid      INTEGER,                       -- parent pid from ps (1: re-parented to init); NULL unknown
-  role      TEXT NOT NULL DEFAULT 'unknown',  -- job | foreign | unknown (set by the diagnosis)
-  role_why  TEXT NOT NULL DEFAULT '',
-  leftover  TEXT NOT NULL DEFAULT '',     -- why a GPU holder is a leftover (defunct, stopped, orphaned
-                                          -- worker, nvidia-smi cannot name it); '' none (set by the diagnosis)
   job_evidence TEXT NOT NULL DEFAULT '',      -- which job source named this pid ('' none)
   first_ts  REAL,
   last_ts   REAL,
@@ -100,7 +98,32 @@ CREATE TABLE processes (
 );
 -- Lookups by (host, pid) without the incident (joins from oom_tasks, gpu_processes, events):
 -- the primary key cannot serve them, and a kernel task table of 10^5 rows made them quadratic.
-CREATE INDEX processes_host_pid ON processes(host, pid);
+CREATE INDEX process_records_host_pid ON process_records(host, pid);
+
+-- The diagnosis' decision about a process (src/diagnose/roles.cpp): its role in the incident and
+-- why. Rows are inserted once per diagnosis, never updated; a process without one is `unknown`.
+CREATE TABLE process_roles (
+  incident  INTEGER NOT NULL DEFAULT 0,
+  host      TEXT NOT NULL,
+  pid       INTEGER NOT NULL,
+  role      TEXT NOT NULL,                -- job | foreign | unknown
+  role_why  TEXT NOT NULL DEFAULT '',
+  leftover  TEXT NOT NULL DEFAULT '',     -- why a GPU holder is a leftover (defunct, stopped, orphaned
+                                          -- worker, nvidia-smi cannot name it); '' none
+  container TEXT NOT NULL DEFAULT '',     -- the container the roles placed it in ('' none)
+  PRIMARY KEY (incident, host, pid)
+);
+
+-- A process with its role: what the rules, the reports and `culprit query` read. The records'
+-- container wins over the one the roles inferred.
+CREATE VIEW processes AS
+  SELECT r.incident, r.host, r.pid, r.names, r.cmdline,
+         CASE WHEN r.container = '' THEN coalesce(d.container, '') ELSE r.container END AS container,
+         r.user, r.state, r.started, r.elapsed, r.rss, r.ppid,
+         coalesce(d.role, 'unknown') AS role, coalesce(d.role_why, '') AS role_why,
+         coalesce(d.leftover, '') AS leftover, r.job_evidence, r.first_ts, r.last_ts
+  FROM process_records r
+  LEFT JOIN process_roles d ON d.incident = r.incident AND d.host = r.host AND d.pid = r.pid;
 
 -- Containers listed by `docker ps` / `docker inspect`.
 CREATE TABLE containers (

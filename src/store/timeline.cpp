@@ -287,7 +287,7 @@ std::string TimelineWriter::finish() {
   auto& m = *impl_;
   std::string err;
   if (auto p = m.db.prepare_kept(
-          "INSERT INTO processes(host,pid,names,cmdline,container,user,job_evidence,first_ts,last_ts,"
+          "INSERT INTO process_records(host,pid,names,cmdline,container,user,job_evidence,first_ts,last_ts,"
           "state,started,elapsed,rss,ppid) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
           err)) {
     for (const auto& [key, agg] : m.processes) {

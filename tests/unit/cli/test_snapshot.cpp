@@ -92,7 +92,7 @@ TEST_CASE("the remote script's framed output becomes the node folder", "[cli][sn
       {"ps.txt", "ps", "ps", 5, ""},
   };
   const std::string script = remote_snapshot_script(items);
-  CHECK(script.find("command -v nvidia-smi >/dev/null 2>&1 || exit 127; nvidia-smi") != std::string::npos);
+  CHECK(script.find("[ -n \"$(command -v nvidia-smi)\" ] || exit 127; nvidia-smi") != std::string::npos);
   // Output that looks like a frame inside a frame's bytes is data, not a frame.
   const std::string ps = "  PID CMD\n    1 echo @@culprit 9 0 1 1\n";
   const std::string err = "dmesg: read kernel buffer failed: Operation not permitted\n";

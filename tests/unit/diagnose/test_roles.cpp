@@ -169,3 +169,34 @@ TEST_CASE("roles: decide_roles over records", "[roles][records]") {
   CHECK(d[3].why.find("still held 12.00 GiB at 00:16:40, after the job's processes had died (00:15:00, worker.log:88)") !=
         std::string::npos);
 }
+
+TEST_CASE("roles: decisions are rows of process_roles, the records are never written", "[roles][records]") {
+  // Issue 34: records in, decisions out. The ingest's process_records stay as they were; the
+  // roles land in process_roles, and a second diagnosis of the same timeline replaces them.
+  using namespace culprit;
+  auto db = test::paste_timeline(std::string(kTorchrun) + kProcesses);
+  const std::string records_sql = "SELECT * FROM process_records ORDER BY incident, host, pid";
+  auto dump = [&] {
+    std::string out;
+    for (const auto& r : db->query(records_sql).rows)
+      for (const auto& v : r.values) out += v.as_text() + "|";
+    return out;
+  };
+  const std::string before = dump();
+  REQUIRE_FALSE(before.empty());
+  REQUIRE(diagnose::assign_roles(*db).empty());
+  CHECK(dump() == before);
+  auto decided = db->query("SELECT pid, role FROM process_roles ORDER BY pid");
+  REQUIRE(decided.error.empty());
+  std::map<std::int64_t, std::string> role;
+  for (const auto& r : decided.rows) role[*r["pid"].as_int()] = r["role"].as_text();
+  CHECK(role[2381044] == "job");
+  const auto first = decided.rows.size();
+  REQUIRE(diagnose::assign_roles(*db).empty());
+  CHECK(db->query("SELECT pid FROM process_roles").rows.size() == first);
+  CHECK(dump() == before);
+  // A process no decision names reads `unknown` through the view.
+  auto unnamed = db->query("SELECT count(*) AS n FROM processes p WHERE NOT EXISTS "
+                           "(SELECT 1 FROM process_roles d WHERE d.host = p.host AND d.pid = p.pid) AND p.role <> 'unknown'");
+  CHECK(unnamed.rows.at(0)["n"].as_int().value_or(-1) == 0);
+}

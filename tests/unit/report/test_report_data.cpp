@@ -42,11 +42,11 @@ INSERT INTO events(id, source_id, line, line_end, ts, ts_raw, ts_kind, ts_value,
    'nccl', 'RuntimeError: NCCL error: remote process exited or there was a network error', '{{}}'),
   (4, 4, 2, 60, NULL, '[190821.447012]', 'boot', 190821.447012, 'node-3', 40286, 'pt_main_thread', NULL,
    'kernel_oom', 'critical', 'kernel_oom', 'pt_main_thread invoked oom-killer: gfp_mask=0x140dca, order=0', '{{}}');
-INSERT INTO processes(host, pid, names, role, role_why) VALUES
-  ('spark-b', 48211, '["VLLM::EngineCore"]', 'foreign', 'a vLLM process'),
-  ('spark-b', 3094, '["/usr/lib/xorg/Xorg"]', 'unknown', ''),
-  ('node-3', 40287, '["pt_main_thread"]', 'job', 'torchrun worker'),
-  ('node-3', 1893, '["redis-server"]', 'unknown', '');
+INSERT INTO process_records(host, pid, names) VALUES
+  ('spark-b', 48211, '["VLLM::EngineCore"]'), ('spark-b', 3094, '["/usr/lib/xorg/Xorg"]'),
+  ('node-3', 40287, '["pt_main_thread"]'), ('node-3', 1893, '["redis-server"]');
+INSERT INTO process_roles(host, pid, role, role_why) VALUES
+  ('spark-b', 48211, 'foreign', 'a vLLM process'), ('node-3', 40287, 'job', 'torchrun worker');
 INSERT INTO gpu_snapshots(id, source_id, line, host, ts, ts_raw, gpu, model, bus_id, mem_used, mem_total, unified)
   VALUES (1, 2, 9, 'spark-b', {0} + 13, 'Thu Apr  9 00:47:22 2026', 0, 'NVIDIA GB10', '000f:01:00', NULL, NULL, 1),
          (2, 1, 22, 'spark-b', {0}, '2026-04-09 00:47:09', 0, '', '', 128526896333, 128527896333, 0);
