@@ -115,15 +115,24 @@ CREATE TABLE process_roles (
 );
 
 -- A process with its role: what the rules, the reports and `culprit query` read. The records'
--- container wins over the one the roles inferred.
+-- container wins over the one the roles inferred. One table and lookups by primary key, not a
+-- join: SQLite folds such a view into the query that reads it, so `LEFT JOIN processes p ON
+-- p.host = … AND p.pid = t.pid` still uses process_records' index (a join in the view is
+-- materialised instead: a 10^6-row task table took minutes).
 CREATE VIEW processes AS
   SELECT r.incident, r.host, r.pid, r.names, r.cmdline,
-         CASE WHEN r.container = '' THEN coalesce(d.container, '') ELSE r.container END AS container,
+         CASE WHEN r.container <> '' THEN r.container
+              ELSE coalesce((SELECT d.container FROM process_roles d
+                             WHERE d.incident = r.incident AND d.host = r.host AND d.pid = r.pid), '') END AS container,
          r.user, r.state, r.started, r.elapsed, r.rss, r.ppid,
-         coalesce(d.role, 'unknown') AS role, coalesce(d.role_why, '') AS role_why,
-         coalesce(d.leftover, '') AS leftover, r.job_evidence, r.first_ts, r.last_ts
-  FROM process_records r
-  LEFT JOIN process_roles d ON d.incident = r.incident AND d.host = r.host AND d.pid = r.pid;
+         coalesce((SELECT d.role FROM process_roles d
+                   WHERE d.incident = r.incident AND d.host = r.host AND d.pid = r.pid), 'unknown') AS role,
+         coalesce((SELECT d.role_why FROM process_roles d
+                   WHERE d.incident = r.incident AND d.host = r.host AND d.pid = r.pid), '') AS role_why,
+         coalesce((SELECT d.leftover FROM process_roles d
+                   WHERE d.incident = r.incident AND d.host = r.host AND d.pid = r.pid), '') AS leftover,
+         r.job_evidence, r.first_ts, r.last_ts
+  FROM process_records r;
 
 -- Containers listed by `docker ps` / `docker inspect`.
 CREATE TABLE containers (
