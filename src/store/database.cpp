@@ -245,6 +245,19 @@ QueryResult Database::query_bound(std::string_view sql, std::initializer_list<st
   return rows_of(*stmt);
 }
 
+QueryResult Database::query_bound(std::string_view sql, const std::vector<std::string>& texts) {
+  std::string error;
+  auto stmt = kept_statement(sql, Preparer::plain, error);
+  if (!stmt) {
+    QueryResult failed;
+    failed.error = error;
+    return failed;
+  }
+  int index = 1;
+  for (const std::string& text : texts) stmt->bind(index++, std::string_view(text));
+  return rows_of(*stmt);
+}
+
 QueryResult Database::rows_of(Statement& stmt, std::int64_t max_rows) {
   QueryResult result;
   sqlite3_stmt* s = stmt.handle();

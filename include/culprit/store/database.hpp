@@ -86,6 +86,8 @@ class Database {
   /// with many values (a host name), one statement is prepared and kept, where SQL built with
   /// each value written in (sql_literal) is a new statement to compile every time.
   QueryResult query_bound(std::string_view sql, std::initializer_list<std::string_view> texts);
+  /// The same with as many values as a query built from optional conditions needs.
+  QueryResult query_bound(std::string_view sql, const std::vector<std::string>& texts);
   /// The same under `guard` (query_guard.cpp); a refused or stopped query has `error` set.
   QueryResult query(std::string_view sql, const QueryGuard& guard);
   /// query(sql, guard) streamed: `columns` gets the column names once, then `row` each row as it is
@@ -94,6 +96,9 @@ class Database {
   std::string query_each(std::string_view sql, const QueryGuard& guard,
                          const std::function<void(const std::vector<std::string>&)>& columns,
                          const std::function<bool(const Row&)>& row);
+  /// query_each() with its parameters ?1, ?2, … bound to `texts`, in order, as text.
+  std::string query_each_bound(std::string_view sql, const std::vector<std::string>& texts, const QueryGuard& guard,
+                               const std::function<bool(const Row&)>& row);
   /// Why `sql` is not one read-only statement that compiles against the schema, or empty.
   std::string check_read_only(std::string_view sql);
   /// Opens an existing file for reading only, as immutable (`?mode=ro&immutable=1`): no lock is
@@ -161,6 +166,11 @@ class Database {
   /// Steps a prepared statement to its end and reads every row (both query() forms), or the first
   /// `max_rows` (> 0) and sets `stopped`.
   static QueryResult rows_of(Statement& stmt, std::int64_t max_rows = 0);
+  /// query_each() and query_each_bound(): `texts` bound to ?1, ?2, … before the first step.
+  std::string query_each_impl(std::string_view sql, const std::vector<std::string>& texts,
+                              const QueryGuard& guard,
+                              const std::function<void(const std::vector<std::string>&)>& columns,
+                              const std::function<bool(const Row&)>& row);
   /// The current row of `stmt` into `values` (resized to its columns).
   static void read_values(sqlite3_stmt* stmt, std::vector<Value>& values);
   /// Prepares `sql` (under the caller's guard); with `read_only`, only one read-only statement.
