@@ -2,9 +2,11 @@
 # culprit as a Slurm node epilog (slurm.conf: `Epilog=/usr/local/libexec/culprit-epilog.sh`): after
 # each job on a node, a job that failed leaves an incident folder named by its job id, holding the
 # node's snapshot (`culprit collect`: nvidia-smi, ps, memory, the kernel log, cgroups), the job's
-# output files and culprit's report of them (report.txt, report.json); a job that succeeded
-# leaves nothing. On a shared file system each node of a multi-node job adds its own subfolder
-# to the one incident folder, and `culprit DIR` diagnoses them together.
+# output files and culprit's report of the folder (culprit-report.txt, culprit-report.json), all in
+# the node's subfolder DIR/<node>/; a job that succeeded leaves nothing. On a shared file system
+# each node of a multi-node job adds its own subfolder to the one incident folder (each report is
+# of the nodes in it when that node's epilog ran), and `culprit DIR` diagnoses them together. The
+# folder holds node subfolders only, so each file's host is its subfolder's name.
 #
 # Settings (environment, or the file $CULPRIT_EPILOG_CONFIG, default /etc/default/culprit-epilog,
 # read as shell assignments when it exists; slurmd gives an epilog almost no environment):
@@ -45,9 +47,12 @@ fi
 dir=$incidents/slurm-job-$job
 mkdir -p "$dir" 2>/dev/null || exit 0
 chmod 700 "$incidents" "$dir" 2>/dev/null
-timeout "$limit" "$culprit" collect -o "$dir" > "$dir/collect.log" 2>&1
-node=$(find "$dir" -mindepth 1 -maxdepth 1 -type d | head -1)
-[ -n "$node" ] || { node=$dir/$(hostname); mkdir -p "$node"; }
+tmp=$incidents/.slurm-job-$job.$$
+timeout "$limit" "$culprit" collect -o "$dir" > "$tmp.collect" 2>&1
+# The node's folder is the one collect made (named as culprit names the host).
+node=$(sed -n 's/^culprit collect: .* files in \(.*\)$/\1/p' "$tmp.collect" | sed 's/ (.*//' | head -1)
+[ -n "$node" ] && [ -d "$node" ] || { node=$dir/$(hostname); mkdir -p "$node"; }
+mv -f "$tmp.collect" "$node/culprit-collect.log"
 # The job's output files (StdOut= / StdErr= of scontrol), their last CULPRIT_OUTPUT_BYTES each,
 # and the job's record itself.
 scontrol show job "$job" > "$node/scontrol-show-job.txt" 2>/dev/null
@@ -59,9 +64,8 @@ for key in StdOut StdErr; do
   copied=$file
 done
 # The reports are written beside the folder and moved in: never read as an input half-written.
-tmp=$incidents/.slurm-job-$job.report
 timeout "$limit" "$culprit" "$dir" > "$tmp.txt" 2>&1
 timeout "$limit" "$culprit" --format json "$dir" > "$tmp.json" 2>/dev/null
-mv -f "$tmp.txt" "$dir/report.txt"
-mv -f "$tmp.json" "$dir/report.json"
+mv -f "$tmp.txt" "$node/culprit-report.txt"
+mv -f "$tmp.json" "$node/culprit-report.json"
 exit 0

@@ -7,7 +7,11 @@
 . "$(dirname "$0")/lib.sh"
 command -v torchrun >/dev/null 2>&1 || skip "torchrun is not installed (Debian: apt-get install python3-torch)"
 cd "$work"
+# Rank 0 waits without talking to rank 1 (torchrun ends it when rank 1 fails): had it been in a
+# collective, it too would raise (gloo's "Connection closed by peer") in the same second, and
+# torchrun's record would be that echo's — its first failure is the earliest by whole seconds.
 cat > script.py <<'PY'
+import time
 import torch.distributed as dist
 from torch.distributed.elastic.multiprocessing.errors import record
 
@@ -17,7 +21,7 @@ def main():
     rank = dist.get_rank()
     if rank == 1:
         raise ValueError(f"rank {rank}: bad batch shape (2, 3)")
-    dist.barrier()
+    time.sleep(60)
 
 if __name__ == "__main__":
     main()

@@ -58,9 +58,13 @@ dir=$incidents/slurm-job-$bad_id
 node=$(find "$dir" -mindepth 1 -maxdepth 1 -type d | head -1)
 [ -s "$node/culprit-snapshot.json" ] || fail "the incident lacks the node's snapshot (culprit collect): $(ls "$node")"
 [ -s "$node/job-stdout-slurm-$bad_id.out" ] || fail "the incident lacks the job's output: $(ls "$node")"
-[ -s "$dir/report.txt" ] && [ -s "$dir/report.json" ] || fail "the incident lacks culprit's report"
-grep -q "^CUDA OOM" "$dir/report.txt" || { head -20 "$dir/report.txt" >&2; fail "the report does not name the CUDA OOM"; }
-grep -q '"verdict": *"cuda_oom"' "$dir/report.json" || fail "the JSON report's verdict is not cuda_oom"
+[ "$(find "$dir" -mindepth 1 -maxdepth 1 | wc -l)" -eq 1 ] || fail "the incident holds more than the node's folder: $(ls "$dir")"
+[ -s "$node/culprit-report.txt" ] && [ -s "$node/culprit-report.json" ] || fail "the incident lacks culprit's report: $(ls "$node")"
+# The report names the CUDA OOM on the node (the subfolder's name, not the incident folder's).
+host=$(basename "$node")
+grep -q "^CUDA OOM on $host " "$node/culprit-report.txt" ||
+  { head -20 "$node/culprit-report.txt" >&2; fail "the report does not name the CUDA OOM on $host"; }
+grep -q '"verdict": *"cuda_oom"' "$node/culprit-report.json" || fail "the JSON report's verdict is not cuda_oom"
 # The folder diagnoses the same way later, the reports in it skipped as culprit's own.
-"$culprit" "$dir" | head -1 | grep -q "^CUDA OOM" || fail "culprit DIR does not diagnose the incident folder again"
+"$culprit" "$dir" 2>/dev/null | grep -q "^CUDA OOM" || fail "culprit DIR does not diagnose the incident folder again"
 echo "Slurm epilog: job $bad_id (exit 1) left $dir with a CUDA OOM report; job $ok_id left nothing"

@@ -136,7 +136,7 @@ TEST_CASE("a record without a callstack: its exception line is still read", "[to
 }
 
 TEST_CASE("broken or foreign JSON in a torchelastic segment is noted, never fatal", "[torchelastic_error]") {
-  for (const std::string text : {std::string("{\"message\": {\"message\": \"x\", \"extraInfo\": {\"py_callstack\": \"Trace"),
+  for (const std::string& text : {std::string("{\"message\": {\"message\": \"x\", \"extraInfo\": {\"py_callstack\": \"Trace"),
                                  std::string("{\"other\": 1}"), std::string("[1, 2, 3]"),
                                  std::string("{\"message\": {\"extraInfo\": {\"timestamp\": \"-5\", \"py_callstack\": 7}}}")}) {
     INFO(text);
