@@ -35,8 +35,8 @@ namespace {
 
 using simdjson::dom::element;
 
-/// The most of one callstack that is read: its last kMaxCallstackBytes (the exception is at its
-/// end), cut at a line start. A Python traceback of a deep recursion is ~100 KiB.
+/// The most of one callstack that is read: its first line and its last kMaxCallstackBytes (the
+/// exception is at its end), cut at a line start. A Python traceback of a deep recursion is ~100 KiB.
 constexpr std::size_t kMaxCallstackBytes = std::size_t{1} << 20;
 /// An error file holds one object; a text of more values than this is not one (the rest is noted).
 constexpr std::size_t kMaxRecords = 64;
@@ -133,13 +133,18 @@ class RecordSink final : public core::EventSink {
   const Record& record_;
 };
 
-/// The callstack's last kMaxCallstackBytes, from a line start.
-std::string_view bounded_callstack(std::string_view s, bool& cut) {
+/// The callstack's first line (`Traceback (most recent call last):`, which opens it for the
+/// traceback parser) and its last kMaxCallstackBytes from a line start: the innermost frames and
+/// the exception. The middle frames of a deep recursion are what is dropped.
+std::string bounded_callstack(std::string_view s, bool& cut) {
   cut = s.size() > kMaxCallstackBytes;
-  if (!cut) return s;
-  s.remove_prefix(s.size() - kMaxCallstackBytes);
-  const std::size_t nl = s.find('\n');
-  return nl == std::string_view::npos ? s : s.substr(nl + 1);
+  if (!cut) return std::string(s);
+  const std::size_t first_end = s.find('\n');
+  const std::string_view head = first_end == std::string_view::npos || first_end > 256 ? std::string_view() : s.substr(0, first_end + 1);
+  std::string_view tail = s.substr(s.size() - kMaxCallstackBytes);
+  const std::size_t nl = tail.find('\n');
+  if (nl != std::string_view::npos) tail.remove_prefix(nl + 1);
+  return std::string(head) + std::string(tail);
 }
 
 void emit(const Record& r, std::int64_t seg_line, ParseContext& ctx) {
@@ -153,8 +158,10 @@ void emit(const Record& r, std::int64_t seg_line, ParseContext& ctx) {
   sub.line_hits = {};
   sub.rare = text::RareBytes::all();  // decoded escapes may hold bytes the input's census lacks
   bool cut = false;
-  const std::string_view stack = bounded_callstack(r.callstack, cut);
-  if (cut) ctx.note("torchelastic_callstack_cut", seg_line, "the error file's py_callstack is over 1 MiB; its last 1 MiB is read");
+  const std::string stack = bounded_callstack(r.callstack, cut);
+  if (cut)
+    ctx.note("torchelastic_callstack_cut", seg_line,
+             "the error file's py_callstack is over 1 MiB; its first line and its last 1 MiB are read");
   if (!stack.empty()) {
     const std::int64_t at = ctx.absolute_line(seg_line);
     LineMap map;

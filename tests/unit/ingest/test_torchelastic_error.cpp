@@ -135,6 +135,22 @@ TEST_CASE("a record without a callstack: its exception line is still read", "[to
   CHECK(ooms[0].ts.value_or(0) == 1796479631.0);
 }
 
+TEST_CASE("a callstack over 1 MiB keeps its opening line and its end: the exception is still read", "[torchelastic_error]") {
+  // A deep recursion's traceback, JSON-escaped as json.dump writes it.
+  std::string stack = "Traceback (most recent call last):\\n";
+  for (int i = 0; i < 40000; ++i)
+    stack += "  File \\\"/srv/m" + std::to_string(i) + ".py\\\", line " + std::to_string(i + 1) + ", in f\\n    g()\\n";
+  stack += "RecursionError: maximum recursion depth exceeded\\n";
+  REQUIRE(stack.size() > (std::size_t{1} << 20));
+  const Parsed p = parse("{\"message\": {\"message\": \"RecursionError: maximum recursion depth exceeded\", \"extraInfo\": "
+                         "{\"py_callstack\": \"" + stack + "\", \"timestamp\": \"1796479631\"}}}");
+  const Event& tb = only_traceback(p);
+  CHECK(tb.field_or("exc_type") == "RecursionError");
+  CHECK(tb.field_or("frame_file") == "/srv/m39999.py");
+  REQUIRE(p.diags.size() == 1);
+  CHECK(p.diags[0].code == "torchelastic_callstack_cut");
+}
+
 TEST_CASE("broken or foreign JSON in a torchelastic segment is noted, never fatal", "[torchelastic_error]") {
   for (const std::string& text : {std::string("{\"message\": {\"message\": \"x\", \"extraInfo\": {\"py_callstack\": \"Trace"),
                                  std::string("{\"other\": 1}"), std::string("[1, 2, 3]"),
