@@ -1,6 +1,6 @@
 // nvitop one-shot screens (see nvitop.hpp). Field table, from nvitop's printing code
 // (nvitop/tui/screens/main/panels/device.py and process.py: DevicePanel.print /
-// ProcessPanel.print, 0.9 → 1.x; sizes from nvitop/api/utils.py bytes2human, binary units):
+// ProcessPanel.print, 0.7.3 → 1.x; sizes from nvitop/api/utils.py bytes2human, binary units):
 //   `%a %b %d %H:%M:%S %Y` line above the box  → event ts
 //   banner `NVITOP <v>  Driver Version: <d>  CUDA Driver Version: <c>` → driver_version, cuda_version
 //   row 1 `│ {index:>3}  {name:<19} {persistence:>4} │ {bus_id:<16} {disp:>3} │ …` → gpu, model, bus_id
@@ -193,7 +193,7 @@ std::optional<ProcessRow> parse_process_row(Sv line) {
   const Sv mem = toks[k++];
   if (mem != "N/A" && mem != "WAITING" && !human_size(mem)) return std::nullopt;
   r.mem = human_size(mem);
-  // %SM, %GMBW (0.4+), %CPU, %MEM, TIME (`1:02:03`, `3 days`), then the command.
+  // %SM (0.3.2+), %GMBW (0.9+), %CPU, %MEM, TIME (`1:02:03`, `3 days`), then the command.
   std::size_t numbers = 0;
   while (k < toks.size() && numbers < 4 && (is_digit(toks[k][0]) || toks[k] == "N/A")) {
     ++k;

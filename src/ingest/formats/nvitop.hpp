@@ -20,7 +20,8 @@ namespace culprit::ingest::nvitop {
 std::vector<std::string_view> box_cells(std::string_view line);
 
 /// `│ NVITOP 1.3.2      Driver Version: 535.104.05      CUDA Driver Version: 12.2 │` (nvitop
-/// 0.9+; older releases print nvidia-smi's banner, which the nvidia-smi parser reads).
+/// 0.7.3+; older releases print nvidia-smi's banner in the box: their device box is not read, their
+/// Processes box is, by its header).
 struct Banner {
   std::string version, driver, cuda;
 };
@@ -43,7 +44,7 @@ std::optional<MemoryCell> parse_memory_row(std::string_view line);
 bool is_mig_row(std::string_view line);
 
 /// The Processes box header: `│ GPU     PID      USER  GPU-MEM %SM %GMBW  %CPU  %MEM  TIME  COMMAND │`
-/// (`GPU    PID      USER  GPU-MEM  …` before 0.4, without %SM / %GMBW).
+/// (`GPU    PID      USER  GPU-MEM  …` before 0.3.2, without %SM; %GMBW since 0.9).
 bool is_process_header(std::string_view line);
 
 /// A process row: `│   0   12345 C     alice  23.29GiB  98   45  100.2   3.4  1:02:03  python train.py │`.
