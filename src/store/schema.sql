@@ -7,7 +7,7 @@
 --
 -- `incident` (in every table) is 0 in a one-incident timeline (`culprit diagnose --db`); a scan
 -- database (`culprit scan --db`) holds many incidents, numbered from 1 and named in `incidents`.
-PRAGMA user_version = 3;
+PRAGMA user_version = 4;
 PRAGMA application_id = 1129663568;
 
 -- The incidents of a scan database (empty in a one-incident timeline).
@@ -89,6 +89,11 @@ CREATE TABLE processes (
   elapsed   REAL,                          -- seconds it had run when ps listed it (etime)
   rss       INTEGER,                       -- resident bytes from ps
   ppid      INTEGER,                       -- parent pid from ps (1: re-parented to init); NULL unknown
+  nspid     INTEGER,                       -- its pid inside its own pid namespace (NSpid's last, from a
+                                           -- recorded /proc/PID/status); NULL unknown
+  cgroup    TEXT NOT NULL DEFAULT '',      -- its cgroup's path (recorded /proc/PID/cgroup); '' unknown
+  absent    INTEGER NOT NULL DEFAULT 0,    -- 1: /proc had no such pid when the snapshot read it from the
+                                           -- host's pid namespace (gone, while nvidia-smi may list it)
   role      TEXT NOT NULL DEFAULT 'unknown',  -- job | foreign | unknown (set by the diagnosis)
   role_why  TEXT NOT NULL DEFAULT '',
   leftover  TEXT NOT NULL DEFAULT '',     -- why a GPU holder is a leftover (defunct, stopped, orphaned
@@ -111,7 +116,9 @@ CREATE TABLE containers (
   image      TEXT NOT NULL,
   command    TEXT NOT NULL,
   status     TEXT NOT NULL,
-  up_seconds REAL            -- how long it had been up when listed
+  up_seconds REAL,           -- how long it had been up when listed
+  pod        TEXT NOT NULL DEFAULT '',  -- the Kubernetes pod it runs in (`crictl ps` POD); '' unknown
+  namespace  TEXT NOT NULL DEFAULT ''   -- that pod's namespace (`crictl ps` NAMESPACE); '' unknown
 );
 
 -- One reading of one GPU (an nvidia-smi table row, CSV row, -q block, or the figures quoted
