@@ -49,7 +49,7 @@ TEST_CASE("a timeline carries culprit's application_id and passes check_timeline
   CHECK(db->check_timeline().empty());
 }
 
-TEST_CASE("another application's database with user_version 3 is no timeline", "[store][redteam]") {
+TEST_CASE("another application's database with culprit's user_version is no timeline", "[store][redteam]") {
   // Finding 7: user_version alone made `--db app.db` replace an application's database.
   const culprit::test::TempDir dir;
   const std::string path = dir.file("app.db");
@@ -57,7 +57,10 @@ TEST_CASE("another application's database with user_version 3 is no timeline", "
   {
     auto db = Database::open(path, error);
     REQUIRE(db);
-    REQUIRE(db->exec("PRAGMA user_version = 3; CREATE TABLE precious(x); INSERT INTO precious VALUES (42)").empty());
+    // culprit's own schema version (schema.sql's), so that only the application id tells them apart.
+    REQUIRE(db->exec("PRAGMA user_version = " + std::to_string(Database::schema_version()) +
+                     "; CREATE TABLE precious(x); INSERT INTO precious VALUES (42)")
+                .empty());
   }
   auto db = Database::open_read_only(path, error);
   REQUIRE(db);
