@@ -192,13 +192,15 @@ struct Stream {
 };
 
 /// The sampler: every `interval` seconds (the first at once) the sample items, into files
-/// `sample-NNNN-*`; the first sample also lists the processes (`sample-0000-ps.txt`). It runs on
+/// `sample-NNNN-*`; the first sample also lists the processes (`sample-0000-ps.txt`) and records
+/// the job's own /proc facts (`sample-0000-proc-status.txt`: its cgroup, container, pid inside). It runs on
 /// a thread of its own, so a slow nvidia-smi never holds up the job's output.
 class Sampler {
  public:
   static constexpr int kKeepSamples = 360;
 
-  Sampler(std::string dir, double interval) : dir_(std::move(dir)), interval_(interval) {
+  Sampler(std::string dir, double interval, long job_pid)
+      : dir_(std::move(dir)), interval_(interval), job_pid_(job_pid) {
     if (interval_ > 0) thread_ = std::thread([this] { loop(); });
   }
   ~Sampler() { stop(); }
@@ -225,7 +227,11 @@ class Sampler {
       SnapshotOptions o;
       o.prefix = fmt::format("sample-{:04d}-", n);
       std::vector<SnapshotItem> items = sample_items();
-      if (n == 0) items.push_back(ps_item());
+      if (n == 0) {
+        items.push_back(ps_item());
+        items.push_back(proc_status_item());  // the job's own place, while its pid is alive
+        o.job_pid = job_pid_;
+      }
       auto statuses = take_snapshot(dir_, items, o);
       // A long job keeps its first sample and the last kKeepSamples (an hour at the default).
       if (const int old = n - kKeepSamples; old > 0) {
@@ -241,6 +247,7 @@ class Sampler {
 
   std::string dir_;
   double interval_;
+  long job_pid_;
   std::mutex mutex_;
   std::condition_variable cv_;
   bool stopping_ = false;
@@ -537,7 +544,7 @@ int run_run(const std::vector<std::string>& args) {
   double ended = 0;
   std::vector<ToolStatus> sample_statuses;
   {
-    Sampler sampler(node.string(), o.sample_interval);
+    Sampler sampler(node.string(), o.sample_interval, child.pid);
     terminal.give(child.pid);
     status = relay(child, out, err, sig_pipe[0], terminal);
     ended = now_utc();

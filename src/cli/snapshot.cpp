@@ -58,11 +58,26 @@ constexpr std::string_view kGpuQueryShell =
     "utilization.gpu --format=csv && "
     "nvidia-smi --query-compute-apps=gpu_uuid,pid,process_name,used_gpu_memory --format=csv";
 
+// The process facts of each GPU holder nvidia-smi lists and of the job's own pid
+// (CULPRIT_JOB_PID, `culprit run`): /proc/PID/status and /proc/PID/cgroup under `==> PATH <==`
+// headers, after the pid namespace they were read from (the initial one's link proves a missing
+// pid is gone, not out of sight); `(no such process)` where /proc has none. Only lines that are a
+// pid alone are read as one (`No running processes found` is none). At most 256 pids.
+// Read by src/ingest/formats/proc_status.cpp.
+constexpr std::string_view kProcStatusShell =
+    "echo '==> /proc/self/ns/pid <=='; readlink /proc/self/ns/pid; "
+    "{ [ -n \"$(command -v nvidia-smi)\" ] && nvidia-smi --query-compute-apps=pid --format=csv,noheader; "
+    "echo \"${CULPRIT_JOB_PID:-}\"; } | sed -n 's/^ *\\([1-9][0-9]\\{0,9\\}\\) *$/\\1/p' | sort -un | head -n 256 | "
+    "while read -r p; do echo \"==> /proc/$p/status <==\"; "
+    "if [ -r \"/proc/$p/status\" ]; then cat \"/proc/$p/status\"; echo \"==> /proc/$p/cgroup <==\"; cat \"/proc/$p/cgroup\"; "
+    "else echo '(no such process)'; fi; done";
+
 constexpr std::string_view kJournalShell =
     "if [ -n \"${CULPRIT_SINCE:-}\" ]; then journalctl -k --no-pager -o short-iso --since \"@$CULPRIT_SINCE\"; "
     "else journalctl -k -b --no-pager -o short-iso; fi";
 
 const SnapshotItem kPs{"ps.txt", "ps", "ps -e -ww -o user:32,pid,ppid,state,lstart,rss,cgroup,cmd", 15, ""};
+const SnapshotItem kProcStatus{"proc-status.txt", "", kProcStatusShell, 10, ""};
 
 std::string first_line(std::string_view s) {
   while (!s.empty() && (s.front() == '\n' || s.front() == ' ')) s.remove_prefix(1);
@@ -170,6 +185,9 @@ const std::vector<SnapshotItem>& snapshot_items() {
       {"journalctl-k.txt", "journalctl", kJournalShell, 20, "dmesg.txt", true},
       {"docker-ps.txt", "docker", "docker ps -a", 15, ""},
       {"docker-inspect.json", "docker", "ids=$(docker ps -q) || exit $?; [ -z \"$ids\" ] || docker inspect $ids", 20, ""},
+      {"podman-ps.txt", "podman", "podman ps -a", 15, ""},
+      {"crictl-ps.txt", "crictl", "crictl ps -a", 15, ""},
+      kProcStatus,
       {"cgroup.txt", "", kCgroupShell, 5, ""},
       {"env.txt", "", kEnvShell, 5, ""},
   };
@@ -186,6 +204,7 @@ const std::vector<SnapshotItem>& sample_items() {
 }
 
 const SnapshotItem& ps_item() { return kPs; }
+const SnapshotItem& proc_status_item() { return kProcStatus; }
 
 std::string kernel_log_status(const std::vector<ToolStatus>& statuses) {
   std::string first;
@@ -238,6 +257,7 @@ std::vector<ToolStatus> take_snapshot(const std::string& dir, const std::vector<
   std::set<std::string> missing, failed;
   std::vector<std::string> env = {"LC_ALL=C", "TZ=UTC"};
   if (options.since) env.push_back(fmt::format("CULPRIT_SINCE={}", static_cast<long long>(std::floor(*options.since))));
+  if (options.job_pid > 0) env.push_back(fmt::format("CULPRIT_JOB_PID={}", options.job_pid));
   for (const auto& item : items) {
     if (!item.fallback_for.empty() && !failed.count(std::string(item.fallback_for))) continue;
     if (!item.tool.empty() && missing.count(std::string(item.tool))) continue;

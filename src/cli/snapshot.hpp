@@ -36,12 +36,17 @@ const std::vector<SnapshotItem>& sample_items();
 /// The `ps` line of the table (also taken once when the job starts).
 const SnapshotItem& ps_item();
 
+/// The recorded /proc facts of the GPU holders and the job's pid (proc-status.txt; also taken
+/// once when the job starts, while the job's own pid is alive).
+const SnapshotItem& proc_status_item();
+
 /// How one command went (defined beside the manifest that records it).
 using api::ToolStatus;
 
 struct SnapshotOptions {
   std::optional<double> since;  ///< the job's start (UTC s): kernel log lines before it are left out
   std::string prefix;           ///< file name prefix (`sample-0003-`)
+  long job_pid = 0;             ///< the job's pid (`culprit run`): proc-status.txt records it too
 };
 
 /// Runs `items` on this machine and writes their output into `dir` (created). Returns one

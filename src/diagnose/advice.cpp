@@ -14,6 +14,7 @@
 #include "culprit/core/size.hpp"
 #include "ledger_model.hpp"
 #include "phrases.hpp"
+#include "place_advice.hpp"
 
 namespace culprit::diagnose {
 namespace {
@@ -160,6 +161,8 @@ std::string holder_action(const std::optional<ProcessRef>& c, const std::string&
                             : fmt::format("`kill {}`{}; its container's logged name is not one Docker gives, so no "
                                           "`docker stop` is built from it",
                                           c->pid.value_or(0), on_host_phrase(c->host));
+    // Its recorded place names what to stop: its pod, or its container by its own runtime.
+    if (const std::string stop = place_stop_command(*c); !stop.empty()) where = stop + on_host_phrase(c->host);
     // The other way out: the job fits beside the holder once it needs the shortfall less (the
     // ledger's arithmetic), for a job that has to share the device.
     std::string beside;
@@ -169,7 +172,8 @@ std::string holder_action(const std::optional<ProcessRef>& c, const std::string&
                            core::format_size(*budget->shortfall));
     return fmt::format("Stop the foreign process {} (pid {}) that holds the GPU ({}), or run the job on GPUs it "
                        "does not use; then relaunch. Check GPUs are empty before a launch (nvidia-smi).{}",
-                       c->name.empty() ? "(unnamed)" : c->name, c->pid.value_or(0), where, beside);
+                       c->name.empty() ? "(unnamed)" : c->name, c->pid.value_or(0), where, beside) +
+           gone_holder_advice(*c);
   }
   if (budget && budget->rule == ledger_rule::kRanksShareGpu) {
     const std::string gpu = budget->gpu ? fmt::format("GPU {}", *budget->gpu) : std::string("one GPU");

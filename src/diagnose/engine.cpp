@@ -16,6 +16,7 @@
 #include "host_ledger.hpp"
 #include "load.hpp"
 #include "phrases.hpp"
+#include "placement_load.hpp"
 
 namespace culprit::diagnose {
 namespace {
@@ -203,12 +204,15 @@ Verdict diagnose(store::Database& db, const rules::RuleSet& rules, core::Diagnos
             if (!v.budget) v.budget = ledger.budget;
           }
         }
+        if (f.culprit) attach_place(db, *f.culprit);  // the advice names the container or pod to stop
         const bool job = !f.culprit || f.culprit->role == "job";
         set_extra("culprit_action",
                   culprit_action(f.culprit, job ? job_settings_advice(load_job_settings(db, f.culprit ? f.culprit->host : f.host))
                                                 : std::string(),
                                  job ? footprint_advice(load_footprint_facts(db, f.event_id)) : std::string(), budget ? &*budget : nullptr));
       }
+      if (f.culprit && !f.culprit->place) attach_place(db, *f.culprit);
+      if (f.victim) attach_place(db, *f.victim);
       if (f.culprit) {
         set_extra("culprit_pid", f.culprit->pid ? std::to_string(*f.culprit->pid) : "?");
         set_extra("culprit_name", f.culprit->name.empty() ? "(unnamed)" : f.culprit->name);

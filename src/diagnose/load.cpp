@@ -12,6 +12,7 @@
 #include <cctype>
 #include <map>
 
+#include "culprit/core/cgroup_place.hpp"
 #include "culprit/core/event.hpp"
 #include "culprit/core/facts.hpp"
 #include "culprit/core/job_evidence.hpp"
@@ -402,9 +403,9 @@ RoleFacts load_role_facts(store::Database& db, std::string& error) {
       " LEFT JOIN ev ON ev.source_id = s.id AND ev.rn <= 50 WHERE s.format = 'app_log' GROUP BY s.id");
   for (const auto& row : sources.rows)
     f.job_texts.push_back({row["host"].as_text(), row["name"].as_text() + " " + row["text"].as_text()});
-  for (const auto& c : db.query("SELECT host, name, image, command, status, up_seconds FROM containers").rows)
+  for (const auto& c : db.query("SELECT host, name, image, command, status, up_seconds, id FROM containers").rows)
     f.containers.push_back({c["host"].as_text(), c["name"].as_text(), c["image"].as_text(), c["command"].as_text(),
-                            c["status"].as_text(), c["up_seconds"].as_double()});
+                            c["status"].as_text(), c["up_seconds"].as_double(), c["id"].as_text()});
   // The job's age: from its first event to its last (a container up longer predates it).
   auto span = db.query("SELECT min(ts) AS t0, max(ts) AS t1 FROM events WHERE ts IS NOT NULL AND kind <> 'log'");
   if (!span.rows.empty() && !span.rows[0]["t0"].is_null())
@@ -418,7 +419,7 @@ RoleFacts load_role_facts(store::Database& db, std::string& error) {
   // kernel OOM's task table can add 10^5 rows) against the listed pids.
   auto holders = db.query(
       "WITH listed AS (SELECT DISTINCT g.host, gp.pid FROM gpu_snapshots g JOIN gpu_processes gp ON gp.snapshot_id = g.id) "
-      "SELECT p.host, p.pid, p.names, p.container, p.cmdline, p.user, p.state, p.started, p.elapsed, p.ppid, "
+      "SELECT p.host, p.pid, p.names, p.container, p.cmdline, p.user, p.state, p.started, p.elapsed, p.ppid, p.cgroup, "
       "l.pid IS NOT NULL AS gpu_listed, "
       "(SELECT json_extract(q.names, '$[0]') FROM processes q WHERE q.host = p.host AND q.pid = 1) AS pid1, "
       "(SELECT json_extract(e.fields, '$.driver_frame') FROM events e WHERE e.host = p.host AND e.pid = p.pid "
@@ -439,6 +440,7 @@ RoleFacts load_role_facts(store::Database& db, std::string& error) {
     r.user = h["user"].as_text();
     r.state = h["state"].as_text();
     r.container = h["container"].as_text();
+    r.container_id = core::cgroup_place(h["cgroup"].as_text()).container_id;
     r.started = h["started"].as_double();
     r.elapsed = h["elapsed"].as_double();
     r.ppid = h["ppid"].as_int();

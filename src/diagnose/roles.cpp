@@ -23,6 +23,7 @@
 #include "culprit/core/time.hpp"
 #include "infrastructure.hpp"
 #include "leftover.hpp"
+#include "placement.hpp"
 
 namespace culprit::diagnose {
 namespace {
@@ -179,6 +180,18 @@ std::vector<RoleDecision> decide_roles(const RoleFacts& facts) {
         match = &c;
         ++matches;
       }
+    }
+    // Its recorded cgroup names its container: that row, whatever it runs (placement.hpp).
+    if (!h.container_id.empty()) {
+      match = nullptr;
+      matches = 0;
+      for (const auto& c : facts.containers)
+        if (c.host == h.host && listed_id_matches(c.id, h.container_id)) {
+          // `docker ps` and `docker inspect` list it twice: one container; the row with an uptime.
+          if (!match) match = &c, matches = 1;
+          else if (match->name != c.name) ++matches;
+          else if (!match->up_seconds && c.up_seconds) match = &c;
+        }
     }
     if (match && matches == 1) {
       container = match->name;

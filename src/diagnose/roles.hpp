@@ -25,6 +25,7 @@ struct RoleFacts {
   struct Container {
     std::string host, name, image, command, status;
     std::optional<double> up_seconds;
+    std::string id{};  ///< the listing's id (12 hex in `docker ps`, 13 in `crictl ps`, or whole)
   };
   std::vector<Container> containers;
   std::optional<double> job_age;  ///< from the job's first event to its last (seconds)
@@ -41,6 +42,7 @@ struct RoleFacts {
     std::int64_t pid = 0;
     std::vector<std::string> names;
     std::string cmdline, user, state, container;
+    std::string container_id{};  ///< from its recorded cgroup (placement.hpp); '' unknown
     std::optional<double> started, elapsed;
     std::optional<std::int64_t> ppid;
     bool gpu_listed = false;

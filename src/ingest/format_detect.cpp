@@ -10,6 +10,7 @@
 #include "culprit/text/lines.hpp"
 #include "culprit/text/pattern.hpp"
 #include "ingest/formats/cgroup_memory.hpp"
+#include "ingest/formats/proc_status.hpp"
 #include "ingest/formats/gpustat.hpp"
 #include "ingest/formats/kernel_oom_report.hpp"
 #include "ingest/formats/kernel_stamp.hpp"
@@ -180,7 +181,8 @@ bool is_free_row(std::string_view line) {
 /// `CONTAINER ID` and a column the parser needs besides it (docker_ps.cpp's header rule): the
 /// default table has IMAGE, a `--format "table {{.ID}}\t{{.Names}}\t{{.Status}}"` one may not.
 bool is_docker_header(std::string_view line) {
-  return starts_with(line, "CONTAINER ID") &&
+  // `crictl ps` heads its id column `CONTAINER` and names the pod's (`POD ID`).
+  return (starts_with(line, "CONTAINER ID") || (starts_with(line, "CONTAINER ") && contains(line, "POD ID"))) &&
          (contains(line, "IMAGE") || contains(line, "STATUS") || contains(line, "STATE"));
 }
 bool is_ctime_line(std::string_view line) {
@@ -767,6 +769,15 @@ Detection proc_stack(Scan& scan, size_t i) {
   size_t end = i + 1;
   while (end < e && proc_stack::parse_frame(lines[end])) ++end;
   if (end == i + 1) return {};
+  return {i, end};
+}
+
+Detection proc_status_block(Scan& scan, size_t i) {
+  const auto& lines = scan.lines;
+  const size_t e = scan.end;
+  if (!proc_status::is_header(lines[i])) return {};
+  size_t end = i + 1;
+  while (end < e && (proc_status::is_header(lines[end]) || proc_status::is_body_line(lines[end]))) ++end;
   return {i, end};
 }
 

@@ -26,6 +26,7 @@ Detection gpustat_block(Scan& scan, std::size_t i);     ///< gpustat GPU lines, 
 Detection ps_block(Scan& scan, std::size_t i);          ///< a `ps` header with its rows
 Detection docker_ps(Scan& scan, std::size_t i);         ///< `CONTAINER ID … IMAGE|STATUS` header
 Detection proc_stack(Scan& scan, std::size_t i);        ///< `cat /proc/N/stack` then its frames
+Detection proc_status_block(Scan& scan, std::size_t i);  ///< `==> /proc/N/status <==` (culprit's proc-status.txt)
 
 // Kernel text: stamped lines (dmesg, syslog / journal, kmsg) and unstamped OOM-report, NVRM and
 // memory.stat lines; a run keeps indented continuations and short unstamped interruptions.
@@ -54,7 +55,8 @@ inline constexpr std::string_view kSmiCsvAnchors[] = {
     "memory.", "used_gpu_memory", "used_memory", "pci.bus_id", "process_name", "utilization.", "gpu_bus_id",
     "gpu_uuid", " MiB", "[N/A]", "[Not Supported]", "[Unknown Error]", "[GPU is lost]"};
 inline constexpr std::string_view kProcStackAnchors[] = {"/stack"};
-inline constexpr std::string_view kDockerPsAnchors[] = {"CONTAINER ID"};
+inline constexpr std::string_view kDockerPsAnchors[] = {"CONTAINER ID", "POD ID"};
+inline constexpr std::string_view kProcStatusAnchors[] = {"==> /proc/"};
 /// Every literal is_kernel_content (and so is_prefixed_kernel_content, whose message is part of
 /// the line) requires one of: OOM report anchors and body lines, register dumps, NVRM / SXid.
 inline constexpr std::string_view kKernelAnchors[] = {

@@ -36,6 +36,24 @@ void write_culprit(JsonWriter& w, const std::optional<diagnose::ProcessRef>& p) 
   w.key("role"); w.value(p->role.empty() ? std::string("unknown") : p->role);
   w.key("why"); w.value(p->why);
   w.key("container"); w.value(p->container);
+  // Where it ran (a recorded /proc and cgroup; null when nothing places it).
+  w.key("place");
+  if (!p->place) {
+    w.null();
+  } else {
+    const auto& pl = *p->place;
+    w.begin_object();
+    w.key("nspid"); w.value(pl.nspid);
+    w.key("runtime"); w.value(pl.runtime);
+    w.key("container_id"); w.value(pl.container_id);
+    w.key("container_name"); w.value(pl.container_name);
+    w.key("pod_namespace"); w.value(pl.pod_namespace);
+    w.key("pod_name"); w.value(pl.pod_name);
+    w.key("pod_uid"); w.value(pl.pod_uid);
+    w.key("cgroup"); w.value(pl.cgroup);
+    w.key("gone"); w.value(pl.gone);
+    w.end_object();
+  }
   w.end_object();
 }
 

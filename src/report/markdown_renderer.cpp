@@ -108,6 +108,8 @@ std::string or_dash(const std::string& s) { return s.empty() ? std::string("—"
 std::string process_md(const diagnose::ProcessRef& p, bool with_role) {
   std::string out;
   if (p.pid) out = fmt::format("pid {}", *p.pid);
+  if (p.pid && p.place)  // where it ran, as the text report says it (wording.hpp)
+    if (const std::string place = place_phrase(*p.place); !place.empty()) out += " (" + md(place) + ")";
   if (!p.name.empty()) out += (out.empty() ? "" : " ") + code(p.name);
   if (out.empty()) {
     if (p.role == "job") return unnamed_process(p.role) + (p.host.empty() ? std::string() : " on " + md(p.host));

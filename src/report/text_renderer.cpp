@@ -158,6 +158,7 @@ void write_process(TextOut& out, const std::string& title, const diagnose::Proce
     rows.emplace_back("role", role_value(p.role));
     rows.emplace_back("why", p.why);
     rows.emplace_back("container", p.container);
+    if (p.place) rows.emplace_back("place", place_phrase(*p.place));
   }
   out.fields(rows);
 }

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "culprit/core/cgroup_place.hpp"
 #include "culprit/core/size.hpp"
 #include "culprit/core/time.hpp"
 
@@ -77,9 +78,47 @@ std::string unnamed_process(std::string_view role) {
   return role == "foreign" ? "another process" : "unknown process";
 }
 
+namespace {
+
+/// How a runtime calls itself in a phrase (`Docker container …`); ids are core/cgroup_place.hpp's.
+std::string_view runtime_word(std::string_view runtime) {
+  if (runtime == core::runtime::kDocker) return "Docker";
+  if (runtime == core::runtime::kPodman) return "Podman";
+  if (runtime == core::runtime::kContainerd) return "containerd";
+  if (runtime == core::runtime::kCrio) return "CRI-O";
+  return {};
+}
+
+}  // namespace
+
+std::string place_phrase(const diagnose::ProcessPlace& p) {
+  std::string out;
+  if (p.nspid) out = fmt::format("pid {}", *p.nspid);
+  if (!p.container_name.empty()) {
+    out += fmt::format("{}in container {}", out.empty() ? "" : " ", p.container_name);
+  } else if (!p.container_id.empty()) {
+    const std::string_view word = runtime_word(p.runtime);
+    out += fmt::format("{}in {}{}container {}", out.empty() ? "" : " ", word, word.empty() ? "" : " ",
+                       p.container_id.substr(0, 12));
+  } else if (p.nspid) {
+    out += " in another pid namespace";
+  }
+  if (!p.pod_name.empty()) {
+    out += fmt::format("{}pod {}{}", out.empty() ? "" : ", ",
+                       p.pod_namespace.empty() ? "" : p.pod_namespace + "/", p.pod_name);
+  } else if (!p.pod_uid.empty()) {
+    out += fmt::format("{}pod uid {}", out.empty() ? "" : ", ", p.pod_uid);
+  }
+  if (!p.gone.empty()) out += (out.empty() ? "" : "; ") + p.gone;
+  return out;
+}
+
 std::string process_phrase(const diagnose::ProcessRef& p, std::string_view here, bool with_role) {
   std::string out;
   if (p.pid) out = fmt::format("pid {}", *p.pid);
+  // Its place right after the host's pid: `pid 48211 (pid 1 in container vllm-embeddings) python3`.
+  if (p.pid && p.place)
+    if (const std::string place = place_phrase(*p.place); !place.empty()) out += " (" + place + ")";
   if (!p.name.empty()) {
     if (!out.empty()) out += ' ';
     out += p.name;

@@ -54,7 +54,14 @@ std::string role_text(std::string_view role);
 /// an inferred holder), else "unknown process".
 std::string unnamed_process(std::string_view role);
 
-/// `pid 48211 VLLM::EngineCore (foreign)`; adds ` on HOST` when the process is on another host
+/// Where a process ran, after its host pid: `pid 1 in container vllm-embeddings, pod ns/embed-0`,
+/// `in Docker container 3f2a9c1b7d4e` (no listing names it), `pod uid …`, and why its process is
+/// gone while its memory is held (`gone (no such process in /proc) while nvidia-smi lists its
+/// memory`). Raw text (callers clean or escape); empty when the place says nothing.
+std::string place_phrase(const diagnose::ProcessPlace& place);
+
+/// `pid 48211 VLLM::EngineCore (foreign)`, with its place when one is recorded (`pid 48211 (pid 1
+/// in container vllm-embeddings) python3 (foreign)`); adds ` on HOST` when the process is on another host
 /// than `here`; `with_role` false drops the parenthesis. Text is raw (callers clean or escape).
 std::string process_phrase(const diagnose::ProcessRef& p, std::string_view here = {},
                            bool with_role = true);

@@ -91,6 +91,11 @@ CREATE TABLE process_records (
   elapsed   REAL,                          -- seconds it had run when ps listed it (etime)
   rss       INTEGER,                       -- resident bytes from ps
   ppid      INTEGER,                       -- parent pid from ps (1: re-parented to init); NULL unknown
+  nspid     INTEGER,                       -- its pid inside its own pid namespace (NSpid's last, from a
+                                           -- recorded /proc/PID/status); NULL unknown
+  cgroup    TEXT NOT NULL DEFAULT '',      -- its cgroup's path (recorded /proc/PID/cgroup); '' unknown
+  absent    INTEGER NOT NULL DEFAULT 0,    -- 1: /proc had no such pid when the snapshot read it from the
+                                           -- host's pid namespace (gone, while nvidia-smi may list it)
   job_evidence TEXT NOT NULL DEFAULT '',      -- which job source named this pid ('' none)
   first_ts  REAL,
   last_ts   REAL,
@@ -124,7 +129,7 @@ CREATE VIEW processes AS
          CASE WHEN r.container <> '' THEN r.container
               ELSE coalesce((SELECT d.container FROM process_roles d
                              WHERE d.incident = r.incident AND d.host = r.host AND d.pid = r.pid), '') END AS container,
-         r.user, r.state, r.started, r.elapsed, r.rss, r.ppid,
+         r.user, r.state, r.started, r.elapsed, r.rss, r.ppid, r.nspid, r.cgroup, r.absent,
          coalesce((SELECT d.role FROM process_roles d
                    WHERE d.incident = r.incident AND d.host = r.host AND d.pid = r.pid), 'unknown') AS role,
          coalesce((SELECT d.role_why FROM process_roles d
@@ -143,7 +148,9 @@ CREATE TABLE containers (
   image      TEXT NOT NULL,
   command    TEXT NOT NULL,
   status     TEXT NOT NULL,
-  up_seconds REAL            -- how long it had been up when listed
+  up_seconds REAL,           -- how long it had been up when listed
+  pod        TEXT NOT NULL DEFAULT '',  -- the Kubernetes pod it runs in (`crictl ps` POD); '' unknown
+  namespace  TEXT NOT NULL DEFAULT ''   -- that pod's namespace (`crictl ps` NAMESPACE); '' unknown
 );
 
 -- One reading of one GPU (an nvidia-smi table row, CSV row, -q block, or the figures quoted

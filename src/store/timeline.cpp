@@ -33,6 +33,9 @@ struct ProcessAgg {
   std::string cmdline, container, user, job_evidence, state;
   std::optional<double> first_ts, last_ts, started, elapsed;
   std::optional<std::int64_t> rss, ppid;
+  std::optional<std::int64_t> nspid;  // recorded /proc facts (proc_status): the latest reading wins
+  std::string cgroup;
+  bool absent = false;
 };
 
 }  // namespace
@@ -97,7 +100,7 @@ TimelineWriter::TimelineWriter(Database& db) : impl_(std::make_unique<Impl>(db))
       "INSERT INTO oom_tasks(event_id,pid,uid,tgid,total_vm_pages,rss_pages,pgtables_bytes,swapents,"
       "oom_score_adj,name) VALUES(?,?,?,?,?,?,?,?,?,?)");
   m.container = m.prep(
-      "INSERT INTO containers(host,id,name,image,command,status,up_seconds) VALUES(?,?,?,?,?,?,?)");
+      "INSERT INTO containers(host,id,name,image,command,status,up_seconds,pod,namespace) VALUES(?,?,?,?,?,?,?,?,?)");
 }
 
 TimelineWriter::~TimelineWriter() = default;
@@ -260,6 +263,9 @@ void TimelineWriter::add_process(const core::ProcessSighting& p) {
   if (p.elapsed) agg.elapsed = p.elapsed;
   if (p.rss) agg.rss = p.rss;
   if (p.ppid) agg.ppid = p.ppid;
+  if (p.nspid) agg.nspid = p.nspid;
+  if (!p.cgroup.empty()) agg.cgroup = p.cgroup;
+  if (p.absent) agg.absent = true;
   if (p.job && agg.job_evidence.empty()) agg.job_evidence = p.evidence.empty() ? "job log" : p.evidence;
   if (p.ts) {
     if (!agg.first_ts || *p.ts < *agg.first_ts) agg.first_ts = p.ts;
@@ -280,6 +286,8 @@ void TimelineWriter::add_container(const core::ContainerInfo& c) {
   st.bind(5, c.command);
   st.bind(6, c.status);
   st.bind_opt(7, c.up_seconds);
+  st.bind(8, c.pod);
+  st.bind(9, c.pod_namespace);
   st.step();
 }
 
@@ -288,7 +296,7 @@ std::string TimelineWriter::finish() {
   std::string err;
   if (auto p = m.db.prepare_kept(
           "INSERT INTO process_records(host,pid,names,cmdline,container,user,job_evidence,first_ts,last_ts,"
-          "state,started,elapsed,rss,ppid) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+          "state,started,elapsed,rss,ppid,nspid,cgroup,absent) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
           err)) {
     for (const auto& [key, agg] : m.processes) {
       // Longest name first: it is the least truncated (kernel comm names stop at 15 chars).
@@ -316,6 +324,9 @@ std::string TimelineWriter::finish() {
       p->bind_opt(12, agg.elapsed);
       p->bind_opt(13, agg.rss);
       p->bind_opt(14, agg.ppid);
+      p->bind_opt(15, agg.nspid);
+      p->bind(16, agg.cgroup);
+      p->bind(17, static_cast<std::int64_t>(agg.absent ? 1 : 0));
       p->step();
     }
   }

@@ -121,7 +121,7 @@ int main(int argc, char** argv) {
   element w, g;
   if (!expected["culprit"].get(w)) {
     if (got["culprit"].get(g)) g = element();
-    compare_process(c, "culprit", w, g, {"host", "pid", "name", "role"});
+    compare_process(c, "culprit", w, g, {"host", "pid", "name", "role", "container", "place"});
   }
   if (!expected["victim"].get(w)) {
     if (got["victim"].get(g)) g = element();

@@ -34,6 +34,12 @@ for f in job.stdout.log job.stderr.log ps.txt nvidia-smi.txt nvidia-smi-query.cs
   [ -s "$work/incident/$host/$f" ] || fail "the incident folder lacks $f"
 done
 grep -q "^20[0-9-]*T[0-9:.]*Z epoch 0 step 10" "$work/incident/$host/job.stdout.log" || fail "stdout not recorded with arrival times"
+# The holder's and the job's own /proc facts (issue 39): real /proc/PID/status and cgroup files.
+grep -qx "==> /proc/$sleeper/status <==" "$work/incident/$host/proc-status.txt" || fail "proc-status.txt lacks the holder"
+grep -q "^NSpid:" "$work/incident/$host/proc-status.txt" || fail "proc-status.txt lacks the holder's NSpid"
+grep -qx "==> /proc/$sleeper/cgroup <==" "$work/incident/$host/proc-status.txt" || fail "proc-status.txt lacks the holder's cgroup"
+job_pid=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["job"]["pid"])' "$work/incident/$host/culprit-snapshot.json")
+grep -qx "==> /proc/$job_pid/status <==" "$work/incident/$host/sample-0000-proc-status.txt" || fail "the first sample lacks the job's own /proc facts"
 # -q -x is not served by the stand-in: named once, as failed.
 [ "$(grep -c '^  nvidia-smi — ' "$work/stderr")" -eq 1 ] || fail "nvidia-smi's failing command is not named once in the sources"
 # The folder diagnoses the same way later.

@@ -103,6 +103,10 @@ struct ProcessSighting {
   std::optional<std::int64_t> rss; ///< resident memory in bytes (`ps` RSS)
   bool job = false;          ///< the job's own logs name this pid
   std::string evidence;      ///< why (`sglang worker log`, `nvidia-smi`, `torchrun`)
+  /// From a recorded /proc/PID/status and /proc/PID/cgroup (the snapshot's proc-status.txt):
+  std::optional<std::int64_t> nspid{};  ///< its pid in its own (innermost) pid namespace: NSpid's last
+  std::string cgroup{};               ///< its cgroup's path (core::cgroup_path_of)
+  bool absent = false;                ///< /proc had no such pid, read from the host's pid namespace
 };
 
 /// A container listed by `docker ps` (or inspect): who it is, what it runs, since when.
@@ -110,6 +114,7 @@ struct ContainerInfo {
   std::string host;
   std::string id, name, image, command, status;
   std::optional<double> up_seconds;  ///< from `Up 3 days`: how long it had run when listed
+  std::string pod{}, pod_namespace{};  ///< the Kubernetes pod it runs in (`crictl ps` POD, NAMESPACE)
 };
 
 }  // namespace culprit::core

@@ -36,6 +36,19 @@ struct Evidence {
   std::int64_t event_id = 0;
 };
 
+/// Where a process ran (placement.hpp): its pid in its own namespace, its container and pod, and
+/// whether its process was gone while its memory was held. Every field is optional ('' unknown).
+struct ProcessPlace {
+  std::optional<std::int64_t> nspid;  ///< its pid inside its container (NSpid), when that differs
+  std::string runtime;                ///< docker | containerd | cri-o | podman ('' unknown)
+  std::string container_id;           ///< 64 hex
+  std::string container_name;         ///< from a container listing (docker / podman / crictl ps)
+  std::string pod_namespace, pod_name;  ///< the Kubernetes pod (crictl ps), when a listing names it
+  std::string pod_uid;                ///< from the cgroup path
+  std::string cgroup;                 ///< the cgroup's path
+  std::string gone;                   ///< '' alive or unknown; else why its process is gone (`zombie`, …)
+};
+
 struct ProcessRef {
   std::string host;
   std::optional<std::int64_t> pid;
@@ -43,6 +56,7 @@ struct ProcessRef {
   std::string role;      ///< job | foreign | unknown (culprit only)
   std::string why;       ///< why this role (e.g. "vLLM server in container vllm-embeddings, up 2 days")
   std::string container;
+  std::optional<ProcessPlace> place{};  ///< where it ran, when a recorded /proc or cgroup says
 };
 
 /// One entry of the GPU memory ledger at the failure (bytes).

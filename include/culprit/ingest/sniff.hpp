@@ -28,6 +28,7 @@ inline constexpr std::string_view kMeminfo = "meminfo";                 // cat /
 inline constexpr std::string_view kCgroupMemory = "cgroup_memory";      // culprit's cgroup.txt (`==> …/memory.current <==`)
 inline constexpr std::string_view kPs = "ps";                            // ps aux / -ef / -eo …
 inline constexpr std::string_view kDockerPs = "docker_ps";
+inline constexpr std::string_view kProcStatus = "proc_status";  // culprit's proc-status.txt (`==> /proc/N/status <==`)
 inline constexpr std::string_view kProcStack = "proc_stack";            // cat /proc/PID/stack
 inline constexpr std::string_view kJournalJson = "journal_json";        // journalctl -o json*
 inline constexpr std::string_view kDockerInspect = "docker_inspect";    // docker inspect, kubectl get pod -o json

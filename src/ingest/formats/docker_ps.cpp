@@ -11,6 +11,9 @@
 // Field table (header name -> ContainerInfo): CONTAINER ID / ID -> id | IMAGE -> image |
 //   COMMAND -> command (quotes removed) | STATUS -> status, up_seconds (`Up 3 hours (healthy)`) |
 //   NAMES / NAME -> name | CREATED, PORTS, SIZE, STATE, … -> event fields only.
+// `crictl ps` (cri-tools' table: CONTAINER IMAGE CREATED STATE NAME ATTEMPT POD ID POD NAMESPACE):
+//   CONTAINER -> id (13 hex, cut) | NAME -> name (the pod's container) | POD -> pod |
+//   NAMESPACE -> pod_namespace.
 #include <cctype>
 #include <optional>
 #include <string>
@@ -45,7 +48,7 @@ std::vector<Column> header_columns(std::string_view line) {
   for (const auto& c : cols) {
     for (char ch : c.name)
       if (!(std::isupper(static_cast<unsigned char>(ch)) || ch == ' ' || ch == '_')) return {};
-    id_or_name = id_or_name || c.name == "CONTAINER ID" || c.name == "NAMES" || c.name == "NAME";
+    id_or_name = id_or_name || c.name == "CONTAINER ID" || c.name == "CONTAINER" || c.name == "NAMES" || c.name == "NAME";
     known = known || c.name == "STATUS" || c.name == "IMAGE" || c.name == "STATE";
   }
   if (!id_or_name || !known || cols.size() < 2) return {};
@@ -188,7 +191,9 @@ class DockerPsParser {
     for (std::size_t i = 0; i < cols.size() && i < cells.size(); ++i) {
       const std::string& n = cols[i].name;
       std::string v = cells[i];
-      if (n == "CONTAINER ID" || n == "ID") info.id = v;
+      if (n == "CONTAINER ID" || n == "ID" || n == "CONTAINER") info.id = v;
+      else if (n == "POD") info.pod = v;
+      else if (n == "NAMESPACE") info.pod_namespace = v;
       else if (n == "NAMES" || n == "NAME") info.name = v;
       else if (n == "IMAGE") info.image = v;
       else if (n == "COMMAND") {

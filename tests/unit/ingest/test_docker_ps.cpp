@@ -57,6 +57,8 @@ TEST_CASE("docker ps fixtures parse as their .expect.json says", "[docker_ps][fi
           else if (k == "image") CHECK(c.image == str(v));
           else if (k == "command") CHECK(c.command == str(v));
           else if (k == "status") CHECK(c.status == str(v));
+          else if (k == "pod") CHECK(c.pod == str(v));
+          else if (k == "pod_namespace") CHECK(c.pod_namespace == str(v));
           else if (k == "up_seconds") {
             if (v.is_null()) CHECK_FALSE(c.up_seconds.has_value());
             else { REQUIRE(c.up_seconds.has_value()); CHECK(*c.up_seconds == Approx(double(v.get_double().value()))); }
