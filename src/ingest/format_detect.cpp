@@ -4,6 +4,7 @@
 #include "ingest/format_detect.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 
 #include "culprit/ingest/sniff.hpp"
@@ -289,18 +290,42 @@ bool starts_json_value(std::string_view line) {
   return rest.empty() || rest[0] == '{';
 }
 
+/// The keys json_format_of tells the JSON formats by, each one's index its place here.
+constexpr std::array<std::string_view, 10> kJsonKeys = {
+    "\"__REALTIME_TIMESTAMP\"", "\"__CURSOR\"", "\"_SOURCE_MONOTONIC_TIMESTAMP\"", "\"OOMKilled\"", "\"Id\"",
+    "\"State\"", "\"containerStatuses\"", "\"kind\": \"Pod", "\"kind\":\"Pod", "\"apiVersion\""};
+
 /// The JSON formats culprit reads, told apart by their keys (journald's `__REALTIME_TIMESTAMP`,
 /// docker's `OOMKilled` / `"State"`, a Pod's `containerStatuses`); '' for any other JSON (a
-/// JSON-lines application log stays an app log).
-std::string_view json_format(std::string_view head) {
-  if (contains(head, "\"__REALTIME_TIMESTAMP\"") || contains(head, "\"__CURSOR\"") ||
-      contains(head, "\"_SOURCE_MONOTONIC_TIMESTAMP\""))
-    return format::kJournalJson;
-  if (contains(head, "\"OOMKilled\"") || (contains(head, "\"Id\"") && contains(head, "\"State\"")) ||
-      contains(head, "\"containerStatuses\"") ||
-      ((contains(head, "\"kind\": \"Pod") || contains(head, "\"kind\":\"Pod")) && contains(head, "\"apiVersion\"")))
-    return format::kDockerInspect;
+/// JSON-lines application log stays an app log). `has(k)`: whether the text holds kJsonKeys[k].
+template <class Has>
+std::string_view json_format_of(Has has) {
+  if (has(0) || has(1) || has(2)) return format::kJournalJson;
+  if (has(3) || (has(4) && has(5)) || has(6) || ((has(7) || has(8)) && has(9))) return format::kDockerInspect;
   return {};
+}
+
+/// Whether [a, w) holds kJsonKeys[k], searched from where the last window's search left off:
+/// windows that move down the text (each line's, to 64 KiB on) read each byte once a key.
+/// Exact for any window (one before the last is searched from its own start).
+bool window_holds(Scan& scan, std::size_t k, const char* a, const char* w) {
+  if (scan.json_keys.empty()) scan.json_keys.resize(kJsonKeys.size());
+  Scan::KeyCursor& c = scan.json_keys[k];
+  const std::string_view key = kJsonKeys[k];
+  if (c.from == nullptr || a < c.from || (c.found != nullptr && c.found < a)) c = {a, nullptr, a};
+  c.from = a;
+  if (c.found != nullptr) return c.found + key.size() <= w;  // the first place at or after `a`
+  if (w <= c.to) return false;                             // none ends before `to`
+  // No place from `a` ends before `to`: one starting at `to - (size - 1)` or later may.
+  const char* start = std::max(a, c.to - std::min<std::ptrdiff_t>(c.to - a, static_cast<std::ptrdiff_t>(key.size()) - 1));
+  const std::string_view window(start, static_cast<std::size_t>(w - start));
+  const std::size_t at = window.find(key);
+  if (at == std::string_view::npos) {
+    c.to = w;
+    return false;
+  }
+  c.found = start + at;
+  return true;
 }
 
 constexpr size_t kMaxJsonValueLines = 20000;  // one docker inspect is ~250 lines
@@ -308,11 +333,14 @@ constexpr size_t kMaxJsonValueLines = 20000;  // one docker inspect is ~250 line
 /// End (exclusive) of the run of JSON values starting at line `i`. Values may follow each
 /// other (json lines, json-seq, two pretty objects); blank lines between them are kept. A value
 /// still open at `e` (a paste cut short) or after kMaxJsonValueLines runs to there and sets `cut`.
-size_t json_run_end(const std::vector<std::string_view>& lines, size_t i, size_t e, bool& cut) {
+size_t json_run_end(const std::vector<std::string_view>& lines, size_t i, size_t e, bool& cut,
+                    std::vector<size_t>& starts) {
   size_t end = i;
   size_t k = i;
   cut = false;
+  starts.clear();
   while (k < e && starts_json_value(lines[k])) {
+    starts.push_back(k);
     int depth = 0;
     size_t j = k;
     const size_t limit = std::min(e, k + kMaxJsonValueLines);
@@ -348,11 +376,15 @@ bool starts_kubectl_describe(const std::vector<std::string_view>& lines, size_t 
 /// The JSON value run at `i`, memoised in the scan (both JSON formats ask at the same line).
 const Scan::JsonRun& json_run(Scan& scan, size_t i) {
   if (scan.json.at != i) {
-    bool cut = false;
-    const size_t end = json_run_end(scan.lines, i, scan.end, cut);
+    // A value start the last walk passed ends where it did (the walk from there is the same).
+    Scan::JsonRun& run = scan.json;
+    if (!std::binary_search(run.starts.begin(), run.starts.end(), i))
+      run.end = json_run_end(scan.lines, i, scan.end, run.cut, run.starts);
+    run.at = i;
     const char* a = scan.lines[i].data();
-    const char* z = scan.lines[end - 1].data() + scan.lines[end - 1].size();
-    scan.json = {i, end, cut, json_format(std::string_view(a, std::min<size_t>(static_cast<size_t>(z - a), 65536)))};
+    const char* z = scan.lines[run.end - 1].data() + scan.lines[run.end - 1].size();
+    const char* w = a + std::min<size_t>(static_cast<size_t>(z - a), 65536);
+    run.format = json_format_of([&](std::size_t k) { return window_holds(scan, k, a, w); });
   }
   return scan.json;
 }
