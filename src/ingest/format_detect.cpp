@@ -484,6 +484,24 @@ bool may_be_kernel_stamp(std::string_view line) {
   return false;
 }
 
+/// False where a line opening with an ISO stamp (`2026-04-09T…`: a container runtime's, a
+/// `docker logs -t` line) can match none of kernel_stamp_regex's alternatives, by their bytes:
+/// an ISO line matches only the `kernel: ` tag, dmesg's `,dddddd` microseconds at byte 19, or a
+/// syslog header (stamp, host, then a tag of no blank, `:` or `[` that ends in `:` or `[pid]:`).
+/// True for every other line (the regexes decide).
+bool iso_stamp_may_match(std::string_view line) {
+  if (!(line.size() > 10 && is_digit(line[0]) && line[4] == '-' && line[10] == 'T')) return true;
+  if (line.size() > 19 && line[19] == ',') return true;
+  if (line.find(" kernel: ") != std::string_view::npos) return true;
+  const std::size_t stamp_end = line.find(' ');
+  if (stamp_end == std::string_view::npos) return false;
+  const std::size_t host_end = line.find(' ', stamp_end + 1);
+  if (host_end == std::string_view::npos) return false;
+  std::size_t k = host_end + 1;
+  while (k < line.size() && !regex_space(line[k]) && line[k] != ':' && line[k] != '[') ++k;
+  return k > host_end + 1 && k < line.size() && (line[k] == ':' || line[k] == '[');
+}
+
 bool kernel_stamp_regex(std::string_view line) {
   // One alternation: raw dmesg, dmesg -T, syslog / journal with a `kernel:` tag, dmesg iso
   // (optionally -x decoded), kmsg records, -x decoded raw stamps.
@@ -501,6 +519,7 @@ bool kernel_stamp_regex(std::string_view line) {
   static const text::Pattern syslog(
       R"(^(?:[A-Z][^\s\d]{2,7} [ \d]\d \d\d:\d\d:\d\d(?:\.\d+)?|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)))"
       R"( [A-Za-z0-9_.-]+ [^\s:\[]+(?:\[\d+\])?: )");
+  if (!iso_stamp_may_match(line)) return false;
   return re.matches(line) || syslog.matches(line);
 }
 
