@@ -310,6 +310,14 @@ bool process_prefix(Sv s) {
   return rest.starts_with("pid=") || rest.starts_with("rank=");
 }
 
+/// A tqdm progress bar (`Epoch 0:  45%|####      | 450/1000 [00:12<00:15, 36.2it/s]`, Lightning's
+/// and DeepSpeed's too): `N%|` within its first 80 bytes. Each redraw after a `\r` is a line of
+/// its own (text::split_lines), a record, never the tail of the redraw before.
+bool progress_bar(Sv s) {
+  const std::size_t bar = s.substr(0, 80).find("%|");
+  return bar != Sv::npos && bar > 0 && is_digit(s[bar - 1]);
+}
+
 /// True when `s` starts like a log record of its own (a stamp, a bracketed or escaped prefix,
 /// a table border), so it is not the tail of the line before.
 bool starts_record(Sv s) {
@@ -329,7 +337,7 @@ bool starts_record(Sv s) {
       (is_digit(s[4]) || s[4] == ' ') && is_digit(s[5]) && (s[6] == ' ' || is_digit(s[6])))
     return true;
   if (s.starts_with("Traceback (most recent call last)")) return true;
-  if (level_header(s) || process_prefix(s)) return true;
+  if (level_header(s) || process_prefix(s) || progress_bar(s)) return true;
   // A tag or exception name and a colon: `NVRM: …`, `ValueError: …`, `kernel: …`.
   if (is_alpha(c)) {
     std::size_t i = 1;

@@ -402,3 +402,16 @@ TEST_CASE("vLLM headers, worker prefixes and Python logging's default header sta
   CHECK(lines_of(r.text).front() ==
         head.substr(0, head.size() - 1) + " capacity of 79.10 GiB of which 1.02 GiB is free.");
 }
+
+TEST_CASE("a tqdm bar redrawn after a carriage return is a record, not a tail", "[repair][wrap]") {
+  // tqdm's `{desc}: {percentage:3.0f}%|{bar}| {n_fmt}/{total_fmt} [{elapsed}<{remaining},
+  // {rate_fmt}{postfix}]`, redrawn after `\r` as a Slurm .out keeps it: each redraw is a line.
+  std::string bars;
+  for (int i = 0; i < 4; ++i)
+    bars += "\rEpoch 1:  4" + std::to_string(i) + "%|####      | 4" + std::to_string(i) + "0/1000 [00:12<00:15, 36.2it/s, loss=2.31]";
+  const std::string cut = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total\n";
+  CHECK_FALSE(repair(cut + bars + "\n").copied);
+  // A percentage in message text is no bar: the tail still joins.
+  const auto tail = repair(cut + "capacity of 79.10 GiB of which 1.02 GiB is free (45% of it|cached).\n");
+  CHECK(tail.report.join.lines >= 1);
+}
