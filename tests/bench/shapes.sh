@@ -40,8 +40,8 @@ best() {
     line=$(tail -1 "$timing")
     t=$(echo "$line" | cut -d' ' -f1) r=$(echo "$line" | cut -d' ' -f4)
     cpu=$(echo "$line" | awk '{ print $2 + $3 }')
-    if [ -z "$b" ] || [ "$(echo "$t < $b" | bc)" = 1 ]; then b=$t; fi
-    if [ -z "$c" ] || [ "$(echo "$cpu < $c" | bc)" = 1 ]; then c=$cpu; fi
+    if [ -z "$b" ] || awk -v x="$t" -v y="$b" 'BEGIN { exit !(x < y) }'; then b=$t; fi
+    if [ -z "$c" ] || awk -v x="$cpu" -v y="$c" 'BEGIN { exit !(x < y) }'; then c=$cpu; fi
     [ "$r" -gt "$rss" ] && rss=$r
     i=$((i + 1))
   done
