@@ -23,7 +23,7 @@ build="build-essential cmake ninja-build pkg-config ccache \
   catch2 libtomlplusplus-dev libarchive-dev $hyperscan ca-certificates"
 tests="chromium fonts-dejavu-core sqlite3 zstd xz-utils gzip zip tar \
   openssh-server openssh-client util-linux procps python3 python3-jsonschema \
-  groff-base zsh fish pybind11-dev python3-dev python3-pytest slurm-wlm munge python3-torch prometheus"
+  groff-base zsh fish pybind11-dev python3-dev python3-pytest slurm-wlm munge python3-torch prometheus ripgrep time"
 case "${1:-all}" in
   build) packages=$build ;;
   all) packages="$build $tests" ;;

@@ -4,6 +4,7 @@
 #include "ingest/format_detect.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 
 #include "culprit/ingest/sniff.hpp"
@@ -292,19 +293,47 @@ bool starts_json_value(std::string_view line) {
   return rest.empty() || rest[0] == '{';
 }
 
+/// The keys json_format_of tells the JSON formats by, each one's index its place here.
+constexpr std::array<std::string_view, 13> kJsonKeys = {
+    "\"__REALTIME_TIMESTAMP\"", "\"__CURSOR\"", "\"_SOURCE_MONOTONIC_TIMESTAMP\"", "\"OOMKilled\"", "\"Id\"",
+    "\"State\"", "\"containerStatuses\"", "\"kind\": \"Pod", "\"kind\":\"Pod", "\"apiVersion\"",
+    "\"extraInfo\"", "\"py_callstack\"", "\"errorCode\""};
+
 /// The JSON formats culprit reads, told apart by their keys (journald's `__REALTIME_TIMESTAMP`,
 /// docker's `OOMKilled` / `"State"`, a Pod's `containerStatuses`); '' for any other JSON (a
-/// JSON-lines application log stays an app log).
-std::string_view json_format(std::string_view head) {
-  if (contains(head, "\"__REALTIME_TIMESTAMP\"") || contains(head, "\"__CURSOR\"") ||
-      contains(head, "\"_SOURCE_MONOTONIC_TIMESTAMP\""))
-    return format::kJournalJson;
-  if (contains(head, "\"OOMKilled\"") || (contains(head, "\"Id\"") && contains(head, "\"State\"")) ||
-      contains(head, "\"containerStatuses\"") ||
-      ((contains(head, "\"kind\": \"Pod") || contains(head, "\"kind\":\"Pod")) && contains(head, "\"apiVersion\"")))
-    return format::kDockerInspect;
-  if (is_torchelastic_error(head)) return format::kTorchelasticError;
+/// JSON-lines application log stays an app log). `has(k)`: whether the text holds kJsonKeys[k].
+/// `head`: the text the keys are looked for in (torchrun's older record, a string message, is
+/// told by its shape: is_torchelastic_string_record).
+template <class Has>
+std::string_view json_format_of(Has has, std::string_view head) {
+  if (has(0) || has(1) || has(2)) return format::kJournalJson;
+  if (has(3) || (has(4) && has(5)) || has(6) || ((has(7) || has(8)) && has(9))) return format::kDockerInspect;
+  if ((has(10) && (has(11) || has(12))) || is_torchelastic_string_record(head))
+    return format::kTorchelasticError;
   return {};
+}
+
+/// Whether [a, w) holds kJsonKeys[k], searched from where the last window's search left off:
+/// windows that move down the text (each line's, to 64 KiB on) read each byte once a key.
+/// Exact for any window (one before the last is searched from its own start).
+bool window_holds(Scan& scan, std::size_t k, const char* a, const char* w) {
+  if (scan.json_keys.empty()) scan.json_keys.resize(kJsonKeys.size());
+  Scan::KeyCursor& c = scan.json_keys[k];
+  const std::string_view key = kJsonKeys[k];
+  if (c.from == nullptr || a < c.from || (c.found != nullptr && c.found < a)) c = {a, nullptr, a};
+  c.from = a;
+  if (c.found != nullptr) return c.found + key.size() <= w;  // the first place at or after `a`
+  if (w <= c.to) return false;                             // none ends before `to`
+  // No place from `a` ends before `to`: one starting at `to - (size - 1)` or later may.
+  const char* start = std::max(a, c.to - std::min<std::ptrdiff_t>(c.to - a, static_cast<std::ptrdiff_t>(key.size()) - 1));
+  const std::string_view window(start, static_cast<std::size_t>(w - start));
+  const std::size_t at = window.find(key);
+  if (at == std::string_view::npos) {
+    c.to = w;
+    return false;
+  }
+  c.found = start + at;
+  return true;
 }
 
 constexpr size_t kMaxJsonValueLines = 20000;  // one docker inspect is ~250 lines
@@ -312,11 +341,14 @@ constexpr size_t kMaxJsonValueLines = 20000;  // one docker inspect is ~250 line
 /// End (exclusive) of the run of JSON values starting at line `i`. Values may follow each
 /// other (json lines, json-seq, two pretty objects); blank lines between them are kept. A value
 /// still open at `e` (a paste cut short) or after kMaxJsonValueLines runs to there and sets `cut`.
-size_t json_run_end(const std::vector<std::string_view>& lines, size_t i, size_t e, bool& cut) {
+size_t json_run_end(const std::vector<std::string_view>& lines, size_t i, size_t e, bool& cut,
+                    std::vector<size_t>& starts) {
   size_t end = i;
   size_t k = i;
   cut = false;
+  starts.clear();
   while (k < e && starts_json_value(lines[k])) {
+    starts.push_back(k);
     int depth = 0;
     size_t j = k;
     const size_t limit = std::min(e, k + kMaxJsonValueLines);
@@ -352,11 +384,16 @@ bool starts_kubectl_describe(const std::vector<std::string_view>& lines, size_t 
 /// The JSON value run at `i`, memoised in the scan (both JSON formats ask at the same line).
 const Scan::JsonRun& json_run(Scan& scan, size_t i) {
   if (scan.json.at != i) {
-    bool cut = false;
-    const size_t end = json_run_end(scan.lines, i, scan.end, cut);
+    // A value start the last walk passed ends where it did (the walk from there is the same).
+    Scan::JsonRun& run = scan.json;
+    if (!std::binary_search(run.starts.begin(), run.starts.end(), i))
+      run.end = json_run_end(scan.lines, i, scan.end, run.cut, run.starts);
+    run.at = i;
     const char* a = scan.lines[i].data();
-    const char* z = scan.lines[end - 1].data() + scan.lines[end - 1].size();
-    scan.json = {i, end, cut, json_format(std::string_view(a, std::min<size_t>(static_cast<size_t>(z - a), 65536)))};
+    const char* z = scan.lines[run.end - 1].data() + scan.lines[run.end - 1].size();
+    const char* w = a + std::min<size_t>(static_cast<size_t>(z - a), 65536);
+    run.format = json_format_of([&](std::size_t k) { return window_holds(scan, k, a, w); },
+                                std::string_view(a, static_cast<std::size_t>(w - a)));
   }
   return scan.json;
 }
@@ -456,6 +493,24 @@ bool may_be_kernel_stamp(std::string_view line) {
   return false;
 }
 
+/// False where a line opening with an ISO stamp (`2026-04-09T…`: a container runtime's, a
+/// `docker logs -t` line) can match none of kernel_stamp_regex's alternatives, by their bytes:
+/// an ISO line matches only the `kernel: ` tag, dmesg's `,dddddd` microseconds at byte 19, or a
+/// syslog header (stamp, host, then a tag of no blank, `:` or `[` that ends in `:` or `[pid]:`).
+/// True for every other line (the regexes decide).
+bool iso_stamp_may_match(std::string_view line) {
+  if (!(line.size() > 10 && is_digit(line[0]) && line[4] == '-' && line[10] == 'T')) return true;
+  if (line.size() > 19 && line[19] == ',') return true;
+  if (line.find(" kernel: ") != std::string_view::npos) return true;
+  const std::size_t stamp_end = line.find(' ');
+  if (stamp_end == std::string_view::npos) return false;
+  const std::size_t host_end = line.find(' ', stamp_end + 1);
+  if (host_end == std::string_view::npos) return false;
+  std::size_t k = host_end + 1;
+  while (k < line.size() && !regex_space(line[k]) && line[k] != ':' && line[k] != '[') ++k;
+  return k > host_end + 1 && k < line.size() && (line[k] == ':' || line[k] == '[');
+}
+
 bool kernel_stamp_regex(std::string_view line) {
   // One alternation: raw dmesg, dmesg -T, syslog / journal with a `kernel:` tag, dmesg iso
   // (optionally -x decoded), kmsg records, -x decoded raw stamps.
@@ -473,6 +528,7 @@ bool kernel_stamp_regex(std::string_view line) {
   static const text::Pattern syslog(
       R"(^(?:[A-Z][^\s\d]{2,7} [ \d]\d \d\d:\d\d:\d\d(?:\.\d+)?|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)))"
       R"( [A-Za-z0-9_.-]+ [^\s:\[]+(?:\[\d+\])?: )");
+  if (!iso_stamp_may_match(line)) return false;
   return re.matches(line) || syslog.matches(line);
 }
 

@@ -85,8 +85,22 @@ struct Scan {
     std::size_t end = 0;        ///< exclusive end of the run of JSON values starting at `at`
     bool cut = false;           ///< a value still open at the section's end (a paste cut short)
     std::string_view format;    ///< the JSON format its keys name, '' for other JSON
+    /// The value starts the walk from `at` passed (sorted): a run asked at one of them ends
+    /// where this one does, so it is not walked again (a cut JSON-lines head was asked at
+    /// every line, each walk to the head's end).
+    std::vector<std::size_t> starts;
   };
   JsonRun json;
+  /// Where each JSON format key was last looked for (format_detect.cpp's json_format over a
+  /// window that moves down the text a line at a time: each key is searched once per byte, not
+  /// once per window). `from`: the window start of the last search; `found`: the first place
+  /// at or after it, else null, when no place from `from` ends before `to`.
+  struct KeyCursor {
+    const char* from = nullptr;
+    const char* found = nullptr;
+    const char* to = nullptr;
+  };
+  std::vector<KeyCursor> json_keys;
 };
 
 /// What a detector claims: lines [begin, end). `opaque` claims them for no format: they stay

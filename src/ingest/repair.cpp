@@ -5,6 +5,7 @@
 #include "ingest/repair.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <deque>
 #include <optional>
@@ -284,6 +285,39 @@ std::vector<std::string> split_escaped(Sv line) {
 
 // ---- 5. wraps ------------------------------------------------------------------------------
 
+/// A logging level word and what follows it at a record's start: vLLM's `INFO 04-09 00:47:22`
+/// (level, blank, `MM-DD `) and Python logging's default `INFO:name:` (level, colon, a name).
+bool level_header(Sv s) {
+  static constexpr std::array<Sv, 6> kLevels = {"DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL", "WARN"};
+  for (const Sv level : kLevels) {
+    if (!s.starts_with(level) || s.size() < level.size() + 2) continue;
+    const Sv rest = s.substr(level.size());
+    if (rest[0] == ':' && (is_alpha(rest[1]) || rest[1] == '_')) return true;
+    if (rest.size() >= 7 && rest[0] == ' ' && is_digit(rest[1]) && is_digit(rest[2]) && rest[3] == '-' &&
+        is_digit(rest[4]) && is_digit(rest[5]) && rest[6] == ' ')
+      return true;
+  }
+  return false;
+}
+
+/// A writer's process prefix, `(Name pid=N)` / `(Name rank=R pid=N)` (vLLM workers, Ray actors).
+bool process_prefix(Sv s) {
+  if (s.size() < 4 || s[0] != '(' || !(is_alpha(s[1]) || s[1] == '_')) return false;
+  std::size_t i = 2;
+  while (i < s.size() && i < 64 && (is_alpha(s[i]) || is_digit(s[i]) || s[i] == '_' || s[i] == '-' || s[i] == '.')) ++i;
+  if (i >= s.size() || s[i] != ' ') return false;
+  const Sv rest = s.substr(i + 1);
+  return rest.starts_with("pid=") || rest.starts_with("rank=");
+}
+
+/// A tqdm progress bar (`Epoch 0:  45%|####      | 450/1000 [00:12<00:15, 36.2it/s]`, Lightning's
+/// and DeepSpeed's too): `N%|` within its first 80 bytes. Each redraw after a `\r` is a line of
+/// its own (text::split_lines), a record, never the tail of the redraw before.
+bool progress_bar(Sv s) {
+  const std::size_t bar = s.substr(0, 80).find("%|");
+  return bar != Sv::npos && bar > 0 && is_digit(s[bar - 1]);
+}
+
 /// True when `s` starts like a log record of its own (a stamp, a bracketed or escaped prefix,
 /// a table border), so it is not the tail of the line before.
 bool starts_record(Sv s) {
@@ -303,6 +337,7 @@ bool starts_record(Sv s) {
       (is_digit(s[4]) || s[4] == ' ') && is_digit(s[5]) && (s[6] == ' ' || is_digit(s[6])))
     return true;
   if (s.starts_with("Traceback (most recent call last)")) return true;
+  if (level_header(s) || process_prefix(s) || progress_bar(s)) return true;
   // A tag or exception name and a colon: `NVRM: …`, `ValueError: …`, `kernel: …`.
   if (is_alpha(c)) {
     std::size_t i = 1;

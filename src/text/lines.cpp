@@ -150,11 +150,18 @@ std::vector<std::string_view> split_lines(std::string_view text, const RareBytes
 }
 
 std::string strip_ansi(std::string_view line) {
+  // Plain bytes are copied a run at a time (most lines are one run: no escape at all); a byte
+  // that may start a code is read as before.
+  const auto plain = [](unsigned char c) { return c >= 0x20 ? c != '^' && c != 0x7f : c == '\t'; };
   std::string out;
   out.reserve(line.size());
   const std::size_t n = line.size();
   std::size_t i = 0;
   while (i < n) {
+    const std::size_t from = i;
+    while (i < n && plain(static_cast<unsigned char>(line[i]))) ++i;
+    out.append(line.data() + from, i - from);
+    if (i == n) break;
     const unsigned char c = static_cast<unsigned char>(line[i]);
     if (c == 0x1b) {
       i += esc_length(line, i);
@@ -166,11 +173,7 @@ std::string strip_ansi(std::string_view line) {
         continue;
       }
     }
-    if (is_control(c)) {
-      ++i;
-      continue;
-    }
-    out.push_back(static_cast<char>(c));
+    if (!is_control(c)) out.push_back(static_cast<char>(c));  // a `^` that starts no code
     ++i;
   }
   return out;

@@ -19,6 +19,8 @@
 # Under the table: the scan's literal pass alone on one core (culprit_bench_literal_pass), which
 # bounds the plain row, beside as many literals of rare letters and split_lines.
 #
+# Under it, a row per shape of log beside rg (tests/bench/shapes.sh; SHAPES_MB=0 leaves it out).
+#
 # Usage: tests/bench/run.sh [BUILD_DIR=build] [MEGABYTES=400] [RUNS=3]
 # Needs: ripgrep, lnav (optional: its row is left out without it), GNU time, gzip, zstd, tar
 # (apt-get install ripgrep lnav time gzip zstd tar).
@@ -139,3 +141,9 @@ if [ -x "$build/tests/culprit_bench_literal_pass" ]; then
   "$build/tests/culprit_bench_literal_pass" "$corpus" "$runs"
 fi
 rm -f "$literals" "$results" "$timing"
+# Then a row per shape of log (tests/bench/shapes.sh: SHAPES_MB a shape, default 64; SHAPES_MB=0
+# leaves it out).
+if [ "${SHAPES_MB:-64}" -gt 0 ]; then
+  echo
+  sh "$(dirname "$0")/shapes.sh" "$build" "${SHAPES_MB:-64}" "$runs"
+fi

@@ -121,7 +121,8 @@ class AppLogParser {
  public:
   /// `text`: all the parser will read, whose pasted escapes (`^[[`) are looked for once here.
   AppLogParser(ParseContext& ctx, PeelOptions options, Sv text)
-      : ctx_(ctx), options_(options), caret_escapes_(ctx.rare.may_hold('^') && text.find("^[[") != Sv::npos) {}
+      : ctx_(ctx), options_(options), caret_escapes_(ctx.rare.may_hold('^') && text.find("^[[") != Sv::npos),
+        may_escape_(ctx.rare.may_hold_control()) {}
 
   void line(std::int64_t seg, Sv raw, LiteralHit hit = LiteralHit::unknown);
   void finish();
@@ -173,6 +174,7 @@ class AppLogParser {
   mutable Sv last_sighted_;  // the `pid=` prefix last looked up and sighted (an element of sighted_prefixes_)
   static constexpr std::size_t kMaxSightedPrefixes = 256;
   bool caret_escapes_;            // the text holds a pasted `^[[` somewhere (most never do)
+  bool may_escape_;               // the census of the text leaves an ESC possible (no census: yes)
   Sv skipped_raw_;                // the last line the fast path skipped (its stamp is peeled lazily)
   std::int64_t skipped_seg_ = 0;
 };
@@ -217,7 +219,8 @@ bool AppLogParser::skippable(Sv raw, LiteralHit hit) const {
     if (m == Sv::npos) return false;
     text = m + 1;
   }
-  if (raw.find('\x1b', text) != Sv::npos || (caret_escapes_ && raw.find("^[[") != Sv::npos)) return false;
+  if ((may_escape_ && raw.find('\x1b', text) != Sv::npos) || (caret_escapes_ && raw.find("^[[") != Sv::npos))
+    return false;
   const bool glog = raw.size() > 5 && std::string_view("IWEDCF").find(raw[0]) != Sv::npos && raw[1] >= '0' &&
                     raw[1] <= '9';
   // NCCL names its writer's pid in a tag: at the line's start it is a prefix like a worker's;

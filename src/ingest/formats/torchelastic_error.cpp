@@ -213,14 +213,21 @@ void parse_torchelastic_error(std::string_view text, ParseContext& ctx) {
   }
 }
 
+bool is_torchelastic_string_record(std::string_view head) {
+  // The string form's keys (`message`, `timestamp`) are any JSON log's, so it counts only as one
+  // object opening with them that carries a Python traceback. Cheapest first: a JSON-lines log's
+  // `}\n{` ends the search within its first line.
+  const std::size_t at = head.find_first_not_of(" \t\r\n");
+  if (at == std::string_view::npos || head.substr(at, 12) != "{\"message\": ") return false;
+  return head.find("}\n{") == std::string_view::npos && head.find("\"timestamp\": ") != std::string_view::npos &&
+         head.find("Traceback (most recent call last):") != std::string_view::npos;
+}
+
 bool is_torchelastic_error(std::string_view head) {
   const auto has = [head](std::string_view s) { return head.find(s) != std::string_view::npos; };
-  // The object form: its own keys. The string form's keys (`message`, `timestamp`) are any JSON
-  // log's, so it counts only as one object opening with them that carries a Python traceback.
+  // The object form: its own keys.
   if (has("\"extraInfo\"") && (has("\"py_callstack\"") || has("\"errorCode\""))) return true;
-  std::size_t at = head.find_first_not_of(" \t\r\n");
-  if (at == std::string_view::npos || head.substr(at, 12) != "{\"message\": ") return false;
-  return has("\"timestamp\": ") && has("Traceback (most recent call last):") && head.find("}\n{") == std::string_view::npos;
+  return is_torchelastic_string_record(head);
 }
 
 }  // namespace culprit::ingest

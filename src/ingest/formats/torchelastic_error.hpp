@@ -11,4 +11,8 @@ namespace culprit::ingest {
 /// that has a `"timestamp": ` and a Python traceback (the string form).
 bool is_torchelastic_error(std::string_view head);
 
+/// The string form alone (the object form's keys are the sniffer's own key search): cheap to ask
+/// at every line of a JSON-lines log, which it rejects within the first line.
+bool is_torchelastic_string_record(std::string_view head);
+
 }  // namespace culprit::ingest

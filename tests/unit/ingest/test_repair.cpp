@@ -380,3 +380,38 @@ TEST_CASE("each stage's first look alone lets the repair run: nothing is skipped
   CHECK_FALSE(repair("[    7.527511] IPv6: ADDRCONF(NETDEV_CHANGE): veth2b61d8: link becomes ready\n"
                      "[    7.639800] docker0: port 4(veth99b1c) entered forwarding state\n").copied);
 }
+
+TEST_CASE("vLLM headers, worker prefixes and Python logging's default header start records", "[repair][wrap]") {
+  // vLLM's logger (`INFO 04-09 05:10:11 [file.py:N] …`, vllm/logger.py's `%(levelname)s
+  // %(asctime)s [%(filename)s:%(lineno)d]` with `%m-%d %H:%M:%S`), its worker processes' prefix
+  // `(VllmWorker rank=1 pid=3301) ` and Python logging's default `%(levelname)s:%(name)s:`:
+  // each line is a record, never the tail of the line before (a big worker log tried every line
+  // as one). A message cut before such a line stays as it is.
+  const std::string cut = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total\n";
+  CHECK_FALSE(repair(cut + "INFO 04-09 05:10:11 [metrics.py:455] capacity of 79.10 GiB of which 1.02 GiB is free.\n").copied);
+  CHECK_FALSE(repair(cut + "(VllmWorker rank=1 pid=3301) capacity of 79.10 GiB of which 1.02 GiB is free.\n").copied);
+  CHECK_FALSE(repair(cut + "INFO:vllm.worker:capacity of 79.10 GiB of which 1.02 GiB is free.\n").copied);
+  // Look-alikes that are message text, not headers, still continue a cut message.
+  const auto tail = repair(cut + "capacity of 79.10 GiB of which 1.02 GiB is free. INFO 04-09 follows\n");
+  CHECK(tail.copied);
+  CHECK(tail.report.join.lines >= 1);
+  // A message wrapped under a vLLM header still joins: its tail starts no record.
+  const std::string head = "INFO 04-09 05:10:11 [worker.py:97] " + cut;
+  const auto r = repair(head + "capacity of 79.10 GiB of which 1.02 GiB is free.\n");
+  REQUIRE(r.copied);
+  CHECK(lines_of(r.text).front() ==
+        head.substr(0, head.size() - 1) + " capacity of 79.10 GiB of which 1.02 GiB is free.");
+}
+
+TEST_CASE("a tqdm bar redrawn after a carriage return is a record, not a tail", "[repair][wrap]") {
+  // tqdm's `{desc}: {percentage:3.0f}%|{bar}| {n_fmt}/{total_fmt} [{elapsed}<{remaining},
+  // {rate_fmt}{postfix}]`, redrawn after `\r` as a Slurm .out keeps it: each redraw is a line.
+  std::string bars;
+  for (int i = 0; i < 4; ++i)
+    bars += "\rEpoch 1:  4" + std::to_string(i) + "%|####      | 4" + std::to_string(i) + "0/1000 [00:12<00:15, 36.2it/s, loss=2.31]";
+  const std::string cut = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total\n";
+  CHECK_FALSE(repair(cut + bars + "\n").copied);
+  // A percentage in message text is no bar: the tail still joins.
+  const auto tail = repair(cut + "capacity of 79.10 GiB of which 1.02 GiB is free (45% of it|cached).\n");
+  CHECK(tail.report.join.lines >= 1);
+}
