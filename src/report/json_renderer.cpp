@@ -1,7 +1,7 @@
 // The JSON contract (schema_version 3): one compact object with keys in a fixed order, sizes
 // in bytes as integers, times as ISO 8601 UTC strings, absent values as null. The schema is
 // schema/culprit-report.schema.json (keys in this order, enumerations, types), documented field
-// by field in the README ("JSON output"); tests/schema checks output, schema and README agree.
+// by field in docs/json.md ("JSON output"); tests/schema checks output, schema and docs agree.
 // Change all three together and bump the version.
 #include <cmath>
 #include <string>

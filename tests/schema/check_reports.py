@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 """The JSON contract, checked: culprit's JSON against schema/culprit-report.schema.json, plus
 what a JSON Schema cannot say — keys in the schema's order, the budget's sum, one value of a
-finding's `echo` — and the README's field tables against the schema.
+finding's `echo` — and the field tables of docs/json.md (the README's "JSON output", moved
+there) against the schema.
 
   check_reports.py SCHEMA fixtures CULPRIT FIXTURES_DIR   every fixtures/incidents/*/ (as tests/golden runs them)
   check_reports.py SCHEMA real-cases CULPRIT CASES_DIR    every real case (exit 77 when CASES_DIR is absent)
   check_reports.py SCHEMA jsonl FILE                      each line of `culprit scan --jsonl` output
   check_reports.py SCHEMA scan CULPRIT SOURCE_DIR WORK    `culprit scan --jsonl` over tests/scan/make_batch.sh's batch
-  check_reports.py SCHEMA readme README.md                the README's "JSON output" tables list the schema's keys
+  check_reports.py SCHEMA readme docs/json.md            its "JSON output" tables list the schema's keys
   check_reports.py SCHEMA negative CULPRIT FIXTURE_DIR    broken copies of one report must fail every check they break
 
 Exit 0 when all hold, 1 with one line per problem, 77 (skipped) without python3-jsonschema.
@@ -235,21 +236,31 @@ def cmd_scan(contract, culprit, source, work):
     return cmd_jsonl(contract, out)
 
 
-# README "JSON output": each table's heading and the schema object it documents.
+# docs/json.md "JSON output": each table's heading and the schema object it documents.
 README_TABLES = {"Top level": "report_fields", "`culprit` object": "culprit", "`victim` object": "victim",
                  "`budget` object": "budget", "Finding object": "finding", "Evidence object": "evidence",
                  "Source object": "source"}
-# Objects the README describes inline in a row of another table: (table, row key) -> schema object.
+# Objects the doc describes inline in a row of another table: (table, row key) -> schema object.
 README_INLINE = {("`budget` object", "holders"): "holder", ("`budget` object", "entries"): "entry"}
 
 
 def readme_tables(text):
-    """{heading: [(key, row text)]} of the '### ' tables under '## JSON output'."""
-    section = text.split("\n## JSON output", 1)[1].split("\n## ", 1)[0]
+    """{heading: [(key, row text)]} of the tables one level under the 'JSON output' heading: the
+    '## ' sections of docs/json.md's '# JSON output', as they were the '### ' sections of the
+    README's '## JSON output'. The section ends at the next heading of its level or above."""
+    lines = text.splitlines()
+    start = next((i for i, line in enumerate(lines) if re.match(r"#{1,2} JSON output", line)), None)
+    if start is None:
+        return {}, ""
+    level = len(lines[start]) - len(lines[start].lstrip("#"))
+    end = next((i for i in range(start + 1, len(lines))
+                if re.match(r"#{1,%d} " % level, lines[i])), len(lines))
+    section = "\n".join(lines[start:end])
+    sub = "#" * (level + 1) + " "
     tables, heading = {}, None
-    for line in section.splitlines():
-        if line.startswith("### "):
-            heading = line[4:].strip()
+    for line in lines[start:end]:
+        if line.startswith(sub):
+            heading = line[len(sub):].strip()
         m = re.match(r"\| `([a-z_]+)` \|", line)
         if heading and m:
             tables.setdefault(heading, []).append((m.group(1), line))
@@ -264,18 +275,18 @@ def cmd_readme(contract, readme):
         keys, _ = contract.object_keys(contract.schema["$defs"][name])
         listed = [k for k, _ in tables.get(heading, [])]
         if listed != keys:
-            problems.append(f"README '### {heading}' lists {listed}; the schema's {name} has {keys}")
+            problems.append(f"{readme} '{heading}' lists {listed}; the schema's {name} has {keys}")
     for (heading, row), name in README_INLINE.items():
         keys, _ = contract.object_keys(contract.schema["$defs"][name])
         text = dict(tables.get(heading, [])).get(row, "")
         cells = re.split(r"(?<!\\)\|", text)  # `\|` is a pipe inside a cell
         listed = re.findall(r'"([a-z_]+)":', cells[3] if len(cells) > 3 else "")
         if listed != keys:
-            problems.append(f"README '### {heading}' row `{row}` shows {listed}; the schema's {name} has {keys}")
+            problems.append(f"{readme} '{heading}' row `{row}` shows {listed}; the schema's {name} has {keys}")
     version = contract.schema["$defs"]["report_fields"]["properties"]["schema_version"]["const"]
     shown = re.findall(r'"schema_version":(\d+)', section)
     if not shown or any(int(v) != version for v in shown):
-        problems.append(f"README example's schema_version {shown} is not {version}")
+        problems.append(f"{readme}: the example's schema_version {shown} is not {version}")
     return problems, len(README_TABLES) + len(README_INLINE)
 
 

@@ -1,5 +1,5 @@
 // Turns a diagnose::Verdict into what people and programs read: terminal text, a Markdown
-// incident report, the versioned JSON contract (documented in the README), or a self-contained
+// incident report, the versioned JSON contract (documented in docs/json.md), or a self-contained
 // HTML report with pictures. Pure functions: no I/O, no SQL, thread-safe.
 #pragma once
 

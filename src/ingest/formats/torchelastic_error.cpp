@@ -223,11 +223,4 @@ bool is_torchelastic_string_record(std::string_view head) {
          head.find("Traceback (most recent call last):") != std::string_view::npos;
 }
 
-bool is_torchelastic_error(std::string_view head) {
-  const auto has = [head](std::string_view s) { return head.find(s) != std::string_view::npos; };
-  // The object form: its own keys.
-  if (has("\"extraInfo\"") && (has("\"py_callstack\"") || has("\"errorCode\""))) return true;
-  return is_torchelastic_string_record(head);
-}
-
 }  // namespace culprit::ingest

@@ -6,13 +6,10 @@
 
 namespace culprit::ingest {
 
-/// Whether the head of a JSON value is a torchelastic error record: `extraInfo` with
-/// `py_callstack` or `errorCode` (the object form), or one object opening with `"message": `
-/// that has a `"timestamp": ` and a Python traceback (the string form).
-bool is_torchelastic_error(std::string_view head);
-
-/// The string form alone (the object form's keys are the sniffer's own key search): cheap to ask
-/// at every line of a JSON-lines log, which it rejects within the first line.
+/// A torchelastic error record is `extraInfo` with `py_callstack` or `errorCode` (the object
+/// form: format_detect.cpp's key search finds those keys), or one object opening with
+/// `"message": ` that has a `"timestamp": ` and a Python traceback (the string form, told here).
+/// Cheap to ask at every line of a JSON-lines log, which it rejects within the first line.
 bool is_torchelastic_string_record(std::string_view head);
 
 }  // namespace culprit::ingest
