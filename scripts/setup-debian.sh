@@ -7,8 +7,9 @@
 # (util-linux), ps and python3, python3-jsonschema (the JSON contract's tests, tests/schema),
 # groff, zsh and fish (the man page is rendered and the completions parsed by tests/cli),
 # pybind11-dev / python3-dev (the Python module, python/) with python3-pytest (its tests,
-# tests/python), and slurm-wlm + munge (the job-array test, tests/slurm: it starts its own
-# throw-away daemons).
+# tests/python), python3-torch (1.13, CPU only: the exception hook's allocator snapshot is tested
+# against the real torch's signatures and exception types, tests/python/test_memory_snapshot.py),
+# and slurm-wlm + munge (the job-array test, tests/slurm: it starts its own throw-away daemons).
 set -eu
 export DEBIAN_FRONTEND=noninteractive
 # The block scanner's SIMD literal matcher: Hyperscan on x86-64, its Vectorscan port elsewhere.
@@ -21,7 +22,7 @@ build="build-essential cmake ninja-build pkg-config ccache \
   catch2 libtomlplusplus-dev libarchive-dev $hyperscan ca-certificates"
 tests="chromium fonts-dejavu-core sqlite3 zstd xz-utils gzip zip tar \
   openssh-server openssh-client util-linux procps python3 python3-jsonschema \
-  groff-base zsh fish pybind11-dev python3-dev python3-pytest slurm-wlm munge"
+  groff-base zsh fish pybind11-dev python3-dev python3-pytest slurm-wlm munge python3-torch"
 case "${1:-all}" in
   build) packages=$build ;;
   all) packages="$build $tests" ;;

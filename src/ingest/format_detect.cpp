@@ -18,6 +18,7 @@
 #include "ingest/formats/ps_columns.hpp"
 #include "ingest/formats/sample_stamp.hpp"
 #include "ingest/formats/smi_rows.hpp"
+#include "ingest/formats/torch_memory_snapshot.hpp"
 
 namespace culprit::ingest::detect {
 namespace {
@@ -300,6 +301,7 @@ std::string_view json_format(std::string_view head) {
       contains(head, "\"containerStatuses\"") ||
       ((contains(head, "\"kind\": \"Pod") || contains(head, "\"kind\":\"Pod")) && contains(head, "\"apiVersion\"")))
     return format::kDockerInspect;
+  if (torch_memory::looks_like_snapshot(head)) return format::kTorchMemorySnapshot;
   return {};
 }
 
@@ -680,6 +682,7 @@ Detection cgroup_memory_block(Scan& scan, size_t i) {
 
 Detection journal_json(Scan& scan, size_t i) { return json_block(scan, i, format::kJournalJson); }
 Detection docker_inspect(Scan& scan, size_t i) { return json_block(scan, i, format::kDockerInspect); }
+Detection torch_memory_snapshot(Scan& scan, size_t i) { return json_block(scan, i, format::kTorchMemorySnapshot); }
 
 Detection kubectl_describe(Scan& scan, size_t i) {
   const auto& lines = scan.lines;

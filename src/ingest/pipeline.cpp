@@ -266,7 +266,8 @@ IngestStats ingest(const IngestInput& input, const text::SignalSet& signals, cor
                               kind == format::kNvidiaSmiXml || kind == format::kPs || kind == format::kDockerPs ||
                               kind == format::kNvidiaSmiTable || kind == format::kNvidiaSmiCsv ||
                               kind == format::kNvidiaSmiQ || kind == format::kFree || kind == format::kProcStack ||
-                              kind == format::kMeminfo || kind == format::kCgroupMemory || kind == format::kGpustat;
+                              kind == format::kMeminfo || kind == format::kCgroupMemory || kind == format::kGpustat ||
+                              kind == format::kTorchMemorySnapshot;
   // One split of the text serves the repair, the sniffer and the parsers: the sniff's or the
   // repair's own where it changed nothing (the common case), else one of the repaired text.
   repair_options.rare = rare;
