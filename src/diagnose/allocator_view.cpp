@@ -7,6 +7,8 @@
 #include <cmath>
 #include <limits>
 
+#include "culprit/core/event.hpp"
+
 namespace culprit::diagnose {
 
 bool fragmented(const AllocatorView& view) {
@@ -29,9 +31,9 @@ std::optional<AllocatorView> load_allocator_view(store::Database& db, const Verd
       " json_extract(e.fields, '$.blocks') AS blocks, json_extract(e.fields, '$.live_blocks') AS live_blocks,"
       " json_extract(e.fields, '$.free_blocks') AS free_blocks, json_extract(e.fields, '$.unattributed_bytes') AS unattributed,"
       " json_extract(e.fields, '$.sites') AS sites, json_extract(e.fields, '$.cut') AS cut"
-      " FROM events e JOIN sources s ON s.id = e.source_id WHERE e.kind = 'allocator_snapshot'"
+      " FROM events e JOIN sources s ON s.id = e.source_id WHERE e.kind = '{}'"
       " ORDER BY e.source_id, e.line, e.id LIMIT {}",
-      kMaxAllocatorSnapshots));
+      core::kind::kAllocatorSnapshot, kMaxAllocatorSnapshots));
   if (!snaps.error.empty() || snaps.rows.empty()) return std::nullopt;
 
   // The root's host first; among those, the nearest in time to the root; else the last read.
@@ -76,15 +78,14 @@ std::optional<AllocatorView> load_allocator_view(store::Database& db, const Verd
       (!verdict.budget->gpu || !v.gpu || *verdict.budget->gpu == *v.gpu))
     v.requested = verdict.budget->requested;
 
-  // The sites the parser wrote after this snapshot's event, up to the next snapshot's.
+  // The sites the parser wrote with this snapshot: its source, at its line.
   auto sites = db.query(fmt::format(
       "SELECT json_extract(e.fields, '$.site_file') AS file, json_extract(e.fields, '$.site_line') AS line,"
       " json_extract(e.fields, '$.site_function') AS function, json_extract(e.fields, '$.bytes') AS bytes,"
       " json_extract(e.fields, '$.blocks') AS blocks, json_extract(e.fields, '$.largest_bytes') AS largest"
-      " FROM events e WHERE e.kind = 'allocator_site' AND e.source_id = {0} AND e.id > {1}"
-      " AND e.id < coalesce((SELECT min(n.id) FROM events n WHERE n.kind = 'allocator_snapshot' AND n.id > {1}), {2})"
-      " ORDER BY json_extract(e.fields, '$.site_rank'), e.id LIMIT {3}",
-      int_of(r, "source_id"), int_of(r, "id"), std::numeric_limits<std::int64_t>::max(), kMaxAllocationSites));
+      " FROM events e WHERE e.kind = '{}' AND e.source_id = {} AND e.line = {}"
+      " ORDER BY json_extract(e.fields, '$.site_rank'), e.id LIMIT {}",
+      core::kind::kAllocatorSite, int_of(r, "source_id"), v.line, kMaxAllocationSites));
   for (const auto& s : sites.rows) {
     AllocationSite site;
     site.file = s["file"].as_text();

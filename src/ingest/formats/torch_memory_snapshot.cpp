@@ -233,7 +233,7 @@ void push_summary(const torch_memory::Summary& s, std::int64_t seg_line, ParseCo
       e.ts_raw = s.time;
     }
   e.pid = s.pid;
-  e.kind = "allocator_snapshot";
+  e.kind = std::string(core::kind::kAllocatorSnapshot);
   e.rule = "torch_memory_snapshot";
   e.severity = core::Severity::info;
   std::optional<std::int64_t> requested;
@@ -267,7 +267,7 @@ void push_summary(const torch_memory::Summary& s, std::int64_t seg_line, ParseCo
     x.ts_kind = e.ts_kind;
     x.ts_raw = e.ts_raw;
     x.pid = s.pid;
-    x.kind = "allocator_site";
+    x.kind = std::string(core::kind::kAllocatorSite);
     x.rule = "torch_memory_snapshot";
     x.severity = core::Severity::info;
     x.message = fmt::format("allocator: {} live in {} block(s) allocated at {}:{} in {}", core::format_size(site.bytes),

@@ -11,7 +11,7 @@
 #include "ingest/formats/torch_memory_snapshot.hpp"
 #include "unit/ingest/recording_sink.hpp"
 
-namespace tm = culprit::ingest::torch_memory;
+namespace tms = culprit::ingest::torch_memory;
 using culprit::ingest::sniff_format;
 
 namespace {
@@ -39,23 +39,23 @@ const std::string kUserFrame = frame("/srv/job/train.py", 42, "forward");
 }  // namespace
 
 TEST_CASE("torch_memory_snapshot: the site is the innermost Python frame outside torch", "[torch_memory_snapshot]") {
-  using F = tm::Frame;
+  using F = tms::Frame;
   // C++ frames (2.1+ stacks="all") and torch's own Python frames are passed over.
-  auto s = tm::allocation_site({F{"??", 0, "c10::cuda::CUDACachingAllocator::malloc"},
+  auto s = tms::allocation_site({F{"??", 0, "c10::cuda::CUDACachingAllocator::malloc"},
                                 F{"/usr/lib/python3/dist-packages/torch/nn/modules/linear.py", 114, "forward"},
                                 F{"/srv/job/model.py", 88, "attention"}, F{"/srv/job/train.py", 42, "step"}});
   REQUIRE(s);
   CHECK(s->file == "/srv/job/model.py");
   CHECK(s->line == 88);
   // Only torch's frames: the innermost of them; `<stdin>` is Python; no Python frame: none.
-  s = tm::allocation_site({F{"libtorch_cuda.so", 0, "x"}, F{"/opt/venv/lib/python3.11/site-packages/torch/optim/adamw.py", 161, "step"}});
+  s = tms::allocation_site({F{"libtorch_cuda.so", 0, "x"}, F{"/opt/venv/lib/python3.11/site-packages/torch/optim/adamw.py", 161, "step"}});
   REQUIRE(s);
   CHECK(s->function == "step");
-  s = tm::allocation_site({F{"<stdin>", 3, "<module>"}});
+  s = tms::allocation_site({F{"<stdin>", 3, "<module>"}});
   REQUIRE(s);
   CHECK(s->file == "<stdin>");
-  CHECK_FALSE(tm::allocation_site({F{"??", 0, "x"}, F{"/pytorch/c10/cuda/CUDACachingAllocator.cpp", 1200, "malloc"}}));
-  CHECK_FALSE(tm::allocation_site({}));
+  CHECK_FALSE(tms::allocation_site({F{"??", 0, "x"}, F{"/pytorch/c10/cuda/CUDACachingAllocator.cpp", 1200, "malloc"}}));
+  CHECK_FALSE(tms::allocation_site({}));
 }
 
 TEST_CASE("torch_memory_snapshot: states, figures and sites of one segment", "[torch_memory_snapshot]") {
@@ -64,7 +64,7 @@ TEST_CASE("torch_memory_snapshot: states, figures and sites of one segment", "[t
       block(4 * kGiB, "active_allocated", kTorchFrame + ", " + kUserFrame) + ", " +
           block(2 * kGiB, "active_allocated", kUserFrame) + ", " +
           block(3 * kGiB, "active_pending_free", kUserFrame) + ", " + block(kGiB, "inactive", ""));
-  const auto s = tm::summarize(text);
+  const auto s = tms::summarize(text);
   REQUIRE(s);
   CHECK(s->device == 1);
   CHECK(s->reserved == 10 * kGiB);
@@ -86,9 +86,9 @@ TEST_CASE("torch_memory_snapshot: states, figures and sites of one segment", "[t
 TEST_CASE("torch_memory_snapshot: bounds on frames and sites", "[torch_memory_snapshot]") {
   // The user's frame past kMaxFrames is not looked at: the innermost torch frame stands.
   std::string frames;
-  for (std::size_t i = 0; i < tm::kMaxFrames; ++i) frames += kTorchFrame + ", ";
+  for (std::size_t i = 0; i < tms::kMaxFrames; ++i) frames += kTorchFrame + ", ";
   frames += kUserFrame;
-  auto s = tm::summarize(snapshot(kGiB, kGiB, block(kGiB, "active_allocated", frames)));
+  auto s = tms::summarize(snapshot(kGiB, kGiB, block(kGiB, "active_allocated", frames)));
   REQUIRE(s);
   REQUIRE(s->sites.size() == 1);
   CHECK(s->sites[0].function == "linear");
@@ -96,20 +96,20 @@ TEST_CASE("torch_memory_snapshot: bounds on frames and sites", "[torch_memory_sn
   std::string blocks;
   for (int i = 1; i <= 25; ++i)
     blocks += (i > 1 ? ", " : "") + block(i * 1000, "active_allocated", frame("/srv/job/train.py", i, "f"));
-  s = tm::summarize(snapshot(1 << 20, 325000, blocks));
+  s = tms::summarize(snapshot(1 << 20, 325000, blocks));
   REQUIRE(s);
   CHECK(s->site_count == 25);
-  REQUIRE(s->sites.size() == tm::kMaxSites);
+  REQUIRE(s->sites.size() == tms::kMaxSites);
   CHECK(s->sites.front().line == 25);
   CHECK(s->sites.back().line == 16);
 }
 
 TEST_CASE("torch_memory_snapshot: JSON that is no snapshot", "[torch_memory_snapshot]") {
-  CHECK_FALSE(tm::summarize("{\"segments\": 3}"));
-  CHECK_FALSE(tm::summarize("{\"level\": \"info\", \"msg\": \"total_size 3\"}"));
-  CHECK_FALSE(tm::summarize("{\"segments\": [{\"total_size\": 1"));  // cut
+  CHECK_FALSE(tms::summarize("{\"segments\": 3}"));
+  CHECK_FALSE(tms::summarize("{\"level\": \"info\", \"msg\": \"total_size 3\"}"));
+  CHECK_FALSE(tms::summarize("{\"segments\": [{\"total_size\": 1"));  // cut
   // Sizes past int64 (a corrupt file) are not wrapped negative.
-  const auto s = tm::summarize("[{\"total_size\": 18446744073709551615, \"allocated_size\": -5, \"blocks\": []}]");
+  const auto s = tms::summarize("[{\"total_size\": 18446744073709551615, \"allocated_size\": -5, \"blocks\": []}]");
   REQUIRE(s);
   CHECK(s->reserved >= 0);
 
