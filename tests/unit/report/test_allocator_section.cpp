@@ -6,6 +6,7 @@
 #include <string>
 
 #include "culprit/diagnose/finding.hpp"
+#include "culprit/report/redact.hpp"
 #include "culprit/report/renderer.hpp"
 #include "unit/report/sample_verdicts.hpp"
 
@@ -104,4 +105,21 @@ TEST_CASE("allocator section: Markdown and HTML", "[report][allocator]") {
   const std::string html = render(v, Format::html);
   CHECK(html.find("Allocator at the OOM") != std::string::npos);
   CHECK(html.find("model.py:88 in attention") != std::string::npos);
+}
+
+TEST_CASE("allocator section: --redact hides its host and the user in its paths", "[report][allocator][redact]") {
+  auto v = test::cuda_oom_foreign();
+  auto a = fragmented_view();
+  a.sites[0].file = "/home/alice/job/model.py";
+  a.source = "spark-b/culprit-memory-spark-b-51877.json";
+  v.data.allocator = a;
+  const auto r = redact(v);
+  REQUIRE(r.data.allocator);
+  CHECK(r.data.allocator->host != "spark-b");
+  for (const auto format : {Format::markdown, Format::json, Format::text}) {
+    const std::string out = render(r, format);
+    CHECK((out.find("Allocator at the OOM") != std::string::npos || format == Format::json));
+    CHECK(out.find("spark-b") == std::string::npos);
+    CHECK(out.find("alice") == std::string::npos);
+  }
 }
