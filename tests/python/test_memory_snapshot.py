@@ -147,7 +147,7 @@ def test_the_file_keeps_pytorchs_layout_and_its_totals(snapshot):
     assert sum(s["allocated_size"] for s in segments) == ts.allocated()
     live = [b for s in segments for b in s["blocks"] if b["state"] == "active_allocated"]
     assert len(live) == 7
-    frames = [b.get("frames") or b["history"][-1]["frames"] for b in live]
+    frames = [b["frames"] if "frames" in b else b["history"][-1]["frames"] for b in live]
     assert {"filename": ts.MODEL, "line": 88, "name": "attention"} in frames[1]
 
 
