@@ -279,3 +279,22 @@ def test_the_hook_writes_the_snapshot_and_reports_it(tmp_path):
     assert head["torch"] == torch.__version__ and head["error"] == ts.OOM_MESSAGE
     assert "Allocator at the OOM" in child.stderr and "Fragmentation:" in child.stderr, child.stderr
     assert "model.py:88 in attention" in child.stderr
+
+
+def test_watch_asks_for_the_snapshot_for_its_block_only(tmp_path, monkeypatch):
+    import io
+    monkeypatch.delenv(ms.HISTORY_ENV, raising=False)
+    monkeypatch.setattr(torch.cuda.memory, "_snapshot", ts.snapshot_2_0)  # as a GPU's would return it
+    out = io.StringIO()
+    with pytest.raises(torch.cuda.OutOfMemoryError):
+        with culprit.watch(snapshot=False, file=out, memory_history=True, memory_snapshot_dir=str(tmp_path)):
+            raise torch.cuda.OutOfMemoryError(ts.OOM_MESSAGE)
+    assert len(list(tmp_path.iterdir())) == 1
+    text = out.getvalue()
+    assert "PyTorch's allocation history is not recorded: CUDA is not available" in text
+    assert "Allocator at the OOM" in text and "model.py:88 in attention" in text
+    quiet = io.StringIO()
+    with pytest.raises(torch.cuda.OutOfMemoryError):
+        with culprit.watch(snapshot=False, file=quiet, memory_snapshot_dir=str(tmp_path)):
+            raise torch.cuda.OutOfMemoryError(ts.OOM_MESSAGE)
+    assert len(list(tmp_path.iterdir())) == 1 and "Allocator at the OOM" not in quiet.getvalue()
