@@ -71,26 +71,28 @@ TEST_CASE("allocator section: text report, beside the ledger", "[report][allocat
 }
 
 TEST_CASE("allocator section: what the figures say", "[report][allocator]") {
+  RenderOptions unwrapped;
+  unwrapped.width = 0;  // sentences on one line each
   auto v = test::cuda_oom_foreign();
   auto a = fragmented_view();
   a.requested = 4 * test::kGiB;  // more than all the cache held
   v.data.allocator = a;
-  std::string text = render(v, Format::text, {});
+  std::string text = render(v, Format::text, unwrapped);
   CHECK(text.find("Fragmentation:") == std::string::npos);
   CHECK(text.find("is larger than all the allocator held unallocated") != std::string::npos);
   a.requested = test::kGiB;  // a free block could hold it
   v.data.allocator = a;
-  text = render(v, Format::text, {});
+  text = render(v, Format::text, unwrapped);
   CHECK(text.find("does not show the allocator short of a block") != std::string::npos);
   a.requested.reset();
   a.sites.clear();
   a.site_count = 0;
   v.data.allocator = a;
-  text = render(v, Format::text, {});
+  text = render(v, Format::text, unwrapped);
   CHECK(allocator_part(text).find("requested") == std::string::npos);  // no request known: no row
   CHECK(text.find("No Python frame was recorded") != std::string::npos);
   v.data.allocator.reset();
-  CHECK(render(v, Format::text, {}).find("Allocator at the OOM") == std::string::npos);
+  CHECK(render(v, Format::text, unwrapped).find("Allocator at the OOM") == std::string::npos);
 }
 
 TEST_CASE("allocator section: Markdown and HTML", "[report][allocator]") {
