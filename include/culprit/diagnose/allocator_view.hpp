@@ -30,6 +30,7 @@ struct AllocationSite {
 struct AllocatorView {
   std::string host;
   std::optional<int> gpu;
+  std::optional<double> ts;  ///< when the hook took it (UTC), as placed on the timeline
   std::string source;      ///< the snapshot file, as the report's sources name it
   std::int64_t line = 0;
   std::string torch_version;
