@@ -125,9 +125,12 @@ def oom_of(exc, torch=None):
     return None
 
 
-def _cut(value, limit=MAX_TEXT):
+def _cut(value, limit=MAX_TEXT, keep_end=False):
+    """value as text, at most limit characters: its start, or its end (a path's file name)."""
     text = value if isinstance(value, str) else str(value)
-    return text[:limit]
+    if len(text) <= limit:
+        return text
+    return text[-limit:] if keep_end else text[:limit]
 
 
 def _int(value):
@@ -138,7 +141,7 @@ def _frames(frames):
     out = []
     for f in (frames or [])[:MAX_FRAMES]:
         if isinstance(f, dict):
-            out.append({"filename": _cut(f.get("filename", "")), "line": _int(f.get("line")),
+            out.append({"filename": _cut(f.get("filename", ""), keep_end=True), "line": _int(f.get("line")),
                         "name": _cut(f.get("name", ""))})
     return out
 

@@ -155,7 +155,7 @@ def test_the_file_is_bounded_and_says_what_it_dropped(monkeypatch):
     monkeypatch.setattr(ms, "MAX_SEGMENTS", 8)
     monkeypatch.setattr(ms, "MAX_LIVE_BLOCKS", 5)
     monkeypatch.setattr(ms, "MAX_FREE_BLOCKS", 2)
-    deep = [ts.frame(f"/srv/f{i}.py", i, "f" * 2000) for i in range(40)]
+    deep = [ts.frame("/srv/" + "d" * 2000 + f"/f{i}.py", i, "f" * 2000) for i in range(40)]
     layout = [("large", [((k + 1) * ts.MiB, "active_allocated", deep), (ts.MiB // (k + 1), "inactive", None)])
               for k in range(100)]
     text = ms.to_json(ts.snapshot_2_1(layout))
@@ -168,6 +168,9 @@ def test_the_file_is_bounded_and_says_what_it_dropped(monkeypatch):
     assert max(b["size"] for b in blocks if b["state"] == "inactive") == ts.MiB  # the largest free one is kept
     assert all(len(b["frames"]) == ms.MAX_FRAMES for b in blocks if b["state"] != "inactive")
     assert all(len(f["name"]) == ms.MAX_TEXT for b in blocks for f in b.get("frames", []))
+    # A long path keeps its end: the file name that tells a Python frame (`.py`) and the reader.
+    assert all(len(f["filename"]) == ms.MAX_TEXT and f["filename"].endswith(f"/f{f['line']}.py")
+               for b in blocks for f in b.get("frames", []))
     # Dropped segments' figures travel in the header: the totals stay whole.
     kept = sum(s["total_size"] for s in doc["segments"])
     assert kept + head["dropped_total_size"] == ts.reserved(layout)
