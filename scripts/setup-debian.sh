@@ -7,9 +7,12 @@
 # (util-linux), ps and python3, python3-jsonschema (the JSON contract's tests, tests/schema),
 # groff, zsh and fish (the man page is rendered and the completions parsed by tests/cli),
 # pybind11-dev / python3-dev (the Python module, python/) with python3-pytest (its tests,
-# tests/python), python3-torch (1.13, CPU only: the exception hook's allocator snapshot is tested
-# against the real torch's signatures and exception types, tests/python/test_memory_snapshot.py),
-# and slurm-wlm + munge (the job-array test, tests/slurm: it starts its own throw-away daemons).
+# tests/python), slurm-wlm + munge (the job-array and epilog tests, tests/slurm: they start
+# their own throw-away daemons), python3-torch (a real torchrun on CPU, tests/run/run_torchrun.sh:
+# its TORCHELASTIC_ERROR_FILE record; and the exception hook's allocator snapshot against the real
+# torch's signatures and exception types, tests/python/test_memory_snapshot.py) and prometheus
+# (its promtool checks `scan --prometheus`, tests/scan/prometheus.sh; the package's server is not
+# started by the tests).
 set -eu
 export DEBIAN_FRONTEND=noninteractive
 # The block scanner's SIMD literal matcher: Hyperscan on x86-64, its Vectorscan port elsewhere.
@@ -22,7 +25,7 @@ build="build-essential cmake ninja-build pkg-config ccache \
   catch2 libtomlplusplus-dev libarchive-dev $hyperscan ca-certificates"
 tests="chromium fonts-dejavu-core sqlite3 zstd xz-utils gzip zip tar \
   openssh-server openssh-client util-linux procps python3 python3-jsonschema \
-  groff-base zsh fish pybind11-dev python3-dev python3-pytest slurm-wlm munge python3-torch"
+  groff-base zsh fish pybind11-dev python3-dev python3-pytest slurm-wlm munge python3-torch prometheus"
 case "${1:-all}" in
   build) packages=$build ;;
   all) packages="$build $tests" ;;

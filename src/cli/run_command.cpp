@@ -38,6 +38,7 @@
 #include "cli/snapshot.hpp"
 #include "culprit/api/snapshot_manifest.hpp"
 #include "cli/snapshot_archive.hpp"
+#include "cli/termination_log.hpp"
 
 namespace culprit::cli {
 using api::JobRecord;
@@ -59,6 +60,9 @@ sampled. When it fails (non-zero exit or a signal) the node is snapshotted at on
 ps, /proc/meminfo, free, dmesg or journalctl -k since the start, docker ps / inspect, the cgroup's
 files, the CUDA / NCCL / Slurm / torchrun environment) and the incident is diagnosed; the report
 goes to stderr. A job that succeeds leaves nothing unless --keep.
+
+Where the job does not set TORCHELASTIC_ERROR_FILE, it is set to DIR/<host>/torchelastic-error.json,
+so that torchrun (and any `@record`-decorated entry point) writes its root-cause record there.
 
 Exit code: the job's (128 + N when signal N ended it); 127 when CMD cannot be started.
 
@@ -245,7 +249,7 @@ class Sampler {
 };
 
 struct Options {
-  std::string output, format = "text";
+  std::string output, format = "text", termination_log;
   double sample_interval = 10;
   bool archive = false, keep = false;
 };
@@ -380,18 +384,49 @@ int relay(const SpawnedChild& child, Stream& out, Stream& err, int signal_fd, co
   return status;
 }
 
-/// Diagnoses the incident folder (as `culprit DIR` would) and writes the report to stderr.
-void print_report(const std::string& folder, const Options& o) {
+/// Diagnoses the incident folder (as `culprit DIR` would), writes the report to stderr and
+/// returns the analysis (empty when none could be made).
+culprit::Analysis print_report(const std::string& folder, const Options& o) {
   culprit::Options options;
   options.empty_is_error = false;  // the report says so when no file of the folder was read
-  const auto analysis = culprit::analyze({culprit::Input::file(folder)}, options);
+  auto analysis = culprit::analyze({culprit::Input::file(folder)}, options);
   const auto format = culprit::parse_format(o.format).value_or(culprit::Format::text);
   culprit::RenderOptions render_options;
   render_options.color = format == culprit::Format::text && ::isatty(STDERR_FILENO) != 0 && !std::getenv("NO_COLOR");
-  const std::string text = analysis ? culprit::render(*analysis, format, render_options)
-                                    : culprit::render(culprit::Analysis{}, format, render_options);
+  culprit::Analysis result = analysis ? std::move(analysis).value() : culprit::Analysis{};
+  const std::string text = culprit::render(result, format, render_options);
   std::fflush(stdout);
   std::fwrite(text.data(), 1, text.size(), stderr);
+  return result;
+}
+
+/// The file torchrun's `@record`ed entry points write their root cause to (torch.distributed.
+/// elastic.multiprocessing.errors: ErrorHandler reads TORCHELASTIC_ERROR_FILE), in the node's
+/// folder of the incident.
+constexpr const char* kTorchelasticErrorFile = "torchelastic-error.json";
+/// The most of a job's own TORCHELASTIC_ERROR_FILE that is copied into the incident (one record
+/// is a traceback: kilobytes).
+constexpr std::uintmax_t kMaxErrorFileCopy = std::uintmax_t{8} << 20;
+
+/// Points TORCHELASTIC_ERROR_FILE at the incident (the job inherits it) unless the job's
+/// environment sets it; returns the job's own path then, else empty.
+std::string route_torchelastic_error_file(const fs::path& node) {
+  if (const char* own = std::getenv("TORCHELASTIC_ERROR_FILE"); own != nullptr && *own != '\0') return own;
+  std::error_code ec;
+  const fs::path file = fs::absolute(node / kTorchelasticErrorFile, ec);
+  ::setenv("TORCHELASTIC_ERROR_FILE", (ec ? node / kTorchelasticErrorFile : file).c_str(), 1);
+  return {};
+}
+
+/// A failed job's own error file (its environment named one) copied into the incident, so that
+/// the diagnosis reads it: a regular file of at most kMaxErrorFileCopy bytes.
+void copy_own_error_file(const std::string& own, const fs::path& node) {
+  std::error_code ec;
+  if (own.empty() || !fs::is_regular_file(own, ec) || fs::file_size(own, ec) > kMaxErrorFileCopy || ec) return;
+  std::ifstream in(own, std::ios::binary);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (auto why = write_private_file((node / kTorchelasticErrorFile).string(), text); !why.empty())
+    fmt::print(stderr, "culprit run: cannot copy {}: {}\n", own, why);
 }
 
 }  // namespace
@@ -409,6 +444,9 @@ int run_run(const std::vector<std::string>& args) {
        "seconds between memory samples while the job runs (0: none)")
       ("archive", po::bool_switch(&o.archive), "write the incident as DIR.tar.zst instead of a folder")
       ("keep", po::bool_switch(&o.keep), "keep the incident folder also when the job succeeds")
+      ("termination-log", po::value(&o.termination_log)->value_name("PATH"),
+       "when the job fails, write the report's headline and the culprit to PATH in at most 4096 bytes "
+       "(Kubernetes: /dev/termination-log)")
       ("format,f", po::value(&o.format)->default_value("text")->value_name("FORMAT"), "report format: text | markdown | json | html");
   po::variables_map vm;
   try {
@@ -485,6 +523,7 @@ int run_run(const std::vector<std::string>& args) {
     if (const char* cap = std::getenv("CULPRIT_RUN_RECORD_BYTES"); cap && std::atoll(cap) > 0)
       s->head_bytes = s->tail_bytes = static_cast<std::uint64_t>(std::atoll(cap));
   }
+  const std::string own_error_file = route_torchelastic_error_file(node);
   const Terminal terminal;
   const SpawnedChild child = spawn_with_pipes(command);
   if (child.pid < 0) {
@@ -536,6 +575,7 @@ int run_run(const std::vector<std::string>& args) {
   if (WIFSIGNALED(status)) job.signal = WTERMSIG(status);
   m.job = job;
   if (failed) {
+    copy_own_error_file(own_error_file, node);
     SnapshotOptions snap;
     snap.since = started - 5;  // kernel lines of the job's start
     m.tools = take_snapshot(node.string(), snapshot_items(), snap);
@@ -548,11 +588,12 @@ int run_run(const std::vector<std::string>& args) {
     if (t.status == "failed" && t.detail.rfind("cannot write", 0) == 0) fmt::print(stderr, "culprit run: {}\n", t.detail);
   if (auto why = write_private_file((node / std::string(kManifestName)).string(), manifest_json(m)); !why.empty())
     fmt::print(stderr, "culprit run: cannot write {}: {}\n", (node / std::string(kManifestName)).string(), why);
+  const std::string job_end = fmt::format("{} {}", command[0], job.signal ? fmt::format("was killed by signal {}", job.signal)
+                                                                         : fmt::format("exited with {}", code));
+  culprit::Analysis analysis;
   if (failed) {
-    fmt::print(stderr, "\nculprit run: {} {} — diagnosing {}\n", command[0],
-               job.signal ? fmt::format("was killed by signal {}", job.signal) : fmt::format("exited with {}", code),
-               folder);
-    print_report(folder, o);
+    fmt::print(stderr, "\nculprit run: {} — diagnosing {}\n", job_end, folder);
+    analysis = print_report(folder, o);
   }
   std::string kept = folder;
   if (o.archive) {
@@ -563,6 +604,11 @@ int run_run(const std::vector<std::string>& args) {
       remove_folder();
       kept = archive;
     }
+  }
+  if (failed && !o.termination_log.empty()) {
+    const std::string message = termination_message(analysis, "job: " + job_end, kept);
+    if (auto why = write_termination_log(o.termination_log, message); !why.empty())
+      fmt::print(stderr, "culprit run: --termination-log: {}\n", why);
   }
   fmt::print(stderr, "culprit run: the incident is in {} (`culprit {}` diagnoses it again)\n", kept, kept);
   return code;

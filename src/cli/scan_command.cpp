@@ -22,6 +22,7 @@
 #include "cli/commands.hpp"
 #include "cli/shared_options.hpp"
 #include "cli/option_checks.hpp"
+#include "cli/prometheus_metrics.hpp"
 #include "cli/interrupt.hpp"
 #include "culprit/core/diagnostic.hpp"
 #include "culprit/core/utf8.hpp"
@@ -38,7 +39,7 @@ namespace {
 
 struct ScanOptions {
   std::vector<std::string> paths, rule_dirs, excludes;
-  std::string shard_text, db_path, format = "text", output, host, tz;
+  std::string shard_text, db_path, format = "text", output, host, tz, prometheus;
   bool jsonl = false, each_path = false, progress = false, redact = false;
   std::int64_t jobs = std::max(1u, std::thread::hardware_concurrency());
   bool quiet = false;
@@ -56,7 +57,10 @@ void add_scan_options(po::options_description& opts, ScanOptions& o) {
       ("db", po::value(&o.db_path)->value_name("FILE"), "keep every incident's timeline in this SQLite FILE (column `incident`)")
       ("shard", po::value(&o.shard_text)->value_name("I/N"), "take shard I of N (0 <= I < N) of the incidents, by a stable hash of their path")
       ("jobs,j", po::value(&o.jobs)->value_name("N"), "incidents diagnosed at once (default: the number of cores)")
-      ("each-path", po::bool_switch(&o.each_path), "make every PATH one incident (e.g. a node's /var/log)");
+      ("each-path", po::bool_switch(&o.each_path), "make every PATH one incident (e.g. a node's /var/log)")
+      ("prometheus", po::value(&o.prometheus)->value_name("FILE"),
+       "also write the incidents counted per verdict and per culprit role to FILE, in Prometheus' text format "
+       "(replaced atomically: for node_exporter's textfile collector)");
   add_output_option(opts, o.output);
   add_redact_option(opts, o.redact);
   add_host_option(opts, o.host);
@@ -117,6 +121,12 @@ int run_scan(const std::vector<std::string>& args) {
   if (!o.output.empty()) {
     if (auto why = check_output_target(o.output, o.paths); !why.empty()) {
       fmt::print(stderr, "culprit scan: {}; choose another -o\n", why);
+      return kExitError;
+    }
+  }
+  if (!o.prometheus.empty()) {
+    if (auto why = check_output_target(o.prometheus, o.paths); !why.empty()) {
+      fmt::print(stderr, "culprit scan: --prometheus: {}; choose another FILE\n", why);
       return kExitError;
     }
   }
@@ -246,6 +256,12 @@ int run_scan(const std::vector<std::string>& args) {
   } else if (auto err = write_file_atomically(o.output, text); !err.empty()) {
     fmt::print(stderr, "culprit scan: {}\n", err);
     return kExitError;
+  }
+  if (!o.prometheus.empty()) {
+    if (auto err = write_file_atomically(o.prometheus, prometheus_text(rows)); !err.empty()) {
+      fmt::print(stderr, "culprit scan: {}\n", err);
+      return kExitError;
+    }
   }
   for (const auto& r : rows)
     if (!r.readable) status = kExitError;

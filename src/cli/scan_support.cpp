@@ -127,6 +127,7 @@ ScanRow make_row(const Incident& incident, const culprit::Analysis& analysis) {
                       : fmt::format("{}{} ({})", c.pid ? fmt::format("pid {} ", *c.pid) : "",
                                     c.name.empty() ? "?" : c.name, c.role.empty() ? "unknown" : c.role);
     row.where = c.host;
+    row.role = c.role.empty() ? std::string("unknown") : c.role;
   }
   if (row.where.empty() && v.root) row.where = v.root->host;
   if (v.root && v.root->ts) {

@@ -37,6 +37,7 @@ std::vector<Incident> find_incidents(const std::vector<std::string>& paths, bool
 struct ScanRow {
   std::string incident, verdict, confidence, culprit, where, json;
   std::string when;  ///< the root failure's time, `2024-05-15 10:22:31` UTC, or '' when unplaced
+  std::string role;  ///< the culprit's role (job | foreign | unknown …), '' when none is named
   bool readable = true;
 };
 /// The incident's row; unreadable when no source was read (`analysis.sources` 0).

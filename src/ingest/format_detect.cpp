@@ -18,6 +18,7 @@
 #include "ingest/formats/ps_columns.hpp"
 #include "ingest/formats/sample_stamp.hpp"
 #include "ingest/formats/smi_rows.hpp"
+#include "ingest/formats/torchelastic_error.hpp"
 #include "ingest/formats/torch_memory_snapshot.hpp"
 
 namespace culprit::ingest::detect {
@@ -301,6 +302,7 @@ std::string_view json_format(std::string_view head) {
       contains(head, "\"containerStatuses\"") ||
       ((contains(head, "\"kind\": \"Pod") || contains(head, "\"kind\":\"Pod")) && contains(head, "\"apiVersion\"")))
     return format::kDockerInspect;
+  if (is_torchelastic_error(head)) return format::kTorchelasticError;
   if (torch_memory::looks_like_snapshot(head)) return format::kTorchMemorySnapshot;
   return {};
 }
@@ -682,6 +684,7 @@ Detection cgroup_memory_block(Scan& scan, size_t i) {
 
 Detection journal_json(Scan& scan, size_t i) { return json_block(scan, i, format::kJournalJson); }
 Detection docker_inspect(Scan& scan, size_t i) { return json_block(scan, i, format::kDockerInspect); }
+Detection torchelastic_error(Scan& scan, size_t i) { return json_block(scan, i, format::kTorchelasticError); }
 Detection torch_memory_snapshot(Scan& scan, size_t i) { return json_block(scan, i, format::kTorchMemorySnapshot); }
 
 Detection kubectl_describe(Scan& scan, size_t i) {

@@ -12,11 +12,17 @@
 #include "culprit/ingest/sniff.hpp"
 #include "culprit/text/lines.hpp"
 #include "ingest/format_detect.hpp"
+#include "ingest/formats/amd_smi.hpp"
+#include "ingest/formats/nvitop.hpp"
+#include "ingest/formats/rocm_smi.hpp"
 
 namespace culprit::ingest {
 namespace {
 
 constexpr FormatSpec kTable[] = {
+    // Above nvidia-smi's: its Processes box says `Processes:` too.
+    {.id = kNvitopFormat, .scope = Scope::block, .score = 95, .detect = detect::nvitop_block,
+     .parse = parse_nvitop, .merges = false, .anchors = detect::kNvitopAnchors, .samples = {"nvitop"}},
     {.id = format::kNvidiaSmiTable, .scope = Scope::block, .score = 90, .detect = detect::smi_table,
      .parse = parse_nvidia_smi_table, .merges = false,
      .anchors = detect::kSmiTableAnchors, .unanchored = detect::smi_row_shape, .unanchored_first = detect::smi_row_first,
@@ -30,12 +36,17 @@ constexpr FormatSpec kTable[] = {
     {.id = format::kCgroupMemory, .scope = Scope::block, .score = 80, .detect = detect::cgroup_memory_block,
      .parse = parse_cgroup_memory, .merges = false,
      .anchors = detect::kCgroupMemoryAnchors, .samples = {"cgroup_memory"}},
+    {.id = kRocmSmiFormat, .scope = Scope::block, .score = 80, .detect = detect::rocm_smi_block,
+     .parse = parse_rocm_smi, .merges = false, .anchors = detect::kRocmSmiAnchors, .samples = {"rocm_smi"}},
     {.id = format::kJournalJson, .scope = Scope::block, .score = 80, .detect = detect::journal_json,
      .parse = parse_journal_json, .merges = true,
      .unanchored = detect::json_shape, .unanchored_first = detect::json_first, .samples = {"journal_json"}},
     {.id = format::kDockerInspect, .scope = Scope::block, .score = 80, .detect = detect::docker_inspect,
      .parse = parse_docker_inspect, .merges = true,
      .unanchored = detect::json_shape, .unanchored_first = detect::json_first, .samples = {"docker_inspect"}},
+    {.id = format::kTorchelasticError, .scope = Scope::block, .score = 80, .detect = detect::torchelastic_error,
+     .parse = parse_torchelastic_error, .merges = false,
+     .unanchored = detect::json_shape, .unanchored_first = detect::json_first, .samples = {"torchelastic_error"}},
     {.id = format::kTorchMemorySnapshot, .scope = Scope::block, .score = 80, .detect = detect::torch_memory_snapshot,
      .parse = parse_torch_memory_snapshot, .merges = false,
      .unanchored = detect::json_shape, .unanchored_first = detect::json_first, .samples = {"torch_memory_snapshot"}},
@@ -58,6 +69,8 @@ constexpr FormatSpec kTable[] = {
      .parse = parse_gpustat, .merges = false,
      .unanchored = detect::gpustat_shape, .unanchored_first = detect::gpustat_first,
      .unanchored_pattern = detect::kGpustatShapePattern, .samples = {"gpustat"}},
+    {.id = kAmdSmiFormat, .scope = Scope::block, .score = 60, .detect = detect::amd_smi_block,
+     .parse = parse_amd_smi, .merges = false, .anchors = detect::kAmdSmiAnchors, .samples = {"amd_smi"}},
     {.id = format::kPs, .scope = Scope::block, .score = 50, .detect = detect::ps_block,
      .parse = parse_ps, .merges = false,
      .unanchored = detect::ps_shape, .unanchored_first = detect::ps_first, .samples = {"ps"}},

@@ -17,6 +17,9 @@
 #include "culprit/ingest/parser.hpp"
 #include "culprit/ingest/sniff.hpp"
 #include "culprit/text/lines.hpp"
+#include "ingest/formats/amd_smi.hpp"
+#include "ingest/formats/nvitop.hpp"
+#include "ingest/formats/rocm_smi.hpp"
 #include "ingest/job_output_tail.hpp"
 #include "ingest/line_hits.hpp"
 #include "ingest/normalize.hpp"
@@ -267,7 +270,8 @@ IngestStats ingest(const IngestInput& input, const text::SignalSet& signals, cor
                               kind == format::kNvidiaSmiTable || kind == format::kNvidiaSmiCsv ||
                               kind == format::kNvidiaSmiQ || kind == format::kFree || kind == format::kProcStack ||
                               kind == format::kMeminfo || kind == format::kCgroupMemory || kind == format::kGpustat ||
-                              kind == format::kTorchMemorySnapshot;
+                              kind == format::kTorchelasticError || kind == kNvitopFormat || kind == kRocmSmiFormat ||
+                              kind == kAmdSmiFormat || kind == format::kTorchMemorySnapshot;
   // One split of the text serves the repair, the sniffer and the parsers: the sniff's or the
   // repair's own where it changed nothing (the common case), else one of the repaired text.
   repair_options.rare = rare;

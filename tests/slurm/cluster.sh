@@ -4,6 +4,7 @@
 # system munge socket); everything started is stopped by stop_cluster (the caller traps it).
 # Needs: $work (an empty folder), skip() and fail() from the caller.
 # After start_cluster: SLURM_CONF is exported, so sbatch / squeue / sinfo talk to this cluster.
+# $cluster_conf_extra, when set, is appended to slurm.conf (the epilog test's `Epilog=`).
 
 : "${work:?cluster.sh needs \$work}"
 cluster_pids=""
@@ -125,6 +126,7 @@ SlurmdTimeout=10
 NodeName=localhost NodeAddr=127.0.0.1 CPUs=$cpus RealMemory=$memory State=UNKNOWN
 PartitionName=test Nodes=localhost Default=YES MaxTime=10 State=UP
 EOF
+  [ -z "${cluster_conf_extra:-}" ] || printf '%s\n' "$cluster_conf_extra" >> "$s/slurm.conf"
   export SLURM_CONF="$s/slurm.conf"
   slurmctld -f "$SLURM_CONF" -i >"$s/slurmctld.start" 2>&1 ||
     { daemon_log "$s/slurmctld.start"; daemon_log "$s/slurmctld.log"; skip "slurmctld does not start"; }

@@ -113,6 +113,7 @@ void parse_nvidia_smi_xml(std::string_view text, ParseContext& ctx);  ///< nvidi
 void parse_gpustat(std::string_view text, ParseContext& ctx);         ///< gpustat (one line per GPU)
 void parse_proc_stack(std::string_view text, ParseContext& ctx);      ///< cat /proc/PID/stack
 void parse_ps(std::string_view text, ParseContext& ctx);              ///< ps aux / -ef / -eo (header-driven)
+void parse_torchelastic_error(std::string_view text, ParseContext& ctx);  ///< torchrun's error file (JSON)
 void parse_torch_memory_snapshot(std::string_view text, ParseContext& ctx);  ///< torch.cuda.memory._snapshot() as JSON
 
 }  // namespace culprit::ingest

@@ -32,6 +32,7 @@ inline constexpr std::string_view kProcStack = "proc_stack";            // cat /
 inline constexpr std::string_view kJournalJson = "journal_json";        // journalctl -o json*
 inline constexpr std::string_view kDockerInspect = "docker_inspect";    // docker inspect, kubectl get pod -o json
 inline constexpr std::string_view kKubectlDescribe = "kubectl_describe";
+inline constexpr std::string_view kTorchelasticError = "torchelastic_error";  // $TORCHELASTIC_ERROR_FILE
 inline constexpr std::string_view kTorchMemorySnapshot = "torch_memory_snapshot";  // torch.cuda.memory._snapshot() as JSON
 inline constexpr std::string_view kBinary = "binary";
 inline constexpr std::string_view kEmpty = "empty";

@@ -1,0 +1,215 @@
+// rocm-smi text (see rocm_smi.hpp). Field table, from rocm_smi.py (printLog, printLogSpacer,
+// showMemInfo, showPids, print2DArray; python_smi_tools since 2020 (ROCm 3.9) → 6.x, appWidth 90):
+//   `==== ROCm System Management Interface ====` … `==== End of ROCm SMI Log ====` → the block
+//   `GPU[i]\t\t: VRAM Total Memory (B): <n>`       → mem_total (bytes)
+//   `GPU[i]\t\t: VRAM Total Used Memory (B): <n>`  → mem_used (bytes)
+//   `==== KFD Processes ====`, `KFD process information:`, the header
+//   `PID  PROCESS NAME  GPU(s)  VRAM USED  SDMA USED  CU OCCUPANCY` (`GPU` with `details`), rows
+//   `<pid>\t<name>\t<n gpus>\t<vram bytes>\t<sdma>\t<cu>` → counted (`processes_unplaced`): the
+//     tool prints how many GPUs a process uses, not which (and `-d` may have hidden the others),
+//     so no row is placed on a GPU; where rows exist the GPUs' figures are withheld, because a
+//     full GPU whose holders cannot be placed must not read as a GPU with no process listed
+//   `No KFD PIDs currently running`                → no_processes_listed
+// The concise table (`rocm-smi` alone) and `--showmemuse` give VRAM% only: not read (no bytes).
+#include "ingest/formats/rocm_smi.hpp"
+
+#include <algorithm>
+#include <map>
+
+#include "culprit/ingest/parser.hpp"
+#include "culprit/text/lines.hpp"
+#include "ingest/formats/smi_report.hpp"
+
+namespace culprit::ingest {
+namespace rocm_smi {
+namespace {
+
+using Sv = std::string_view;
+using text::is_digit;
+using text::trim;
+
+constexpr std::size_t kMaxLine = 4000;
+constexpr std::size_t kMaxBlockLines = 8192;  // `rocm-smi -a` on 16 GPUs is ~1500 lines
+
+bool all_digits(Sv s, std::size_t max) {
+  return !s.empty() && s.size() <= max && std::all_of(s.begin(), s.end(), is_digit);
+}
+
+std::int64_t to_int(Sv s) {
+  std::int64_t v = 0;
+  for (char c : s) v = v * 10 + (c - '0');
+  return v;
+}
+
+bool iequals(Sv a, Sv b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return (x | 0x20) == (y | 0x20);
+         });
+}
+
+/// `GPU[3]` at the start of a log line; the rest after its `:` separator.
+std::optional<std::pair<int, Sv>> gpu_prefix(Sv line) {
+  const Sv t = trim(line);
+  if (!text::starts_with(t, "GPU[")) return std::nullopt;
+  const std::size_t close = t.find(']');
+  if (close == Sv::npos || !all_digits(t.substr(4, close - 4), 3)) return std::nullopt;
+  Sv rest = trim(t.substr(close + 1));
+  if (rest.empty() || rest[0] != ':') return std::nullopt;  // `GPU[0] XCP[1]\t: …` is a partition's
+  return std::make_pair(static_cast<int>(to_int(t.substr(4, close - 4))), trim(rest.substr(1)));
+}
+
+std::vector<Sv> cells(Sv line) {
+  // print2DArray pads each cell with spaces and ends it with a tab; a paste may turn tabs into
+  // runs of spaces, so cells are split on tabs, or else on runs of two spaces and more.
+  std::vector<Sv> out;
+  const bool tabs = line.find('\t') != Sv::npos;
+  std::size_t i = 0;
+  while (i < line.size()) {
+    std::size_t end = tabs ? line.find('\t', i) : line.find("  ", i);
+    if (end == Sv::npos) end = line.size();
+    const Sv c = trim(line.substr(i, end - i));
+    if (!c.empty()) out.push_back(c);
+    i = end + 1;
+  }
+  return out;
+}
+
+bool is_pid_header(Sv line) {
+  const auto c = cells(line);
+  return c.size() == 6 && c[0] == "PID" && c[1] == "PROCESS NAME" && (c[2] == "GPU(s)" || c[2] == "GPU") &&
+         c[3] == "VRAM USED";
+}
+
+}  // namespace
+
+std::optional<MemLine> parse_mem_line(Sv line) {
+  if (line.size() > kMaxLine) return std::nullopt;
+  const auto p = gpu_prefix(line);
+  if (!p) return std::nullopt;
+  const Sv rest = p->second;
+  const std::size_t colon = rest.rfind(':');
+  if (colon == Sv::npos) return std::nullopt;
+  const Sv key = trim(rest.substr(0, colon)), value = trim(rest.substr(colon + 1));
+  if (!all_digits(value, 18)) return std::nullopt;
+  MemLine m;
+  m.gpu = p->first;
+  m.bytes = to_int(value);
+  if (iequals(key, "VRAM Total Memory (B)")) m.used = false;
+  else if (iequals(key, "VRAM Total Used Memory (B)")) m.used = true;
+  else return std::nullopt;
+  return m;
+}
+
+std::optional<Sv> spacer_title(Sv line) {
+  const Sv t = trim(line);
+  if (t.size() < 8 || t.size() > kMaxLine || t.front() != '=' || t.back() != '=') return std::nullopt;
+  const std::size_t a = t.find_first_not_of('='), b = t.find_last_not_of('=');
+  if (a == Sv::npos) return Sv();
+  if (a < 2 || t.size() - 1 - b < 2) return std::nullopt;
+  return trim(t.substr(a, b - a + 1));
+}
+
+std::optional<PidRow> parse_pid_row(Sv line) {
+  if (line.size() > kMaxLine) return std::nullopt;
+  const auto c = cells(line);
+  if (c.size() != 6 || !all_digits(c[0], 10)) return std::nullopt;
+  PidRow r;
+  r.pid = to_int(c[0]);
+  r.name = std::string(c[1]);
+  if (all_digits(c[2], 3)) r.gpus = static_cast<int>(to_int(c[2]));
+  else if (c[2] != "UNKNOWN") return std::nullopt;
+  if (all_digits(c[3], 18)) r.vram = to_int(c[3]);
+  else if (c[3] != "UNKNOWN") return std::nullopt;
+  return r;
+}
+
+}  // namespace rocm_smi
+
+namespace detect {
+
+Detection rocm_smi_block(Scan& scan, std::size_t i) {
+  const auto& lines = scan.lines;
+  const std::size_t e = scan.end;
+  const auto title = rocm_smi::spacer_title(lines[i]);
+  if (!title || (*title != "ROCm System Management Interface" && *title != "Memory Usage (Bytes)" &&
+                 *title != "KFD Processes"))
+    return {};
+  // Down to the closing spacer, or while lines keep the log's shapes (a paste cut short).
+  std::size_t end = i + 1;
+  while (end < e && end - i < rocm_smi::kMaxBlockLines) {
+    const std::string_view t = text::trim(lines[end]);
+    const auto sp = rocm_smi::spacer_title(t);
+    if (sp && *sp == "End of ROCm SMI Log") return {i, end + 1};
+    if (sp || text::starts_with(t, "GPU[") || rocm_smi::parse_pid_row(t) || rocm_smi::is_pid_header(t) ||
+        t == "KFD process information:" || t == "No KFD PIDs currently running" || text::starts_with(t, "WARNING:")) {
+      ++end;
+      continue;
+    }
+    break;
+  }
+  return {i, end};
+}
+
+}  // namespace detect
+
+void parse_rocm_smi(std::string_view text, ParseContext& ctx) {
+  SmiReport report;
+  std::map<int, core::GpuSnapshot> gpus;
+  std::vector<rocm_smi::PidRow> rows;
+  bool none_listed = false;
+  const auto touch = [&](std::int64_t seg) {
+    if (report.first_line == 0) report.first_line = seg;
+    report.last_line = seg;
+  };
+  const auto flush = [&] {
+    if (report.first_line == 0) return;
+    // The rows say how many GPUs each process uses, never which (see the table above).
+    const auto unplaced = static_cast<std::int64_t>(rows.size());
+    for (auto& [index, g] : gpus) {
+      if (unplaced > 0) g.mem_used.reset(), g.mem_total.reset();
+      report.gpus.push_back(std::move(g));
+    }
+    if (unplaced > 0) report.counts.emplace_back("processes_unplaced", unplaced);
+    if (none_listed) report.counts.emplace_back("no_processes_listed", 1);
+    emit_smi_report(report, ctx, "rocm_smi", "rocm_smi");
+    report = SmiReport{};
+    gpus.clear();
+    rows.clear();
+    none_listed = false;
+  };
+  std::int64_t seg = 0;
+  bool in_pids = false;
+  for (std::string_view raw : text::split_lines(text)) {
+    ++seg;
+    const std::string clean = text::strip_ansi(raw);
+    const std::string_view line = text::trim(clean);
+    if (const auto title = rocm_smi::spacer_title(line)) {
+      if (*title == "ROCm System Management Interface" && (!gpus.empty() || !rows.empty())) flush();
+      touch(seg);
+      in_pids = *title == "KFD Processes";
+      continue;
+    }
+    if (auto m = rocm_smi::parse_mem_line(line)) {
+      touch(seg);
+      auto& g = gpus[m->gpu];
+      g.gpu = m->gpu;
+      if (g.line == 0) g.line = seg;
+      (m->used ? g.mem_used : g.mem_total) = m->bytes;
+      continue;
+    }
+    if (in_pids) {
+      if (line == "No KFD PIDs currently running") {
+        touch(seg);
+        none_listed = true;
+      } else if (auto r = rocm_smi::parse_pid_row(line)) {
+        touch(seg);
+        rows.push_back(std::move(*r));
+      } else if (rocm_smi::is_pid_header(line) || line == "KFD process information:") {
+        touch(seg);
+      }
+    }
+  }
+  flush();
+}
+
+}  // namespace culprit::ingest

@@ -1,0 +1,55 @@
+// rocm-smi (ROCm/rocm_smi_lib, python_smi_tools/rocm_smi.py) text output: the `--showmeminfo
+// vram` section (bytes per GPU) and the `--showpids` KFD process table, between the tool's `=`
+// spacers. Read into the GpuSnapshot / GpuProcess records and `gpu_snapshot` event the
+// nvidia-smi parsers write, so the ledger reads an AMD GPU's memory as it reads an NVIDIA one.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "culprit/ingest/parser.hpp"
+#include "ingest/format_table.hpp"
+
+namespace culprit::ingest::rocm_smi {
+
+/// `GPU[0]\t\t: VRAM Total Memory (B): 68702699520` / `… VRAM Total Used Memory (B): 10960896`
+/// (the key read without regard to case). Other memory types (VIS_VRAM, GTT) and XCP rows are not it.
+struct MemLine {
+  int gpu = 0;
+  bool used = false;  ///< `Total Used Memory`; else `Total Memory`
+  std::int64_t bytes = 0;
+};
+std::optional<MemLine> parse_mem_line(std::string_view line);
+
+/// A `=` spacer, bare or with a title: `==== ROCm System Management Interface ====`; the title
+/// (trimmed) or "" — nullopt when the line is not a spacer.
+std::optional<std::string_view> spacer_title(std::string_view line);
+
+/// A KFD process row under `PID  PROCESS NAME  GPU(s)  VRAM USED  SDMA USED  CU OCCUPANCY`:
+/// `12345\tpython3\t1\t23622320128\t0\t0` (cells tab-separated and padded). `gpus` is how many
+/// GPUs the process uses (the tool prints a count, not which); vram nullopt for `UNKNOWN`.
+struct PidRow {
+  std::int64_t pid = 0;
+  std::string name;
+  std::optional<int> gpus;
+  std::optional<std::int64_t> vram;
+};
+std::optional<PidRow> parse_pid_row(std::string_view line);
+
+}  // namespace culprit::ingest::rocm_smi
+
+namespace culprit::ingest::detect {
+/// A rocm-smi log: from its banner spacer (or a memory / KFD section pasted without it) to the
+/// `End of ROCm SMI Log` spacer, or to the last line of its shape.
+Detection rocm_smi_block(Scan& scan, std::size_t i);
+inline constexpr std::string_view kRocmSmiAnchors[] = {"ROCm System Management Interface", "Memory Usage (Bytes)",
+                                                       "KFD Processes"};
+}  // namespace culprit::ingest::detect
+
+namespace culprit::ingest {
+/// The format id (sources.format; schema/culprit-report.schema.json lists it).
+inline constexpr std::string_view kRocmSmiFormat = "rocm_smi";
+void parse_rocm_smi(std::string_view text, ParseContext& ctx);  ///< rocm-smi --showmeminfo / --showpids
+}  // namespace culprit::ingest

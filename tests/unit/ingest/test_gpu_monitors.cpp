@@ -1,0 +1,155 @@
+// nvitop, rocm-smi and amd-smi: the fixtures (fixtures/formats/{nvitop,rocm_smi,amd_smi},
+// written from each tool's printing code), each inside a paste, their look-alikes, and junk.
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "culprit/ingest/sniff.hpp"
+#include "ingest/formats/amd_smi.hpp"
+#include "ingest/formats/nvitop.hpp"
+#include "ingest/formats/rocm_smi.hpp"
+#include "unit/ingest/gpu_fixture_runner.hpp"
+
+namespace {
+constexpr std::int64_t kMiB = 1024 * 1024;
+
+culprit::test::GpuRecordingSink run(void (*parse)(std::string_view, culprit::ingest::ParseContext&),
+                                    std::string_view format, std::string_view text) {
+  culprit::test::GpuRecordingSink sink;
+  auto ctx = culprit::test::gpu_context(sink, std::string(format), "node");
+  parse(text, ctx);
+  return sink;
+}
+
+/// The segment of `paste` the sniffer gives `format`: its first line and line count.
+std::pair<std::int64_t, std::int64_t> segment_of(const std::string& paste, std::string_view format) {
+  for (const auto& s : culprit::ingest::segment_text(paste))
+    if (s.format == format) return {s.first_line, s.line_count};
+  return {0, 0};
+}
+}  // namespace
+
+TEST_CASE("nvitop fixtures", "[gpu][fixtures][nvitop]") {
+  culprit::test::run_parser_fixtures("nvitop", "nvitop", &culprit::ingest::parse_nvitop);
+}
+
+TEST_CASE("rocm_smi fixtures", "[gpu][fixtures][rocm_smi]") {
+  culprit::test::run_parser_fixtures("rocm_smi", "rocm_smi", &culprit::ingest::parse_rocm_smi);
+}
+
+TEST_CASE("amd_smi fixtures", "[gpu][fixtures][amd_smi]") {
+  culprit::test::run_parser_fixtures("amd_smi", "amd_smi", &culprit::ingest::parse_amd_smi);
+}
+
+TEST_CASE("nvitop: rows, MIG, look-alikes", "[gpu][nvitop]") {
+  using namespace culprit::ingest::nvitop;
+  const auto banner = parse_banner("\xE2\x94\x82 NVITOP 1.3.2      Driver Version: 535.154.05      CUDA Driver Version: 12.2 \xE2\x94\x82");
+  REQUIRE(banner);
+  CHECK(banner->driver == "535.154.05");
+  CHECK(banner->cuda == "12.2");
+  // nvidia-smi's own banner is not nvitop's.
+  CHECK_FALSE(parse_banner("| NVIDIA-SMI 535.154.05             Driver Version: 535.154.05   CUDA Version: 12.2     |"));
+  const auto row = parse_process_row(
+      "\xE2\x94\x82   2:1   24188 C   alice 23.04GiB  97    41 100.3   2.1  5:41:12  python train.py \xE2\x94\x82");
+  REQUIRE(row);
+  CHECK(row->gpu == "2:1");
+  CHECK(*row->pid == 24188);
+  CHECK(row->command == "python");
+  // --ascii, and a pid cut to 7 characters: read, without a pid.
+  const auto cut = parse_process_row("|   0 12345.. C     bob 236.0MiB   0     0   0.0   0.1     1:02  python |");
+  REQUIRE(cut);
+  CHECK_FALSE(cut->pid);
+  CHECK(*cut->mem == 236 * kMiB);
+  CHECK(is_mig_row("\xE2\x94\x82 0:0     1g.10gb @ GI/CI: 7/0  \xE2\x94\x82   3.12GiB / 9.75GiB  \xE2\x94\x82 BAR1:   1.00MiB /   0% \xE2\x94\x82"));
+  // An nvidia-smi Processes row and a Markdown table row are not nvitop process rows.
+  CHECK_FALSE(parse_process_row("|    0   N/A  N/A      1302      G   /usr/lib/xorg/Xorg                112MiB |"));
+  CHECK_FALSE(parse_process_row("| 0 | 1234 | python | 12 GiB |"));
+  // nvidia-smi's own table has the same cells: no nvitop block is found in it (the anchors are
+  // `NVITOP` and `GPU-MEM`), so nvidia-smi's parser keeps it.
+  for (const auto& f : culprit::test::fixtures_in("nvidia_smi")) {
+    INFO(f.string());
+    CHECK(segment_of(culprit::test::read_file(f.string()), "nvitop").first == 0);
+  }
+}
+
+TEST_CASE("nvitop: MIG instances mark the report, a screen inside a paste", "[gpu][nvitop][sniff]") {
+  std::string text = culprit::test::read_file(std::string(CULPRIT_SOURCE_DIR) + "/fixtures/formats/nvitop/v1-ascii.txt");
+  // The block sits between log lines; the sniffer gives it to the nvitop parser whole.
+  const std::string paste = "torch.OutOfMemoryError: CUDA out of memory.\nthen I ran nvitop -1:\n" + text + "any idea?\n";
+  const auto [first, count] = segment_of(paste, "nvitop");
+  CHECK(first == 3);
+  CHECK(count == 17);
+  const std::string mig =
+      "\xE2\x94\x82   0  A100-SXM4-80GB        On \xE2\x94\x82 00000000:07:00.0 Off \xE2\x94\x82                  On \xE2\x94\x82\n"
+      "\xE2\x94\x82 N/A   41C   P0     88W / 400W \xE2\x94\x82  10.20GiB / 80.00GiB \xE2\x94\x82      0%      Default \xE2\x94\x82\n"
+      "\xE2\x94\x82 0:0     1g.10gb @ GI/CI: 7/0  \xE2\x94\x82   9.12GiB / 9.75GiB  \xE2\x94\x82 BAR1:   1.00MiB /   0% \xE2\x94\x82\n";
+  const auto sink = run(&culprit::ingest::parse_nvitop, "nvitop", mig);
+  REQUIRE(sink.events.size() == 1);
+  CHECK(sink.events[0].field_or("mig_devices") == "1");
+  REQUIRE(sink.snapshots.size() == 1);
+  CHECK(sink.snapshots[0].gpu == 0);
+}
+
+TEST_CASE("rocm_smi: lines and look-alikes", "[gpu][rocm_smi]") {
+  using namespace culprit::ingest::rocm_smi;
+  const auto m = parse_mem_line("GPU[3]\t\t: VRAM Total Used Memory (B): 10960896");
+  REQUIRE(m);
+  CHECK(m->gpu == 3);
+  CHECK(m->used);
+  CHECK(m->bytes == 10960896);
+  CHECK_FALSE(parse_mem_line("GPU[0]\t\t: GTT Total Used Memory (B): 10960896"));        // not VRAM
+  CHECK_FALSE(parse_mem_line("GPU[0] XCP[1]\t: VRAM Total Used Memory (B): 10960896"));  // a partition
+  CHECK_FALSE(parse_mem_line("GPU[0]\t\t: GPU Memory Allocated (VRAM%): 95"));           // a percent
+  CHECK(spacer_title("================================== End of ROCm SMI Log ===================================") ==
+        std::string_view("End of ROCm SMI Log"));
+  CHECK_FALSE(spacer_title("== not a spacer"));
+  const auto row = parse_pid_row("48211\tpython3     \t1     \t16777216000\t0        \tUNKNOWN     \t");
+  REQUIRE(row);
+  CHECK(row->pid == 48211);
+  CHECK(*row->vram == 16777216000);
+  CHECK_FALSE(parse_pid_row("PID  \tPROCESS NAME\tGPU(s)\tVRAM USED  \tSDMA USED\tCU OCCUPANCY\t"));
+  // A full GPU with a KFD process listed: the process cannot be placed, so no figures.
+  const std::string both =
+      "GPU[0]\t\t: VRAM Total Memory (B): 100\nGPU[0]\t\t: VRAM Total Used Memory (B): 99\n"
+      "=============== KFD Processes ================\n12\tpython\t1\t99\t0\t0\t\n";
+  const auto sink = run(&culprit::ingest::parse_rocm_smi, "rocm_smi", both);
+  REQUIRE(sink.snapshots.size() == 1);
+  CHECK_FALSE(sink.snapshots[0].mem_used);
+}
+
+TEST_CASE("amd_smi: sizes, look-alikes, a listing inside a paste", "[gpu][amd_smi][sniff]") {
+  using namespace culprit::ingest::amd_smi;
+  CHECK(*size_value("196592 MB") == 196592 * kMiB);
+  CHECK(*size_value("42.5 GB") == 45634027520);
+  CHECK(*size_value("0.0 B") == 0);
+  CHECK_FALSE(size_value("N/A"));
+  CHECK_FALSE(size_value("12 ns"));
+  CHECK_FALSE(parse_key_line("  name: value"));     // YAML with lower-case keys is not amd-smi's
+  CHECK_FALSE(parse_key_line("http://host:8080"));
+  std::string text =
+      culprit::test::read_file(std::string(CULPRIT_SOURCE_DIR) + "/fixtures/formats/amd_smi/v6-metric-mem-usage.txt");
+  const std::string paste = "HIP out of memory. Tried to allocate 2.00 GiB\n$ amd-smi metric --mem-usage\n" + text;
+  const auto [first, count] = segment_of(paste, "amd_smi");
+  CHECK(first == 3);
+  CHECK(count >= 23);
+  // A `GPU: 0` line with no amd-smi section under it is no listing.
+  CHECK(segment_of("GPU: 0\n  loss: 1.0\nstep: 3\n", "amd_smi").first == 0);
+}
+
+TEST_CASE("gpu monitors: junk never crashes the parsers", "[gpu][nvitop][rocm_smi][amd_smi]") {
+  std::string junk;
+  for (int i = 0; i < 400; ++i) {
+    junk += "\xE2\x94\x82" + std::string(i % 5, ' ') + std::to_string(i % 9) + ":" + std::string(i % 3, '.') +
+            " NVITOP x Driver Version: \xE2\x94\x82\n";
+    junk += "|" + std::to_string(i) + " " + std::string(i % 4, '.') + " C u 1GiB / N/A |\n";
+    junk += "GPU[" + std::to_string(i) + "]\t: VRAM Total Memory (B): " + std::string(i % 30, '9') + "\n";
+    junk += std::string(i % 6, ' ') + "PID: " + std::string(i % 25, '7') + "\n";
+    junk += std::string(i % 9, ' ') + "VRAM_MEM: " + std::to_string(i) + "." + std::string(i % 20, '9') + " GB\n";
+    junk += (i % 2) ? "GPU: 1\n" : "=== KFD Processes ===\n";
+  }
+  for (auto* parse : {&culprit::ingest::parse_nvitop, &culprit::ingest::parse_rocm_smi, &culprit::ingest::parse_amd_smi}) {
+    CHECK_NOTHROW(run(parse, "x", junk));
+    for (const char* s : {"", "\xE2\x94\x82", "|", "||", "GPU[", "GPU: ", "=", "\xE2\x94\x82\xE2\x94\x82"})
+      CHECK_NOTHROW(run(parse, "x", s));
+  }
+}
