@@ -9,8 +9,10 @@
 # pybind11-dev / python3-dev (the Python module, python/) with python3-pytest (its tests,
 # tests/python), slurm-wlm + munge (the job-array and epilog tests, tests/slurm: they start
 # their own throw-away daemons), python3-torch (a real torchrun on CPU, tests/run/run_torchrun.sh:
-# its TORCHELASTIC_ERROR_FILE record) and prometheus (its promtool checks `scan --prometheus`,
-# tests/scan/prometheus.sh; the package's server is not started by the tests).
+# its TORCHELASTIC_ERROR_FILE record; and the exception hook's allocator snapshot against the real
+# torch's signatures and exception types, tests/python/test_memory_snapshot.py) and prometheus
+# (its promtool checks `scan --prometheus`, tests/scan/prometheus.sh; the package's server is not
+# started by the tests).
 set -eu
 export DEBIAN_FRONTEND=noninteractive
 # The block scanner's SIMD literal matcher: Hyperscan on x86-64, its Vectorscan port elsewhere.

@@ -7,6 +7,7 @@
     open("incident.html", "w").write(report.to_html())
 
     culprit.install()            # or: sys.excepthook = culprit.excepthook
+    culprit.install(memory_history=True)  # also PyTorch's allocator snapshot at a CUDA OOM
     with culprit.watch():        # or around the part of a script that may die
         train()
 
@@ -37,6 +38,7 @@ from ._culprit import (  # noqa: F401 (re-exported)
     __version__,
 )
 from . import _culprit
+from . import memory_snapshot as _memory
 
 __all__ = [
     "diagnose", "Report", "excepthook", "install", "watch", "Error", "InvalidOptionError",
@@ -165,13 +167,14 @@ def _host_name():
     return socket.gethostname().split(".")[0]
 
 
-def diagnose_exception(exc_type, exc, tb, snapshot=None, host=None, timeout=60):
+def diagnose_exception(exc_type, exc, tb, snapshot=None, host=None, timeout=60, extra_paths=()):
     """Diagnoses a formatted exception (and a snapshot of this machine) and returns a Report.
 
     snapshot: True / False, or None for "when the culprit command is at hand" ($CULPRIT or
     PATH; $CULPRIT_SNAPSHOT=0 turns it off): `culprit collect` writes nvidia-smi, ps, memory,
     the kernel log, docker and the cgroup's figures into a folder that is diagnosed with the
-    traceback, so a CUDA OOM's holders are named.
+    traceback, so a CUDA OOM's holders are named. extra_paths: files diagnosed with them (the
+    allocator snapshot the hook wrote at a CUDA OOM).
     """
     text = "".join(traceback.format_exception(exc_type, exc, tb))
     host = host or _host_name()
@@ -179,7 +182,7 @@ def diagnose_exception(exc_type, exc, tb, snapshot=None, host=None, timeout=60):
     if snapshot is None:
         snapshot = command is not None and os.environ.get("CULPRIT_SNAPSHOT", "1") != "0"
     with tempfile.TemporaryDirectory(prefix="culprit-") as folder:
-        inputs = [text.encode("utf-8", "surrogateescape")]
+        inputs = [text.encode("utf-8", "surrogateescape")] + [os.fspath(p) for p in extra_paths]
         if snapshot and command:
             out = os.path.join(folder, "snapshot")
             try:
@@ -192,10 +195,39 @@ def diagnose_exception(exc_type, exc, tb, snapshot=None, host=None, timeout=60):
         return diagnose(inputs, host=host, name="<traceback>")
 
 
-def _report_exception(exc_type, exc, tb, file=None, **kwargs):
+# Whether install() / watch() asked for the allocator's snapshot at a CUDA OOM (None: ask
+# $CULPRIT_MEMORY_HISTORY), and the folder to write it in (None: $CULPRIT_MEMORY_SNAPSHOT_DIR, else
+# the current folder).
+_memory_history = None
+_memory_folder = None
+
+
+def _dump_allocator(exc, file, memory_history=None, folder=None):
+    """At a CUDA OOM, when asked: writes the allocator's snapshot and says where; returns the
+    paths to diagnose with the traceback."""
+    asked = memory_history if memory_history is not None else _memory_history
+    if not _memory.asked_for(asked):
+        return ()
+    path, why = _memory.dump_if_oom(exc, folder or _memory_folder)
+    if why:
+        print(f"culprit: no allocator snapshot: {why}", file=file)
+    elif path:
+        print(f"culprit: the allocator's snapshot at the OOM: {path}", file=file)
+    return (path,) if path else ()
+
+
+def _start_history(memory_history, file=None):
+    if _memory.asked_for(memory_history):
+        why = _memory.start_history()
+        if why:
+            print(f"culprit: PyTorch's allocation history is not recorded: {why}", file=file or sys.stderr)
+
+
+def _report_exception(exc_type, exc, tb, file=None, memory_history=None, memory_folder=None, **kwargs):
     file = file or sys.stderr
     try:
-        report = diagnose_exception(exc_type, exc, tb, **kwargs)
+        extra = _dump_allocator(exc, file, memory_history, memory_folder)
+        report = diagnose_exception(exc_type, exc, tb, extra_paths=extra, **kwargs)
         print(f"\nculprit: {report.verdict} ({report.confidence})", file=file)
         file.write(report.to_text(color=file.isatty() and not os.environ.get("NO_COLOR")))
     except Exception as err:  # the hook must never hide the job's own error
@@ -210,19 +242,31 @@ def excepthook(exc_type, exc, tb):
         _report_exception(exc_type, exc, tb)
 
 
-def install():
-    """Makes excepthook the interpreter's: one line at the top of a training script."""
+def install(memory_history=None, memory_snapshot_dir=None):
+    """Makes excepthook the interpreter's: one line at the top of a training script.
+
+    memory_history: True starts PyTorch's allocation-history recording now (import torch
+    first), and a CUDA OOM then writes the allocator's snapshot (culprit-memory-HOST-PID.json in
+    memory_snapshot_dir, else $CULPRIT_MEMORY_SNAPSHOT_DIR, else the current folder), which is
+    diagnosed with the traceback; None asks $CULPRIT_MEMORY_HISTORY (1: on); off by default."""
+    global _memory_history, _memory_folder
+    _memory_history = memory_history
+    _memory_folder = memory_snapshot_dir
+    _start_history(memory_history)
     sys.excepthook = excepthook
 
 
 @contextlib.contextmanager
-def watch(snapshot=None, host=None, file=None):
+def watch(snapshot=None, host=None, file=None, memory_history=None, memory_snapshot_dir=None):
     """A block that, when it dies of an exception, prints culprit's diagnosis (on stderr by
-    default) and lets the exception go on. KeyboardInterrupt and SystemExit pass untouched."""
+    default) and lets the exception go on. KeyboardInterrupt and SystemExit pass untouched.
+    memory_history: as install()'s, for this block."""
+    _start_history(memory_history, file)
     try:
         yield
     except (KeyboardInterrupt, SystemExit, GeneratorExit):
         raise
     except BaseException as exc:
-        _report_exception(type(exc), exc, exc.__traceback__, file=file, snapshot=snapshot, host=host)
+        _report_exception(type(exc), exc, exc.__traceback__, file=file, snapshot=snapshot, host=host,
+                          memory_history=memory_history, memory_folder=memory_snapshot_dir)
         raise

@@ -11,6 +11,7 @@
 #include <map>
 #include <string>
 
+#include "culprit/core/event.hpp"
 #include "culprit/core/parser_rules.hpp"
 
 namespace culprit::diagnose {
@@ -196,7 +197,8 @@ std::vector<TimelineEvent> load_timeline(store::Database& db, const TimelineQuer
   if (query.incident) where.push_back("e.incident = CAST(" + bind(std::to_string(*query.incident)) + " AS INTEGER)");
   if (!query.hosts.empty()) where.push_back("e.host IN (SELECT value FROM json_each(" + bind(json_array(query.hosts)) + "))");
   if (!query.kinds.empty()) where.push_back("e.kind IN (SELECT value FROM json_each(" + bind(json_array(query.kinds)) + "))");
-  else if (!query.include_log) where.push_back("e.kind NOT IN ('log', 'command')");  // context, not failures
+  else if (!query.include_log)  // context, not failures; an allocator snapshot's sites are its section's detail
+    where.push_back("e.kind NOT IN ('log', 'command', 'allocator_site')");
   if (query.from) where.push_back("e.ts >= CAST(" + bind(finite_number(query.from)) + " AS REAL)");
   if (query.to) where.push_back("e.ts <= CAST(" + bind(finite_number(query.to)) + " AS REAL)");
   std::string cond;
@@ -321,6 +323,67 @@ std::vector<MemorySeries> load_memory_series(store::Database& db) {
                           r["usage"].as_int(), r["lim"].as_int(), std::nullopt});
   }
   keep_latest(out);
+  return out;
+}
+
+std::vector<AllocatorView> load_allocator_views(store::Database& db) {
+  // Field names: src/ingest/formats/torch_memory_snapshot.cpp, which writes them.
+  std::vector<AllocatorView> out;
+  auto snaps = db.query_bound(
+      "SELECT e.source_id, e.host, e.ts, e.line, s.name AS source,"
+      " json_extract(e.fields, '$.gpu') AS gpu, json_extract(e.fields, '$.torch_version') AS torch_version,"
+      " json_extract(e.fields, '$.reserved_bytes') AS reserved, json_extract(e.fields, '$.allocated_bytes') AS allocated,"
+      " json_extract(e.fields, '$.active_bytes') AS active, json_extract(e.fields, '$.largest_free_bytes') AS largest_free,"
+      " json_extract(e.fields, '$.request_bytes') AS request, json_extract(e.fields, '$.segments') AS segments,"
+      " json_extract(e.fields, '$.blocks') AS blocks, json_extract(e.fields, '$.live_blocks') AS live_blocks,"
+      " json_extract(e.fields, '$.free_blocks') AS free_blocks, json_extract(e.fields, '$.unattributed_bytes') AS unattributed,"
+      " json_extract(e.fields, '$.sites') AS sites, json_extract(e.fields, '$.cut') AS cut"
+      " FROM events e JOIN sources s ON s.id = e.source_id WHERE e.kind = ?1"
+      " ORDER BY e.source_id, e.line, e.id LIMIT CAST(?2 AS INTEGER)",
+      {std::string(core::kind::kAllocatorSnapshot), std::to_string(kMaxAllocatorSnapshots)});
+  auto int_of = [](const store::Row& r, std::string_view column) { return r[column].as_int().value_or(0); };
+  for (const auto& r : snaps.rows) {
+    AllocatorView v;
+    v.host = r["host"].as_text();
+    v.ts = r["ts"].as_double();
+    if (auto g = r["gpu"].as_int()) v.gpu = static_cast<int>(*g);
+    v.source = r["source"].as_text();
+    v.line = int_of(r, "line");
+    v.torch_version = r["torch_version"].as_text();
+    v.reserved = int_of(r, "reserved");
+    v.allocated = int_of(r, "allocated");
+    v.active = int_of(r, "active");
+    v.unallocated = v.reserved - v.allocated;
+    v.largest_free = int_of(r, "largest_free");
+    v.requested = r["request"].as_int();
+    v.segments = int_of(r, "segments");
+    v.blocks = int_of(r, "blocks");
+    v.live_blocks = int_of(r, "live_blocks");
+    v.free_blocks = int_of(r, "free_blocks");
+    v.unattributed = int_of(r, "unattributed");
+    v.site_count = int_of(r, "sites");
+    v.cut = int_of(r, "cut") != 0;
+    // Its sites: the parser wrote them at the snapshot's source and line.
+    auto sites = db.query_bound(
+        "SELECT json_extract(e.fields, '$.site_file') AS file, json_extract(e.fields, '$.site_line') AS line,"
+        " json_extract(e.fields, '$.site_function') AS function, json_extract(e.fields, '$.bytes') AS bytes,"
+        " json_extract(e.fields, '$.blocks') AS blocks, json_extract(e.fields, '$.largest_bytes') AS largest"
+        " FROM events e WHERE e.source_id = CAST(?2 AS INTEGER) AND e.line = CAST(?3 AS INTEGER) AND e.kind = ?1"
+        " ORDER BY json_extract(e.fields, '$.site_rank'), e.id LIMIT CAST(?4 AS INTEGER)",
+        {std::string(core::kind::kAllocatorSite), std::to_string(int_of(r, "source_id")), std::to_string(v.line),
+         std::to_string(kMaxAllocationSites)});
+    for (const auto& s : sites.rows) {
+      AllocationSite site;
+      site.file = s["file"].as_text();
+      site.line = int_of(s, "line");
+      site.function = s["function"].as_text();
+      site.bytes = int_of(s, "bytes");
+      site.blocks = int_of(s, "blocks");
+      site.largest = int_of(s, "largest");
+      v.sites.push_back(std::move(site));
+    }
+    out.push_back(std::move(v));
+  }
   return out;
 }
 

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "allocator_choice.hpp"
 #include "culprit/diagnose/report_data.hpp"
 #include "culprit/store/database.hpp"
 
@@ -21,5 +22,11 @@ std::vector<GpuSeries> load_gpu_series(store::Database& db);
 /// table's size and resident total (aggregated in SQL: the table may hold 200 000 rows), its
 /// kReportOomTasks largest rows, and the victim's row wherever it ranks.
 std::vector<OomTable> load_oom_tables(store::Database& db, std::int64_t root_event);
+
+/// PyTorch's allocator snapshots (`allocator_snapshot` events, the first kMaxAllocatorSnapshots
+/// read) with their sites (`allocator_site` events at the snapshot's source and line, the first
+/// kMaxAllocationSites by rank); `requested` is the OOM message's. Which one the report shows is
+/// choose_allocator_view()'s (allocator_choice.hpp).
+std::vector<AllocatorView> load_allocator_views(store::Database& db);
 
 }  // namespace culprit::diagnose

@@ -21,6 +21,7 @@
 #include "ingest/formats/sample_stamp.hpp"
 #include "ingest/formats/smi_rows.hpp"
 #include "ingest/formats/torchelastic_error.hpp"
+#include "ingest/formats/torch_memory_snapshot.hpp"
 
 namespace culprit::ingest::detect {
 namespace {
@@ -294,10 +295,11 @@ bool starts_json_value(std::string_view line) {
 }
 
 /// The keys json_format_of tells the JSON formats by, each one's index its place here.
-constexpr std::array<std::string_view, 13> kJsonKeys = {
+constexpr std::array<std::string_view, 17> kJsonKeys = {
     "\"__REALTIME_TIMESTAMP\"", "\"__CURSOR\"", "\"_SOURCE_MONOTONIC_TIMESTAMP\"", "\"OOMKilled\"", "\"Id\"",
     "\"State\"", "\"containerStatuses\"", "\"kind\": \"Pod", "\"kind\":\"Pod", "\"apiVersion\"",
-    "\"extraInfo\"", "\"py_callstack\"", "\"errorCode\""};
+    "\"extraInfo\"", "\"py_callstack\"", "\"errorCode\"",
+    "\"culprit_memory_snapshot\"", "\"total_size\"", "\"allocated_size\"", "\"blocks\""};
 
 /// The JSON formats culprit reads, told apart by their keys (journald's `__REALTIME_TIMESTAMP`,
 /// docker's `OOMKilled` / `"State"`, a Pod's `containerStatuses`); '' for any other JSON (a
@@ -310,6 +312,9 @@ std::string_view json_format_of(Has has, std::string_view head) {
   if (has(3) || (has(4) && has(5)) || has(6) || ((has(7) || has(8)) && has(9))) return format::kDockerInspect;
   if ((has(10) && (has(11) || has(12))) || is_torchelastic_string_record(head))
     return format::kTorchelasticError;
+  // PyTorch's allocator snapshot (torch_memory_snapshot.hpp): the hook's header key, or segments
+  // with `total_size` and `allocated_size` and a `blocks` list.
+  if (has(13) || (has(14) && has(15) && has(16))) return format::kTorchMemorySnapshot;
   return {};
 }
 
@@ -741,6 +746,7 @@ Detection cgroup_memory_block(Scan& scan, size_t i) {
 Detection journal_json(Scan& scan, size_t i) { return json_block(scan, i, format::kJournalJson); }
 Detection docker_inspect(Scan& scan, size_t i) { return json_block(scan, i, format::kDockerInspect); }
 Detection torchelastic_error(Scan& scan, size_t i) { return json_block(scan, i, format::kTorchelasticError); }
+Detection torch_memory_snapshot(Scan& scan, size_t i) { return json_block(scan, i, format::kTorchMemorySnapshot); }
 
 Detection kubectl_describe(Scan& scan, size_t i) {
   const auto& lines = scan.lines;

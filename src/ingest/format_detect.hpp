@@ -18,6 +18,7 @@ Detection cgroup_memory_block(Scan& scan, std::size_t i);  ///< `==> …/memory.
 Detection journal_json(Scan& scan, std::size_t i);      ///< JSON with journald's keys
 Detection docker_inspect(Scan& scan, std::size_t i);    ///< JSON with docker's / a Pod's keys
 Detection torchelastic_error(Scan& scan, std::size_t i);  ///< JSON with torchelastic's error-file keys
+Detection torch_memory_snapshot(Scan& scan, std::size_t i);  ///< JSON with PyTorch's allocator segments
 Detection kubectl_describe(Scan& scan, std::size_t i);  ///< `Name:` then `Namespace:` / `Roles:`
 Detection smi_q(Scan& scan, std::size_t i);             ///< `==NVSMI LOG==`
 Detection smi_xml(Scan& scan, std::size_t i);           ///< `<nvidia_smi_log>` document

@@ -271,7 +271,7 @@ IngestStats ingest(const IngestInput& input, const text::SignalSet& signals, cor
                               kind == format::kNvidiaSmiQ || kind == format::kFree || kind == format::kProcStack ||
                               kind == format::kMeminfo || kind == format::kCgroupMemory || kind == format::kGpustat ||
                               kind == format::kTorchelasticError || kind == kNvitopFormat || kind == kRocmSmiFormat ||
-                              kind == kAmdSmiFormat;
+                              kind == kAmdSmiFormat || kind == format::kTorchMemorySnapshot;
   // One split of the text serves the repair, the sniffer and the parsers: the sniff's or the
   // repair's own where it changed nothing (the common case), else one of the repaired text.
   repair_options.rare = rare;

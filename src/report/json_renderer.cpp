@@ -8,6 +8,7 @@
 
 #include "culprit/core/time.hpp"
 #include "culprit/report/json_writer.hpp"
+#include "report/json_allocator.hpp"
 #include "report/renderers.hpp"
 
 namespace culprit::report {
@@ -161,6 +162,7 @@ std::string render_json(const diagnose::Verdict& v) {
   w.key("culprit"); write_culprit(w, v.culprit);
   w.key("victim"); write_victim(w, v.victim);
   w.key("budget"); write_budget(w, v.budget);
+  w.key("allocator"); write_allocator_json(w, v.data.allocator);
   w.key("root");
   if (v.root) write_finding(w, *v.root);
   else w.null();

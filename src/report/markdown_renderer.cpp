@@ -10,6 +10,7 @@
 #include "report/renderers.hpp"
 #include "culprit/core/utf8.hpp"
 #include "report/wording.hpp"
+#include "report/allocator_wording.hpp"
 
 namespace culprit::report {
 namespace {
@@ -209,6 +210,23 @@ void budget_section(Doc& doc, const diagnose::Budget& b) {
   if (!b.total) doc.para(md(std::string(kPartialBudget)));
 }
 
+/// PyTorch's allocator at the OOM: its figures, what they say, the largest live allocation sites.
+void allocator_section(Doc& doc, const diagnose::AllocatorView& a) {
+  doc.heading(md(allocator_title(a)));
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& f : allocator_figures(a)) rows.push_back({md(f.label), size_text(f.bytes), std::to_string(f.bytes)});
+  table(doc, {"Figure", "Size", "Bytes"}, {"---", "--:", "--:"}, rows);
+  for (const auto& note : allocator_notes(a)) doc.para(md(note));
+  if (a.sites.empty()) return;
+  rows.clear();
+  for (const auto& s : a.sites)
+    rows.push_back({code(site_place(s)), size_text(s.bytes), std::to_string(s.blocks), size_text(s.largest), code(s.file)});
+  doc.para(std::string("**") + kSitesHeading + "**");
+  table(doc, {"Frame", "Live", "Blocks", "Largest block", "File"}, {"---", "--:", "--:", "--:", "---"}, rows);
+  if (a.site_count > static_cast<std::int64_t>(a.sites.size()))
+    doc.para(fmt::format("… and {} more sites (see the snapshot file).", a.site_count - static_cast<std::int64_t>(a.sites.size())));
+}
+
 void timeline_section(Doc& doc, const diagnose::Verdict& v) {
   struct Item {
     const diagnose::Finding* f;
@@ -344,6 +362,7 @@ std::string render_markdown(const diagnose::Verdict& v, bool with_title) {
     doc.heading("Memory budget");
     doc.para(md(std::string(kNoBudget)));
   }
+  if (v.data.allocator) allocator_section(doc, *v.data.allocator);
   timeline_section(doc, v);
   events_section(doc, v.data);
 

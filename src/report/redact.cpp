@@ -169,6 +169,10 @@ void visit_strings(V& v, F&& f) {
     f(o.host), f(o.trigger_comm);
     for (auto& t : o.tasks) f(t.name);
   }
+  if (v.data.allocator) {
+    f(v.data.allocator->host), f(v.data.allocator->source);
+    for (auto& s : v.data.allocator->sites) f(s.file), f(s.function);
+  }
 }
 
 /// The host fields of a verdict, in a stable order.
@@ -195,6 +199,7 @@ void visit_hosts(const diagnose::Verdict& v, F&& f) {
   for (const auto& e : v.data.timeline) f(e.host);
   for (const auto& g : v.data.gpus) f(g.host);
   for (const auto& o : v.data.ooms) f(o.host);
+  if (v.data.allocator) f(v.data.allocator->host);
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include "report/renderers.hpp"
 #include "culprit/core/utf8.hpp"
 #include "report/wording.hpp"
+#include "report/allocator_wording.hpp"
 
 namespace culprit::report {
 namespace {
@@ -211,6 +212,39 @@ void write_budget(TextOut& out, const diagnose::Budget& b) {
   }
 }
 
+/// PyTorch's allocator at the OOM: its figures, what they say, the largest live allocation sites.
+void write_allocator(TextOut& out, const diagnose::AllocatorView& a) {
+  out.heading(core::utf8::one_line(allocator_title(a)));
+  const auto figures = allocator_figures(a);
+  int label_cols = 0, size_cols = 0;
+  for (const auto& f : figures) {
+    label_cols = std::max(label_cols, core::utf8::columns(f.label));
+    size_cols = std::max(size_cols, core::utf8::columns(size_text(f.bytes)));
+  }
+  for (const auto& f : figures) out.line("  " + pad_right(f.label, label_cols) + "  " + pad_left(size_text(f.bytes), size_cols));
+  for (const auto& note : allocator_notes(a)) {
+    out.blank();
+    out.wrapped(note, 2);
+  }
+  if (a.sites.empty()) return;
+  out.blank();
+  out.line(std::string("  ") + kSitesHeading + ":");
+  std::vector<std::string> sizes;
+  int cols = 0;
+  for (const auto& s : a.sites) {
+    sizes.push_back(size_text(s.bytes));
+    cols = std::max(cols, core::utf8::columns(sizes.back()));
+  }
+  for (std::size_t i = 0; i < a.sites.size(); ++i) {
+    const auto& s = a.sites[i];
+    const std::string text = "  " + pad_left(sizes[i], cols) + fmt::format("  {:>4} block{}  ", s.blocks, s.blocks == 1 ? " " : "s") +
+                             core::utf8::one_line(site_place(s));
+    out.line(core::utf8::cut(text, out.room(0)));
+  }
+  if (a.site_count > static_cast<std::int64_t>(a.sites.size()))
+    out.line(fmt::format("  … and {} more sites (see the snapshot file)", a.site_count - static_cast<std::int64_t>(a.sites.size())));
+}
+
 void write_failure(TextOut& out, const diagnose::Finding& f) {
   std::string when = iso_time(f.ts);
   if (when.empty()) when = "time unknown";
@@ -280,6 +314,7 @@ std::string render_text(const diagnose::Verdict& v, const RenderOptions& options
     out.heading("Memory budget");
     out.wrapped(std::string(kNoBudget), 2);
   }
+  if (v.data.allocator) write_allocator(out, *v.data.allocator);
 
   if (v.root) {
     out.heading("Root failure");

@@ -61,11 +61,16 @@ inline constexpr std::string_view kCudaFirstUse = "cuda_first_use";
 /// How the job `culprit run` started ended (its snapshot manifest: exit code or signal, and
 /// whether the kernel log was read), never from a log line.
 inline constexpr std::string_view kJobEnd = "job_end";
+/// PyTorch's allocator snapshot (format torch_memory_snapshot): its totals and largest free block
+/// (one event), and each of its largest live allocation sites (one event each: detail, which the
+/// report's allocator section shows, not its timeline).
+inline constexpr std::string_view kAllocatorSnapshot = "allocator_snapshot";
+inline constexpr std::string_view kAllocatorSite = "allocator_site";
 /// Every kind above: a signal may name one of these, or a kind some diagnosis query reads.
 inline constexpr std::array kAll = {kCudaOom,  kStartupMemCheck, kKernelOom,   kOomKill,       kUserspaceOomKill,
                                     kContainerOom, kSignalExit,  kTraceback,   kXid,           kNcclTimeout,
                                     kPeerLost,     kIllegalAccess, kHostAllocFail, kLog,         kCommand,
-                                    kCudaFirstUse, kJobEnd};
+                                    kCudaFirstUse, kJobEnd,      kAllocatorSnapshot, kAllocatorSite};
 }  // namespace kind
 
 /// One dated fact. `line` is 1-based within the source; `line_end` >= `line` for blocks.

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "culprit/diagnose/allocator_view.hpp"
+
 namespace culprit::diagnose {
 
 /// Verdict ids of the JSON contract.
@@ -246,6 +248,7 @@ struct ReportData {
   std::vector<GpuSeries> gpus;
   std::vector<MemorySeries> memory;     ///< host, then cgroup series per host
   std::vector<OomTable> ooms;
+  std::optional<AllocatorView> allocator;  ///< PyTorch's allocator snapshot at the failure, when one was read
 };
 
 /// The incident's answer.

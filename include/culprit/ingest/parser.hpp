@@ -115,5 +115,6 @@ void parse_proc_stack(std::string_view text, ParseContext& ctx);      ///< cat /
 void parse_proc_status(std::string_view text, ParseContext& ctx);  ///< /proc/N/status + cgroup (proc-status.txt)
 void parse_ps(std::string_view text, ParseContext& ctx);              ///< ps aux / -ef / -eo (header-driven)
 void parse_torchelastic_error(std::string_view text, ParseContext& ctx);  ///< torchrun's error file (JSON)
+void parse_torch_memory_snapshot(std::string_view text, ParseContext& ctx);  ///< torch.cuda.memory._snapshot() as JSON
 
 }  // namespace culprit::ingest

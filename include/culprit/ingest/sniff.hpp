@@ -34,6 +34,7 @@ inline constexpr std::string_view kJournalJson = "journal_json";        // journ
 inline constexpr std::string_view kDockerInspect = "docker_inspect";    // docker inspect, kubectl get pod -o json
 inline constexpr std::string_view kKubectlDescribe = "kubectl_describe";
 inline constexpr std::string_view kTorchelasticError = "torchelastic_error";  // $TORCHELASTIC_ERROR_FILE
+inline constexpr std::string_view kTorchMemorySnapshot = "torch_memory_snapshot";  // torch.cuda.memory._snapshot() as JSON
 inline constexpr std::string_view kBinary = "binary";
 inline constexpr std::string_view kEmpty = "empty";
 inline constexpr std::string_view kCulpritReport = "culprit_report";  // culprit's own output (skipped)

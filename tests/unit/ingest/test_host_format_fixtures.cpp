@@ -96,7 +96,7 @@ void check_event(const Event& e, simdjson::dom::object want) {
 
 TEST_CASE("host-side format fixtures parse as their .expect.json says", "[host_formats][fixtures]") {
   auto signals = culprit::test::host_test_signals();
-  for (const std::string format : {"journal_json", "docker_inspect", "kubectl_describe"}) {
+  for (const std::string format : {"journal_json", "docker_inspect", "kubectl_describe", "torch_memory_snapshot"}) {
     auto files = culprit::test::format_fixtures(format);
     REQUIRE(files.size() >= 2);
     for (const auto& txt : files) {

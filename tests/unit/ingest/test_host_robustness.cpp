@@ -17,7 +17,7 @@ namespace {
 
 std::vector<std::string> all_fixtures() {
   std::vector<std::string> out;
-  for (const char* f : {"kernel", "journal_json", "docker_inspect", "kubectl_describe"})
+  for (const char* f : {"kernel", "journal_json", "docker_inspect", "kubectl_describe", "torch_memory_snapshot"})
     for (const auto& p : culprit::test::format_fixtures(f)) out.push_back(culprit::test::read_fixture(p));
   return out;
 }

@@ -312,3 +312,46 @@ TEST_CASE("json schema: budget.rule lists every ledger rule id", "[report][json]
   std::sort(ids.begin(), ids.end());
   CHECK(listed == ids);
 }
+
+TEST_CASE("json: the allocator object, beside the budget, and null without a snapshot", "[report][json][schema]") {
+  auto v = test::cuda_oom_foreign();
+  {
+    Parsed p;
+    parse(render(v, Format::json), p);
+    check_contract(p.doc);
+    CHECK(p.doc["allocator"].is_null());
+  }
+  d::AllocatorView a;
+  a.host = "spark-b";
+  a.gpu = 0;
+  a.source = "culprit-memory-spark-b-51877.json";
+  a.line = 1;
+  a.reserved = 52 * test::kGiB;
+  a.allocated = 49 * test::kGiB;
+  a.active = a.allocated;
+  a.unallocated = a.reserved - a.allocated;
+  a.largest_free = test::kGiB;
+  a.requested = 2 * test::kGiB;
+  a.segments = 5;
+  a.blocks = 11;
+  a.live_blocks = 7;
+  a.free_blocks = 4;
+  a.site_count = 1;
+  a.sites.push_back({"/srv/job/model.py", 88, "attention\x1b[31m", 22 * test::kGiB, 2, 12 * test::kGiB});
+  v.data.allocator = a;
+  Parsed p;
+  parse(render(v, Format::json), p);
+  check_contract(p.doc);
+  const auto j = p.doc["allocator"];
+  CHECK(int64_t(j["unallocated"]) == 3 * test::kGiB);
+  CHECK(bool(j["fragmented"]));  // 2 GiB asked, 3 GiB cached, no block over 1 GiB
+  CHECK(int64_t(j["requested"]) == 2 * test::kGiB);
+  CHECK(str(j["sites"].at(0)["function"]) == "attention\x1b[31m");  // the value, escaped as \u001b on the wire
+  a.requested.reset();
+  v.data.allocator = a;
+  Parsed q;
+  parse(render(v, Format::json), q);
+  check_contract(q.doc);
+  CHECK(q.doc["allocator"]["requested"].is_null());
+  CHECK_FALSE(bool(q.doc["allocator"]["fragmented"]));
+}
