@@ -6,7 +6,7 @@
 # redaction (12/34 ps users and user folders, 23 scan numbering), time and place (23 scan hosts
 # and time column; 6 a year-less stamp in a dated file, 16 a root failure beside stamped lines),
 # output (22 terminal width, 27 HTML code blocks, idle GPUs and labels; 14 the failed GPU's later
-# snapshot). Inputs are written here, in the formats' own shapes.
+# snapshot; 31 the budget's long labels). Inputs are written here, in the formats' own shapes.
 # usage: newuser.sh TEST CULPRIT SOURCE_DIR BUILD_DIR WORK_DIR
 set -u
 test=$1; culprit=$2; src=$3; build=$4; work=$5
@@ -463,6 +463,26 @@ cli_query_writes)
     "$culprit" query t.db "$sql" > q.out 2> q.err; rc=$?
     [ $rc -eq 2 ] && grep -q "only reading the timeline is allowed" q.err && ok "$sql: refused, said clearly" ||
       { bad "$sql: rc $rc"; cat q.err; }
+  done ;;
+
+output_budget_labels)
+  # 31: a long ledger label wraps within its capped column instead of being cut with `…` and
+  # stretching the table to the full width. PyTorch 1.x's message (c10/cuda/CUDACachingAllocator.cpp).
+  echo 'RuntimeError: CUDA out of memory. Tried to allocate 768.00 MiB (GPU 0; 15.78 GiB total capacity; 13.90 GiB already allocated; 371.19 MiB free; 14.20 GiB reserved in total by PyTorch) If reserved memory is >> allocated memory try setting max_split_size_mb to avoid fragmentation.  See documentation for Memory Management and PYTORCH_CUDA_ALLOC_CONF' > old.txt
+  for cols in 100 60; do
+    COLUMNS=$cols "$culprit" --color never old.txt > r.txt 2>/dev/null
+    sed -n '/^Memory budget/,/^$/p' r.txt > budget.txt
+    [ -s budget.txt ] || { bad "COLUMNS=$cols: no budget"; cat r.txt; continue; }
+    if grep -q '…' budget.txt; then bad "COLUMNS=$cols: a label is cut:"; grep '…' budget.txt; else ok "COLUMNS=$cols: no label is cut"; fi
+    # The label read back across its lines, the size columns taken out.
+    python3 -c 'import re,sys; t=re.sub(r"\s+[0-9.]+ (GiB|MiB|KiB|bytes)(\s+[0-9.]+%)?", " ", open(sys.argv[1]).read()); print(" ".join(t.split()))' \
+      budget.txt > flat.txt
+    grep -q "the failing process (PyTorch's own figure; its CUDA context is not counted)" flat.txt &&
+      ok "COLUMNS=$cols: the label is whole" ||
+      { bad "COLUMNS=$cols: the label is not whole:"; cat budget.txt; }
+    widest=$(python3 -c 'import sys; print(max(len(l.rstrip("\n")) for l in open(sys.argv[1], encoding="utf-8")))' budget.txt)
+    limit=$cols; [ "$cols" -gt 80 ] && limit=80
+    [ "$widest" -le "$limit" ] && ok "COLUMNS=$cols: the table is $widest columns" || bad "COLUMNS=$cols: the table is $widest columns"
   done ;;
 
 *) echo "unknown test $test"; exit 2 ;;
