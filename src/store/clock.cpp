@@ -508,16 +508,17 @@ class Aligner {
     const std::string where = "host = ?1 AND ts IS NULL AND ts_kind = 'none' AND kind <> 'command'";
     if (count(db_, "SELECT count(*) FROM events WHERE " + where, h) == 0) return {};
     // The next stamped event after the block's last line; else a stamped event of the source's
-    // own (no clock mark) a few lines before it: the lines after a failure's stamped line are
-    // mostly the rest of its record (Ray's driver prints the worker's exception and its
-    // "Memory on the node …" under one stamp).
+    // own (no clock mark) of another kind a few lines before it: the lines after a failure's
+    // stamped line are mostly the rest of its record (Ray's driver prints the worker's exception
+    // and its "Memory on the node …" under one stamp); one of the same kind is another failure.
     auto neighbour = [](const char* column) {
       return fmt::format(
           "coalesce((SELECT n.{0} FROM events n WHERE n.source_id = events.source_id AND n.ts IS NOT NULL"
           " AND n.ts_kind <> 'none' AND n.line > events.line_end AND n.line <= events.line_end + {1}"
           " ORDER BY n.line, n.id LIMIT 1),"
           " (SELECT p.{0} FROM events p WHERE p.source_id = events.source_id AND p.ts IS NOT NULL"
-          " AND p.ts_kind <> 'none' AND p.rule <> '{3}' AND p.line < events.line AND p.line >= events.line - {2}"
+          " AND p.ts_kind <> 'none' AND p.rule <> '{3}' AND p.kind <> events.kind"
+          " AND p.line < events.line AND p.line >= events.line - {2}"
           " ORDER BY p.line DESC, p.id DESC LIMIT 1))",
           column, kNeighbourLines, kRecordLines, core::parser_rule::kClockMark);
     };

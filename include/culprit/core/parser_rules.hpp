@@ -19,9 +19,9 @@ inline constexpr std::string_view kCgroupMemory = "cgroup_memory";
 /// never count it; clock alignment (store/clock.cpp) reads it by this id.
 inline constexpr std::string_view kKernelClockAnchor = "kernel_clock_anchor";
 /// A stamped line of an application log kept only for its time (ingest/formats/app_log.cpp): the
-/// stamped line before an unstamped failure and the first one after it, when no event of their
-/// own carries their stamps. Kind `log`, severity debug, as the kernel's anchor: clock alignment
-/// (store/clock.cpp) dates the failure from the one after it and takes the host's year from both.
+/// first one after an unstamped failure, when no event of its own carries its stamp. Kind `log`,
+/// severity debug, as the kernel's anchor: clock alignment (store/clock.cpp) dates the failure
+/// from it, and its date is one of the host's.
 inline constexpr std::string_view kClockMark = "clock_mark";
 /// Ray's memory-monitor table of the node's largest memory users, printed with its kill
 /// (ingest/formats/ray_memory_table.cpp): kind `log`, one event per table, its `kill_line` the

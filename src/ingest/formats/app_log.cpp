@@ -156,7 +156,7 @@ class AppLogParser {
   void push(core::Event& e, const PeeledLine& p, Sv message);
   void place(const PeeledLine& p, core::Event& e) const;
   int year_for(const PeeledTime& t) const;
-  void note_dated(const PeeledTime& t, std::int64_t seg, Sv raw);
+  void note_dated(const PeeledTime& t, std::int64_t seg);
   void clock_mark(std::int64_t seg, const PeeledLine& p);
   void sight(const std::string& host, std::int64_t pid, std::optional<double> ts, std::string evidence);
   void sight_message_pids(const core::Event& base, Sv message);
@@ -185,16 +185,12 @@ class AppLogParser {
   std::optional<PeeledTime> dated_;
   std::int64_t dated_seg_ = 0;
   std::int64_t year_probes_ = 0;  // skipped lines peeled for a first full date (kYearProbeLines)
-  // Clock marks: the stamped line before an unstamped event (dated_raw_ is its text, to peel
-  // again), and until which line the first stamped one after it is looked for.
-  Sv dated_raw_;
+  // Clock marks: until which line the first stamped one after an unstamped event is looked for.
   std::int64_t marked_seg_ = 0;       // the last line kept as a mark
   std::int64_t mark_until_ = 0;       // look for a stamped line up to this input line (0: none)
   std::int64_t marks_ = 0;
   std::int64_t stamped_pushed_ = 0;   // stamped events pushed so far (a line that made one needs no mark)
-  std::int64_t stamped_event_line_ = 0;  // the input line of the last of them
   std::int64_t prev_time_line_ = 0;
-  Sv prev_time_raw_;              // that line's text
   // The `(VllmWorker rank=0 pid=3300)`-style prefixes already sighted (pid_prefix): one per rank
   // of a log that interleaves them, up to kMaxSightedPrefixes.
   std::set<std::string, std::less<>> sighted_prefixes_;
@@ -273,11 +269,11 @@ void AppLogParser::line(std::int64_t seg, Sv raw, LiteralHit hit) {
     skipped_seg_ = seg;
     if (mark_until_ > 0 && ctx_.absolute_line(seg) <= mark_until_) {  // the first stamped line after an unstamped event
       const PeeledLine skipped = peel_line(raw, options_);
-      note_dated(skipped.time, seg, raw);
+      note_dated(skipped.time, seg);
       if (skipped.time.kind != core::TsKind::none) clock_mark(seg, skipped);
     } else if (!dated_ && year_probes_ < kYearProbeLines) {
       ++year_probes_;
-      note_dated(peel_line(raw, options_).time, seg, raw);
+      note_dated(peel_line(raw, options_).time, seg);
     }
     return;
   }
@@ -287,7 +283,6 @@ void AppLogParser::line(std::int64_t seg, Sv raw, LiteralHit hit) {
     if (prev.time.kind != core::TsKind::none) {
       prev_time_ = prev.time;
       prev_time_line_ = skipped_seg_;
-      prev_time_raw_ = skipped_raw_;
     }
   }
   PeeledLine p = peel_line(raw, options_);
@@ -295,8 +290,8 @@ void AppLogParser::line(std::int64_t seg, Sv raw, LiteralHit hit) {
   // A year-less stamp: a full date on a line the fast path skipped since the last one known is
   // newer (one peel per such line, not per skipped line); a year rolls over from it (Dec → Jan).
   if (p.time.kind == core::TsKind::wall_no_year && skipped_seg_ > dated_seg_ && skipped_seg_ < seg)
-    note_dated(peel_line(skipped_raw_, options_).time, skipped_seg_, skipped_raw_);
-  note_dated(p.time, seg, raw);
+    note_dated(peel_line(skipped_raw_, options_).time, skipped_seg_);
+  note_dated(p.time, seg);
   if (p.pid && sighted_prefixes_.size() < kMaxSightedPrefixes) {
     // Remember the writer's prefix (with its colour codes) so repeats can skip peeling.
     if (const Sv prefix = pid_prefix(raw); !prefix.empty()) sighted_prefixes_.emplace(prefix);
@@ -309,7 +304,6 @@ void AppLogParser::line(std::int64_t seg, Sv raw, LiteralHit hit) {
   if (own_time.kind != core::TsKind::none) {
     prev_time_ = own_time;
     prev_time_line_ = seg;
-    prev_time_raw_ = raw;
     // The first stamped line after an unstamped event; one whose own event carries it needs none.
     if (mark_until_ > 0 && ctx_.absolute_line(seg) <= mark_until_) {
       if (stamped_pushed_ == stamped_before) clock_mark(seg, p);
@@ -491,17 +485,16 @@ int AppLogParser::year_for(const PeeledTime& t) const {
   return best;
 }
 
-void AppLogParser::note_dated(const PeeledTime& t, std::int64_t seg, Sv raw) {
+void AppLogParser::note_dated(const PeeledTime& t, std::int64_t seg) {
   if (t.kind != core::TsKind::wall || t.year == 0 || t.month == 0 || seg < dated_seg_) return;
   dated_ = t;
   dated_seg_ = seg;
-  dated_raw_ = raw;
 }
 
 // Issue 37, findings 6 and 16: a log's stamped lines that are no events (`[2024-05-15 10:18:31,001]
-// [INFO] step 1200`) are all that dates a `[rank12]:` traceback between them. The first after an
-// unstamped event (within kClockMarkReach lines) is kept as a clock mark — clock alignment dates
-// the event by it — and the one before it too: its date gives the host's year.
+// [INFO] step 1200`) are all that dates a `[rank12]:` traceback before them. The first after an
+// unstamped event (within kClockMarkReach lines, every one of them peeled) is kept as a clock
+// mark: clock alignment dates the event by it, and its date is one of the host's.
 void AppLogParser::clock_mark(std::int64_t seg, const PeeledLine& p) {
   mark_until_ = 0;
   if (!ctx_.sink || seg == marked_seg_ || p.time.kind == core::TsKind::none || ++marks_ > kMaxClockMarks) return;
@@ -526,20 +519,10 @@ void AppLogParser::place(const PeeledLine& p, core::Event& e) const {
 void AppLogParser::push(core::Event& e, const PeeledLine& p, Sv message) {
   if (e.ts_kind != core::TsKind::none) {
     ++stamped_pushed_;
-    stamped_event_line_ = e.line;
   } else if (e.kind != core::kind::kCommand && e.kind != core::kind::kLog && marks_ < kMaxClockMarks) {
-    // An unstamped failure: the stamped line before it (when no event carried its stamp, and
-    // near enough) and the first one after it become clock marks.
-    // (A traceback is pushed when it closes, perhaps after stamped lines of other writers: the
-    // latest stamped line is then after it, a mark of its own unless one after it is kept.)
-    const bool dated_later = dated_ && dated_seg_ > prev_time_line_;
-    const std::int64_t latest = dated_later ? dated_seg_ : prev_time_line_;
-    const std::int64_t at = ctx_.absolute_line(latest);
-    const bool after = at > e.line_end;
-    const bool marked_after = marked_seg_ > 0 && ctx_.absolute_line(marked_seg_) > e.line_end;
-    if (latest > marked_seg_ && at != stamped_event_line_ && !(after && marked_after) &&
-        (after ? at - e.line_end : e.line - at) <= kClockMarkReach)
-      clock_mark(latest, peel_line(dated_later ? dated_raw_ : prev_time_raw_, options_));
+    // An unstamped failure: the first stamped line after it becomes a clock mark. (Not the one
+    // before: which that is depends on the lines the fast path skipped, and a stamp before a
+    // failure dates nothing — clock alignment uses only the next one.)
     mark_until_ = std::max(mark_until_, e.line_end + kClockMarkReach);
   }
   if (ctx_.sink) ctx_.sink->add_event(e);
