@@ -6,7 +6,7 @@
 # redaction (12/34 ps users and user folders, 23 scan numbering), time and place (23 scan hosts
 # and time column; 6 a year-less stamp in a dated file, 16 a root failure beside stamped lines),
 # output (22 terminal width, 27 HTML code blocks, idle GPUs and labels; 14 the failed GPU's later
-# snapshot; 31 the budget's long labels). Inputs are written here, in the formats' own shapes.
+# snapshot; 31 the budget's long labels; 17 the headline keeps the culprit). Inputs are written here, in the formats' own shapes.
 # usage: newuser.sh TEST CULPRIT SOURCE_DIR BUILD_DIR WORK_DIR
 set -u
 test=$1; culprit=$2; src=$3; build=$4; work=$5
@@ -483,6 +483,21 @@ output_budget_labels)
     widest=$(python3 -c 'import sys; print(max(len(l.rstrip("\n")) for l in open(sys.argv[1], encoding="utf-8")))' budget.txt)
     limit=$cols; [ "$cols" -gt 80 ] && limit=80
     [ "$widest" -le "$limit" ] && ok "COLUMNS=$cols: the table is $widest columns" || bad "COLUMNS=$cols: the table is $widest columns"
+  done ;;
+
+output_headline_culprit)
+  # 17: the first line never loses the culprit: a killed unit's long name is shortened, the time
+  # goes first, at any width. systemd-oomd's kill line (src/oom/oomd-util.c) and systemd's unit
+  # summary, as journalctl prints them.
+  cat > oomd.txt <<'EOF'
+May 15 10:22:31 ws-carol systemd-oomd[812]: Killed /user.slice/user-1000.slice/user@1000.service/app.slice/app-org.gnome.Terminal.slice/vte-spawn-4b1a2c3d-5e6f-4a7b-8c9d-0e1f2a3b4c5d.scope due to memory pressure for /user.slice/user-1000.slice/user@1000.service being 71.23% > 50.00% for > 20s with reclaim activity
+May 15 10:22:31 ws-carol systemd[1402]: vte-spawn-4b1a2c3d-5e6f-4a7b-8c9d-0e1f2a3b4c5d.scope: systemd-oomd killed 12 process(es) in this unit.
+EOF
+  for cols in 100 80 60; do
+    COLUMNS=$cols "$culprit" --color never --year 2024 oomd.txt > r.txt 2>/dev/null
+    head -1 r.txt | grep -q "vte-spawn-" && ok "COLUMNS=$cols: the headline names the unit" ||
+      bad "COLUMNS=$cols: the headline lost the unit: $(head -1 r.txt)"
+    head -1 r.txt | grep -q -- "—…" && bad "COLUMNS=$cols: the headline ends in '—…'" || true
   done ;;
 
 *) echo "unknown test $test"; exit 2 ;;
