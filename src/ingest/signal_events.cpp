@@ -11,6 +11,7 @@
 #include "culprit/text/block_scanner.hpp"
 #include "culprit/text/signal_set.hpp"
 #include "ingest/format_table.hpp"
+#include "ingest/formats/line_prefix.hpp"
 #include "ingest/line_hits.hpp"
 #include "ingest/xid_details.hpp"
 
@@ -92,6 +93,17 @@ std::vector<core::Event> events_from_signals(const core::Event& base, std::strin
       if (e.field(key)) continue;
       if (auto bytes = gib_to_bytes(c.value)) e.set_int(key, *bytes);
     }
+    // `time`: a full date the message itself carries (Slurm's `CANCELLED AT 2024-05-15T10:22:35`)
+    // dates an event whose line had no stamp (issue 37, finding 16); a line's own stamp wins.
+    if (e.ts_kind == core::TsKind::none)
+      if (const core::Field* t = e.field("time")) {
+        PeeledTime when;
+        if (read_iso_stamp(t->value, when) == t->value.size() && when.kind == core::TsKind::wall) {
+          e.ts_kind = core::TsKind::wall;
+          e.ts_raw = t->value;
+          e.ts = stamp_epoch(when, 0);
+        }
+      }
     if (e.kind == core::kind::kXid) enrich_xid_event(e);  // code meaning, PCI form, NVLink5 details
     out.push_back(std::move(e));
   }

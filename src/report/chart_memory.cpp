@@ -24,10 +24,14 @@ constexpr double kPanel = 230;
 constexpr double kMinSegment = 3;  // pixels: a process holding memory is never invisible
 constexpr double kLedger = 400;    // the "at the failure" bar and its labels
 constexpr double kCalloutGap = 14;
+constexpr double kSegmentLabelHeight = 10;  // a segment label's 11 px text above its baseline
 constexpr std::size_t kMaxCallouts = 9;
 constexpr int kCalloutColumns = 36;  // the request panel at the right of the failure's chart
 constexpr std::size_t kMaxGpus = 16;
 constexpr std::int64_t kMiB = 1024 * 1024;
+/// A GPU is idle in every snapshot when none lists a process holding memory and at most this
+/// share of it is in use (a driver's and a persistence daemon's few hundred MiB).
+constexpr double kIdleShare = 0.02;
 
 struct Segment {
   std::string cls;    // CSS classes: `seg job s0`, `seg rest`, `seg free`, …
@@ -157,16 +161,20 @@ std::string holder_name(const std::string& label) {
   return label;
 }
 
-/// A snapshot made from the figures the failure's own error message quoted: the "at the
-/// failure" bar shows the same instant from the ledger, so drawing both would repeat it.
+/// A snapshot made from the figures the failure's own error message quoted: its parser makes it
+/// at the error's own source and line, and the "at the failure" bar shows the same instant from
+/// the ledger, so drawing both would repeat it. That line only: an nvidia-smi table printed a
+/// few lines after the failure is a snapshot of its own (issue 37, finding 14: the failed GPU's
+/// reading a minute later, a foreign process still on it, was dropped as "quoted").
 bool quoted_by_failure(const diagnose::Verdict& v, const diagnose::GpuSample& sample) {
   std::string source;
   std::int64_t line = 0;
   for (const auto& e : v.data.timeline)
     if (e.mark == "root") source = e.source, line = e.line;
+  // (Not any evidence line: the root's evidence cites the very table that must be drawn.)
   if (source.empty() && v.root && !v.root->evidence.empty())
     source = v.root->evidence.front().source, line = v.root->evidence.front().line;
-  return !source.empty() && sample.source == source && std::llabs(sample.line - line) <= 200;
+  return !source.empty() && sample.source == source && sample.line == line;
 }
 
 bool gpu_domain(const diagnose::Budget& b) { return b.domain == "gpu" || b.domain == "unified"; }
@@ -350,9 +358,12 @@ void draw_request_panel(html::Svg& svg, const Bar& b) {
   svg.text(rx + kBar / 2, base + 16, "requested", "tick failure", "middle");
 }
 
-/// Draws one bar's segments (bottom up); returns the (y_bottom, y_top) pixel span of each.
+/// Draws one bar's segments (bottom up); returns the (y_bottom, y_top) pixel span of each. A
+/// segment's label is drawn inside it when it fits, and never above `ceiling` (the total line,
+/// whose label stands just above it: a small segment's lift pushes the top ones past it).
 std::vector<std::pair<double, double>> draw_segments(html::Svg& svg, const Bar& b, double x, double bar_w,
-                                                     const std::function<double(double)>& y_of) {
+                                                     const std::function<double(double)>& y_of,
+                                                     std::optional<double> ceiling = std::nullopt) {
   std::vector<std::pair<double, double>> spans;
   double base = 0;
   double lift = 0;  // pixels added so that small holders stay visible
@@ -364,9 +375,10 @@ std::vector<std::pair<double, double>> draw_segments(html::Svg& svg, const Bar& 
       y2 = y1 - kMinSegment;
     }
     svg.rect(x, y2, bar_w, y1 - y2, s.cls, s.tip);
-    if (y1 - y2 >= 15 && bar_w >= 46) {
+    const double baseline = (y1 + y2) / 2 + 4;
+    if (y1 - y2 >= 15 && bar_w >= 46 && (!ceiling || baseline - kSegmentLabelHeight >= *ceiling)) {
       const int cols = static_cast<int>(bar_w / 6.6);
-      svg.text(x + bar_w / 2, (y1 + y2) / 2 + 4, core::utf8::cut(s.label, cols),
+      svg.text(x + bar_w / 2, baseline, core::utf8::cut(s.label, cols),
                s.dark_text ? "seg-label dark" : "seg-label", "middle");
     }
     spans.emplace_back(y1, y2);
@@ -442,7 +454,8 @@ std::string draw_chart(const std::vector<Bar>& samples, const Bar* failure, std:
       const Bar& b = samples[i];
       const double cx = kLeft + slot * (static_cast<double>(i) + 0.5) + (i >= before ? ledger_w : 0);
       bar_total(b, cx - bar_w / 2, bar_w, i == 0 || i == before || samples[i - 1].total != b.total);
-      draw_segments(svg, b, cx - bar_w / 2, bar_w, y_of);
+      draw_segments(svg, b, cx - bar_w / 2, bar_w, y_of,
+                    b.total ? std::optional<double>(y_of(static_cast<double>(*b.total))) : std::nullopt);
       if (i % label_every == 0) svg.text(cx, kTop + kPlot + 18, b.label, "tick", "middle");
     }
     const std::string axis = samples.size() > 1 ? "snapshots in time order (UTC)" : "snapshot";
@@ -462,8 +475,12 @@ std::string draw_chart(const std::vector<Bar>& samples, const Bar* failure, std:
     const double x = ledger_x + 40;
     if (before > 0) svg.line(ledger_x, kTop, ledger_x, kTop + kPlot, "divider");
     if (before < samples.size()) svg.line(ledger_x + ledger_w, kTop, ledger_x + ledger_w, kTop + kPlot, "divider");
-    bar_total(b, x, kBarW, true);
-    const auto spans = draw_segments(svg, b, x, kBarW, y_of);
+    // The total's label stands in the column of labels, above the free memory's (issue 37,
+    // finding 27: drawn over the bar, it crossed the top labels).
+    bar_total(b, x, kBarW, false);
+    const std::optional<double> total_y =
+        b.total ? std::optional<double>(y_of(static_cast<double>(*b.total))) : std::nullopt;
+    const auto spans = draw_segments(svg, b, x, kBarW, y_of, total_y);
     if (request) {
       // The request standing on the used memory, left of the bar: what sticks out above the
       // total is the shortfall.
@@ -487,10 +504,10 @@ std::string draw_chart(const std::vector<Bar>& samples, const Bar* failure, std:
       shown.resize(kMaxCallouts);
       std::sort(shown.begin(), shown.end());
     }
+    const bool total_callout = total_y && !one_total;
     std::vector<double> ys;
-    for (std::size_t k = 0; k < shown.size(); ++k) {
-      const auto [y1, y2] = spans[shown[k]];
-      double y = (y1 + y2) / 2;
+    for (std::size_t k = 0; k < shown.size() + (total_callout ? 1 : 0); ++k) {
+      double y = k < shown.size() ? (spans[shown[k]].first + spans[shown[k]].second) / 2 : *total_y;
       if (k > 0) y = std::min(y, ys.back() - kCalloutGap);
       ys.push_back(y);
     }
@@ -510,11 +527,61 @@ std::string draw_chart(const std::vector<Bar>& samples, const Bar* failure, std:
       const std::string text = prefix + core::utf8::cut(s.label, std::max(room, 6)) + size;
       svg.text(lx, ys[k] + 4, text, "callout " + s.cls.substr(4), "start");
     }
+    if (total_callout) {
+      svg.line(x + kBarW + 2, *total_y, lx - 4, ys.back(), "leader");
+      svg.text(lx, ys.back() + 4, "total " + size_text(*b.total), "callout total-label", "start");
+    }
     svg.text(x + kBarW / 2, kTop + kPlot + 18, b.label, "tick failure", "middle");
     svg.text(x + kBarW / 2, kTop + kPlot + 38, "ledger at the failure", "axis-label", "middle");
   }
   if (request) draw_request_panel(svg, *failure);
   return svg.finish();
+}
+
+/// No process holds memory on the GPU in any snapshot and (almost) nothing is in use.
+bool idle(const diagnose::GpuSeries& s) {
+  if (s.samples.empty()) return false;
+  for (const auto& sample : s.samples) {
+    for (const auto& p : sample.processes)
+      if (p.bytes && *p.bytes > 0) return false;
+    if (!sample.used || !sample.total || *sample.total <= 0) return false;
+    if (static_cast<double>(*sample.used) > kIdleShare * static_cast<double>(*sample.total)) return false;
+  }
+  return true;
+}
+
+/// Issue 37, finding 27: idle GPUs (an 8-GPU node's 7 untouched ones) get a row each in one
+/// compact table — host, GPU, model, the most in use against the total, the snapshots' times —
+/// instead of a full chart of empty bars each.
+std::string idle_rows(const std::vector<const diagnose::GpuSeries*>& idle_gpus) {
+  if (idle_gpus.empty()) return {};
+  std::string out =
+      "<figure class=\"chart idle\">\n<figcaption class=\"title\">Idle GPUs: no process held memory in any "
+      "snapshot</figcaption>\n<table class=\"idle\"><tr><th>Host</th><th>GPU</th><th>Model</th><th>In use (most)</th>"
+      "<th>Snapshots</th></tr>\n";
+  for (const auto* s : idle_gpus) {
+    std::int64_t used = 0, total = 0;
+    for (const auto& sample : s->samples) {
+      used = std::max(used, sample.used.value_or(0));
+      total = std::max(total, sample.total.value_or(0));
+    }
+    const auto& first = s->samples.front();
+    const auto& last = s->samples.back();
+    auto label = [](const diagnose::GpuSample& x) {
+      return x.ts ? clock_label(*x.ts) : fmt::format("line {}", x.line);
+    };
+    const std::string when = s->samples.size() == 1 ? label(first)
+                                                    : fmt::format("{} ({} to {})", s->samples.size(), label(first), label(last));
+    const double share = total > 0 ? static_cast<double>(used) / static_cast<double>(total) : 0;
+    out += "<tr><td>" + html::escape_line(s->host.empty() ? std::string("(no host)") : s->host) + "</td><td>" +
+           std::to_string(s->gpu) + "</td><td>" + html::escape_line(s->model) + "</td><td>" +
+           fmt::format("<span class=\"meter\" title=\"{:.1f}%\"><span class=\"seg rest\" style=\"width:{:.1f}%\">"
+                       "</span></span> ",
+                       share * 100, std::max(share * 100, 0.5)) +
+           html::escape_line(size_text(used) + " of " + size_text(total)) + "</td><td>" + html::escape_line(when) +
+           "</td></tr>\n";
+  }
+  return out + "</table>\n</figure>\n";
 }
 
 }  // namespace
@@ -564,13 +631,20 @@ std::string gpu_memory(const diagnose::Verdict& v) {
     ++drawn;
   };
   if (budget_alone) figure(nullptr, budget);
+  std::vector<const diagnose::GpuSeries*> idle_gpus;
+  std::size_t charted = 0;  // series that want a chart
   for (const auto* s : order) {
-    if (drawn >= kMaxGpus) break;
+    if (s != budget_series && idle(*s)) {
+      idle_gpus.push_back(s);
+      continue;
+    }
+    ++charted;
+    if (drawn >= kMaxGpus) continue;
     figure(s, s == budget_series ? budget : nullptr);
   }
-  if (order.size() + (budget_alone ? 1 : 0) > drawn && drawn >= kMaxGpus)
-    out += fmt::format("<p class=\"note\">{} more GPUs are not drawn.</p>\n",
-                       order.size() + (budget_alone ? 1 : 0) - drawn);
+  if (charted + (budget_alone ? 1 : 0) > drawn && drawn >= kMaxGpus)
+    out += fmt::format("<p class=\"note\">{} more GPUs are not drawn.</p>\n", charted + (budget_alone ? 1 : 0) - drawn);
+  out += idle_rows(idle_gpus);
   return out;
 }
 

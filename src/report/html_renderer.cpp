@@ -84,6 +84,11 @@ svg .free-level { stroke: #5f9d70; stroke-width: 1; stroke-dasharray: 3 3; }
 .swatch.outlined { border: 3px solid #1a202c; background: #ffffff; }
 svg .shortfall-label { fill: #c53030; font-size: 11px; font-weight: 600; }
 svg .row-label.strong, svg .value.mark { font-weight: 600; }
+table.idle { border-collapse: collapse; font-size: 13px; margin: 4px 0; }
+table.idle th, table.idle td { border: 1px solid var(--line); padding: 3px 8px; text-align: left; }
+table.idle th { background: var(--panel); }
+.meter { display: inline-block; width: 60px; height: 9px; background: #e8f5ec; border: 1px solid #5f9d70; }
+.meter .seg { display: block; height: 100%; }
 section.report table { border-collapse: collapse; margin: 8px 0 14px; font-size: 13px; display: block; overflow-x: auto; }
 section.report th, section.report td { border: 1px solid var(--line); padding: 4px 8px; text-align: left; vertical-align: top; }
 section.report th { background: var(--panel); }

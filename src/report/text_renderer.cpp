@@ -180,14 +180,18 @@ void write_budget(TextOut& out, const diagnose::Budget& b) {
     size_cols = std::max(size_cols, core::utf8::columns(sizes.back()));
     label_cols = std::max(label_cols, core::utf8::columns(core::utf8::one_line(r.label)));
   }
-  constexpr int kIndent = 2, kShareCols = 6;
+  // Issue 37, finding 31: a long label (`job: the failing process (PyTorch's own figure; its CUDA
+  // context is not …)`) wraps within its column, whose width is capped, instead of being cut and
+  // stretching the table to the line's full width.
+  constexpr int kIndent = 2, kShareCols = 6, kMaxLabelCols = 52;
+  label_cols = std::min(label_cols, kMaxLabelCols);
   if (out.width() > 0)
     label_cols = std::min(label_cols, out.width() - kIndent - 2 - size_cols - 2 - kShareCols);
   label_cols = std::max(label_cols, 8);
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const auto& r = rows[i];
-    std::string text = std::string(kIndent, ' ') +
-                       pad_right(core::utf8::cut(core::utf8::one_line(r.label), label_cols), label_cols) + "  " +
+    const auto label = core::utf8::wrap(core::utf8::one_line(r.label), label_cols);
+    std::string text = std::string(kIndent, ' ') + pad_right(label.front(), label_cols) + "  " +
                        pad_left(sizes[i], size_cols);
     if (r.share && r.bytes) {
       if (std::string share = share_text(*r.bytes, b.total); !share.empty())
@@ -195,6 +199,7 @@ void write_budget(TextOut& out, const diagnose::Budget& b) {
     }
     if (r.role == "shortfall") text = out.paint(text, fmt::emphasis::bold);
     out.line(text);
+    for (std::size_t k = 1; k < label.size(); ++k) out.line(std::string(kIndent + 2, ' ') + label[k]);
   }
   if (rows.empty()) out.line("  (no sizes known)");
   if (b.unified) {

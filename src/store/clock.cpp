@@ -1,6 +1,8 @@
 // Clock alignment: SQL passes per host, each placing what the one before made possible.
 //  0. hosts: when the inputs name exactly one host, sources that named none belong to it;
-//  1. years (wall_no_year): the year that puts the stamp nearest the host's dated stamps (else
+//  1. years (wall_no_year): a parser that saw full dates in the same source placed the stamps
+//     after them already (app_log: `year_from_line`, the nearest year to the source's latest
+//     date); the rest take the year that puts the stamp nearest the host's dated stamps (else
 //     any host's, else --year, else the latest year not in the future) — so a log that runs
 //     from December into January gets both years right;
 //  2. dates (time_of_day): the day that puts the time nearest the same reference;
@@ -13,7 +15,10 @@
 //     report of a pid's death paired with the kernel's kill of it. The parsers record the pairs
 //     as clock-anchor events (core::parser_rule::kKernelClockAnchor) (one per run of equal offsets); when the offset moves
 //     (a suspend, a clock step) each run places the stamps after it;
-//  5. the record: hosts.clock_method (what each part rested on) and clock_confidence (the
+//  5. neighbours: an event without a stamp takes the time of the next stamped event of its
+//     source, at most kNeighbourLines on (ts_from_line names it): by then it had happened;
+//     else that of a stamped failure just before it, whose record it continues;
+//  6. the record: hosts.clock_method (what each part rested on) and clock_confidence (the
 //     weakest part), oom_reports.ts, sources.first_ts / last_ts / clock (an id: kSourceClockSql).
 // Events that cannot be placed keep ts NULL and still count, ordered by source and line.
 #include "culprit/store/clock.hpp"
@@ -43,6 +48,11 @@ constexpr const char* kSourceClockSql =
     " LIMIT 1), 'none')";
 
 enum Level { kNone = 0, kLow = 1, kMedium = 2, kHigh = 3 };
+
+/// How far (in lines of its source) a stamped event after an unstamped one may be to date it,
+/// and a stamped failure before it (the rest of its record).
+constexpr int kNeighbourLines = 50;
+constexpr int kRecordLines = 10;
 
 const char* level_name(int level) {
   switch (level) {
@@ -85,6 +95,15 @@ std::string nearest_sql(const std::string& a, const std::string& b, const std::s
       " WHEN abs({b} - {r}) <= abs({c} - {r}) THEN {b} ELSE {c} END",
       fmt::arg("a", a), fmt::arg("b", b), fmt::arg("c", c), fmt::arg("r", r));
 }
+
+/// A year-less stamp its parser placed from the dated lines of its own source (issue 37, finding
+/// 6; the field names the dated line): as good a reference for the host's other year-less and
+/// time-only stamps as a full date.
+constexpr const char* kYearFromSource = "json_extract(fields, '$.year_from_line') IS NOT NULL";
+/// The stamps that carry (or were given from their own source) a full date.
+constexpr const char* kDatedSql =
+    "(ts_kind = 'wall' OR (ts_kind = 'wall_no_year' AND json_extract(fields, '$.year_from_line') IS NOT NULL))"
+    " AND ts IS NOT NULL";
 
 /// A stamp that carried its own zone (`Z`, `+02:00`, `+0200`, ` UTC`) or was an epoch number.
 constexpr const char* kZoned =
@@ -228,6 +247,8 @@ class Aligner {
       if (auto err = zone(h); !err.empty()) return err;
       if (auto err = boot(h); !err.empty()) return err;
     }
+    for (const auto& h : hosts_)  // once every host's stamps are placed: a neighbour may be another's
+      if (auto err = neighbours(h); !err.empty()) return err;
     return record();
   }
 
@@ -264,7 +285,7 @@ class Aligner {
 
   /// The incident's dated stamps, and the fallback when there are none.
   void reference_times() {
-    any_ref_ = scalar(db_, "SELECT max(ts) FROM events WHERE ts_kind = 'wall' AND ts IS NOT NULL");
+    any_ref_ = scalar(db_, std::string("SELECT max(ts) FROM events WHERE ") + kDatedSql);
     if (any_ref_) return;
     auto last = scalar(db_,
                        "SELECT ts_value FROM events WHERE ts_kind = 'wall_no_year' AND ts IS NULL AND ts_value IS NOT NULL"
@@ -286,7 +307,7 @@ class Aligner {
 
   /// The host's reference instant and how good it is as a source of years and dates.
   std::optional<double> reference(const std::string& h, std::string& why, int& level) {
-    if (auto r = scalar(db_, "SELECT max(ts) FROM events WHERE host = ?1 AND ts_kind = 'wall' AND ts IS NOT NULL", h)) {
+    if (auto r = scalar(db_, std::string("SELECT max(ts) FROM events WHERE host = ?1 AND ") + kDatedSql, h)) {
       why = "the host's dated stamps";
       level = kHigh;
       return r;
@@ -303,11 +324,14 @@ class Aligner {
 
   std::string years(const std::string& h) {
     const std::string where = "host = ?1 AND ts IS NULL AND ts_kind = 'wall_no_year' AND ts_value IS NOT NULL";
-    if (count(db_, "SELECT count(*) FROM events WHERE " + where, h) == 0) {
-      if (count(db_, "SELECT count(*) FROM events WHERE host = ?1 AND ts_kind = 'wall_no_year'", h) > 0)
-        parts_[h].push_back({"years from --year", kMedium});
-      return {};
-    }
+    // Placed by their parser: from the source's own dated lines (year_from_line), else --year.
+    if (count(db_, fmt::format("SELECT count(*) FROM events WHERE host = ?1 AND ts_kind = 'wall_no_year'"
+                               " AND ts IS NOT NULL AND {}", kYearFromSource), h) > 0)
+      parts_[h].push_back({"years from the source's own dated lines", kHigh});
+    if (count(db_, fmt::format("SELECT count(*) FROM events WHERE host = ?1 AND ts_kind = 'wall_no_year'"
+                               " AND ts IS NOT NULL AND NOT {}", kYearFromSource), h) > 0)
+      parts_[h].push_back({"years from --year", kMedium});
+    if (count(db_, "SELECT count(*) FROM events WHERE " + where, h) == 0) return {};
     std::string why;
     int level = kNone;
     auto ref = reference(h, why, level);
@@ -468,6 +492,49 @@ class Aligner {
     if (!h.empty())
       return db_.exec(fmt::format("UPDATE hosts SET boot_wall_ts = {} WHERE name = {}",
                                   num(anchors.back().wall - anchors.back().boot), sql_literal(h)));
+    return {};
+  }
+
+  /// Issue 37, finding 16: a line without a stamp before a stamped one of its source (a
+  /// `[rank3]:` traceback before torchrun's next glog line, Slurm's `Detected 1 oom_kill event`
+  /// before its `CANCELLED AT …`) had happened by then: it takes the time of the next stamped
+  /// event of its source, at most kNeighbourLines later — an upper bound, as a failure is logged
+  /// by the next writer soon after. With none, a stamped failure at most kRecordLines before it
+  /// (its record's rest); never a plain stamped line before it (a clock mark): that bound from
+  /// below would put it ahead of a second-precision record of the same failure elsewhere (the
+  /// kernel's segfault line). Its stamp stays absent (ts_kind none, `ts_from_line` names the
+  /// line); a command typed at a prompt is left alone (it dates the job's start).
+  std::string neighbours(const std::string& h) {
+    const std::string where = "host = ?1 AND ts IS NULL AND ts_kind = 'none' AND kind <> 'command'";
+    if (count(db_, "SELECT count(*) FROM events WHERE " + where, h) == 0) return {};
+    // The next stamped event after the block's last line; else a stamped event of the source's
+    // own (no clock mark) of another kind a few lines before it: the lines after a failure's
+    // stamped line are mostly the rest of its record (Ray's driver prints the worker's exception
+    // and its "Memory on the node …" under one stamp); one of the same kind is another failure.
+    auto neighbour = [](const char* column) {
+      return fmt::format(
+          "coalesce((SELECT n.{0} FROM events n WHERE n.source_id = events.source_id AND n.ts IS NOT NULL"
+          " AND n.ts_kind <> 'none' AND n.line > events.line_end AND n.line <= events.line_end + {1}"
+          " ORDER BY n.line, n.id LIMIT 1),"
+          " (SELECT p.{0} FROM events p WHERE p.source_id = events.source_id AND p.ts IS NOT NULL"
+          " AND p.ts_kind <> 'none' AND p.rule <> '{3}' AND p.kind <> events.kind"
+          " AND p.line < events.line AND p.line >= events.line - {2}"
+          " ORDER BY p.line DESC, p.id DESC LIMIT 1))",
+          column, kNeighbourLines, kRecordLines, core::parser_rule::kClockMark);
+    };
+    const auto before = count(db_, "SELECT count(*) FROM events WHERE " + where, h);
+    if (auto err = db_.exec_bound(fmt::format("UPDATE events SET fields = json_set(fields, '$.ts_from_line', {0}),"
+                                              " ts = {1} WHERE {2} AND {1} IS NOT NULL",
+                                              neighbour("line"), neighbour("ts"), where),
+                                  {h});
+        !err.empty())
+      return err;
+    const auto placed = before - count(db_, "SELECT count(*) FROM events WHERE " + where, h);
+    if (placed > 0)
+      parts_[h].push_back({fmt::format("{} unstamped line{} placed at the next stamped line of {} source, at most {} "
+                                       "lines on (else a stamped failure just before)",
+                                       placed, placed == 1 ? "" : "s", placed == 1 ? "its" : "their", kNeighbourLines),
+                           kMedium});
     return {};
   }
 

@@ -1,10 +1,12 @@
 #!/bin/sh
 # Issue 37: the outside new-user test's findings (numbered as in its findings file), one family a
 # test: input (21 stdin, 11/20 no readable input, 15 coloured prompt, 29 quoted Markdown), cli (24
-# timeline --kind, 26 merge twice, 32 rules check, 30 help placeholders and the man page),
+# timeline --kind, 26 merge twice, 32 rules check, 30 help placeholders and the man page, 33 query's
+# refused writes), echoes (28 SGLang's own kill),
 # redaction (12/34 ps users and user folders, 23 scan numbering), time and place (23 scan hosts
-# and time column), output (22 terminal width, 27 HTML code blocks). Inputs are written here, in
-# the formats' own shapes.
+# and time column; 6 a year-less stamp in a dated file, 16 a root failure beside stamped lines),
+# output (22 terminal width, 27 HTML code blocks, idle GPUs and labels; 14 the failed GPU's later
+# snapshot; 31 the budget's long labels; 17 the headline keeps the culprit). Inputs are written here, in the formats' own shapes.
 # usage: newuser.sh TEST CULPRIT SOURCE_DIR BUILD_DIR WORK_DIR
 set -u
 test=$1; culprit=$2; src=$3; build=$4; work=$5
@@ -242,6 +244,261 @@ html_code_wraps)
   "$culprit" -f html paste.txt > r.html
   grep -q 'pre code {[^}]*white-space: pre-wrap' r.html && ! grep -q 'white-space: pre;' r.html &&
     ok "code blocks wrap" || bad "code blocks are clipped (white-space: pre)" ;;
+
+time_year_in_file)
+  # 6: a log dated 2024 whose c10 glog lines (`[E515 …]`, no year) follow is one log of one year;
+  # Dec 31 → Jan 1 rolls over; a node whose stamped lines are all plain INFO lines still has a
+  # wall clock. Lines in the shapes PyTorch's launcher and c10 print (formats.md Part 3).
+  mkdir -p multi/node-a multi/node-b
+  cat > multi/node-a/train.log <<'EOF'
+[2024-05-15 10:20:00,001] [INFO] [rank0] step 1200 loss 1.87
+[rank0]:[E515 10:32:14.183712 ProcessGroupNCCL.cpp:616] [Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=88213, OpType=ALLREDUCE, NumelIn=262144, NumelOut=262144, Timeout(ms)=600000) ran for 600047 milliseconds before timing out.
+E0515 10:32:16.118000 140230 torch/distributed/elastic/multiprocessing/api.py:869] failed (exitcode: -6) local_rank: 0 (pid: 71210) of binary: /usr/bin/python3
+EOF
+  cat > multi/node-b/train.log <<'EOF'
+[2024-05-15 10:18:31,001] [INFO] [rank8] step 1200 loss 1.86
+[rank12]: Traceback (most recent call last):
+[rank12]:   File "/workspace/train.py", line 187, in main
+[rank12]:     loss = model(batch).loss
+[rank12]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 3.00 GiB. GPU 4 has a total capacity of 79.14 GiB of which 2.11 GiB is free. Including non-PyTorch memory, this process has 77.00 GiB memory in use. Of the allocated memory 71.10 GiB is allocated by PyTorch, and 4.77 GiB is reserved by PyTorch but unallocated.
+[2024-05-15 10:20:40,551] [INFO] [rank8] waiting on barrier
+EOF
+  "$culprit" timeline --json multi > t.json 2>/dev/null
+  "$culprit" timeline multi > t.txt 2>/dev/null
+  python3 - t.json <<'PY' || fail=1
+import json, sys
+events = json.load(open(sys.argv[1]))
+bad = [(e["host"], e["line"], e["time"]) for e in events if not (e["time"] or "").startswith("2024-05-15T")]
+print(("FAIL events not on 2024-05-15: %s" % bad) if bad else "ok   every event of both nodes on 2024-05-15")
+nccl = [e["time"] for e in events if e["kind"] == "nccl_timeout"]
+ok = bool(nccl) and nccl[0] == "2024-05-15T10:32:14.184Z"
+print(("ok  " if ok else "FAIL") + " the glog line takes its file's year: %s" % nccl)
+# The traceback stands between 10:18:31 and 10:20:40: it takes the next stamped line's time.
+oom = [e["time"] for e in events if e["host"] == "node-b" and e["kind"] in ("cuda_oom", "traceback")]
+ok2 = bool(oom) and all(t == "2024-05-15T10:20:40.551Z" for t in oom)
+print(("ok  " if ok2 else "FAIL") + " node-b's [rank12] traceback is dated by its neighbours: %s" % oom)
+sys.exit(0 if (not bad and ok and ok2) else 1)
+PY
+  if grep -q "node-b  clock: no wall clock" t.txt; then bad "node-b has no wall clock"; else ok "node-b has a wall clock"; fi
+  grep "node-a  clock" t.txt | grep -q "years from the source's own dated lines" && ok "node-a's clock names its own dated lines" ||
+    bad "node-a's clock: $(grep 'node-a  clock' t.txt)"
+  # Dec 31 -> Jan 1: the year-less line after a dated Dec 31 line is in the next year.
+  printf '%s\n' '[2024-12-31 23:59:58,001] [INFO] [rank0] step 88 loss 1.20' \
+    '[rank0]:[E101 00:00:03.000001 ProcessGroupNCCL.cpp:616] [Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=7, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600002 milliseconds before timing out.' > newyear.log
+  "$culprit" timeline --json newyear.log > ny.json 2>/dev/null
+  grep -q '"time":"2025-01-01T00:00:03.000Z"' ny.json && ok "Dec 31 rolls over to 2025-01-01" ||
+    bad "no roll-over: $(grep -o '"time":"[^"]*"' ny.json | head -2)"
+  # Look-alike: no dated line in the file: --year decides, as before.
+  sed -n 2p newyear.log > undated.log
+  "$culprit" timeline --year 2023 --json undated.log > un.json 2>/dev/null
+  grep -q '"time":"2023-01-01T00:00:03.000Z"' un.json && ok "no dated line: --year decides" ||
+    bad "--year ignored: $(grep -o '"time":"[^"]*"' un.json | head -1)" ;;
+
+time_root_beside_dated)
+  # 16: a root failure beside stamped lines carries a time — Ray's tab-separated logging header
+  # (ray_constants.LOGGER_FORMAT `%(asctime)s\t%(levelname)s %(filename)s:%(lineno)s -- %(message)s`),
+  # Slurm's `CANCELLED AT` (slurmstepd), a `[rankN]:` traceback between torchrun's glog lines.
+  root_ts() { "$culprit" --json "$1" 2>/dev/null | python3 -c 'import json,sys; r=json.load(sys.stdin).get("root") or {}; print(r.get("ts"))'; }
+  printf '2024-05-15 10:22:31,112\tERROR worker.py:406 -- Unhandled error (suppress with %s): ray::shard() (pid=40211, ip=10.0.3.21)\n' \
+    "'RAY_IGNORE_UNHANDLED_ERRORS=1'" > ray.log
+  cat >> ray.log <<'EOF'
+Traceback (most recent call last):
+  File "/home/ray/anaconda3/lib/python3.10/site-packages/ray/_private/worker.py", line 2623, in get
+    raise value
+ray.exceptions.OutOfMemoryError: Task was killed due to the node running low on memory.
+Memory on the node (IP: 10.0.3.21, ID: 3a9f) where the task (task ID: 77ab, name=shard, pid=40211, memory used=20.50GB) was running was 29.90GB / 31.35GB (0.953748), which exceeds the memory usage threshold of 0.95. Ray killed this worker (ID: 1c2d) because it was the most recently scheduled task; to see more information about memory usage on this node, use `ray logs raylet.out -ip 10.0.3.21`.
+EOF
+  t=$(root_ts ray.log)
+  [ "$t" = "2024-05-15T10:22:31.112Z" ] && ok "Ray's tab-separated stamp dates the root" || bad "Ray: root ts $t"
+  cat > slurm.out <<'EOF'
++ srun python train.py --bs 64
+slurmstepd: error: Detected 1 oom_kill event in StepId=4412873.0. Some of your processes may have been killed by the cgroup out-of-memory handler.
+srun: error: gpu-a017: task 0: Out Of Memory
+srun: launch/slurm: _step_signal: Terminating StepId=4412873.0
+slurmstepd: error: *** STEP 4412873.0 ON gpu-a017 CANCELLED AT 2024-05-15T10:22:35 ***
+EOF
+  t=$(root_ts slurm.out)
+  [ "$t" = "2024-05-15T10:22:35.000Z" ] && ok "Slurm's CANCELLED AT dates the root" || bad "Slurm: root ts $t"
+  cat > torchrun.log <<'EOF'
+[rank0]:[W515 10:21:20.302117 ProcessGroupNCCL.cpp:4561] [PG ID 0 PG GUID 0 Rank 0]  using GPU 0 to perform barrier as devices used by this process are currently unknown.
+step 20 loss 2.1034
+[rank1]: Traceback (most recent call last):
+[rank1]:   File "/home/alice/proj/train.py", line 187, in main
+[rank1]:     loss = model(batch).loss
+[rank1]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.50 GiB. GPU 1 has a total capacity of 79.14 GiB of which 1.31 GiB is free. Including non-PyTorch memory, this process has 77.78 GiB memory in use. Of the allocated memory 75.12 GiB is allocated by PyTorch, and 1.91 GiB is reserved by PyTorch but unallocated.
+W0515 10:22:33.901000 140230 torch/distributed/elastic/multiprocessing/api.py:858] Sending process 51880 closing signal SIGTERM
+E0515 10:22:34.318000 140230 torch/distributed/elastic/multiprocessing/api.py:833] failed (exitcode: 1) local_rank: 1 (pid: 51881) of binary: /usr/bin/python3
+EOF
+  t=$(root_ts torchrun.log)
+  case $t in 20[0-9][0-9]-05-15T10:22:33.901Z) ok "the [rank1] traceback takes the launcher's next line" ;; *) bad "torchrun: root ts $t" ;; esac
+  mkdir -p gpu-node-07 && cp torchrun.log gpu-node-07/  # a node folder names the host the header lists
+  "$culprit" --json gpu-node-07 > tr.json 2>/dev/null
+  grep -q '"clock_note":"[^"]*2 unstamped lines placed at the next stamped line of their source' tr.json &&
+    ok "the clock says how it was placed" || bad "the clock does not say so: $(grep -o '"clock_note":"[^"]*"' tr.json)"
+  # Look-alikes: a stamp only before it bounds it from below and dates nothing; nor does a stamp
+  # more than 50 lines on.
+  { echo "[2024-05-15 10:18:31,001] [INFO] start"; i=0; while [ $i -lt 60 ]; do echo "step $i"; i=$((i+1)); done
+    sed -n 3,6p torchrun.log | sed 's/^\[rank1\]: //'; } > before.log
+  t=$(root_ts before.log)
+  [ "$t" = "None" ] && ok "a stamp only before it dates nothing" || bad "stamp before: root ts $t"
+  { sed -n 3,6p torchrun.log | sed 's/^\[rank1\]: //'; i=0; while [ $i -lt 60 ]; do echo "cleanup $i"; i=$((i+1)); done
+    echo "[2024-05-15 10:40:00,001] [INFO] shutdown"; } > far.log
+  t=$(root_ts far.log)
+  [ "$t" = "None" ] && ok "a stamp 61 lines on dates nothing" || bad "far stamp: root ts $t" ;;
+
+html_failed_gpu_and_idle)
+  # 14, 27: the failed GPU's own snapshot after the failure is drawn beside the ledger (it was
+  # taken for the error's quoted figures and dropped); idle GPUs get one compact row each in one
+  # table, not a full chart each. A torchrun paste, then `nvidia-smi` (535's layout) a minute later.
+  { paste | sed -n 1,5p
+    cat <<'EOF'
+alice.smith@gpu-node-07:~/proj$ nvidia-smi
+Wed May 15 10:23:05 2024       
++---------------------------------------------------------------------------------------+
+| NVIDIA-SMI 535.161.08             Driver Version: 535.161.08   CUDA Version: 12.2     |
+|-----------------------------------------+----------------------+----------------------+
+| GPU  Name                 Persistence-M | Bus-Id        Disp.A | Volatile Uncorr. ECC |
+| Fan  Temp   Perf          Pwr:Usage/Cap |         Memory-Usage | GPU-Util  Compute M. |
+|                                         |                      |               MIG M. |
+|=========================================+======================+======================|
+|   0  NVIDIA A100-SXM4-80GB          On  | 00000000:07:00.0 Off |                    0 |
+| N/A   35C    P0              88W / 400W |  40984MiB / 81920MiB |      0%      Default |
+|                                         |                      |             Disabled |
++-----------------------------------------+----------------------+----------------------+
+|   1  NVIDIA A100-SXM4-80GB          On  | 00000000:0F:00.0 Off |                    0 |
+| N/A   30C    P0              60W / 400W |      4MiB / 81920MiB |      0%      Default |
+|                                         |                      |             Disabled |
++-----------------------------------------+----------------------+----------------------+
+|   2  NVIDIA A100-SXM4-80GB          On  | 00000000:47:00.0 Off |                    0 |
+| N/A   32C    P0              62W / 400W |      4MiB / 81920MiB |      0%      Default |
+|                                         |                      |             Disabled |
++-----------------------------------------+----------------------+----------------------+
+                                                                                         
++---------------------------------------------------------------------------------------+
+| Processes:                                                                            |
+|  GPU   GI   CI        PID   Type   Process name                            GPU Memory |
+|        ID   ID                                                             Usage      |
+|=======================================================================================|
+|    0   N/A  N/A    998877      C   python                                    40980MiB |
++---------------------------------------------------------------------------------------+
+EOF
+  } > smi-after.txt
+  "$culprit" -f html smi-after.txt > r.html 2> r.err || { bad "culprit -f html failed:"; cat r.err; }
+  python3 - r.html <<'PY' || fail=1
+import re, sys
+doc = open(sys.argv[1], encoding="utf-8").read()
+figs = re.findall(r'<figure class="chart">\s*<figcaption class="title">([^<]*)</figcaption>(.*?)</figure>', doc, re.S)
+gpu = [(c, body) for c, body in figs if "GPU" in c]
+ok = True
+g0 = [body for c, body in gpu if "GPU 0" in c]
+if g0 and ">10:23:05<" in g0[0]:
+    print("ok   GPU 0's chart has its 10:23:05 snapshot beside the ledger")
+else:
+    print("FAIL GPU 0's chart lacks its 10:23:05 snapshot: %s" % [c for c, _ in gpu]); ok = False
+if any("GPU 1" in c or "GPU 2" in c for c, _ in gpu):
+    print("FAIL an idle GPU has a full chart: %s" % [c for c, _ in gpu]); ok = False
+else:
+    print("ok   no full chart for an idle GPU")
+idle = re.search(r'<table class="idle">(.*?)</table>', doc, re.S)
+rows = re.findall(r"<tr><td>gpu-node-07</td><td>(\d+)</td>", idle.group(1)) if idle else []
+if rows == ["1", "2"]:
+    print("ok   GPUs 1 and 2 are one compact row each")
+else:
+    print("FAIL idle rows: %s" % rows); ok = False
+sys.exit(0 if ok else 1)
+PY
+  python3 "$src/tests/cli/svg_text_overlap.py" r.html && ok "no label overlaps another" || bad "labels overlap" ;;
+
+html_labels_apart)
+  # 27: no two labels of any chart overlap — the total over the ledger bar's labels, the in-bar
+  # labels under the total line — over every incident fixture's HTML report (their inputs are the
+  # formats' own; fixtures/incidents/*/inputs).
+  n=0
+  for d in "$src"/fixtures/incidents/*/; do
+    name=$(basename "$d")
+    [ -d "$d/inputs" ] || continue
+    grep -q '"stdin"' "$d/expected.json" 2>/dev/null && continue
+    # shellcheck disable=SC2046
+    "$culprit" -f html $(python3 -c 'import json,sys; print(" ".join(json.load(open(sys.argv[1])).get("args", [])))' \
+      "$d/expected.json" 2>/dev/null) "$d/inputs" > "$name.html" 2>/dev/null
+    n=$((n + 1))
+    python3 "$src/tests/cli/svg_text_overlap.py" "$name.html" || bad "$name: labels overlap"
+  done
+  [ $n -gt 10 ] && ok "$n incident reports checked" || bad "only $n incident reports" ;;
+
+echo_sglang_self_kill)
+  # 28: SGLang's launcher, told by a child that it failed (`Received sigquit from a child
+  # process`), SIGKILLs its own process tree, itself included (kill_process_tree ends with
+  # itself.kill()); the shell's `Killed` after it is no kernel OOM kill. A bare `Killed` with no
+  # such relay before it still is the likeliest one's. SGLang's `[<asctime> TP<r>]` prefix.
+  cat > sglang.log <<'EOF'
+[2025-03-11 14:02:07 TP0] Init torch distributed begin.
+[2025-03-11 14:02:09 TP1] Scheduler hit an exception: Traceback (most recent call last):
+  File "/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py", line 1787, in run_scheduler_process
+    scheduler = Scheduler(server_args, port_args, gpu_id, tp_rank, dp_rank)
+  File "/sgl-workspace/sglang/python/sglang/srt/model_executor/model_runner.py", line 256, in init_torch_distributed
+    raise ValueError(
+ValueError: The memory capacity is unbalanced. Some GPUs may be occupied by other processes. min_per_gpu_memory=30.10, local_gpu_memory=78.62, local_gpu_memory * 0.9=70.758
+
+[2025-03-11 14:02:09] Received sigquit from a child process. It usually means the child failed.
+Killed
+EOF
+  "$culprit" --json sglang.log > s.json 2>/dev/null
+  json_ok s.json || bad "no JSON report for the SGLang log"
+  if grep -q '"title":"Process killed by SIGKILL (no kernel record)"' s.json; then
+    bad "SGLang's own kill is taken for the kernel's"
+  else ok "SGLang's own Killed is no kernel OOM kill"; fi
+  grep -q 'memory capacity is unbalanced' s.json && ok "the start-up check is still the failure" || bad "the start-up check is lost"
+  printf 'python3 train.py --bs 64\nepoch 1 step 20 loss 2.41\nKilled\n' > bare.log
+  "$culprit" --json bare.log > b.json 2>/dev/null
+  grep -q '"title":"Process killed by SIGKILL (no kernel record)"' b.json && ok "a bare Killed still names the kernel as likeliest" ||
+    bad "the bare Killed lost its finding: $(grep -o '"title":"[^"]*"' b.json | head -2)" ;;
+
+cli_query_writes)
+  # 33: `culprit query` refuses CREATE TABLE with the same clear words as every other write
+  # (it said only "not authorized").
+  paste > paste.txt
+  "$culprit" --db t.db paste.txt > /dev/null 2>&1
+  for sql in "CREATE TABLE t(x)" "CREATE VIEW v AS SELECT 1" "CREATE INDEX i ON events(line)" "DROP TABLE events"; do
+    "$culprit" query t.db "$sql" > q.out 2> q.err; rc=$?
+    [ $rc -eq 2 ] && grep -q "only reading the timeline is allowed" q.err && ok "$sql: refused, said clearly" ||
+      { bad "$sql: rc $rc"; cat q.err; }
+  done ;;
+
+output_budget_labels)
+  # 31: a long ledger label wraps within its capped column instead of being cut with `…` and
+  # stretching the table to the full width. PyTorch 1.x's message (c10/cuda/CUDACachingAllocator.cpp).
+  echo 'RuntimeError: CUDA out of memory. Tried to allocate 768.00 MiB (GPU 0; 15.78 GiB total capacity; 13.90 GiB already allocated; 371.19 MiB free; 14.20 GiB reserved in total by PyTorch) If reserved memory is >> allocated memory try setting max_split_size_mb to avoid fragmentation.  See documentation for Memory Management and PYTORCH_CUDA_ALLOC_CONF' > old.txt
+  for cols in 100 60; do
+    COLUMNS=$cols "$culprit" --color never old.txt > r.txt 2>/dev/null
+    sed -n '/^Memory budget/,/^$/p' r.txt > budget.txt
+    [ -s budget.txt ] || { bad "COLUMNS=$cols: no budget"; cat r.txt; continue; }
+    if grep -q '…' budget.txt; then bad "COLUMNS=$cols: a label is cut:"; grep '…' budget.txt; else ok "COLUMNS=$cols: no label is cut"; fi
+    # The label read back across its lines, the size columns taken out.
+    python3 -c 'import re,sys; t=re.sub(r"\s+[0-9.]+ (GiB|MiB|KiB|bytes)(\s+[0-9.]+%)?", " ", open(sys.argv[1]).read()); print(" ".join(t.split()))' \
+      budget.txt > flat.txt
+    grep -q "the failing process (PyTorch's own figure; its CUDA context is not counted)" flat.txt &&
+      ok "COLUMNS=$cols: the label is whole" ||
+      { bad "COLUMNS=$cols: the label is not whole:"; cat budget.txt; }
+    widest=$(python3 -c 'import sys; print(max(len(l.rstrip("\n")) for l in open(sys.argv[1], encoding="utf-8")))' budget.txt)
+    limit=$cols; [ "$cols" -gt 80 ] && limit=80
+    [ "$widest" -le "$limit" ] && ok "COLUMNS=$cols: the table is $widest columns" || bad "COLUMNS=$cols: the table is $widest columns"
+  done ;;
+
+output_headline_culprit)
+  # 17: the first line never loses the culprit: a killed unit's long name is shortened, the time
+  # goes first, at any width. systemd-oomd's kill line (src/oom/oomd-util.c) and systemd's unit
+  # summary, as journalctl prints them.
+  cat > oomd.txt <<'EOF'
+May 15 10:22:31 ws-carol systemd-oomd[812]: Killed /user.slice/user-1000.slice/user@1000.service/app.slice/app-org.gnome.Terminal.slice/vte-spawn-4b1a2c3d-5e6f-4a7b-8c9d-0e1f2a3b4c5d.scope due to memory pressure for /user.slice/user-1000.slice/user@1000.service being 71.23% > 50.00% for > 20s with reclaim activity
+May 15 10:22:31 ws-carol systemd[1402]: vte-spawn-4b1a2c3d-5e6f-4a7b-8c9d-0e1f2a3b4c5d.scope: systemd-oomd killed 12 process(es) in this unit.
+EOF
+  for cols in 100 80 60; do
+    COLUMNS=$cols "$culprit" --color never --year 2024 oomd.txt > r.txt 2>/dev/null
+    head -1 r.txt | grep -q "vte-spawn-" && ok "COLUMNS=$cols: the headline names the unit" ||
+      bad "COLUMNS=$cols: the headline lost the unit: $(head -1 r.txt)"
+    head -1 r.txt | grep -q -- "—…" && bad "COLUMNS=$cols: the headline ends in '—…'" || true
+  done ;;
 
 *) echo "unknown test $test"; exit 2 ;;
 esac

@@ -18,6 +18,11 @@ inline constexpr std::string_view kCgroupMemory = "cgroup_memory";
 /// Its kind is `log`: a fact about clocks, not a failure, so diagnoses and the job's time span
 /// never count it; clock alignment (store/clock.cpp) reads it by this id.
 inline constexpr std::string_view kKernelClockAnchor = "kernel_clock_anchor";
+/// A stamped line of an application log kept only for its time (ingest/formats/app_log.cpp): the
+/// first one after an unstamped failure, when no event of its own carries its stamp. Kind `log`,
+/// severity debug, as the kernel's anchor: clock alignment (store/clock.cpp) dates the failure
+/// from it, and its date is one of the host's.
+inline constexpr std::string_view kClockMark = "clock_mark";
 /// Ray's memory-monitor table of the node's largest memory users, printed with its kill
 /// (ingest/formats/ray_memory_table.cpp): kind `log`, one event per table, its `kill_line` the
 /// line of the kill it belongs to; the `userspace-oom-kill` diagnosis reads its top row.

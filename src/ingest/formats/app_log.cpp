@@ -5,6 +5,7 @@
 // allocator OOM messages are read in full (torch_oom). Pids named by the job's own log become
 // job process sightings.
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <memory>
 #include <set>
@@ -12,6 +13,7 @@
 #include "culprit/core/job_evidence.hpp"
 #include "culprit/core/parser_rules.hpp"
 #include "culprit/core/size.hpp"
+#include "culprit/core/time.hpp"
 #include "culprit/ingest/parser.hpp"
 #include "culprit/text/block_scanner.hpp"
 #include "culprit/text/literal_set.hpp"
@@ -57,6 +59,14 @@ constexpr std::size_t kMaxOpenTracebacks = 512;
 /// How many lines after a user-space OOM kill a Ray memory-users table may start (its header): the
 /// kill's message, a wrapped line, a blank, then `PID  MEM  COMMAND`.
 constexpr std::int64_t kRayTableReach = 4;
+/// Lines the fast path peels anyway, at a source's start, looking for its first full date (a
+/// year-less stamp takes its year from one): a bound on the extra work in a log that has none.
+constexpr std::int64_t kYearProbeLines = 64;
+/// How far from an unstamped event a stamped line is kept as a clock mark (core::parser_rule::
+/// kClockMark), in lines: store/clock.cpp dates the event from marks this near. Marks per source
+/// are capped: a log of unstamped errors between stamped lines must not double its rows.
+constexpr std::int64_t kClockMarkReach = 50;
+constexpr std::int64_t kMaxClockMarks = 2000;
 /// Plain error lines kept as `log` events per source (signal events are never capped): a log
 /// that repeats one error a million times must not become a million rows.
 constexpr std::int64_t kMaxLogEvents = 20000;
@@ -145,6 +155,10 @@ class AppLogParser {
   void emit_failure(const TorchrunFailure& f);
   void end_ray_table();
   void push(core::Event& e, const PeeledLine& p, Sv message);
+  void place(const PeeledLine& p, core::Event& e) const;
+  int year_for(const PeeledTime& t) const;
+  void note_dated(const PeeledTime& t, std::int64_t seg);
+  void clock_mark(std::int64_t seg, const PeeledLine& p);
   void sight(const std::string& host, std::int64_t pid, std::optional<double> ts, std::string evidence);
   void sight_message_pids(const core::Event& base, Sv message);
   std::string evidence_for(const core::Event& e, const PeeledLine& p, Sv message) const;
@@ -167,6 +181,16 @@ class AppLogParser {
   bool noted_long_ = false;
   std::int64_t log_events_ = 0;
   PeeledTime prev_time_;          // the stamp of the previous line, if it had one
+  // The source's latest full date (a stamp with its year) seen so far, and its line: year-less
+  // stamps (glog `E0515`, vLLM `04-09`, syslog `May 15`) after it take their year from it.
+  std::optional<PeeledTime> dated_;
+  std::int64_t dated_seg_ = 0;
+  std::int64_t year_probes_ = 0;  // skipped lines peeled for a first full date (kYearProbeLines)
+  // Clock marks: until which line the first stamped one after an unstamped event is looked for.
+  std::int64_t marked_seg_ = 0;       // the last line kept as a mark
+  std::int64_t mark_until_ = 0;       // look for a stamped line up to this input line (0: none)
+  std::int64_t marks_ = 0;
+  std::int64_t stamped_pushed_ = 0;   // stamped events pushed so far (a line that made one needs no mark)
   std::int64_t prev_time_line_ = 0;
   // The `(VllmWorker rank=0 pid=3300)`-style prefixes already sighted (pid_prefix): one per rank
   // of a log that interleaves them, up to kMaxSightedPrefixes.
@@ -246,6 +270,14 @@ void AppLogParser::line(std::int64_t seg, Sv raw, LiteralHit hit) {
   if (seg - kill_seg_ > kRayTableReach && skippable(raw, hit)) {
     skipped_raw_ = raw;
     skipped_seg_ = seg;
+    if (mark_until_ > 0 && ctx_.absolute_line(seg) <= mark_until_) {  // the first stamped line after an unstamped event
+      const PeeledLine skipped = peel_line(raw, options_);
+      note_dated(skipped.time, seg);
+      if (skipped.time.kind != core::TsKind::none) clock_mark(seg, skipped);
+    } else if (!dated_ && year_probes_ < kYearProbeLines) {
+      ++year_probes_;
+      note_dated(peel_line(raw, options_).time, seg);
+    }
     return;
   }
   if (skipped_seg_ > prev_time_line_ && skipped_seg_ == seg - 1) {
@@ -258,6 +290,11 @@ void AppLogParser::line(std::int64_t seg, Sv raw, LiteralHit hit) {
   }
   PeeledLine p = peel_line(raw, options_);
   const Sv msg = p.message;
+  // A year-less stamp: a full date on a line the fast path skipped since the last one known is
+  // newer (one peel per such line, not per skipped line); a year rolls over from it (Dec → Jan).
+  if (p.time.kind == core::TsKind::wall_no_year && skipped_seg_ > dated_seg_ && skipped_seg_ < seg)
+    note_dated(peel_line(skipped_raw_, options_).time, skipped_seg_);
+  note_dated(p.time, seg);
   if (p.pid && sighted_prefixes_.size() < kMaxSightedPrefixes) {
     // Remember the writer's prefix (with its colour codes) so repeats can skip peeling.
     if (const Sv prefix = pid_prefix(raw); !prefix.empty()) sighted_prefixes_.emplace(prefix);
@@ -265,10 +302,16 @@ void AppLogParser::line(std::int64_t seg, Sv raw, LiteralHit hit) {
   // A traceback opened on a bare line right after a stamped one (Python's logger.exception)
   // takes that stamp (in route()); remember this line's own stamp for the next one.
   const PeeledTime own_time = p.time;
+  const std::int64_t stamped_before = stamped_pushed_;
   route(seg, p, msg);
   if (own_time.kind != core::TsKind::none) {
     prev_time_ = own_time;
     prev_time_line_ = seg;
+    // The first stamped line after an unstamped event; one whose own event carries it needs none.
+    if (mark_until_ > 0 && ctx_.absolute_line(seg) <= mark_until_) {
+      if (stamped_pushed_ == stamped_before) clock_mark(seg, p);
+      mark_until_ = 0;
+    }
   }
 }
 
@@ -276,7 +319,7 @@ void AppLogParser::route(std::int64_t seg, PeeledLine& p, Sv msg) {
   if (p.pid) {
     // The same host choice as apply_peeled: the line's own host unless it names the source's.
     const std::string& host = !p.host.empty() && !same_host(p.host, ctx_.host) ? p.host : ctx_.host;
-    sight(host, *p.pid, stamp_epoch(p.time, ctx_.year_hint), p.pid_evidence);
+    sight(host, *p.pid, stamp_epoch(p.time, year_for(p.time)), p.pid_evidence);
   }
 
   // A writer's open traceback. A bare line (no prefix at all) continues the most recent one:
@@ -356,7 +399,7 @@ void AppLogParser::route(std::int64_t seg, PeeledLine& p, Sv msg) {
 
 void AppLogParser::handle(std::int64_t seg, const PeeledLine& p, Sv message, bool log_event) {
   core::Event base = ctx_.make_event(seg);
-  apply_peeled(p, base, ctx_.year_hint);
+  place(p, base);
   base.message = std::string(message);
   base.rule = "app_log";
   std::vector<core::Event> events = events_from_signals(base, message, ctx_);
@@ -408,7 +451,7 @@ void AppLogParser::handle_frame(std::int64_t seg, const PeeledLine& p, Sv messag
   PeeledLine merged = p;
   merge_missing(merged, open.builder->start());
   core::Event base = ctx_.make_event(seg);
-  apply_peeled(merged, base, ctx_.year_hint);
+  place(merged, base);
   base.message = std::string(message);
   base.rule = "app_log";
   std::vector<core::Event> events = events_from_signals(base, message, ctx_, text::kTracebackFrameScope);
@@ -424,7 +467,67 @@ std::string AppLogParser::evidence_for(const core::Event& e, const PeeledLine& p
   return "app log signal " + e.rule;
 }
 
+// Issue 37, finding 6: a log whose lines say `[2024-05-15 10:20:00,001]` and then `[E515 10:32:14…]`
+// (c10's glog header, no year) is one log of one year; the year-less stamp takes the year that
+// puts it nearest the source's latest full date before it (so Dec 31 → Jan 1 rolls over), and
+// says so in `year_from_line` (clock alignment names the method). That beats --year, which the
+// README gives for stamps "when no input gives one"; with neither, clock alignment decides.
+int AppLogParser::year_for(const PeeledTime& t) const {
+  if (t.kind != core::TsKind::wall_no_year || t.month == 0) return 0;
+  if (!dated_) return ctx_.year_hint;
+  const double ref = core::civil_to_epoch(dated_->year, dated_->month, dated_->day, 0, 0, dated_->seconds_of_day);
+  int best = dated_->year;
+  double best_gap = -1;
+  for (int y = dated_->year - 1; y <= dated_->year + 1; ++y) {
+    const double gap = std::fabs(core::civil_to_epoch(y, t.month, t.day, 0, 0, t.seconds_of_day) - ref);
+    if (best_gap < 0 || gap < best_gap) {
+      best = y;
+      best_gap = gap;
+    }
+  }
+  return best;
+}
+
+void AppLogParser::note_dated(const PeeledTime& t, std::int64_t seg) {
+  if (t.kind != core::TsKind::wall || t.year == 0 || t.month == 0 || seg < dated_seg_) return;
+  dated_ = t;
+  dated_seg_ = seg;
+}
+
+// Issue 37, findings 6 and 16: a log's stamped lines that are no events (`[2024-05-15 10:18:31,001]
+// [INFO] step 1200`) are all that dates a `[rank12]:` traceback before them. The first after an
+// unstamped event (within kClockMarkReach lines, every one of them peeled) is kept as a clock
+// mark: clock alignment dates the event by it, and its date is one of the host's.
+void AppLogParser::clock_mark(std::int64_t seg, const PeeledLine& p) {
+  mark_until_ = 0;
+  if (!ctx_.sink || seg == marked_seg_ || p.time.kind == core::TsKind::none || ++marks_ > kMaxClockMarks) return;
+  marked_seg_ = seg;
+  core::Event e = ctx_.make_event(seg);
+  place(p, e);
+  e.kind = core::kind::kLog;
+  e.severity = core::Severity::debug;
+  e.rule = std::string(core::parser_rule::kClockMark);
+  e.message = p.message.substr(0, 200);
+  ctx_.sink->add_event(e);
+}
+
+// The line's prefixes into `e`, its year-less stamp placed by year_for().
+void AppLogParser::place(const PeeledLine& p, core::Event& e) const {
+  const int year = year_for(p.time);
+  apply_peeled(p, e, year);
+  if (year != 0 && dated_ && p.time.kind == core::TsKind::wall_no_year)
+    e.set_int("year_from_line", ctx_.absolute_line(dated_seg_));
+}
+
 void AppLogParser::push(core::Event& e, const PeeledLine& p, Sv message) {
+  if (e.ts_kind != core::TsKind::none) {
+    ++stamped_pushed_;
+  } else if (e.kind != core::kind::kCommand && e.kind != core::kind::kLog && marks_ < kMaxClockMarks) {
+    // An unstamped failure: the first stamped line after it becomes a clock mark. (Not the one
+    // before: which that is depends on the lines the fast path skipped, and a stamp before a
+    // failure dates nothing — clock alignment uses only the next one.)
+    mark_until_ = std::max(mark_until_, e.line_end + kClockMarkReach);
+  }
   if (ctx_.sink) ctx_.sink->add_event(e);
   if (e.pid && !victim_kind(e.kind)) sight(e.host, *e.pid, e.ts, evidence_for(e, p, message));
 }
@@ -484,7 +587,7 @@ void AppLogParser::emit_traceback(const Traceback& tb, const PeeledLine& exc_pee
   merge_missing(peel, exc_peel);
   core::Event e = ctx_.make_event(tb.first_line);
   e.line_end = ctx_.absolute_line_end(tb.last_line);
-  apply_peeled(peel, e, ctx_.year_hint);
+  place(peel, e);
   e.kind = core::kind::kTraceback;
   e.severity = core::Severity::error;
   e.rule = "traceback";
@@ -582,7 +685,7 @@ void AppLogParser::end_ray_table() {
   if (rows.empty() || !ctx_.sink) return;
   core::Event e = ctx_.make_event(table.first_line());
   e.line_end = ctx_.absolute_line_end(table.last_line());
-  apply_peeled(ray_table_peel_, e, ctx_.year_hint);
+  place(ray_table_peel_, e);
   e.pid.reset();  // the prefix's pid is the writer's, not a row's
   e.rank.reset();
   e.kind = core::kind::kLog;

@@ -195,12 +195,35 @@ bool stamp_tail(Sv after, PeeledLine& p, Sv& rest) {
   return false;
 }
 
+// Ray's logging header (ray/_private/ray_constants.py LOGGER_FORMAT, the driver's and the
+// dashboard's): `%(asctime)s\t%(levelname)s %(filename)s:%(lineno)s -- %(message)s`, a tab after
+// the stamp (issue 37, finding 16: `2024-05-15 10:22:31,112<TAB>ERROR worker.py:406 -- …` was
+// no stamp). `after` starts at the tab; only a level word may follow it.
+bool iso_tab_header(Sv after, const PeeledTime& t, PeeledLine& p, Sv& rest) {
+  const std::size_t w = upper_word(after, 1);
+  const auto sev = w > 0 ? level_word(after.substr(1, w)) : std::nullopt;
+  if (!sev || (1 + w < after.size() && after[1 + w] != ' ')) return false;
+  p.severity = sev;
+  p.header = true;
+  Sv r = eat_one_space(after.substr(1 + w));
+  const std::size_t dash = r.find(" -- ");
+  const Sv where = dash == Sv::npos ? Sv() : r.substr(0, dash);
+  if (!where.empty() && where.size() <= 128 && where.find(' ') == Sv::npos && where.find(':') != Sv::npos) {
+    p.logger = std::string(where);
+    r = r.substr(dash + 4);
+  }
+  rest = r;
+  offer_time(p, t);
+  return true;
+}
+
 // Docker / kubectl / CI stamp, or a logging header that starts with an ISO date-time.
 bool layer_iso(Sv& rest, PeeledLine& p) {
   PeeledTime t;
   const std::size_t n = read_iso_stamp(rest, t);
   if (n == 0) return false;
   const Sv after = rest.substr(n);
+  if (!after.empty() && after[0] == '\t') return iso_tab_header(after, t, p, rest);
   if (!after.empty() && after[0] != ' ' && after[0] != ':') return false;
   if (!after.empty() && after[0] == ':' && after.substr(0, 2) != ": ") return false;
   if (stamp_tail(after, p, rest)) p.header = true;

@@ -347,3 +347,81 @@ TEST_CASE("vLLM V0's API server record of its engine process is a job sighting",
   REQUIRE(sink.sighting(76, true));
   CHECK(sink.sighting(76, true)->evidence == culprit::core::job_evidence::kVllmEngineProcess);
 }
+
+// Issue 37, finding 6: c10's glog stamp (`[E515 …]`, no year) after a dated line of the same log
+// takes that line's year (Dec 31 → Jan 1 rolls over), and says which line gave it.
+TEST_CASE("app log: a year-less stamp takes the year of the log's own dated line", "[gpu][app_log]") {
+  const auto sink = parse_app(
+      "[2024-05-15 10:20:00,001] [INFO] [rank0] step 1200 loss 1.87\n"
+      "[rank0]:[E515 10:32:14.183712 ProcessGroupNCCL.cpp:616] [Rank 0] Watchdog caught collective operation "
+      "timeout: WorkNCCL(SeqNum=88213, OpType=ALLREDUCE, NumelIn=262144, NumelOut=262144, Timeout(ms)=600000) ran "
+      "for 600047 milliseconds before timing out.\n"
+      "[2024-12-31 23:59:58,001] [INFO] [rank0] step 9000 loss 1.20\n"
+      "[rank0]:[E101 00:00:03.000001 ProcessGroupNCCL.cpp:616] [Rank 0] Watchdog caught collective operation "
+      "timeout: WorkNCCL(SeqNum=7, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600002 "
+      "milliseconds before timing out.\n");
+  const auto t = sink.of_kind("nccl_timeout");
+  REQUIRE(t.size() == 2);
+  CHECK(t[0].ts_kind == culprit::core::TsKind::wall_no_year);
+  REQUIRE(t[0].ts);
+  CHECK(culprit::core::format_iso(*t[0].ts) == "2024-05-15T10:32:14.184Z");
+  CHECK(field(t[0], "year_from_line") == "1");
+  REQUIRE(t[1].ts);
+  CHECK(culprit::core::format_iso(*t[1].ts) == "2025-01-01T00:00:03.000Z");
+  CHECK(field(t[1], "year_from_line") == "3");
+  // No dated line before it: no year (clock alignment decides).
+  const auto alone = parse_app(
+      "[rank0]:[E515 10:32:14.183712 ProcessGroupNCCL.cpp:616] [Rank 0] Watchdog caught collective operation "
+      "timeout: WorkNCCL(SeqNum=1, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600047 "
+      "milliseconds before timing out.\n");
+  REQUIRE(alone.of_kind("nccl_timeout").size() == 1);
+  CHECK_FALSE(alone.of_kind("nccl_timeout")[0].ts);
+}
+
+// Issue 37, findings 6 and 16: the first stamped line after an unstamped `[rank12]:` traceback
+// that is no event itself is kept as a clock mark (kind log, rule clock_mark); the stamped lines
+// before it and far from any unstamped failure are not.
+TEST_CASE("app log: stamped lines around an unstamped failure become clock marks", "[gpu][app_log]") {
+  std::string text = "[2024-05-15 10:10:00,001] [INFO] [rank8] step 1100 loss 1.90\n";
+  for (int i = 0; i < 60; ++i) text += "[2024-05-15 10:1" + std::to_string(i / 10 % 6) + ":00,001] [INFO] [rank8] step\n";
+  text +=
+      "[rank12]: Traceback (most recent call last):\n"
+      "[rank12]:   File \"/workspace/train.py\", line 187, in main\n"
+      "[rank12]:     loss = model(batch).loss\n"
+      "[rank12]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 3.00 GiB. GPU 4 has a total capacity of "
+      "79.14 GiB of which 2.11 GiB is free. Including non-PyTorch memory, this process has 77.00 GiB memory in use. Of "
+      "the allocated memory 71.10 GiB is allocated by PyTorch, and 4.77 GiB is reserved by PyTorch but unallocated.\n"
+      "[2024-05-15 10:20:40,551] [INFO] [rank8] waiting on barrier\n"
+      "[2024-05-15 10:20:41,551] [INFO] [rank8] waiting on barrier\n";
+  const auto sink = parse_app(text);
+  std::vector<std::int64_t> marks;
+  for (const auto& e : sink.events)
+    if (e.rule == "clock_mark") {
+      CHECK(e.kind == "log");
+      CHECK(e.ts);
+      marks.push_back(e.line);
+    }
+  CHECK(marks == std::vector<std::int64_t>{66});  // the first stamped line after the traceback
+  const auto oom = sink.of_kind("cuda_oom");
+  REQUIRE(oom.size() == 1);
+  CHECK_FALSE(oom[0].ts);  // its own line has no stamp; clock alignment dates it from the marks
+}
+
+// Issue 37, finding 16: Ray's logging header puts a tab after the stamp
+// (ray_constants.LOGGER_FORMAT `%(asctime)s\t%(levelname)s %(filename)s:%(lineno)s -- %(message)s`).
+TEST_CASE("app log: Ray's tab-separated header is a stamp, a level and a logger", "[gpu][app_log]") {
+  const auto sink = parse_app(
+      "2024-05-15 10:22:31,112\tERROR worker.py:406 -- Unhandled error (suppress with "
+      "'RAY_IGNORE_UNHANDLED_ERRORS=1'): ray::shard() (pid=40211, ip=10.0.3.21)\n"
+      "Traceback (most recent call last):\n"
+      "  File \"/home/ray/anaconda3/lib/python3.10/site-packages/ray/_private/worker.py\", line 2623, in get\n"
+      "    raise value\n"
+      "ray.exceptions.OutOfMemoryError: Task was killed due to the node running low on memory.\n");
+  const auto tb = sink.of_kind("traceback");
+  REQUIRE(tb.size() == 1);
+  REQUIRE(tb[0].ts);
+  CHECK(culprit::core::format_iso(*tb[0].ts) == "2024-05-15T10:22:31.112Z");
+  // A tab after a stamp but no level word: not a header.
+  const auto plain = parse_app("2024-05-15 10:22:31,112\tsomething happened: CUDA out of memory\n");
+  for (const auto& e : plain.events) CHECK_FALSE(e.ts);
+}

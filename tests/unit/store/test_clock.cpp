@@ -347,3 +347,61 @@ TEST_CASE("clock: a launcher's report of a killed pid roughly places an unanchor
   CHECK(t.confidence("node-07") == "low");
   CHECK(has(t.method("node-07"), "a launcher's report of the killed pid's death"));
 }
+
+// Issue 37, finding 16: an unstamped failure before a stamped line of its source takes the time of
+// that line, at most 50 lines on; the host's clock says so.
+TEST_CASE("clock: an unstamped event takes its source's next stamped event's time", "[clock]") {
+  Timeline t("gpu-1", "app_log");
+  t.add("gpu-1", TsKind::wall, utc(2024, 5, 15, 10, 21, 20), std::nullopt, "2024-05-15 10:21:20", "nccl_timeout");
+  auto oom = t.add("gpu-1", TsKind::none, std::nullopt, std::nullopt, "", "cuda_oom");
+  auto next = t.add("gpu-1", TsKind::wall, utc(2024, 5, 15, 10, 22, 33), std::nullopt, "2024-05-15 10:22:33", "signal_exit");
+  auto cmd = t.add("gpu-1", TsKind::none, std::nullopt, std::nullopt, "", "command");
+  REQUIRE(t.align().empty());
+  CHECK(*t.ts(oom) == Approx(*t.ts(next)));
+  CHECK_FALSE(t.ts(cmd));  // a typed command dates the job's start: no neighbour places it
+  CHECK(has(t.method("gpu-1"), "1 unstamped line placed at the next stamped line of its source"));
+  CHECK(t.confidence("gpu-1") == "medium");
+  auto from = t.db->query("SELECT json_extract(fields, '$.ts_from_line') AS l FROM events WHERE id = " + std::to_string(oom));
+  CHECK(from.rows.at(0)["l"].as_int() == 3);
+}
+
+TEST_CASE("clock: only a plain stamped line before, too far, or in another source: no neighbour", "[clock]") {
+  Timeline t("gpu-1", "app_log");
+  Event mark;  // a stamped line kept only for its time (the parser's clock mark)
+  mark.source_id = t.source;
+  mark.line = mark.line_end = ++t.line;
+  mark.host = "gpu-1";
+  mark.ts_kind = TsKind::wall;
+  mark.ts = utc(2024, 5, 15, 10, 0, 0);
+  mark.ts_raw = "2024-05-15 10:00:00";
+  mark.kind = "log";
+  mark.rule = "clock_mark";
+  t.writer->add_event(mark);
+  auto oom = t.add("gpu-1", TsKind::none, std::nullopt, std::nullopt, "", "cuda_oom");
+  t.line += 60;
+  t.add("gpu-1", TsKind::wall, utc(2024, 5, 15, 10, 5, 0), std::nullopt, "2024-05-15 10:05:00", "xid");
+  auto rest = t.add("gpu-1", TsKind::none, std::nullopt, std::nullopt, "", "userspace_oom_kill");
+  t.new_source("gpu-1", "app_log");
+  t.line = 0;
+  auto other = t.add("gpu-1", TsKind::none, std::nullopt, std::nullopt, "", "xid");
+  REQUIRE(t.align().empty());
+  CHECK_FALSE(t.ts(oom));  // a plain line before it bounds it from below only; the next is 61 lines on
+  CHECK(*t.ts(rest) == Approx(utc(2024, 5, 15, 10, 5, 0)));  // the rest of the stamped failure's record
+  CHECK_FALSE(t.ts(other));  // another source's stamps never date it
+}
+
+// Issue 37, finding 6: year-less stamps their parser placed from the source's own dated lines
+// (year_from_line) keep their year and date the host's other year-less stamps.
+TEST_CASE("clock: stamps dated from their own source's lines keep that year", "[clock]") {
+  Timeline t("node-a", "app_log");
+  culprit::core::Event f;
+  f.set_int("year_from_line", 1);
+  auto glog = t.add("node-a", TsKind::wall_no_year, utc(2024, 5, 15, 10, 32, 14), no_year(5, 15, 10, 32, 14),
+                    "E515 10:32:14", "nccl_timeout", f.fields);
+  t.new_source("node-a", "kernel_log");
+  auto sys = t.add("node-a", TsKind::wall_no_year, std::nullopt, no_year(5, 15, 10, 32, 20), "May 15 10:32:20");
+  REQUIRE(t.align({.now = utc(2026, 12, 5, 0, 0, 0)}).empty());
+  CHECK(*t.ts(glog) == Approx(utc(2024, 5, 15, 10, 32, 14)));
+  CHECK(*t.ts(sys) == Approx(utc(2024, 5, 15, 10, 32, 20)));
+  CHECK(has(t.method("node-a"), "years from the source's own dated lines"));
+}
