@@ -28,7 +28,7 @@ std::string place_stop_command(const ProcessRef& c) {
 
 std::string gone_holder_advice(const ProcessRef& c) {
   if (!c.place || c.place->gone.empty()) return {};
-  return fmt::format(" Its process is {}: a zombie's memory goes when its parent reaps it (stop the parent); "
+  return fmt::format(" Its process is {}. A zombie's memory goes when its parent reaps it (stop the parent); "
                      "memory held past its process's end is freed only by the driver (`nvidia-smi` shows when), "
                      "else by a GPU reset (`nvidia-smi --gpu-reset`, with the GPU idle) or a reboot.",
                      c.place->gone);

@@ -13,11 +13,12 @@ namespace {
 
 /// Why its process is gone while its memory is held; '' when it is not (or nothing says).
 std::string gone_reason(const PlaceFacts& f) {
-  if (f.absent && f.gpu_listed) return "gone (no such process in /proc) while nvidia-smi lists its memory";
+  // Phrases without parentheses: the headline puts the place in parentheses already.
+  if (f.absent && f.gpu_listed) return "gone: no such process in /proc, nvidia-smi still lists its memory";
   if (!f.gpu_listed) return {};  // no memory of its held on a GPU: nothing to say
-  if (!f.state.empty() && f.state[0] == 'Z') return "a zombie (exited, never reaped) whose memory is still held";
+  if (!f.state.empty() && f.state[0] == 'Z') return "a zombie: exited, never reaped, its memory still held";
   if (!f.state.empty() && f.state[0] == 'D' && !f.driver_frame.empty())
-    return fmt::format("stuck in the NVIDIA driver (uninterruptible sleep in {})", f.driver_frame);
+    return fmt::format("stuck in the NVIDIA driver: uninterruptible sleep in {}", f.driver_frame);
   return {};
 }
 

@@ -56,7 +56,7 @@ std::string unnamed_process(std::string_view role);
 
 /// Where a process ran, after its host pid: `pid 1 in container vllm-embeddings, pod ns/embed-0`,
 /// `in Docker container 3f2a9c1b7d4e` (no listing names it), `pod uid …`, and why its process is
-/// gone while its memory is held (`gone (no such process in /proc) while nvidia-smi lists its
+/// gone while its memory is held (`gone: no such process in /proc, nvidia-smi still lists its
 /// memory`). Raw text (callers clean or escape); empty when the place says nothing.
 std::string place_phrase(const diagnose::ProcessPlace& place);
 

@@ -155,9 +155,9 @@ TEST_CASE("a gone holder's advice says what frees its memory", "[diagnose][place
   c.pid = 51990;
   c.role = "foreign";
   culprit::diagnose::ProcessPlace place;
-  place.gone = "gone (no such process in /proc) while nvidia-smi lists its memory";
+  place.gone = "gone: no such process in /proc, nvidia-smi still lists its memory";
   c.place = place;
   const std::string advice = culprit::diagnose::culprit_action(c);
-  CHECK(advice.find("Its process is gone (no such process in /proc)") != std::string::npos);
+  CHECK(advice.find("Its process is gone: no such process in /proc") != std::string::npos);
   CHECK(advice.find("nvidia-smi --gpu-reset") != std::string::npos);
 }

@@ -42,8 +42,8 @@ TEST_CASE("place phrase: pid inside, container, pod", "[report][placement]") {
   bare.pod_uid = "5e0c7d2a-91b4-4c3e-8f6a-2d7b1c9e4a13";
   CHECK(place_phrase(bare) == "in container 3f2a9c1b7d4e, pod uid 5e0c7d2a-91b4-4c3e-8f6a-2d7b1c9e4a13");
   d::ProcessPlace gone;
-  gone.gone = "gone (no such process in /proc) while nvidia-smi lists its memory";
-  CHECK(place_phrase(gone) == "gone (no such process in /proc) while nvidia-smi lists its memory");
+  gone.gone = "gone: no such process in /proc, nvidia-smi still lists its memory";
+  CHECK(place_phrase(gone) == "gone: no such process in /proc, nvidia-smi still lists its memory");
   d::ProcessPlace ns_only;
   ns_only.nspid = 7;
   CHECK(place_phrase(ns_only) == "pid 7 in another pid namespace");
