@@ -10,6 +10,7 @@
 #include <fmt/ranges.h>
 
 #include <cctype>
+#include <cmath>
 #include <map>
 
 #include "culprit/core/cgroup_place.hpp"
@@ -31,13 +32,11 @@ namespace {
 /// as its API server records it; not the API server itself, which allocates no GPU memory), that
 /// worker printed them. Two or more: no guess.
 std::optional<std::int64_t> sole_worker_pid(store::Database& db, const std::string& host) {
-  auto w = db.query(fmt::format(
-      "SELECT DISTINCT pid FROM processes WHERE host = {} AND (instr(job_evidence, {}) OR instr(job_evidence, {})"
-      " OR instr(job_evidence, {}) OR instr(job_evidence, {})) LIMIT 2",
-      store::sql_literal(host), store::sql_literal(core::job_evidence::kVllmWorkerPrefix),
-      store::sql_literal(core::job_evidence::kRayWorkerPrefix),
-      store::sql_literal(core::job_evidence::kVllmEngineCorePrefix),
-      store::sql_literal(core::job_evidence::kVllmEngineProcess)));
+  auto w = db.query_bound(
+      "SELECT DISTINCT pid FROM processes WHERE host = ?1 AND (instr(job_evidence, ?2) OR instr(job_evidence, ?3)"
+      " OR instr(job_evidence, ?4) OR instr(job_evidence, ?5)) LIMIT 2",
+      {host, core::job_evidence::kVllmWorkerPrefix, core::job_evidence::kRayWorkerPrefix,
+       core::job_evidence::kVllmEngineCorePrefix, core::job_evidence::kVllmEngineProcess});
   if (w.rows.size() != 1) return std::nullopt;
   return w.rows[0]["pid"].as_int();
 }
@@ -46,15 +45,16 @@ std::optional<std::int64_t> sole_worker_pid(store::Database& db, const std::stri
 
 GpuLedgerInput load_ledger_input(store::Database& db, std::int64_t event_id, std::vector<Evidence>& evidence) {
   GpuLedgerInput in;
-  auto ev = db.query(fmt::format(
+  auto ev = db.query_bound(fmt::format(
       "SELECT e.id, e.host, e.ts, e.pid, e.comm, e.line, e.source_id, e.kind, e.rule, s.name AS source, e.message,"
       " json_extract(e.fields,'$.requested_bytes') AS requested, json_extract(e.fields,'$.total_bytes') AS total,"
       " json_extract(e.fields,'$.free_bytes') AS free, json_extract(e.fields,'$.self_bytes') AS self,"
       " json_extract(e.fields,'$.allocated_bytes') AS allocated, json_extract(e.fields,'$.reserved_bytes') AS reserved,"
       " coalesce(json_extract(e.fields,'$.gpu'), json_extract(e.fields,'$.cuda_dev')) AS gpu, e.rank,"
-      " {} AS startup_check, {} AS kv_budget FROM events e JOIN sources s ON s.id = e.source_id WHERE e.id = {}",
-      core::fact::provides_sql(core::fact::kStartupCheck), core::fact::provides_sql(core::fact::kKvCacheBudget),
-      event_id));
+      " {} AS startup_check, {} AS kv_budget FROM events e JOIN sources s ON s.id = e.source_id"
+      " WHERE e.id = CAST(?1 AS INTEGER)",
+      core::fact::provides_sql(core::fact::kStartupCheck), core::fact::provides_sql(core::fact::kKvCacheBudget)),
+      {std::to_string(event_id)});
   if (ev.rows.empty()) return in;
   const auto& e = ev.rows[0];
   in.host = e["host"].as_text();
@@ -83,15 +83,18 @@ GpuLedgerInput load_ledger_input(store::Database& db, std::int64_t event_id, std
     if (!second.rows.empty()) in.second_instance = second.rows[0]["place"].as_text();
   }
   const std::int64_t source_id = e["source_id"].as_int().value_or(0), line = e["line"].as_int().value_or(0);
+  const std::string source_text = std::to_string(source_id), line_text = std::to_string(line);
 
   auto self_pid = e["pid"].as_int();
   // A line before the error that names the process where it was raised (a signal providing
   // `failing_pid`: Ray re-raises a worker's exception in the driver as `RayTaskError(...):
   // ray::Actor.method() (pid=N, ip=…)`): the one whose allocation failed.
-  auto ray = db.query(fmt::format(
-      "SELECT json_extract(e.fields, '$.raised_pid') AS pid, json_extract(e.fields, '$.name') AS name FROM events e"
-      " WHERE e.source_id = {} AND {} AND e.line BETWEEN {} - 60 AND {} ORDER BY e.line DESC LIMIT 1",
-      source_id, core::fact::provides_sql(core::fact::kFailingPid), line, line));
+  auto ray = db.query_bound(
+      fmt::format("SELECT json_extract(e.fields, '$.raised_pid') AS pid, json_extract(e.fields, '$.name') AS name"
+                  " FROM events e WHERE e.source_id = CAST(?1 AS INTEGER) AND {}"
+                  " AND e.line BETWEEN CAST(?2 AS INTEGER) - 60 AND CAST(?2 AS INTEGER) ORDER BY e.line DESC LIMIT 1",
+                  core::fact::provides_sql(core::fact::kFailingPid)),
+      {source_text, line_text});
   if (!ray.rows.empty() && ray.rows[0]["pid"].as_int()) {
     self_pid = ray.rows[0]["pid"].as_int();
     in.self_name = ray.rows[0]["name"].as_text();
@@ -103,18 +106,19 @@ GpuLedgerInput load_ledger_input(store::Database& db, std::int64_t event_id, std
     // equals the global one only on the node whose ranks start at 0, and never matches another
     // node's global rank (those are at least the node's rank count), so the host decides.
     const std::int64_t rank = e["rank"].as_int().value_or(-1);
-    auto by_rank = db.query(fmt::format(
-        "SELECT DISTINCT e.pid FROM events e WHERE e.host = {} AND e.pid IS NOT NULL AND"
-        " ((e.rule = {} AND e.rank = {}) OR ({} AND json_extract(e.fields, '$.local_rank') = {})) LIMIT 2",
-        store::sql_literal(host), store::sql_literal(core::parser_rule::kTorchrunChildFailed), rank,
-        core::fact::provides_sql(core::fact::kRankPid), rank));
+    auto by_rank = db.query_bound(
+        fmt::format("SELECT DISTINCT e.pid FROM events e WHERE e.host = ?1 AND e.pid IS NOT NULL AND"
+                    " ((e.rule = ?2 AND e.rank = CAST(?3 AS INTEGER)) OR"
+                    " ({} AND json_extract(e.fields, '$.local_rank') = CAST(?3 AS INTEGER))) LIMIT 2",
+                    core::fact::provides_sql(core::fact::kRankPid)),
+        {host, core::parser_rule::kTorchrunChildFailed, std::to_string(rank)});
     if (by_rank.rows.size() == 1) self_pid = by_rank.rows[0]["pid"].as_int();
   }
   if (!self_pid) self_pid = sole_worker_pid(db, host);
   in.self_pid = self_pid;
   if (!in.multi_rank) {
-    auto ranks = db.query(fmt::format("SELECT count(DISTINCT rank) AS n FROM events WHERE host = {} AND rank IS NOT NULL",
-                                      store::sql_literal(host)));
+    auto ranks = db.query_bound("SELECT count(DISTINCT rank) AS n FROM events WHERE host = ?1 AND rank IS NOT NULL",
+                                {host});
     in.multi_rank = !ranks.rows.empty() && ranks.rows[0]["n"].as_int().value_or(0) > 1;
   }
   // Creating the CUDA context failed: a frame or call of the process's first CUDA use (kind
@@ -123,17 +127,19 @@ GpuLedgerInput load_ledger_input(store::Database& db, std::int64_t event_id, std
   if (!in.requested) {
     auto first = db.query_bound("SELECT 1 FROM events WHERE source_id = CAST(?1 AS INTEGER) AND kind = 'cuda_first_use'"
                                 " AND line BETWEEN CAST(?2 AS INTEGER) - 40 AND CAST(?2 AS INTEGER) + 20 LIMIT 1",
-                                {std::to_string(source_id), std::to_string(line)});
+                                {source_text, line_text});
     if (!first.rows.empty()) in.stage = FailureStage::context_create;
   }
   // TensorFlow prints the device's total and free memory when it creates the device, before the
   // process allocates anything (signals providing `device_memory`): what others held then.
   if (!in.capacity && !in.free) {
-    auto tf = db.query(fmt::format(
-        "SELECT json_extract(e.fields, '$.total_bytes') AS total, json_extract(e.fields, '$.free_bytes') AS free,"
-        " json_extract(e.fields, '$.which') AS which, json_extract(e.fields, '$.amount_bytes') AS amount FROM events e"
-        " WHERE e.source_id = {} AND {} AND e.line BETWEEN {} - 400 AND {} ORDER BY e.line",
-        source_id, core::fact::provides_sql(core::fact::kDeviceMemory), line, line));
+    auto tf = db.query_bound(
+        fmt::format("SELECT json_extract(e.fields, '$.total_bytes') AS total, json_extract(e.fields, '$.free_bytes') AS free,"
+                    " json_extract(e.fields, '$.which') AS which, json_extract(e.fields, '$.amount_bytes') AS amount"
+                    " FROM events e WHERE e.source_id = CAST(?1 AS INTEGER) AND {}"
+                    " AND e.line BETWEEN CAST(?2 AS INTEGER) - 400 AND CAST(?2 AS INTEGER) ORDER BY e.line",
+                    core::fact::provides_sql(core::fact::kDeviceMemory)),
+        {source_text, line_text});
     for (const auto& r : tf.rows) {
       if (auto t = r["total"].as_int()) in.capacity = t;
       if (auto f = r["free"].as_int()) in.free = f;
@@ -145,7 +151,7 @@ GpuLedgerInput load_ledger_input(store::Database& db, std::int64_t event_id, std
   const auto ts = e["ts"].as_double();
   const int gpu = in.gpu.value_or(0);
 
-  auto unified = db.query(fmt::format("SELECT unified_memory FROM hosts WHERE name={}", store::sql_literal(host)));
+  auto unified = db.query_bound("SELECT unified_memory FROM hosts WHERE name = ?1", {host});
   in.unified = !unified.rows.empty() && unified.rows[0]["unified_memory"].as_int().value_or(0) == 1;
 
   // Holders quoted by the error (the snapshot the parser made from the message: same source
@@ -154,16 +160,17 @@ GpuLedgerInput load_ledger_input(store::Database& db, std::int64_t event_id, std
   // The error's own list is in its fields (`proc_<pid>_bytes`, also when the message names no
   // GPU index and so made no snapshot); else the snapshot the parser made from it.
   std::map<std::int64_t, GpuHolder> holders;
-  auto listed = db.query(fmt::format(
+  auto listed = db.query_bound(
       "SELECT CAST(substr(j.key, 6, length(j.key) - 11) AS INTEGER) AS pid, j.value AS mem_used FROM events e,"
-      " json_each(e.fields) j WHERE e.id = {} AND substr(j.key, 1, 5) = 'proc_' AND substr(j.key, -6) = '_bytes'",
-      event_id));
+      " json_each(e.fields) j WHERE e.id = CAST(?1 AS INTEGER) AND substr(j.key, 1, 5) = 'proc_'"
+      " AND substr(j.key, -6) = '_bytes'",
+      {std::to_string(event_id)});
   // (A second query, not a reassignment: rows point at their own result's column list.)
   auto from_snapshot = listed.rows.empty()
-                           ? db.query(fmt::format("SELECT gp.pid, gp.mem_used FROM gpu_snapshots g JOIN gpu_processes gp"
-                                                  " ON gp.snapshot_id = g.id WHERE g.source_id = {} AND g.line BETWEEN"
-                                                  " {} - 200 AND {} + 200 AND g.host = {}",
-                                                  source_id, line, line, store::sql_literal(host)))
+                           ? db.query_bound("SELECT gp.pid, gp.mem_used FROM gpu_snapshots g JOIN gpu_processes gp"
+                                            " ON gp.snapshot_id = g.id WHERE g.source_id = CAST(?1 AS INTEGER) AND g.line"
+                                            " BETWEEN CAST(?2 AS INTEGER) - 200 AND CAST(?2 AS INTEGER) + 200 AND g.host = ?3",
+                                            {source_text, line_text, host})
                            : store::QueryResult{};
   const auto& from_error = listed.rows.empty() ? from_snapshot : listed;
   for (const auto& r : from_error.rows) {
@@ -173,18 +180,20 @@ GpuLedgerInput load_ledger_input(store::Database& db, std::int64_t event_id, std
     h.from_error = true;
     holders[h.pid] = h;
   }
-  const std::string order = ts ? fmt::format("CASE WHEN g.ts IS NULL THEN 1e12 ELSE abs(g.ts - ({})) END", *ts) : "g.id";
-  auto snap = db.query(fmt::format(
+  // The failure's time as bound text ('' when unplaced: then the earliest reading).
+  const std::string ts_text = ts && std::isfinite(*ts) ? fmt::format("{:.6f}", *ts) : std::string();
+  auto snap = db.query_bound(
       "SELECT g.id, g.line, g.ts, g.mem_used, g.mem_total, g.unified, g.source_id, s.name AS source FROM gpu_snapshots g"
-      " JOIN sources s ON s.id = g.source_id WHERE g.host = {} AND g.gpu = {} AND s.format <> 'app_log'"
-      " ORDER BY {} LIMIT 1",
-      store::sql_literal(host), gpu, order));
+      " JOIN sources s ON s.id = g.source_id WHERE g.host = ?1 AND g.gpu = CAST(?2 AS INTEGER) AND s.format <> 'app_log'"
+      " ORDER BY CASE WHEN ?3 = '' THEN g.id WHEN g.ts IS NULL THEN 1e12 ELSE abs(g.ts - CAST(?3 AS REAL)) END LIMIT 1",
+      {host, std::to_string(gpu), ts_text});
   if (!snap.rows.empty()) {
     const auto& s = snap.rows[0];
-    in.mig = !db.query(fmt::format("SELECT 1 FROM events WHERE kind = 'gpu_snapshot' AND source_id = {} AND {} BETWEEN line AND "
-                                   "line_end AND (json_extract(fields, '$.gpu{}_mig_mode') = 'Enabled' OR "
-                                   "json_extract(fields, '$.mig_devices') > 0) LIMIT 1",
-                                   s["source_id"].as_int().value_or(0), s["line"].as_int().value_or(0), gpu))
+    in.mig = !db.query_bound("SELECT 1 FROM events WHERE kind = 'gpu_snapshot' AND source_id = CAST(?1 AS INTEGER)"
+                             " AND CAST(?2 AS INTEGER) BETWEEN line AND line_end AND (json_extract(fields, ?3) = 'Enabled'"
+                             " OR json_extract(fields, '$.mig_devices') > 0) LIMIT 1",
+                             {std::to_string(s["source_id"].as_int().value_or(0)),
+                              std::to_string(s["line"].as_int().value_or(0)), fmt::format("$.gpu{}_mig_mode", gpu)})
                   .rows.empty();
     if (s["unified"].as_int().value_or(0)) in.unified = true;
     if (!in.capacity) in.capacity = s["mem_total"].as_int(), in.from_snapshot = true;
@@ -192,8 +201,8 @@ GpuLedgerInput load_ledger_input(store::Database& db, std::int64_t event_id, std
       in.free = *in.capacity - *s["mem_used"].as_int(), in.from_snapshot = true;
     evidence.push_back({s["source"].as_text(), s["line"].as_int().value_or(0),
                         "nvidia-smi snapshot of GPU " + std::to_string(gpu), host, s["ts"].as_double(), 0});
-    auto procs = db.query(fmt::format("SELECT pid, name, type, mem_used FROM gpu_processes WHERE snapshot_id = {}",
-                                      s["id"].as_int().value_or(0)));
+    auto procs = db.query_bound("SELECT pid, name, type, mem_used FROM gpu_processes WHERE snapshot_id = CAST(?1 AS INTEGER)",
+                                {std::to_string(s["id"].as_int().value_or(0))});
     for (const auto& r : procs.rows) {
       const auto pid = r["pid"].as_int().value_or(0);
       auto& h = holders[pid];
@@ -203,11 +212,13 @@ GpuLedgerInput load_ledger_input(store::Database& db, std::int64_t event_id, std
     }
   }
   // The host-memory reading nearest the failure (`culprit run` samples meminfo through the run).
-  const std::string near = ts ? fmt::format("CASE WHEN ts IS NULL THEN 1e12 ELSE abs(ts - ({})) END, line", *ts) : "line";
+  // ?2: the failure's time ('' when unplaced: then the first reading).
+  constexpr const char* kNearest = "CASE WHEN ?2 = '' THEN 0 WHEN ts IS NULL THEN 1e12 ELSE abs(ts - CAST(?2 AS REAL)) END, line";
   // Unified memory with no capacity from the GPU: the host's memory is the pool.
   if (!in.capacity && in.unified) {
-    auto mem = db.query(fmt::format("SELECT total, available FROM host_memory WHERE host = {} ORDER BY {} LIMIT 1",
-                                    store::sql_literal(host), near));
+    auto mem = db.query_bound(fmt::format("SELECT total, available FROM host_memory WHERE host = ?1 ORDER BY {} LIMIT 1",
+                                          kNearest),
+                              {host, ts_text});
     if (!mem.rows.empty()) {
       in.capacity = mem.rows[0]["total"].as_int();
       if (!in.free) in.free = mem.rows[0]["available"].as_int();
@@ -230,18 +241,23 @@ GpuLedgerInput load_ledger_input(store::Database& db, std::int64_t event_id, std
     in.holders.push_back(h);
   }
   if (self_pid && in.self_name.empty()) {
-    auto p = db.query(fmt::format("SELECT json_extract(names, '$[0]') AS name FROM processes WHERE host={} AND pid={}", store::sql_literal(host), *self_pid));
+    auto p = db.query_bound(
+        "SELECT json_extract(names, '$[0]') AS name FROM processes WHERE host = ?1 AND pid = CAST(?2 AS INTEGER)",
+        {host, std::to_string(*self_pid)});
     if (!p.rows.empty()) in.self_name = p.rows[0]["name"].as_text();
     if (in.self_name.empty()) in.self_name = e["comm"].as_text();
   }
   if (in.unified) {
     // The page cache nearest the failure: `free`'s buff/cache (or meminfo's Buffers + Cached).
-    auto cache = db.query(fmt::format("SELECT buff_cache FROM host_memory WHERE host = {} AND buff_cache IS NOT NULL"
-                                      " ORDER BY {} LIMIT 1",
-                                      store::sql_literal(host), near));
+    auto cache = db.query_bound(
+        fmt::format("SELECT buff_cache FROM host_memory WHERE host = ?1 AND buff_cache IS NOT NULL ORDER BY {} LIMIT 1",
+                    kNearest),
+        {host, ts_text});
     if (!cache.rows.empty()) in.page_cache = cache.rows[0]["buff_cache"].as_int();
-    auto rows = db.query(fmt::format(
-        "SELECT pid, json_extract(names, '$[0]') AS name, rss FROM processes WHERE host = {} AND rss > 0 ORDER BY rss DESC LIMIT 16", store::sql_literal(host)));
+    auto rows = db.query_bound(
+        "SELECT pid, json_extract(names, '$[0]') AS name, rss FROM processes WHERE host = ?1 AND rss > 0"
+        " ORDER BY rss DESC LIMIT 16",
+        {host});
     for (const auto& r : rows.rows)
       in.host_processes.push_back({r["pid"].as_int().value_or(0), r["name"].as_text(), r["rss"].as_int().value_or(0)});
   }
@@ -252,7 +268,7 @@ LedgerResult build_ledger(store::Database& db, std::int64_t event_id) {
   std::vector<Evidence> evidence;
   const GpuLedgerInput in = load_ledger_input(db, event_id, evidence);
   if (in.host.empty() && !in.capacity && !in.requested && in.holders.empty() && !in.self_pid) {
-    auto exists = db.query(fmt::format("SELECT 1 FROM events WHERE id = {}", event_id));
+    auto exists = db.query_bound("SELECT 1 FROM events WHERE id = CAST(?1 AS INTEGER)", {std::to_string(event_id)});
     if (exists.rows.empty()) return {};
   }
   LedgerResult out = decide_ledger(in);
@@ -261,14 +277,14 @@ LedgerResult build_ledger(store::Database& db, std::int64_t event_id) {
 }
 
 std::optional<HostOomRecord> load_host_oom(store::Database& db, std::int64_t event_id) {
-  auto rep = db.query(fmt::format(
+  auto rep = db.query_bound(
       "SELECT r.host, r.memcg, r.oom_memcg, r.task_memcg, r.victim_pid, r.victim_comm, r.page_size, r.memcg_usage, "
       "r.memcg_limit, json_extract(e.fields, '$.memsw_usage_bytes') AS memsw_usage, "
       "json_extract(e.fields, '$.memsw_limit_bytes') AS memsw_limit, json_extract(e.fields, '$.ram_bytes') AS ram, "
       "json_extract(e.fields, '$.shmem_bytes') AS shmem, "
       "json_extract(e.fields, '$.slab_unreclaimable_bytes') AS slab "
-      "FROM oom_reports r JOIN events e ON e.id = r.event_id WHERE r.event_id = {}",
-      event_id));
+      "FROM oom_reports r JOIN events e ON e.id = r.event_id WHERE r.event_id = CAST(?1 AS INTEGER)",
+      {std::to_string(event_id)});
   if (rep.rows.empty()) return std::nullopt;
   const auto& row = rep.rows[0];
   HostOomRecord r;
@@ -288,13 +304,13 @@ std::optional<HostOomRecord> load_host_oom(store::Database& db, std::int64_t eve
   r.victim_pid = row["victim_pid"].as_int();
   r.victim_name = row["victim_comm"].as_text();
   const std::int64_t page = row["page_size"].as_int().value_or(4096);
-  auto tasks = db.query(fmt::format(
-      // The host as a literal: a subquery in the join keeps SQLite from the (host, pid) index,
-      // and a task table may hold 10^5 rows.
+  auto tasks = db.query_bound(
+      // The host as a bound value, not a subquery in the join: that keeps SQLite from the
+      // (host, pid) index, and a task table may hold 10^5 rows.
       "SELECT t.pid, t.name, t.rss_pages, t.oom_score_adj, coalesce(p.role, 'unknown') AS role FROM oom_tasks t "
-      "LEFT JOIN processes p ON p.host = {1} AND p.pid = t.pid "
-      "WHERE t.event_id = {0} AND t.rss_pages IS NOT NULL",
-      event_id, store::sql_literal(r.host)));
+      "LEFT JOIN processes p ON p.host = ?2 AND p.pid = t.pid "
+      "WHERE t.event_id = CAST(?1 AS INTEGER) AND t.rss_pages IS NOT NULL",
+      {std::to_string(event_id), r.host});
   for (const auto& t : tasks.rows) {
     HostTask h;
     h.pid = t["pid"].as_int().value_or(0);
@@ -321,9 +337,11 @@ std::vector<JobSetting> load_job_settings(store::Database& db, const std::string
 }
 
 FootprintFacts load_footprint_facts(store::Database& db, std::int64_t event_id) {
-  auto r = db.query(fmt::format("SELECT json_extract(fields, '$.{}') AS framework, {} AS kv_budget,"
-                                " json_extract(fields, '$.estimated_max_len') AS estimated_len FROM events e WHERE id = {}",
-                                core::framework::kField, core::fact::provides_sql(core::fact::kKvCacheBudget), event_id));
+  auto r = db.query_bound(
+      fmt::format("SELECT json_extract(fields, '$.{}') AS framework, {} AS kv_budget,"
+                  " json_extract(fields, '$.estimated_max_len') AS estimated_len FROM events e WHERE id = CAST(?1 AS INTEGER)",
+                  core::framework::kField, core::fact::provides_sql(core::fact::kKvCacheBudget)),
+      {std::to_string(event_id)});
   if (r.rows.empty()) return {};
   return {r.rows[0]["framework"].as_text(), r.rows[0]["kv_budget"].as_int().value_or(0) != 0,
           r.rows[0]["estimated_len"].as_text()};

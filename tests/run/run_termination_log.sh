@@ -18,9 +18,14 @@ set -e
 size=$(wc -c < pod/termination-log)
 [ "$size" -le 4096 ] || fail "the termination log holds $size bytes, over the kubelet's 4096"
 head -1 pod/termination-log | grep -q "^CUDA OOM" || fail "the termination log does not open with the headline: $(head -2 pod/termination-log)"
-# The headline is the report's own (its first line on stderr).
-grep -qxF "$(head -1 pod/termination-log)" stderr || grep -qF "$(head -1 pod/termination-log | cut -c1-40)" stderr ||
-  fail "the termination log's headline is not the report's"
+# The headline is the report's own: the same verdict and place, and the same culprit pid. (The
+# terminal's copy may drop the time and cut the culprit to fit its width; the log's is whole.)
+log_head=$(head -1 pod/termination-log)
+lead=$(printf '%s\n' "$log_head" | sed 's/ at [0-9-]* [0-9:]*Z//; s/ — .*//')
+culprit_pid=$(printf '%s\n' "$log_head" | sed -n 's/.* — pid \([0-9][0-9]*\).*/\1/p')
+report_head=$(grep -m1 -F "$lead — " stderr) || fail "the termination log's headline is not the report's: $log_head"
+[ -n "$culprit_pid" ] && printf '%s\n' "$report_head" | grep -qF " — pid $culprit_pid " ||
+  fail "the termination log names another culprit than the report: $log_head / $report_head"
 grep -qx "job: python3 exited with 1" pod/termination-log || fail "the termination log does not say how the job ended"
 grep -qx "incident: incident" pod/termination-log || fail "the termination log does not name the incident folder"
 if LC_ALL=C grep -q "$(printf '[\001-\011\013-\037\177]')" pod/termination-log; then fail "a control character in the termination log"; fi
