@@ -62,7 +62,9 @@ files, the CUDA / NCCL / Slurm / torchrun environment) and the incident is diagn
 goes to stderr. A job that succeeds leaves nothing unless --keep.
 
 Where the job does not set TORCHELASTIC_ERROR_FILE, it is set to DIR/<host>/torchelastic-error.json,
-so that torchrun (and any `@record`-decorated entry point) writes its root-cause record there.
+so that torchrun (and any `@record`-decorated entry point) writes its root-cause record there;
+where it does not set CULPRIT_MEMORY_SNAPSHOT_DIR, that is DIR/<host>, where the Python module's
+hook writes PyTorch's allocator snapshot at a CUDA OOM when asked (memory_history).
 
 Exit code: the job's (128 + N when signal N ended it); 127 when CMD cannot be started.
 
@@ -425,6 +427,17 @@ std::string route_torchelastic_error_file(const fs::path& node) {
   return {};
 }
 
+/// Points CULPRIT_MEMORY_SNAPSHOT_DIR at the node's folder (the job inherits it) unless the job's
+/// environment sets it: the Python hook, when asked for the allocator's history
+/// (`culprit.install(memory_history=True)`), writes its snapshot at a CUDA OOM there, where the
+/// diagnosis reads it.
+void route_memory_snapshot_dir(const fs::path& node) {
+  if (const char* own = std::getenv("CULPRIT_MEMORY_SNAPSHOT_DIR"); own != nullptr && *own != '\0') return;
+  std::error_code ec;
+  const fs::path dir = fs::absolute(node, ec);
+  ::setenv("CULPRIT_MEMORY_SNAPSHOT_DIR", (ec ? node : dir).c_str(), 1);
+}
+
 /// A failed job's own error file (its environment named one) copied into the incident, so that
 /// the diagnosis reads it: a regular file of at most kMaxErrorFileCopy bytes.
 void copy_own_error_file(const std::string& own, const fs::path& node) {
@@ -531,6 +544,7 @@ int run_run(const std::vector<std::string>& args) {
       s->head_bytes = s->tail_bytes = static_cast<std::uint64_t>(std::atoll(cap));
   }
   const std::string own_error_file = route_torchelastic_error_file(node);
+  route_memory_snapshot_dir(node);
   const Terminal terminal;
   const SpawnedChild child = spawn_with_pipes(command);
   if (child.pid < 0) {
