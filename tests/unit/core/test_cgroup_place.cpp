@@ -78,7 +78,7 @@ TEST_CASE("cgroup place: nerdctl's containerd scope", "[core][cgroup_place]") {
 }
 
 TEST_CASE("cgroup place: look-alikes are no container", "[core][cgroup_place]") {
-  for (const std::string path :
+  for (const std::string& path :
        {std::string("/"), std::string("/user.slice/user-1000.slice/user@1000.service/app.slice/app-gnome-firefox-4242.scope"),
         std::string("/user.slice/user-1000.slice/session-3.scope"), std::string("/user.slice/user-1000.slice/user@1000.service"),
         std::string("/system.slice/docker.service"), std::string("/system.slice/containerd.service"),
