@@ -100,6 +100,20 @@ std::size_t count_line_ends(std::string_view text);
 
 /// An ASCII digit (std::isdigit without the locale and the cast to unsigned char).
 inline bool is_digit(char c) { return c >= '0' && c <= '9'; }
+/// 1 to `max_digits` ASCII digits and nothing else: a table cell's count, pid or MiB. The bound
+/// (at most 18 for decimal_value) keeps the value inside int64.
+inline bool is_decimal(std::string_view s, std::size_t max_digits) {
+  if (s.empty() || s.size() > max_digits) return false;
+  for (char c : s)
+    if (!is_digit(c)) return false;
+  return true;
+}
+/// The value of digits that is_decimal() accepted.
+inline std::int64_t decimal_value(std::string_view s) {
+  std::int64_t v = 0;
+  for (char c : s) v = v * 10 + (c - '0');
+  return v;
+}
 /// A byte of a host or user name as logs and prompts print them: an ASCII letter or digit, `-`,
 /// `.` or `_`.
 inline bool is_host_char(char c) {

@@ -31,16 +31,12 @@ constexpr std::size_t kMaxLine = 4000;
 constexpr std::size_t kMaxUp = 400;           // lines from an anchor up to its `GPU:` line
 constexpr std::size_t kMaxBlockLines = 65536;  // `amd-smi metric` is ~150 lines a GPU
 
-bool all_digits(Sv s, std::size_t max) {
-  return !s.empty() && s.size() <= max && std::all_of(s.begin(), s.end(), is_digit);
-}
-
 bool is_key_char(char c) { return (c >= 'A' && c <= 'Z') || is_digit(c) || c == '_'; }
 
 /// `GPU: 3` at indent 0: its index.
 std::optional<int> gpu_line(Sv line) {
   const auto k = parse_key_line(line);
-  if (!k || k->indent != 0 || k->key != "GPU" || !all_digits(k->value, 3)) return std::nullopt;
+  if (!k || k->indent != 0 || k->key != "GPU" || !text::is_decimal(k->value, 3)) return std::nullopt;
   return std::stoi(std::string(k->value));
 }
 
@@ -73,7 +69,7 @@ std::optional<std::int64_t> size_value(Sv value) {
   if (space == Sv::npos) return std::nullopt;
   const Sv number = value.substr(0, space), unit = trim(value.substr(space + 1));
   const std::size_t dot = number.find('.');
-  if (!all_digits(number.substr(0, dot), 15) || (dot != Sv::npos && !all_digits(number.substr(dot + 1), 6)))
+  if (!text::is_decimal(number.substr(0, dot), 15) || (dot != Sv::npos && !text::is_decimal(number.substr(dot + 1), 6)))
     return std::nullopt;
   static constexpr Sv kUnits[] = {"B", "KB", "MB", "GB", "TB", "PB"};
   const auto* u = std::find(std::begin(kUnits), std::end(kUnits), unit);

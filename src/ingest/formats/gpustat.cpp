@@ -35,16 +35,6 @@ using text::trim;
 constexpr std::int64_t kMiB = 1024 * 1024;
 constexpr Sv kDegree = "\xC2\xB0";  // `°` (1.0+); 0.x prints `'C`
 
-bool is_uint(Sv s, std::size_t max_digits) {
-  return !s.empty() && s.size() <= max_digits && std::all_of(s.begin(), s.end(), is_digit);
-}
-
-std::int64_t to_int(Sv s) {
-  std::int64_t v = 0;
-  for (char c : s) v = v * 10 + (c - '0');
-  return v;
-}
-
 std::vector<Sv> split(Sv s, char sep) {
   std::vector<Sv> out;
   std::size_t start = 0;
@@ -73,7 +63,7 @@ bool is_temperature_cell(Sv cell) {
   else if ((c = t.find('\'')) != Sv::npos) ++c;
   if (c == Sv::npos || c + 1 >= t.size() || t[c] != 'C' || t[c + 1] != ',') return false;
   const Sv temp = t.substr(0, t.find_first_of("'\xC2"));
-  return (is_uint(temp, 4) || temp == "??") && t.find('%') != Sv::npos;
+  return (text::is_decimal(temp, 4) || temp == "??") && t.find('%') != Sv::npos;
 }
 
 /// `used` / `total` of `15234 / 24576 MB`; false when the cell is not one.
@@ -82,8 +72,8 @@ bool read_memory_cell(Sv cell, std::optional<std::int64_t>& used, std::optional<
   if (toks.size() != 4 || toks[1] != "/" || toks[3] != "MB") return false;
   const auto value = [](Sv t, std::optional<std::int64_t>& out) {
     if (t == "??") return true;
-    if (!is_uint(t, 9)) return false;
-    out = to_int(t) * kMiB;
+    if (!text::is_decimal(t, 9)) return false;
+    out = text::decimal_value(t) * kMiB;
     return true;
   };
   return value(toks[0], used) && value(toks[2], total);
@@ -96,12 +86,12 @@ std::optional<Process> read_process(Sv tok) {
   if (open == Sv::npos) return std::nullopt;
   Process p;
   const Sv mem = tok.substr(open + 1, tok.size() - open - 3);
-  if (is_uint(mem, 9)) p.mem = to_int(mem) * kMiB;
+  if (text::is_decimal(mem, 9)) p.mem = text::decimal_value(mem) * kMiB;
   else if (mem != "?") return std::nullopt;
   Sv who = tok.substr(0, open);
   if (const std::size_t slash = who.rfind('/'); slash != Sv::npos) {
     const Sv pid = who.substr(slash + 1);
-    if (is_uint(pid, 10)) p.pid = to_int(pid);
+    if (text::is_decimal(pid, 10)) p.pid = text::decimal_value(pid);
     else if (pid != "--") return std::nullopt;
     who = who.substr(0, slash);
   }
@@ -127,9 +117,9 @@ std::optional<GpuLine> parse_gpu_line(Sv line) {
   const Sv t = trim(line);
   if (t.size() < 12 || t.size() > 4000 || t[0] != '[') return std::nullopt;
   const std::size_t close = t.find(']');
-  if (close == Sv::npos || !is_uint(t.substr(1, close - 1), 3)) return std::nullopt;
+  if (close == Sv::npos || !text::is_decimal(t.substr(1, close - 1), 3)) return std::nullopt;
   GpuLine g;
-  g.index = static_cast<int>(to_int(t.substr(1, close - 1)));
+  g.index = static_cast<int>(text::decimal_value(t.substr(1, close - 1)));
   const auto cells = split(t.substr(close + 1), '|');
   // name | temperature … | memory [| processes]; the name cell is gone with --gpuname-width 0.
   std::size_t k = 0;

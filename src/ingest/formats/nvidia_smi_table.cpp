@@ -40,19 +40,6 @@ Sv trim(Sv s) {
   return s;
 }
 
-bool is_uint(Sv s) {
-  if (s.empty() || s.size() > 12) return false;
-  for (char c : s)
-    if (c < '0' || c > '9') return false;
-  return true;
-}
-
-std::int64_t to_int(Sv s) {
-  std::int64_t v = 0;
-  for (char c : s) v = v * 10 + (c - '0');
-  return v;
-}
-
 struct Token {
   Sv text;
   std::size_t pos = 0;
@@ -261,7 +248,7 @@ void SmiParser::line(std::int64_t seg, Sv raw) {
       const auto c = cells(t);
       if (!c.empty()) {
         const auto toks = tokens(c[0]);
-        if (toks.size() == 4 && is_uint(toks[0].text) && is_uint(toks[3].text)) ++table_.mig_devices;
+        if (toks.size() == 4 && text::is_decimal(toks[0].text, 12) && text::is_decimal(toks[3].text, 12)) ++table_.mig_devices;
       }
       break;
     }
@@ -281,13 +268,13 @@ void SmiParser::gpu_row(std::int64_t seg, Sv t) {
     if (!bus.empty()) break;
   }
   const auto toks = tokens(c[0]);
-  const bool indexed = !toks.empty() && is_uint(toks[0].text);
+  const bool indexed = !toks.empty() && text::is_decimal(toks[0].text, 12);
   const bool block_start = !gpu_open_ && c[1].find("MiB") == Sv::npos &&
                            c[1].find("Not Supported") == Sv::npos;
   if (indexed && (!bus.empty() || block_start)) {
     Gpu g;
     g.line = seg;
-    g.index = static_cast<int>(to_int(toks[0].text));
+    g.index = static_cast<int>(text::decimal_value(toks[0].text));
     g.bus_id = bus;
     std::size_t name_end = c[0].size();
     const Sv persistence = toks.back().text;
@@ -339,9 +326,9 @@ void SmiParser::proc_row(std::int64_t seg, Sv t) {
   std::size_t type_at = 0;
   if (toks.size() >= 4 && is_type(toks[2].text)) type_at = 2;
   else if (toks.size() >= 6 && is_type(toks[4].text)) type_at = 4;
-  if (type_at == 0 || !is_uint(toks[0].text) || !is_uint(toks[type_at - 1].text)) {
+  if (type_at == 0 || !text::is_decimal(toks[0].text, 12) || !text::is_decimal(toks[type_at - 1].text, 12)) {
     // A row without its Type column (cut, or an edited table): say so once, keep going.
-    if (!toks.empty() && is_uint(toks[0].text) && !noted_bad_row_) {
+    if (!toks.empty() && text::is_decimal(toks[0].text, 12) && !noted_bad_row_) {
       noted_bad_row_ = true;
       ctx_.note("nvidia_smi_row_skipped", seg,
                 "nvidia-smi process row not understood (columns missing: GPU, PID, Type, name, memory "
@@ -351,8 +338,8 @@ void SmiParser::proc_row(std::int64_t seg, Sv t) {
   }
   Proc p;
   p.line = seg;
-  p.gpu = static_cast<int>(to_int(toks[0].text));
-  p.pid = to_int(toks[type_at - 1].text);
+  p.gpu = static_cast<int>(text::decimal_value(toks[0].text));
+  p.pid = text::decimal_value(toks[type_at - 1].text);
   p.type = std::string(toks[type_at].text);
   const Token& last = toks.back();
   std::size_t name_end = inner.size();

@@ -34,16 +34,6 @@ constexpr Sv kVertical = "\xE2\x94\x82";  // │
 constexpr std::size_t kMaxLine = 4000;     // a box row is 79 to a terminal's width; longer is not one
 constexpr std::size_t kMaxBlockLines = 4096;
 
-bool all_digits(Sv s, std::size_t max) {
-  return !s.empty() && s.size() <= max && std::all_of(s.begin(), s.end(), is_digit);
-}
-
-std::int64_t to_int(Sv s) {
-  std::int64_t v = 0;
-  for (char c : s) v = v * 10 + (c - '0');
-  return v;
-}
-
 std::vector<Sv> tokens(Sv s) {
   std::vector<Sv> out;
   std::size_t i = 0;
@@ -116,11 +106,11 @@ std::optional<DeviceRow> parse_device_row(Sv line) {
   if (cells.size() < 3) return std::nullopt;
   const auto left = tokens(cells[0]);
   const auto mid = tokens(cells[1]);
-  if (left.size() < 2 || !all_digits(left[0], 3) || mid.empty()) return std::nullopt;
+  if (left.size() < 2 || !text::is_decimal(left[0], 3) || mid.empty()) return std::nullopt;
   std::string bus = smi_bus_id(mid[0]);
   if (bus.empty()) return std::nullopt;
   DeviceRow r;
-  r.index = static_cast<int>(to_int(left[0]));
+  r.index = static_cast<int>(text::decimal_value(left[0]));
   // The name runs from after the index to before the persistence / driver-model cell.
   const Sv cell = trim(cells[0]);
   const Sv after_index = trim(cell.substr(left[0].size()));
@@ -153,7 +143,7 @@ bool is_mig_row(Sv line) {
   if (cells.size() < 2) return false;
   const Sv c = trim(cells[0]);
   const std::size_t colon = c.find(':');
-  return colon != Sv::npos && colon > 0 && all_digits(c.substr(0, colon), 3) && c.find(" @ GI/CI:") != Sv::npos;
+  return colon != Sv::npos && colon > 0 && text::is_decimal(c.substr(0, colon), 3) && c.find(" @ GI/CI:") != Sv::npos;
 }
 
 bool is_process_header(Sv line) {
@@ -172,17 +162,17 @@ std::optional<ProcessRow> parse_process_row(Sv line) {
   // The GPU: `0`, or `0:1` (a MIG instance).
   const Sv gpu = toks[0];
   const std::size_t colon = gpu.find(':');
-  if (colon == Sv::npos ? !all_digits(gpu, 3)
-                        : (!all_digits(gpu.substr(0, colon), 3) || !all_digits(gpu.substr(colon + 1), 3)))
+  if (colon == Sv::npos ? !text::is_decimal(gpu, 3)
+                        : (!text::is_decimal(gpu.substr(0, colon), 3) || !text::is_decimal(gpu.substr(colon + 1), 3)))
     return std::nullopt;
   r.gpu = std::string(gpu);
   // The pid, or what cut_string left of a longer one (`1234567..` is 7 wide: digits then dots).
   const Sv pid = toks[1];
-  if (all_digits(pid, 7)) {
-    r.pid = to_int(pid);
+  if (text::is_decimal(pid, 7)) {
+    r.pid = text::decimal_value(pid);
   } else {
     const std::size_t dot = pid.find('.');
-    if (dot == 0 || dot == Sv::npos || !all_digits(pid.substr(0, dot), 7) ||
+    if (dot == 0 || dot == Sv::npos || !text::is_decimal(pid.substr(0, dot), 7) ||
         pid.find_first_not_of('.', dot) != Sv::npos)
       return std::nullopt;
   }

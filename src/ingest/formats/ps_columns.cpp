@@ -9,6 +9,7 @@
 #include <initializer_list>
 
 #include "culprit/core/time.hpp"
+#include "culprit/text/lines.hpp"
 
 namespace culprit::ingest::ps {
 namespace {
@@ -69,13 +70,6 @@ Sv next_token(Sv line, std::size_t& i, std::size_t max) {
   return line.substr(b, i - b);
 }
 
-bool all_digits(Sv s) {
-  if (s.empty() || s.size() > 12) return false;
-  for (char c : s)
-    if (c < '0' || c > '9') return false;
-  return true;
-}
-
 bool is_weekday(Sv t) {
   for (Sv d : {"Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"})
     if (t == d) return true;
@@ -102,13 +96,13 @@ bool is_user(Sv t) {
 
 bool is_percent(Sv t) {  // `1.7`, `0.0`, `101` (more than one CPU)
   const auto dot = t.find('.');
-  if (dot == Sv::npos) return all_digits(t) && t.size() <= 4;
-  return dot > 0 && dot + 2 == t.size() && all_digits(t.substr(0, dot)) && all_digits(t.substr(dot + 1));
+  if (dot == Sv::npos) return text::is_decimal(t, 12) && t.size() <= 4;
+  return dot > 0 && dot + 2 == t.size() && text::is_decimal(t.substr(0, dot), 12) && text::is_decimal(t.substr(dot + 1), 12);
 }
 
 bool is_tty(Sv t) {
   if (t == "?" || t == "console") return true;
-  if (t.size() > 4 && t.substr(0, 4) == "pts/") return all_digits(t.substr(4));
+  if (t.size() > 4 && t.substr(0, 4) == "pts/") return text::is_decimal(t.substr(4), 12);
   if (t.size() > 3 && t.substr(0, 3) == "tty") {
     for (char c : t.substr(3))
       if (!std::isalnum(static_cast<unsigned char>(c))) return false;
@@ -125,25 +119,25 @@ bool is_stat(Sv t) {
 }
 
 bool is_clock(Sv t) {  // HH:MM
-  return t.size() == 5 && t[2] == ':' && all_digits(t.substr(0, 2)) && all_digits(t.substr(3));
+  return t.size() == 5 && t[2] == ':' && text::is_decimal(t.substr(0, 2), 12) && text::is_decimal(t.substr(3), 12);
 }
 
 bool is_start(Sv t) {  // `10:42`, `May25`, `2025`
   if (is_clock(t)) return true;
-  if (t.size() == 5 && core::parse_month(t.substr(0, 3))) return all_digits(t.substr(3));
-  return t.size() == 4 && all_digits(t) && t[0] >= '1' && t[0] <= '2';
+  if (t.size() == 5 && core::parse_month(t.substr(0, 3))) return text::is_decimal(t.substr(3), 12);
+  return t.size() == 4 && text::is_decimal(t, 12) && t[0] >= '1' && t[0] <= '2';
 }
 
 bool is_cpu_time(Sv t, bool hours) {  // aux: `147:37`, `0:00`; -ef: `00:00:01`, `2-03:04:05`
   if (const auto dash = t.find('-'); dash != Sv::npos) {
-    if (!all_digits(t.substr(0, dash))) return false;
+    if (!text::is_decimal(t.substr(0, dash), 12)) return false;
     t = t.substr(dash + 1);
   }
   int parts = 0;
   while (true) {
     const auto colon = t.find(':');
     const Sv part = t.substr(0, colon);
-    if (!all_digits(part) || (parts > 0 && part.size() != 2)) return false;
+    if (!text::is_decimal(part, 12) || (parts > 0 && part.size() != 2)) return false;
     ++parts;
     if (colon == Sv::npos) break;
     t = t.substr(colon + 1);
@@ -169,9 +163,9 @@ bool starts_like_row(Sv line) {
   std::size_t i = line.find_first_not_of(" \t");
   if (i == Sv::npos || !is_user_char(line[i])) return false;
   if (!is_user(next_token(line, i, kMaxUser))) return false;
-  if (!all_digits(next_token(line, i, kMaxUser))) return false;
+  if (!text::is_decimal(next_token(line, i, kMaxUser), 12)) return false;
   const Sv third = next_token(line, i, kMaxUser);
-  return is_percent(third) || all_digits(third);
+  return is_percent(third) || text::is_decimal(third, 12);
 }
 
 }  // namespace
@@ -181,11 +175,11 @@ const Header* headerless_layout(Sv line) {
   static const Header ef = make_header({"UID", "PID", "PPID", "C", "STIME", "TTY", "TIME", "CMD"});
   if (line.size() < 20 || !starts_like_row(line)) return nullptr;
   const auto t = tokens(line.substr(0, std::min<std::size_t>(line.size(), 400)));
-  if (t.size() >= 11 && is_user(t[0].text) && all_digits(t[1].text) && is_percent(t[2].text) && is_percent(t[3].text) &&
-      all_digits(t[4].text) && all_digits(t[5].text) && is_tty(t[6].text) && is_stat(t[7].text) &&
+  if (t.size() >= 11 && is_user(t[0].text) && text::is_decimal(t[1].text, 12) && is_percent(t[2].text) && is_percent(t[3].text) &&
+      text::is_decimal(t[4].text, 12) && text::is_decimal(t[5].text, 12) && is_tty(t[6].text) && is_stat(t[7].text) &&
       is_start(t[8].text) && is_cpu_time(t[9].text, false))
     return &aux;
-  if (t.size() >= 8 && is_user(t[0].text) && all_digits(t[1].text) && all_digits(t[2].text) && all_digits(t[3].text) &&
+  if (t.size() >= 8 && is_user(t[0].text) && text::is_decimal(t[1].text, 12) && text::is_decimal(t[2].text, 12) && text::is_decimal(t[3].text, 12) &&
       t[3].text.size() <= 3 && is_start(t[4].text) && is_tty(t[5].text) && is_cpu_time(t[6].text, true))
     return &ef;
   return nullptr;
@@ -256,7 +250,7 @@ Row split_row(Sv line, const Header& h) {
     if (h.cols[c] == Col::start) {
       // lstart: `Wed Apr  8 09:12:01 2026`; start: `Apr 08` (older than a day); else one token.
       if (is_weekday(t.text) && k + 4 < toks.size()) take = 5;
-      else if (t.text.size() == 3 && core::parse_month(t.text) && k + 1 < toks.size() && all_digits(toks[k + 1].text) &&
+      else if (t.text.size() == 3 && core::parse_month(t.text) && k + 1 < toks.size() && text::is_decimal(toks[k + 1].text, 12) &&
                toks[k + 1].text.size() <= 2 && h.cols.size() - c < toks.size() - k)
         take = 2;
     } else if (h.cols[c] == Col::command && last) {
@@ -270,7 +264,7 @@ Row split_row(Sv line, const Header& h) {
     k += take;
   }
   for (std::size_t c = 0; c < h.cols.size(); ++c)
-    if (h.cols[c] == Col::pid) row.ok = all_digits(row.cells[c]);
+    if (h.cols[c] == Col::pid) row.ok = text::is_decimal(row.cells[c], 12);
   return row;
 }
 

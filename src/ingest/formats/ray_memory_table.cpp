@@ -78,13 +78,6 @@ Sv token(Sv s, std::size_t& i) {
   return s.substr(start, i - start);
 }
 
-bool all_digits(Sv s) {
-  if (s.empty()) return false;
-  for (char c : s)
-    if (!is_digit(c)) return false;
-  return true;
-}
-
 // A decimal number (`30.10`, `7`), nothing else.
 bool is_number(Sv s) {
   bool digit = false, dot = false;
@@ -158,7 +151,7 @@ RayMemoryTable::RayMemoryTable(std::int64_t seg_line, std::string_view header)
 bool RayMemoryTable::read_row(std::string_view message, RayMemoryUser& row) const {
   std::size_t i = 0;
   const Sv pid = token(message, i);
-  if (!all_digits(pid) || pid.size() > 10) return false;
+  if (!text::is_decimal(pid, 10)) return false;
   // The blank between PID and MEM: a tab, or the spaces it was expanded to.
   if (i >= message.size()) return false;
   const Sv mem = token(message, i);

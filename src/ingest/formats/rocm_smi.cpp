@@ -31,16 +31,6 @@ using text::trim;
 constexpr std::size_t kMaxLine = 4000;
 constexpr std::size_t kMaxBlockLines = 8192;  // `rocm-smi -a` on 16 GPUs is ~1500 lines
 
-bool all_digits(Sv s, std::size_t max) {
-  return !s.empty() && s.size() <= max && std::all_of(s.begin(), s.end(), is_digit);
-}
-
-std::int64_t to_int(Sv s) {
-  std::int64_t v = 0;
-  for (char c : s) v = v * 10 + (c - '0');
-  return v;
-}
-
 bool iequals(Sv a, Sv b) {
   return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
            return (x | 0x20) == (y | 0x20);
@@ -52,10 +42,10 @@ std::optional<std::pair<int, Sv>> gpu_prefix(Sv line) {
   const Sv t = trim(line);
   if (!text::starts_with(t, "GPU[")) return std::nullopt;
   const std::size_t close = t.find(']');
-  if (close == Sv::npos || !all_digits(t.substr(4, close - 4), 3)) return std::nullopt;
+  if (close == Sv::npos || !text::is_decimal(t.substr(4, close - 4), 3)) return std::nullopt;
   Sv rest = trim(t.substr(close + 1));
   if (rest.empty() || rest[0] != ':') return std::nullopt;  // `GPU[0] XCP[1]\t: …` is a partition's
-  return std::make_pair(static_cast<int>(to_int(t.substr(4, close - 4))), trim(rest.substr(1)));
+  return std::make_pair(static_cast<int>(text::decimal_value(t.substr(4, close - 4))), trim(rest.substr(1)));
 }
 
 std::vector<Sv> cells(Sv line) {
@@ -90,10 +80,10 @@ std::optional<MemLine> parse_mem_line(Sv line) {
   const std::size_t colon = rest.rfind(':');
   if (colon == Sv::npos) return std::nullopt;
   const Sv key = trim(rest.substr(0, colon)), value = trim(rest.substr(colon + 1));
-  if (!all_digits(value, 18)) return std::nullopt;
+  if (!text::is_decimal(value, 18)) return std::nullopt;
   MemLine m;
   m.gpu = p->first;
-  m.bytes = to_int(value);
+  m.bytes = text::decimal_value(value);
   if (iequals(key, "VRAM Total Memory (B)")) m.used = false;
   else if (iequals(key, "VRAM Total Used Memory (B)")) m.used = true;
   else return std::nullopt;
@@ -112,13 +102,13 @@ std::optional<Sv> spacer_title(Sv line) {
 std::optional<PidRow> parse_pid_row(Sv line) {
   if (line.size() > kMaxLine) return std::nullopt;
   const auto c = cells(line);
-  if (c.size() != 6 || !all_digits(c[0], 10)) return std::nullopt;
+  if (c.size() != 6 || !text::is_decimal(c[0], 10)) return std::nullopt;
   PidRow r;
-  r.pid = to_int(c[0]);
+  r.pid = text::decimal_value(c[0]);
   r.name = std::string(c[1]);
-  if (all_digits(c[2], 3)) r.gpus = static_cast<int>(to_int(c[2]));
+  if (text::is_decimal(c[2], 3)) r.gpus = static_cast<int>(text::decimal_value(c[2]));
   else if (c[2] != "UNKNOWN") return std::nullopt;
-  if (all_digits(c[3], 18)) r.vram = to_int(c[3]);
+  if (text::is_decimal(c[3], 18)) r.vram = text::decimal_value(c[3]);
   else if (c[3] != "UNKNOWN") return std::nullopt;
   return r;
 }
