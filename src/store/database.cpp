@@ -213,19 +213,16 @@ std::unique_ptr<Statement> Database::kept_statement(std::string_view sql, Prepar
   return std::make_unique<Statement>(raw, false);
 }
 
-namespace {
-/// Binds ?1, ?2, … of `stmt` to `texts`, in order, as text.
-void bind_texts(Statement& stmt, std::initializer_list<std::string_view> texts) {
+void Database::bind_texts(Statement& stmt, std::span<const std::string_view> texts) {
   int index = 1;
   for (const std::string_view text : texts) stmt.bind(index++, text);
 }
-}  // namespace
 
 std::string Database::exec_bound(std::string_view sql, std::initializer_list<std::string_view> texts) {
   std::string error;
   auto stmt = prepare(sql, error);
   if (!stmt) return error;
-  bind_texts(*stmt, texts);
+  bind_texts(*stmt, {texts.begin(), texts.size()});
   while (stmt->step()) {
   }
   return stmt->error();
@@ -234,6 +231,15 @@ std::string Database::exec_bound(std::string_view sql, std::initializer_list<std
 QueryResult Database::query(std::string_view sql) { return query_bound(sql, {}); }
 
 QueryResult Database::query_bound(std::string_view sql, std::initializer_list<std::string_view> texts) {
+  return query_bound_views(sql, {texts.begin(), texts.size()});
+}
+
+QueryResult Database::query_bound(std::string_view sql, const std::vector<std::string>& texts) {
+  const std::vector<std::string_view> views(texts.begin(), texts.end());
+  return query_bound_views(sql, views);
+}
+
+QueryResult Database::query_bound_views(std::string_view sql, std::span<const std::string_view> texts) {
   std::string error;
   auto stmt = kept_statement(sql, Preparer::plain, error);
   if (!stmt) {
@@ -242,19 +248,6 @@ QueryResult Database::query_bound(std::string_view sql, std::initializer_list<st
     return failed;
   }
   bind_texts(*stmt, texts);
-  return rows_of(*stmt);
-}
-
-QueryResult Database::query_bound(std::string_view sql, const std::vector<std::string>& texts) {
-  std::string error;
-  auto stmt = kept_statement(sql, Preparer::plain, error);
-  if (!stmt) {
-    QueryResult failed;
-    failed.error = error;
-    return failed;
-  }
-  int index = 1;
-  for (const std::string& text : texts) stmt->bind(index++, std::string_view(text));
   return rows_of(*stmt);
 }
 

@@ -134,15 +134,16 @@ QueryResult Database::query(std::string_view sql, const QueryGuard& guard) {
 std::string Database::query_each(std::string_view sql, const QueryGuard& guard,
                                  const std::function<void(const std::vector<std::string>&)>& columns,
                                  const std::function<bool(const Row&)>& row) {
-  return query_each_impl(sql, {}, guard, columns, row);
+  return query_each_impl(sql, std::span<const std::string_view>(), guard, columns, row);
 }
 
 std::string Database::query_each_bound(std::string_view sql, const std::vector<std::string>& texts,
                                        const QueryGuard& guard, const std::function<bool(const Row&)>& row) {
-  return query_each_impl(sql, texts, guard, [](const std::vector<std::string>&) {}, row);
+  const std::vector<std::string_view> views(texts.begin(), texts.end());
+  return query_each_impl(sql, views, guard, [](const std::vector<std::string>&) {}, row);
 }
 
-std::string Database::query_each_impl(std::string_view sql, const std::vector<std::string>& texts,
+std::string Database::query_each_impl(std::string_view sql, std::span<const std::string_view> texts,
                                       const QueryGuard& guard,
                                       const std::function<void(const std::vector<std::string>&)>& columns,
                                       const std::function<bool(const Row&)>& row) {
@@ -150,8 +151,7 @@ std::string Database::query_each_impl(std::string_view sql, const std::vector<st
   std::string why;
   auto stmt = prepare_guarded(sql, guard.read_only, why);  // one use: not kept
   if (!stmt) return why;
-  int index = 1;
-  for (const std::string& text : texts) stmt->bind(index++, std::string_view(text));
+  bind_texts(*stmt, texts);
   sqlite3_stmt* s = stmt->handle();
   std::vector<std::string> names;
   for (int c = 0; c < sqlite3_column_count(s); ++c) names.emplace_back(sqlite3_column_name(s, c));

@@ -7,6 +7,7 @@
 #include <initializer_list>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -166,8 +167,12 @@ class Database {
   /// Steps a prepared statement to its end and reads every row (both query() forms), or the first
   /// `max_rows` (> 0) and sets `stopped`.
   static QueryResult rows_of(Statement& stmt, std::int64_t max_rows = 0);
+  /// Binds ?1, ?2, … of `stmt` to `texts`, in order, as text.
+  static void bind_texts(Statement& stmt, std::span<const std::string_view> texts);
+  /// Both query_bound() forms: the kept statement for `sql`, `texts` bound, every row read.
+  QueryResult query_bound_views(std::string_view sql, std::span<const std::string_view> texts);
   /// query_each() and query_each_bound(): `texts` bound to ?1, ?2, … before the first step.
-  std::string query_each_impl(std::string_view sql, const std::vector<std::string>& texts,
+  std::string query_each_impl(std::string_view sql, std::span<const std::string_view> texts,
                               const QueryGuard& guard,
                               const std::function<void(const std::vector<std::string>&)>& columns,
                               const std::function<bool(const Row&)>& row);
