@@ -23,6 +23,9 @@ int run_collect(const std::vector<std::string>& args);
 /// /dev/null (character devices) is not read: `culprit` alone prints the usage.
 bool stdin_has_input();
 
+/// Writes all of `text` to `fd` (a short write or EINTR is carried on); errno of the failure, or 0.
+int write_all(int fd, std::string_view text);
+
 /// Writes `text` to `path` atomically (temporary file + rename): an interrupted run leaves
 /// the old file intact. A symbolic link is written through (the file it names is replaced, the
 /// link stays); a replaced file keeps its mode and, where allowed, its owner; a path that is no

@@ -25,6 +25,8 @@
 #include <fstream>
 #include <set>
 
+#include "cli/commands.hpp"
+
 namespace culprit::cli {
 namespace {
 
@@ -439,16 +441,7 @@ std::vector<std::string> mask_command(const std::vector<std::string>& command) {
 std::string write_private_file(const std::string& path, std::string_view text) {
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   if (fd < 0) return std::strerror(errno);
-  int err = 0;
-  for (std::size_t off = 0; off < text.size();) {
-    const ssize_t n = ::write(fd, text.data() + off, text.size() - off);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      err = n < 0 ? errno : EIO;
-      break;
-    }
-    off += static_cast<std::size_t>(n);
-  }
+  int err = write_all(fd, text);
   struct stat st {};
   const bool regular = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
   if (::close(fd) != 0 && err == 0) err = errno;

@@ -53,17 +53,7 @@ std::string write_termination_log(const std::string& path, const std::string& te
   if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return atomic;  // nothing there to write into
   const int fd = ::open(path.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
   if (fd < 0) return fmt::format("{}; nor in place: {}", atomic, std::strerror(errno));
-  std::size_t off = 0;
-  int err = 0;
-  while (off < text.size()) {
-    const ssize_t n = ::write(fd, text.data() + off, text.size() - off);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      err = n < 0 ? errno : EIO;
-      break;
-    }
-    off += static_cast<std::size_t>(n);
-  }
+  int err = write_all(fd, text);
   if (::close(fd) != 0 && err == 0) err = errno;
   return err == 0 ? std::string() : fmt::format("cannot write {}: {}", path, std::strerror(err));
 }

@@ -50,8 +50,9 @@ bool is_our_report(const std::string& path) {
   return ingest::is_culprit_report(head);
 }
 
-/// Writes all of `text` to `fd`; errno of the failure, or 0.
-int write_all(int fd, const std::string& text) {
+}  // namespace
+
+int write_all(int fd, std::string_view text) {
   std::size_t off = 0;
   while (off < text.size()) {
     const ssize_t n = ::write(fd, text.data() + off, text.size() - off);
@@ -61,8 +62,6 @@ int write_all(int fd, const std::string& text) {
   }
   return 0;
 }
-
-}  // namespace
 
 std::string check_output_target(const std::string& output, const std::vector<std::string>& inputs) {
   struct stat out {};
