@@ -25,7 +25,6 @@ namespace rocm_smi {
 namespace {
 
 using Sv = std::string_view;
-using text::is_digit;
 using text::trim;
 
 constexpr std::size_t kMaxLine = 4000;
