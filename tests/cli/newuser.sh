@@ -2,7 +2,7 @@
 # Issue 37: the outside new-user test's findings (numbered as in its findings file), one family a
 # test: input (21 stdin, 11/20 no readable input, 15 coloured prompt, 29 quoted Markdown), cli (24
 # timeline --kind, 26 merge twice, 32 rules check, 30 help placeholders and the man page, 33 query's
-# refused writes), echoes (28 SGLang's own kill),
+# refused writes), echoes (28 SGLang's own kill), the ledger (1 SGLang's unbalanced TP memory),
 # redaction (12/34 ps users and user folders, 23 scan numbering), time and place (23 scan hosts
 # and time column; 6 a year-less stamp in a dated file, 16 a root failure beside stamped lines),
 # output (22 terminal width, 27 HTML code blocks, idle GPUs and labels; 14 the failed GPU's later
@@ -453,6 +453,36 @@ EOF
   "$culprit" --json bare.log > b.json 2>/dev/null
   grep -q '"title":"Process killed by SIGKILL (no kernel record)"' b.json && ok "a bare Killed still names the kernel as likeliest" ||
     bad "the bare Killed lost its finding: $(grep -o '"title":"[^"]*"' b.json | head -2)" ;;
+
+ledger_sglang_unbalanced)
+  # 1: SGLang's tensor-parallel balance check (model_runner.py: the group's least free GPU below
+  # 0.9 x this rank's free memory) is no failed allocation, and its figures prove a gap, not who
+  # holds it: the report quotes both figures and the gap, blames no one named (neither "the job
+  # itself" nor a foreign process), and the warning form (the check disabled) is no failure.
+  cat > tp1.log <<'EOF'
+[2025-03-11 14:02:07 TP0] Init torch distributed begin.
+[2025-03-11 14:02:09 TP1] Scheduler hit an exception: Traceback (most recent call last):
+  File "/sgl-workspace/sglang/python/sglang/srt/model_executor/model_runner.py", line 256, in init_torch_distributed
+    raise ValueError(
+ValueError: The memory capacity is unbalanced. Some GPUs may be occupied by other processes. min_per_gpu_memory=38.21, local_gpu_memory=78.62, local_gpu_memory * 0.9=70.758
+EOF
+  "$culprit" --json tp1.log > u.json 2>/dev/null
+  python3 - u.json <<'PY' && ok "a gap of 40.41 GiB held by someone not named, no OOM" || bad "the balance check's report: $(head -c 600 u.json)"
+import json, sys
+d = json.load(open(sys.argv[1]))
+c = d["culprit"] or {}
+assert d["verdict"] == "not_oom", d["verdict"]
+assert c.get("role") == "unknown", c
+assert "40.41 GiB" in c.get("name", ""), c
+assert "38.21 GiB" in d["summary"] and "78.62 GiB" in d["summary"], d["summary"]
+PY
+  "$culprit" tp1.log > u.txt 2>/dev/null
+  grep -q "the job itself" u.txt && bad "the text report still blames the job itself" || ok "the text report blames no one by guess"
+  grep -q "names no sizes" u.txt && bad "the report says the error names no sizes" || ok "the sizes are not denied"
+  printf '[2025-03-11 14:02:09 TP0] The memory capacity is unbalanced. Some GPUs may be occupied by other processes. min_per_gpu_memory=70.10, local_gpu_memory=78.62, local_gpu_memory * 0.9=70.758\n[2025-03-11 14:02:31 TP0] Load weight end. type=LlamaForCausalLM\n' > warn.log
+  "$culprit" --json warn.log > w.json 2>/dev/null
+  grep -q '"verdict":"unknown"' w.json && ok "the disabled check's warning is no failure" ||
+    bad "the warning form made a finding: $(head -c 300 w.json)" ;;
 
 cli_query_writes)
   # 33: `culprit query` refuses CREATE TABLE with the same clear words as every other write
