@@ -98,6 +98,17 @@ void add_ruled_out(Verdict& v) {
 
 double ts_or_max(const Finding& f) { return f.ts ? *f.ts : std::numeric_limits<double>::infinity(); }
 
+/// `b`'s first evidence line is a reprint of one of `a`'s lines: equal, or inside it (a logger's or
+/// a check macro's prefix around the same message). 30 bytes at least, so that a short common
+/// phrase is no reprint.
+bool reprinted(const Finding& a, const Finding& b) {
+  if (b.evidence.empty()) return false;
+  const std::string& text = b.evidence[0].text;
+  if (text.size() < 30) return false;
+  return std::any_of(a.evidence.begin(), a.evidence.end(),
+                     [&](const Evidence& e) { return e.text.find(text) != std::string::npos; });
+}
+
 /// Both findings' first evidence (their own event) lies in the same source.
 bool same_source(const Finding& a, const Finding& b) {
   return !a.evidence.empty() && !b.evidence.empty() && a.evidence[0].source == b.evidence[0].source;
@@ -244,8 +255,11 @@ Verdict diagnose(store::Database& db, const rules::RuleSet& rules, core::Diagnos
       const bool same_proc = (!m.culprit && !f.culprit) ||
                              (m.culprit && f.culprit && m.culprit->pid == f.culprit->pid);
       // Without a time on one side, the same error text is a reprint of it (a logged traceback
-      // and the stderr copy multiprocessing or a launcher prints without a stamp).
-      const bool same_text = !m.evidence.empty() && !f.evidence.empty() && m.evidence[0].text == f.evidence[0].text;
+      // and the stderr copy multiprocessing or a launcher prints without a stamp), also inside
+      // a longer line of the other's evidence (TensorFlow's `OP_REQUIRES failed at …:
+      // RESOURCE_EXHAUSTED: OOM when allocating …` and the exception's own `OOM when allocating …`).
+      const bool same_text = (!m.evidence.empty() && !f.evidence.empty() && m.evidence[0].text == f.evidence[0].text) ||
+                             reprinted(m, f) || reprinted(f, m);
       const bool near = (!m.ts || !f.ts) ? m.event_id == f.event_id || (m.verdict == f.verdict && m.host == f.host && !m.ts && !f.ts) ||
                                                (m.verdict == f.verdict && same_text)
                                          : std::fabs(*m.ts - *f.ts) < 60;

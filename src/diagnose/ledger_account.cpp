@@ -156,7 +156,7 @@ LedgerAccount account_ledger(const GpuLedgerInput& in) {
   } else if (!self_held && own) {
     self_held = own;
     bounded = true;
-    self_notes.emplace_back("PyTorch's own figure; its CUDA context is not counted");
+    self_notes.emplace_back("its framework's own figure; its CUDA context is not counted");
   }
   if (in.stage != FailureStage::running && !self_held) {
     self_held = 0;  // before its first allocation the process holds its context only

@@ -146,7 +146,26 @@ GpuLedgerInput load_ledger_input(store::Database& db, std::int64_t event_id, std
       if (r["which"].as_text() == "Total" && r["amount"].as_int()) in.capacity = r["amount"].as_int();
       if (r["which"].as_text() == "Free" && r["amount"].as_int()) in.free = r["amount"].as_int();
     }
-    if (in.capacity && in.free) in.stage = FailureStage::startup_check;
+    if (in.capacity && in.free) {
+      in.stage = FailureStage::startup_check;
+    } else if (in.free) {
+      // TensorFlow 2.x names only the memory the process may use (`Created device … with N MB
+      // memory`: its BFC pool's limit). Free at the failure is that limit less the pool's in-use
+      // total, which the allocator's failure dump prints after the error (an allocated figure of
+      // the same source within 60 lines); without the dump it is not known.
+      auto dump = db.query_bound(
+          "SELECT json_extract(fields, '$.allocated_bytes') AS used FROM events WHERE source_id = CAST(?1 AS INTEGER)"
+          " AND kind = 'cuda_oom' AND json_extract(fields, '$.allocated_bytes') IS NOT NULL"
+          " AND line BETWEEN CAST(?2 AS INTEGER) AND CAST(?2 AS INTEGER) + 60 ORDER BY line LIMIT 1",
+          {source_text, line_text});
+      const auto used = dump.rows.empty() ? std::nullopt : dump.rows[0]["used"].as_int();
+      if (used && *used <= *in.free) {
+        in.torch_allocated = used;
+        in.free = *in.free - *used;
+      } else {
+        in.free.reset();
+      }
+    }
   }
   const auto ts = e["ts"].as_double();
   const int gpu = in.gpu.value_or(0);
@@ -343,8 +362,21 @@ FootprintFacts load_footprint_facts(store::Database& db, std::int64_t event_id) 
                   core::framework::kField, core::fact::provides_sql(core::fact::kKvCacheBudget)),
       {std::to_string(event_id)});
   if (r.rows.empty()) return {};
-  return {r.rows[0]["framework"].as_text(), r.rows[0]["kv_budget"].as_int().value_or(0) != 0,
-          r.rows[0]["estimated_len"].as_text()};
+  std::string framework = r.rows[0]["framework"].as_text();
+  if (framework.empty()) {
+    // A line that several frameworks print (the BFC allocator is TensorFlow's and XLA's, so JAX's
+    // too) names none: the nearest line of the same source that does (the exception, the device
+    // creation) says whose it was, within 200 lines.
+    auto near = db.query_bound(
+        fmt::format("SELECT json_extract(n.fields, '$.{0}') AS framework FROM events e JOIN events n"
+                    " ON n.source_id = e.source_id AND n.line BETWEEN e.line - 200 AND e.line + 200"
+                    " WHERE e.id = CAST(?1 AS INTEGER) AND json_extract(n.fields, '$.{0}') IS NOT NULL"
+                    " ORDER BY abs(n.line - e.line), n.line LIMIT 1",
+                    core::framework::kField),
+        {std::to_string(event_id)});
+    if (!near.rows.empty()) framework = near.rows[0]["framework"].as_text();
+  }
+  return {framework, r.rows[0]["kv_budget"].as_int().value_or(0) != 0, r.rows[0]["estimated_len"].as_text()};
 }
 
 namespace {

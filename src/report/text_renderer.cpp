@@ -180,7 +180,7 @@ void write_budget(TextOut& out, const diagnose::Budget& b) {
     size_cols = std::max(size_cols, core::utf8::columns(sizes.back()));
     label_cols = std::max(label_cols, core::utf8::columns(core::utf8::one_line(r.label)));
   }
-  // Issue 37, finding 31: a long label (`job: the failing process (PyTorch's own figure; its CUDA
+  // Issue 37, finding 31: a long label (`job: the failing process (its framework's own figure; its CUDA
   // context is not …)`) wraps within its column, whose width is capped, instead of being cut and
   // stretching the table to the line's full width.
   constexpr int kIndent = 2, kShareCols = 6, kMaxLabelCols = 52;

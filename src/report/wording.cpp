@@ -333,8 +333,8 @@ std::vector<LedgerRow> ledger_rows(const diagnose::Budget& b) {
     break;
   }
   if (unexplained) rows.push_back({rest_label, "rest", {}, unexplained, true});
-  if (b.torch_allocated) rows.push_back({"torch allocated", "torch", {}, b.torch_allocated, false});
-  if (b.torch_reserved) rows.push_back({"torch reserved", "torch", {}, b.torch_reserved, false});
+  if (b.torch_allocated) rows.push_back({"framework allocated", "torch", {}, b.torch_allocated, false});
+  if (b.torch_reserved) rows.push_back({"framework reserved", "torch", {}, b.torch_reserved, false});
   return rows;
 }
 

@@ -114,7 +114,7 @@ struct LedgerRow {
 };
 
 /// total, free, requested, shortfall, job entries, foreign entries, other holders,
-/// unexplained, then torch allocated / reserved — each only when known.
+/// unexplained, then the framework allocator's allocated / reserved — each only when known.
 std::vector<LedgerRow> ledger_rows(const diagnose::Budget& b);
 
 /// `12.3%` of `total`, or empty when it cannot be computed.

@@ -2,7 +2,7 @@
 # Issue 37: the outside new-user test's findings (numbered as in its findings file), one family a
 # test: input (21 stdin, 11/20 no readable input, 15 coloured prompt, 29 quoted Markdown), cli (24
 # timeline --kind, 26 merge twice, 32 rules check, 30 help placeholders and the man page, 33 query's
-# refused writes), echoes (28 SGLang's own kill), the ledger (1 SGLang's unbalanced TP memory),
+# refused writes), echoes (28 SGLang's own kill), the ledger (1 SGLang's unbalanced TP memory), advice (18 JAX and TensorFlow),
 # redaction (12/34 ps users and user folders, 23 scan numbering), time and place (23 scan hosts
 # and time column; 6 a year-less stamp in a dated file, 16 a root failure beside stamped lines),
 # output (22 terminal width, 27 HTML code blocks, idle GPUs and labels; 14 the failed GPU's later
@@ -484,6 +484,49 @@ PY
   grep -q '"verdict":"unknown"' w.json && ok "the disabled check's warning is no failure" ||
     bad "the warning form made a finding: $(head -c 300 w.json)" ;;
 
+advice_jax_tf)
+  # 18: XLA's BFC allocator lines are JAX's as much as TensorFlow's: a JAX OOM is advised with
+  # XLA's settings (XLA_PYTHON_CLIENT_*), not TensorFlow's set_memory_growth. TensorFlow's own
+  # figures make a ledger: `Created device … with N MB memory` (gpu_device.cc, the process's limit)
+  # less the BFC dump's `Sum Total of in-use chunks` is what was free; and the exception that
+  # reprints the OP_REQUIRES line's message is the same OOM, not an echo of itself.
+  cat > jax.log <<'EOF'
+2024-05-15 10:40:11.234567: W external/xla/xla/tsl/framework/bfc_allocator.cc:482] Allocator (GPU_0_bfc) ran out of memory trying to allocate 16.00GiB (rounded to 17179869184)requested by op 
+E0515 10:40:11.235012  812345 pjrt_stream_executor_client.cc:3067] Execution of replica 0 failed: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 17179869184 bytes.
+Traceback (most recent call last):
+  File "/home/dave/jax/train.py", line 77, in <module>
+    state, metrics = train_step(state, batch)
+jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 17179869184 bytes.
+EOF
+  "$culprit" jax.log > jax.txt 2>/dev/null
+  grep -q "XLA_PYTHON_CLIENT" jax.txt && ! grep -q "set_memory_growth" jax.txt && ok "JAX is advised with XLA's settings" ||
+    bad "JAX advice: $(grep -A3 '^Advice' jax.txt)"
+  cat > tf.log <<'EOF'
+2024-05-15 10:31:02.118234: I tensorflow/core/common_runtime/gpu/gpu_device.cc:1929] Created device /job:localhost/replica:0/task:0/device:GPU:0 with 22279 MB memory:  -> device: 0, name: NVIDIA GeForce RTX 4090, pci bus id: 0000:01:00.0, compute capability: 8.9
+2024-05-15 10:33:47.552101: W tensorflow/core/common_runtime/bfc_allocator.cc:485] Allocator (GPU_0_bfc) ran out of memory trying to allocate 4.00GiB (rounded to 4294967296)requested by op model/dense/MatMul
+2024-05-15 10:33:47.561003: I tensorflow/core/common_runtime/bfc_allocator.cc:1107] Sum Total of in-use chunks: 19.62GiB
+2024-05-15 10:33:47.561062: W tensorflow/core/framework/op_kernel.cc:1827] OP_REQUIRES failed at matmul_op_impl.h:731 : RESOURCE_EXHAUSTED: OOM when allocating tensor with shape[32768,32768] and type float on /job:localhost/replica:0/task:0/device:GPU:0 by allocator GPU_0_bfc
+Traceback (most recent call last):
+  File "/home/carol/tf/train.py", line 58, in <module>
+    model.fit(ds, epochs=10)
+  File "/usr/local/lib/python3.11/dist-packages/keras/src/utils/traceback_utils.py", line 122, in error_handler
+    raise e.with_traceback(filtered_tb) from None
+  File "/usr/local/lib/python3.11/dist-packages/tensorflow/python/eager/execute.py", line 53, in quick_execute
+    tensors = pywrap_tfe.TFE_Py_Execute(ctx._handle, device_name, op_name,
+tensorflow.python.framework.errors_impl.ResourceExhaustedError: Graph execution error:
+
+Detected at node model/dense/MatMul defined at (most recent call last):
+  File "/home/carol/tf/train.py", line 58, in <module>
+
+OOM when allocating tensor with shape[32768,32768] and type float on /job:localhost/replica:0/task:0/device:GPU:0 by allocator GPU_0_bfc
+	 [[{{node model/dense/MatMul}}]]
+EOF
+  "$culprit" tf.log > tf.txt 2>/dev/null
+  grep -q "set_memory_growth" tf.txt && ok "TensorFlow is advised with its own setting" || bad "TF advice: $(grep -A3 '^Advice' tf.txt)"
+  grep -q "shortfall = requested 4.00 GiB - free 2.14 GiB = 1.86 GiB" tf.txt && ok "TF's limit less its in-use chunks is the free memory" ||
+    bad "TF ledger: $(sed -n '/^Memory budget/,/^Root/p' tf.txt)"
+  grep -q "^Echoes" tf.txt && bad "the exception's reprint is listed as an echo of its own OOM" || ok "one OOM, no echo of itself" ;;
+
 cli_query_writes)
   # 33: `culprit query` refuses CREATE TABLE with the same clear words as every other write
   # (it said only "not authorized").
@@ -507,7 +550,7 @@ output_budget_labels)
     # The label read back across its lines, the size columns taken out.
     python3 -c 'import re,sys; t=re.sub(r"\s+[0-9.]+ (GiB|MiB|KiB|bytes)(\s+[0-9.]+%)?", " ", open(sys.argv[1]).read()); print(" ".join(t.split()))' \
       budget.txt > flat.txt
-    grep -q "the failing process (PyTorch's own figure; its CUDA context is not counted)" flat.txt &&
+    grep -q "the failing process (its framework's own figure; its CUDA context is not counted)" flat.txt &&
       ok "COLUMNS=$cols: the label is whole" ||
       { bad "COLUMNS=$cols: the label is not whole:"; cat budget.txt; }
     widest=$(python3 -c 'import sys; print(max(len(l.rstrip("\n")) for l in open(sys.argv[1], encoding="utf-8")))' budget.txt)
