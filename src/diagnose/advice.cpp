@@ -136,6 +136,28 @@ std::string culprit_action(const std::optional<ProcessRef>& c, const std::string
 
 namespace {
 
+/// A holder whose pid nvidia-smi listed but could not read: not a process of the namespace the
+/// listing was made in (NVML gives host pids; inside a container only its own are visible), or
+/// gone. Its pid means something only on the GPU's host, outside containers: that is where to
+/// look it up and stop it. A prompt's host that is a container's default hostname is named so.
+std::string outside_view_advice(const ProcessRef& c, const Budget* budget) {
+  const std::int64_t pid = c.pid.value_or(0);
+  const std::string where = c.host.empty() ? std::string("the GPU's host")
+                            : core::is_docker_default_hostname(c.host)
+                                ? fmt::format("the host that runs container {} (its default hostname is its id)", c.host)
+                                : fmt::format("{}'s host, outside any container", c.host);
+  std::string beside;
+  if (budget && budget->shortfall && *budget->shortfall > 0)
+    beside = fmt::format(" To keep it running, the job needs at least {} less on that GPU (the shortfall).",
+                         core::format_size(*budget->shortfall));
+  return fmt::format("nvidia-smi could not read pid {0}: it is a process of another PID namespace (NVML lists the "
+                     "host's pids; a container sees only its own), or it has exited, so `kill {0}` from where the "
+                     "listing was made cannot reach it. On {1}, `ps -o user,lstart,cmd -p {0}` and `cat /proc/{0}/cgroup` "
+                     "say whose it is (a container's id is in the cgroup path): stop it there (`kill {0}`, or stop its "
+                     "container), or run the job on GPUs it does not use; then relaunch.{2}",
+                     pid, where, beside);
+}
+
 std::string holder_action(const std::optional<ProcessRef>& c, const std::string& settings,
                           const std::string& footprint, const Budget* budget) {
   if (c && c->role == "foreign" && !c->pid) {
@@ -153,6 +175,8 @@ std::string holder_action(const std::optional<ProcessRef>& c, const std::string&
                        "part of this job, or run the job on a GPU it does not use; then relaunch.",
                        how_much, gpu, on_host_phrase(c->host));
   }
+  if (c && (c->role == "foreign" || c->role == "unknown") && c->outside_view && c->pid)
+    return outside_view_advice(*c, budget);
   if (c && c->role == "foreign") {
     // A command only from a name Docker could have given: a logged name is a stranger's text.
     std::string where = c->container.empty() ? fmt::format("`kill {}`{}", c->pid.value_or(0), on_host_phrase(c->host))

@@ -96,6 +96,11 @@ void add_ruled_out(Verdict& v) {
   }
 }
 
+/// Both name one process: the same host and pid.
+bool same_process(const std::optional<ProcessRef>& a, const std::optional<ProcessRef>& b) {
+  return a && b && a->pid && a->pid == b->pid && a->host == b->host;
+}
+
 double ts_or_max(const Finding& f) { return f.ts ? *f.ts : std::numeric_limits<double>::infinity(); }
 
 /// `b`'s first evidence line is a reprint of one of `a`'s lines: equal, or inside it (a logger's or
@@ -310,6 +315,7 @@ Verdict diagnose(store::Database& db, const rules::RuleSet& rules, core::Diagnos
   Finding root = findings[causes.front()];
   // A finding is an echo or not in one place: its own `echo` flag, set here on `findings`
   // itself; `echoes` is a copy of the flagged ones, so the two lists never disagree.
+  std::vector<bool> folded(findings.size(), false);  // said again by the root: leaves the findings
   for (size_t i = 0; i < findings.size(); ++i) {
     if (i == causes.front()) continue;
     Finding& f = findings[i];
@@ -320,9 +326,21 @@ Verdict diagnose(store::Database& db, const rules::RuleSet& rules, core::Diagnos
     if (echo_rule(f) || (later_or_unknown && f.host != root.host) ||
         (later_or_unknown && f.verdict == root.verdict) || (later_or_unknown && weaker_guess)) {
       f.echo = true;
+      // A standing condition (verdict unknown: a leftover holder) about the root's own culprit
+      // says again what the root says: its evidence joins the root's, and it leaves the findings.
+      if (f.verdict == verdict::kUnknown && same_process(f.culprit, root.culprit)) {
+        for (const auto& e : f.evidence)
+          if (std::none_of(root.evidence.begin(), root.evidence.end(),
+                           [&](const Evidence& x) { return x.source == e.source && x.line == e.line; }))
+            root.evidence.push_back(e);
+        folded[i] = true;
+        continue;
+      }
       v.echoes.push_back(f);
     }
   }
+  for (size_t i = findings.size(); i-- > 0;)
+    if (folded[i]) findings.erase(findings.begin() + static_cast<std::ptrdiff_t>(i));
   v.verdict = root.verdict;
   v.confidence = root.confidence;
   v.culprit = root.culprit;

@@ -63,6 +63,9 @@ struct GpuHolder {
   std::string container;
   std::string type;       ///< nvidia-smi's C / G / C+G ('' when the error quoted it)
   bool from_error = false;  ///< quoted by the error message itself (PyTorch's `Process N has`)
+  /// nvidia-smi printed no name for it (`[Not Found]`, `Unknown Error`: it could not read
+  /// /proc/PID): the pid is another PID namespace's — the host's, seen from a container — or gone.
+  bool outside_view = false;
 };
 
 /// A CPU process's resident memory (`ps`), a holder of the pool on unified memory.

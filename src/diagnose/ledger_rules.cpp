@@ -32,6 +32,13 @@ struct Decision {
 using Row = std::optional<Decision> (*)(LedgerAccount&);
 
 /// The failing process as the job's culprit.
+/// A listed holder as the culprit, with the role the rule gives it.
+ProcessRef holder_ref(const LedgerAccount& a, const Holder& h, std::string role, std::string why) {
+  ProcessRef p{a.in->host, h.pid, h.name, std::move(role), std::move(why), h.container};
+  p.outside_view = h.outside_view;
+  return p;
+}
+
 ProcessRef the_job(const LedgerAccount& a) {
   return ProcessRef{a.in->host, a.victim_pid, a.self_name, "job", "the job's own allocations exhausted the GPU", ""};
 }
@@ -60,7 +67,7 @@ std::optional<Decision> foreign_holder(LedgerAccount& a) {
   const Budget& b = a.out.budget;
   for (const auto& h : a.sorted) {
     if (h.role != "foreign" || h.type == "G" || !a.significant(h.bytes) || h.bytes < a.need) continue;
-    return Decision{ledger_rule::kForeignHolder, ProcessRef{a.in->host, h.pid, h.name, "foreign", h.why, h.container},
+    return Decision{ledger_rule::kForeignHolder, holder_ref(a, h, "foreign", h.why),
                     Confidence::high,
                     fmt::format("pid {}{} holds {}, more than the {} shortfall{}", h.pid, h.name.empty() ? "" : " " + h.name,
                                 core::format_size(h.bytes), b.shortfall ? core::format_size(*b.shortfall) : "?",
@@ -83,7 +90,7 @@ std::optional<Decision> foreign_holders(LedgerAccount& a) {
   const auto largest = std::find_if(a.sorted.begin(), a.sorted.end(),
                                     [](const Holder& h) { return h.role == "foreign" && h.type != "G"; });
   return Decision{ledger_rule::kForeignHolders,
-                  ProcessRef{a.in->host, largest->pid, largest->name, "foreign", largest->why, largest->container},
+                  holder_ref(a, *largest, "foreign", largest->why),
                   Confidence::medium,
                   fmt::format("foreign processes together hold {}, more than the shortfall", core::format_size(compute_foreign))};
 }
@@ -97,11 +104,10 @@ std::optional<Decision> listed_other_process(LedgerAccount& a) {
     if (h.role != "unknown" || h.type == "G" || !a.significant(h.bytes) || h.bytes < a.need || h.bytes < *a.self_held)
       continue;
     return Decision{ledger_rule::kListedOther,
-                    ProcessRef{a.in->host, h.pid, h.name, "foreign",
+                    holder_ref(a, h, "foreign",
                                fmt::format("holds {} on the failing GPU, listed apart from the failing process ({}); no "
                                            "log ties it to the job",
-                                           core::format_size(h.bytes), core::format_size(*a.self_held)),
-                               h.container},
+                                           core::format_size(h.bytes), core::format_size(*a.self_held))),
                     Confidence::medium,
                     fmt::format("pid {} holds {} on the same GPU, more than the failing process's own {} and more than "
                                 "the {} shortfall: freeing it would have let the request fit",
@@ -117,7 +123,7 @@ std::optional<Decision> unattributed_holder(LedgerAccount& a) {
   if (a.self_held) return std::nullopt;
   for (const auto& h : a.sorted) {
     if (h.role != "unknown" || h.bytes < a.need || h.bytes < kGiB) continue;
-    return Decision{ledger_rule::kUnknownHolder, ProcessRef{a.in->host, h.pid, h.name, "unknown", h.why, h.container},
+    return Decision{ledger_rule::kUnknownHolder, holder_ref(a, h, "unknown", h.why),
                     Confidence::medium,
                     fmt::format("pid {} holds {} on the same GPU; no log says whether it belongs to the job", h.pid,
                                 core::format_size(h.bytes))};

@@ -20,6 +20,7 @@
 #include "culprit/core/parser_rules.hpp"
 #include "culprit/core/size.hpp"
 #include "infrastructure.hpp"
+#include "leftover.hpp"
 
 namespace culprit::diagnose {
 namespace {
@@ -243,14 +244,19 @@ GpuLedgerInput load_ledger_input(store::Database& db, std::int64_t event_id, std
       if (!in.free) in.free = mem.rows[0]["available"].as_int();
     }
   }
-  // Names and roles from the process registry.
+  // Names and roles from the process registry. A name nvidia-smi printed for want of one
+  // (`[Not Found]`) is no name: the first real one, and the holder is outside the listing's view.
   for (auto& [pid, h] : holders) {
     auto p = db.query_bound(
-        "SELECT json_extract(names, '$[0]') AS name, role, role_why, container FROM processes"
-        " WHERE host = ?1 AND pid = CAST(?2 AS INTEGER)",
+        "SELECT names, role, role_why, container FROM processes WHERE host = ?1 AND pid = CAST(?2 AS INTEGER)",
         {host, std::to_string(pid)});
     if (!p.rows.empty()) {
-      h.name = p.rows[0]["name"].as_text();
+      auto names = db.query_bound("SELECT value FROM json_each(?1)", {p.rows[0]["names"].as_text()});
+      for (const auto& n : names.rows) {
+        const std::string name = n["value"].as_text();
+        if (unnamed_by_nvidia_smi(name)) h.outside_view = true;
+        else if (h.name.empty()) h.name = name;
+      }
       h.role = p.rows[0]["role"].as_text();
       h.why = p.rows[0]["role_why"].as_text();
       h.container = p.rows[0]["container"].as_text();

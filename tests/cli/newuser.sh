@@ -2,7 +2,7 @@
 # Issue 37: the outside new-user test's findings (numbered as in its findings file), one family a
 # test: input (21 stdin, 11/20 no readable input, 15 coloured prompt, 29 quoted Markdown), cli (24
 # timeline --kind, 26 merge twice, 32 rules check, 30 help placeholders and the man page, 33 query's
-# refused writes), echoes (28 SGLang's own kill), the ledger (1 SGLang's unbalanced TP memory), advice (18 JAX and TensorFlow),
+# refused writes), echoes (28 SGLang's own kill), the ledger (1 SGLang's unbalanced TP memory), advice (18 JAX and TensorFlow, 19 inside a container),
 # redaction (12/34 ps users and user folders, 23 scan numbering), time and place (23 scan hosts
 # and time column; 6 a year-less stamp in a dated file, 16 a root failure beside stamped lines),
 # output (22 terminal width, 27 HTML code blocks, idle GPUs and labels; 14 the failed GPU's later
@@ -526,6 +526,32 @@ EOF
   grep -q "shortfall = requested 4.00 GiB - free 2.14 GiB = 1.86 GiB" tf.txt && ok "TF's limit less its in-use chunks is the free memory" ||
     bad "TF ledger: $(sed -n '/^Memory budget/,/^Root/p' tf.txt)"
   grep -q "^Echoes" tf.txt && bad "the exception's reprint is listed as an echo of its own OOM" || ok "one OOM, no echo of itself" ;;
+
+advice_container_pidns)
+  # 19: inside a container nvidia-smi lists host pids it cannot read (`[Not Found]`, NVML's
+  # error string for a pid outside the namespace). That text is no name; `kill PID` from inside
+  # cannot reach the process, so the advice sends the user to the host (a prompt's hostname of 12
+  # hex digits is Docker's default: the container's id); and the leftover finding about the same
+  # holder is not listed as an echo of the root that already blames it.
+  cat > ctr.txt <<'EOF'
+root@7d2e91c4b05a:/workspace# python train.py --bs 48
+Traceback (most recent call last):
+  File "/workspace/train.py", line 96, in <module>
+    out = model(x)
+torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.50 GiB. GPU 0 has a total capacity of 79.14 GiB of which 1.12 GiB is free. Process 3214567 has 70.01 GiB memory in use. Process 998877 has 8.00 GiB memory in use. Of the allocated memory 67.20 GiB is allocated by PyTorch, and 2.10 GiB is reserved by PyTorch but unallocated. If reserved but unallocated memory is large try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.  See documentation for Memory Management  (https://pytorch.org/docs/stable/notes/cuda.html#environment-variables)
+root@7d2e91c4b05a:/workspace# nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv
+pid, process_name, used_gpu_memory [MiB]
+998877, [Not Found], 8192 MiB
+EOF
+  "$culprit" ctr.txt > ctr.out 2>/dev/null
+  head -1 ctr.out | grep -q "Not Found" && bad "nvidia-smi's [Not Found] is shown as a name: $(head -1 ctr.out)" ||
+    ok "no name made of [Not Found]"
+  head -1 ctr.out | grep -q "pid 998877" && ok "the holder is still the culprit" || bad "culprit lost: $(head -1 ctr.out)"
+  grep -q '`kill 998877` on 7d2e91c4b05a' ctr.out && bad "the advice kills a host pid from inside the container" ||
+    ok "no kill from where the pid cannot be seen"
+  sed -n '/^Advice/,/^Sources/p' ctr.out | tr '\n' ' ' | grep -q "host that runs container 7d2e91c4b05a" &&
+    ok "the advice sends the user to the container's host" || bad "advice: $(sed -n '/^Advice/,/^Sources/p' ctr.out)"
+  grep -q "^Echoes" ctr.out && bad "the root's own culprit is listed again as a leftover echo" || ok "no echo of the root's culprit" ;;
 
 cli_query_writes)
   # 33: `culprit query` refuses CREATE TABLE with the same clear words as every other write

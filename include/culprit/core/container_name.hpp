@@ -9,6 +9,8 @@ namespace culprit::core {
 /// Whether `name` is a name Docker gives or accepts (`[a-zA-Z0-9][a-zA-Z0-9_.-]*`): only such a
 /// name may go into a command culprit suggests (`docker stop NAME`); a name a log claims
 /// otherwise (`vllm;curl …|sh`) is shown as text, never as something to paste into a shell.
+inline bool is_docker_default_hostname(std::string_view name);
+
 inline bool is_docker_name(std::string_view name) {
   auto alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); };
   if (name.empty() || name.size() > 255 || !alnum(name.front())) return false;
@@ -26,6 +28,15 @@ inline bool is_kubernetes_name(std::string_view name, bool label = false) {
   if (name.empty() || name.size() > (label ? 63u : 253u) || !alnum(name.front()) || !alnum(name.back())) return false;
   for (char c : name)
     if (!alnum(c) && c != '-' && !(c == '.' && !label)) return false;
+  return true;
+}
+
+/// Whether `name` is the hostname Docker gives a container by default: the first 12 hex digits
+/// of its id (`7d2e91c4b05a`), what a shell prompt inside it shows (`root@7d2e91c4b05a:/#`).
+inline bool is_docker_default_hostname(std::string_view name) {
+  if (name.size() != 12) return false;
+  for (char c : name)
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
   return true;
 }
 

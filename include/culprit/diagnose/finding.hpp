@@ -59,6 +59,10 @@ struct ProcessRef {
   std::string why;       ///< why this role (e.g. "vLLM server in container vllm-embeddings, up 2 days")
   std::string container;
   std::optional<ProcessPlace> place{};  ///< where it ran, when a recorded /proc or cgroup says
+  /// Where its pid was listed (nvidia-smi), the process could not be read: the pid belongs to
+  /// another PID namespace (NVML lists host pids; a container sees its own) or it is gone. A
+  /// `kill` from there cannot reach it.
+  bool outside_view = false;
 };
 
 /// One entry of the GPU memory ledger at the failure (bytes).
