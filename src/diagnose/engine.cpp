@@ -332,7 +332,7 @@ Verdict diagnose(store::Database& db, const rules::RuleSet& rules, core::Diagnos
         for (const auto& e : f.evidence)
           if (std::none_of(root.evidence.begin(), root.evidence.end(),
                            [&](const Evidence& x) { return x.source == e.source && x.line == e.line; }))
-            root.evidence.push_back(e);
+            root.evidence.push_back(e), findings[causes.front()].evidence.push_back(e);
         folded[i] = true;
         continue;
       }
