@@ -104,11 +104,18 @@ bool same_process(const std::optional<ProcessRef>& a, const std::optional<Proces
 double ts_or_max(const Finding& f) { return f.ts ? *f.ts : std::numeric_limits<double>::infinity(); }
 
 /// `b`'s first evidence line is a reprint of one of `a`'s lines: equal, or inside it (a logger's or
-/// a check macro's prefix around the same message). 30 bytes at least, so that a short common
-/// phrase is no reprint.
+/// a check macro's prefix around the same message), once the label a re-raise puts before it is
+/// set aside (`Error: `, `RuntimeError: `: Ollama's client prints the server's error so). 30
+/// bytes at least, so that a short common phrase is no reprint.
 bool reprinted(const Finding& a, const Finding& b) {
   if (b.evidence.empty()) return false;
-  const std::string& text = b.evidence[0].text;
+  std::string_view text = b.evidence[0].text;
+  if (const auto colon = text.find(": "); colon != std::string_view::npos && colon <= 40) {
+    const std::string_view label = text.substr(0, colon);
+    const bool one_word = label.find(' ') == std::string_view::npos;
+    const auto ends = [&](std::string_view w) { return label.size() >= w.size() && label.substr(label.size() - w.size()) == w; };
+    if (one_word && (ends("Error") || ends("error") || ends("ERROR") || ends("Exception"))) text.remove_prefix(colon + 2);
+  }
   if (text.size() < 30) return false;
   return std::any_of(a.evidence.begin(), a.evidence.end(),
                      [&](const Evidence& e) { return e.text.find(text) != std::string::npos; });
@@ -268,7 +275,11 @@ Verdict diagnose(store::Database& db, const rules::RuleSet& rules, core::Diagnos
       const bool near = (!m.ts || !f.ts) ? m.event_id == f.event_id || (m.verdict == f.verdict && m.host == f.host && !m.ts && !f.ts) ||
                                                (m.verdict == f.verdict && same_text)
                                          : std::fabs(*m.ts - *f.ts) < 60;
-      if (m.rule == f.rule && m.host == f.host && same_proc && near) {
+      // A reprint without a time or a pid of its own (a client printing its server's error) is
+      // that failure, whichever process the other copy names.
+      const bool pid_unknown = !m.culprit || !f.culprit || !m.culprit->pid || !f.culprit->pid;
+      const bool unplaced_reprint = (!m.ts || !f.ts) && pid_unknown && same_text;
+      if (m.rule == f.rule && m.host == f.host && ((same_proc && near) || unplaced_reprint)) {
         // The repeat whose ledger knows more (a first-use frame beside one copy of the error, a
         // snapshot beside another) speaks for the failure; the other's evidence joins it.
         if (m.culprit_by_default && !f.culprit_by_default) std::swap(m, f);

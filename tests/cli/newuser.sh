@@ -4,7 +4,7 @@
 # timeline --kind, 26 merge twice, 32 rules check, 30 help placeholders and the man page, 33 query's
 # refused writes), echoes (28 SGLang's own kill), the ledger (1 SGLang's unbalanced TP memory), advice (18 JAX and TensorFlow, 19 inside a container),
 # redaction (12/34 ps users and user folders, 23 scan numbering), time and place (23 scan hosts
-# and time column; 6 a year-less stamp in a dated file, 16 a root failure beside stamped lines),
+# and time column; 6 a year-less stamp in a dated file, 16 a root failure beside stamped lines, Ollama's journal),
 # output (22 terminal width, 27 HTML code blocks, idle GPUs and labels; 14 the failed GPU's later
 # snapshot; 31 the budget's long labels; 17 the headline keeps the culprit). Inputs are written here, in the formats' own shapes.
 # usage: newuser.sh TEST CULPRIT SOURCE_DIR BUILD_DIR WORK_DIR
@@ -552,6 +552,35 @@ EOF
   sed -n '/^Advice/,/^Sources/p' ctr.out | tr '\n' ' ' | grep -q "host that runs container 7d2e91c4b05a" &&
     ok "the advice sends the user to the container's host" || bad "advice: $(sed -n '/^Advice/,/^Sources/p' ctr.out)"
   grep -q "^Echoes" ctr.out && bad "the root's own culprit is listed again as a leftover echo" || ok "no echo of the root's culprit" ;;
+
+time_ollama_journal)
+  # 16 (Ollama): a journal line `May 15 12:01:47 ws-lab ollama[2211]: time=2024-05-15T12:01:47.902+02:00 …`
+  # is the host's local time without year or zone in its header and the program's own full stamp
+  # (Go's slog text format) in its message: the two give the source its year and zone, so the
+  # llama.cpp lines between (header only) are placed too; and the client's unstamped
+  # `Error: llama runner process has terminated: …`, the server's error reprinted, is that failure,
+  # not a root of its own with no time.
+  cat > ollama.txt <<'EOF'
+$ ollama run llama3.1:70b
+Error: llama runner process has terminated: cudaMalloc failed: out of memory
+$ journalctl -u ollama --no-pager | tail -20
+May 15 12:01:44 ws-lab ollama[2211]: time=2024-05-15T12:01:44.512+02:00 level=INFO source=memory.go:309 msg="offload to cuda" layers.requested=-1 layers.model=81 layers.offload=81 layers.split="" memory.available="[23.3 GiB]" memory.gpu_overhead="0 B" memory.required.full="41.9 GiB" memory.required.partial="23.1 GiB"
+May 15 12:01:47 ws-lab ollama[2211]: ggml_backend_cuda_buffer_type_alloc_buffer: allocating 21894.12 MiB on device 0: cudaMalloc failed: out of memory
+May 15 12:01:47 ws-lab ollama[2211]: llama_model_load: error loading model: unable to allocate CUDA0 buffer
+May 15 12:01:47 ws-lab ollama[2211]: time=2024-05-15T12:01:47.902+02:00 level=ERROR source=sched.go:455 msg="error loading llama server" error="llama runner process has terminated: cudaMalloc failed: out of memory"
+EOF
+  "$culprit" --json ollama.txt > o.json 2>/dev/null
+  python3 - o.json <<'PY' && ok "the root is dated 2024-05-15 10:01:47Z (the program's year and +02:00), no echo of itself" || bad "Ollama: $(head -c 400 o.json)"
+import json, sys
+d = json.load(open(sys.argv[1]))
+root = d.get("root") or {}
+assert root.get("ts") == "2024-05-15T10:01:47.000Z", root.get("ts")
+assert not [e for e in d.get("echoes", []) if e.get("verdict") == "cuda_oom"], d.get("echoes")
+PY
+  # Look-alike: a program stamp of another moment (a quoted time= in a message) places nothing.
+  printf 'May 15 12:01:47 ws-lab app[7]: time=2023-01-02T03:04:05Z level=INFO msg="replayed"\n' > other.log
+  "$culprit" timeline other.log 2>/dev/null | grep -q "2023" && bad "a program stamp of another moment set the year" ||
+    ok "a program stamp of another moment places nothing" ;;
 
 cli_query_writes)
   # 33: `culprit query` refuses CREATE TABLE with the same clear words as every other write

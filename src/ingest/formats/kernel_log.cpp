@@ -112,6 +112,7 @@ void KernelLogParser::line(std::int64_t seg_line, std::string_view raw, LiteralH
       (known_stamped || starts_with_boot_stamp(raw)))
     return;
   KernelLine kl = parse_kernel_line(raw, ctx_.year_hint);
+  program_clock_.adopt(kl);
   bool after_kmsg = prev_kmsg_;
   prev_kmsg_ = kl.kmsg || (after_kmsg && is_kmsg_dict_line(raw));
   if (after_kmsg && is_kmsg_dict_line(raw)) return;

@@ -37,6 +37,7 @@ class KernelLogParser {
   void finish();
 
  private:
+  ProgramClock program_clock_;  ///< year and zone of year-less headers, from program stamps
   /// A run of records that carry a wall stamp and the kernel's boot stamp with (nearly) the
   /// same difference: one `clock_anchor` event per run, so clock alignment can place the
   /// host's boot-relative stamps although plain lines are not stored. A new run starts when

@@ -6,6 +6,7 @@
 #include <array>
 #include <cctype>
 #include <charconv>
+#include <cmath>
 #include <optional>
 #include <string>
 
@@ -85,6 +86,9 @@ struct IsoStamp {
   double epoch = 0;
   bool comma = false;  ///< `,` before the fraction: dmesg --time-format iso
   bool zone = false;
+  int year = 0;
+  double local_of_year = 0;  ///< the local date-time as seconds since Jan 1 of a leap year (set_no_year's count)
+  double offset = 0;         ///< seconds east of UTC
 };
 std::size_t read_iso(std::string_view s, std::size_t i, char date_time_sep, IsoStamp& out) {
   if (i + 19 > s.size()) return 0;
@@ -120,8 +124,11 @@ std::size_t read_iso(std::string_view s, std::size_t i, char date_time_sep, IsoS
     out.zone = true;
     j = k;
   }
-  if (j < s.size() && s[j] != ' ') return 0;
+  if (j < s.size() && s[j] != ' ' && s[j] != '"') return 0;
   out.epoch = core::civil_to_epoch(year, month, day, h, m, sec) - offset;
+  out.year = year;
+  out.offset = offset;
+  out.local_of_year = (leap_year_day_before(month) + day - 1) * 86400.0 + h * 3600.0 + m * 60.0 + sec;
   return j - i;
 }
 
@@ -585,6 +592,27 @@ void apply_stamp(const KernelLine& line, core::Event& event) {
     if (line.ident_pid) event.pid = line.ident_pid;
   }
   if (line.boot_ts) event.set_number("boot_ts", *line.boot_ts);
+}
+
+void ProgramClock::adopt(KernelLine& line) {
+  if (line.ts_kind != core::TsKind::wall_no_year || !line.ts_value) return;
+  std::string_view m = line.message;
+  if (m.substr(0, 5) == "time=") {
+    const std::size_t at = m.size() > 5 && m[5] == '"' ? 6 : 5;
+    IsoStamp iso;
+    // The program's own stamp of this line: the same local moment as the syslog header (to the
+    // second the header keeps), with the year and the zone the header leaves out.
+    if (read_iso(m, at, 'T', iso) > 0 && iso.zone && std::fabs(iso.local_of_year - *line.ts_value) < 2.0) {
+      year_ = iso.year;
+      offset_ = iso.offset;
+    }
+  }
+  if (year_ == 0) return;
+  const bool leap = (year_ % 4 == 0 && year_ % 100 != 0) || year_ % 400 == 0;
+  double of_year = *line.ts_value;
+  if (!leap && of_year >= 60 * 86400.0) of_year -= 86400.0;  // the count keeps a Feb 29 every year
+  line.ts = core::civil_to_epoch(year_, 1, 1, 0, 0, 0) + of_year - offset_;
+  line.ts_kind = core::TsKind::wall;
 }
 
 }  // namespace culprit::ingest::kernel

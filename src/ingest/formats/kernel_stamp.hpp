@@ -49,6 +49,21 @@ struct KernelLine {
 /// with no stamp.
 KernelLine parse_kernel_line(std::string_view line, int year_hint);
 
+/// The year and zone of one source's syslog stamps, from a program that stamps its own lines in
+/// full (Go's slog and logrus text format, `time=2024-05-15T12:01:44.512+02:00`: Ollama,
+/// containerd, dockerd). The header `May 15 12:01:44` is the host's local time without year or
+/// zone; a program stamp of the same moment gives both, and from that line on every year-less
+/// header of the source is placed with them (a later such line updates them: a year's turn).
+class ProgramClock {
+ public:
+  /// Reads `line`'s program stamp, then places its year-less header when a year is known.
+  void adopt(KernelLine& line);
+
+ private:
+  int year_ = 0;
+  double offset_ = 0;  ///< seconds east of UTC
+};
+
 /// True when `raw` starts with a raw dmesg boot stamp, `[   12.345678]` (spaces, digits, a dot,
 /// digits): the commonest kernel line, told by its bytes before any regex. Such a line carries
 /// no wall-clock stamp.
