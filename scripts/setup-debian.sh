@@ -12,7 +12,9 @@
 # its TORCHELASTIC_ERROR_FILE record; and the exception hook's allocator snapshot against the real
 # torch's signatures and exception types, tests/python/test_memory_snapshot.py) and prometheus
 # (its promtool checks `scan --prometheus`, tests/scan/prometheus.sh; the package's server is not
-# started by the tests).
+# started by the tests), podman + runc + busybox-static (a real container as the foreign GPU
+# holder, tests/run/run_container_real.sh: its image is made of the static busybox, no registry;
+# runc because crun refuses hybrid cgroup hierarchies, which some sandboxes have).
 set -eu
 export DEBIAN_FRONTEND=noninteractive
 # The block scanner's SIMD literal matcher: Hyperscan on x86-64, its Vectorscan port elsewhere.
@@ -25,7 +27,8 @@ build="build-essential cmake ninja-build pkg-config ccache \
   catch2 libtomlplusplus-dev libarchive-dev $hyperscan ca-certificates"
 tests="chromium fonts-dejavu-core sqlite3 zstd xz-utils gzip zip tar \
   openssh-server openssh-client util-linux procps python3 python3-jsonschema \
-  groff-base zsh fish pybind11-dev python3-dev python3-pytest slurm-wlm munge python3-torch prometheus ripgrep time"
+  groff-base zsh fish pybind11-dev python3-dev python3-pytest slurm-wlm munge python3-torch prometheus ripgrep time \
+  podman runc busybox-static"
 case "${1:-all}" in
   build) packages=$build ;;
   all) packages="$build $tests" ;;
