@@ -25,6 +25,17 @@
 namespace culprit::api {
 namespace {
 
+/// The name a source is listed under: `culprit run`'s samples of one item (`dir/sample-0007-
+/// meminfo.txt`, one file per sample, hundreds in a long run) as one, `dir/sample-*-meminfo.txt`.
+std::string listed_name(const std::string& name) {
+  const auto base = name.find_last_of('/') + 1;  // npos + 1 == 0: no folder
+  const std::string_view file = std::string_view(name).substr(base);
+  if (file.size() > 12 && file.substr(0, 7) == "sample-" && file[11] == '-' &&
+      std::all_of(file.begin() + 7, file.begin() + 11, [](char c) { return c >= '0' && c <= '9'; }))
+    return name.substr(0, base) + "sample-*-" + std::string(file.substr(12));
+  return name;
+}
+
 /// One entry per source name and host (a paste's segments together), in input order: its
 /// formats in order of appearance and the one with the most lines as `format`; the clock id of
 /// its largest stamped segment (store/clock.cpp); the host's clock sentence as `clock_note`.
@@ -38,8 +49,10 @@ void add_sources(store::Database& db, diagnose::Verdict& v) {
   std::map<std::pair<std::string, std::string>, std::size_t> index;
   std::vector<Largest> largest;
   const std::size_t first = v.sources.size();
+  std::set<std::string> file_names;  // (name, host) seen: a sample series counts its files
   for (const auto& r : rows.rows) {
-    const std::string name = r["name"].as_text(), host = r["host"].as_text();
+    const std::string file = r["name"].as_text(), host = r["host"].as_text();
+    const std::string name = listed_name(file);
     auto [it, fresh] = index.emplace(std::make_pair(name, host), v.sources.size());
     if (fresh) {
       diagnose::SourceSummary s;
@@ -51,6 +64,7 @@ void add_sources(store::Database& db, diagnose::Verdict& v) {
       largest.emplace_back();
     }
     auto& s = v.sources[it->second];
+    if (name != file && file_names.insert(file + '\n' + host).second && !fresh) ++s.files;
     auto& big = largest[it->second - first];
     const std::int64_t lines = r["lines"].as_int().value_or(0);
     s.lines += lines;

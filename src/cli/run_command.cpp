@@ -229,10 +229,11 @@ class Sampler {
       SnapshotOptions o;
       o.prefix = fmt::format("sample-{:04d}-", n);
       std::vector<SnapshotItem> items = sample_items();
+      items.push_back(limits_item());  // the job's own limits, in every sample (see kLimitsShell)
+      o.job_pid = job_pid_;
       if (n == 0) {
         items.push_back(ps_item());
         items.push_back(proc_status_item());  // the job's own place, while its pid is alive
-        o.job_pid = job_pid_;
       }
       auto statuses = take_snapshot(dir_, items, o);
       // A long job keeps its first sample and the last kKeepSamples (an hour at the default).

@@ -74,12 +74,22 @@ constexpr std::string_view kProcStatusShell =
     "if [ -r \"/proc/$p/status\" ]; then cat \"/proc/$p/status\"; echo \"==> /proc/$p/cgroup <==\"; cat \"/proc/$p/cgroup\"; "
     "else echo '(no such process)'; fi; done";
 
+// The job's own resource limits (/proc/PID/limits of CULPRIT_JOB_PID) under the same header as
+// proc-status.txt: an address-space or data ceiling (ulimit -v / -d, a scheduler's) refuses an
+// allocation long before the host runs out, and only the job's own limits show it. Read in every
+// sample: the job may set them just after it starts (prlimit, a wrapper's ulimit), and a sample
+// at once would miss them. Nothing when the job has no pid or is gone.
+constexpr std::string_view kLimitsShell =
+    "p=\"${CULPRIT_JOB_PID:-}\"; if [ -n \"$p\" ] && [ -r \"/proc/$p/limits\" ]; then "
+    "echo \"==> /proc/$p/limits <==\"; cat \"/proc/$p/limits\"; fi";
+
 constexpr std::string_view kJournalShell =
     "if [ -n \"${CULPRIT_SINCE:-}\" ]; then journalctl -k --no-pager -o short-iso --since \"@$CULPRIT_SINCE\"; "
     "else journalctl -k -b --no-pager -o short-iso; fi";
 
 const SnapshotItem kPs{"ps.txt", "ps", "ps -e -ww -o user:32,pid,ppid,state,lstart,rss,cgroup,cmd", 15, ""};
 const SnapshotItem kProcStatus{"proc-status.txt", "", kProcStatusShell, 10, ""};
+const SnapshotItem kLimits{"limits.txt", "", kLimitsShell, 5, ""};
 
 std::string first_line(std::string_view s) {
   while (!s.empty() && (s.front() == '\n' || s.front() == ' ')) s.remove_prefix(1);
@@ -207,6 +217,7 @@ const std::vector<SnapshotItem>& sample_items() {
 
 const SnapshotItem& ps_item() { return kPs; }
 const SnapshotItem& proc_status_item() { return kProcStatus; }
+const SnapshotItem& limits_item() { return kLimits; }
 
 std::string kernel_log_status(const std::vector<ToolStatus>& statuses) {
   std::string first;

@@ -39,6 +39,8 @@ const SnapshotItem& ps_item();
 /// The recorded /proc facts of the GPU holders and the job's pid (proc-status.txt; also taken
 /// once when the job starts, while the job's own pid is alive).
 const SnapshotItem& proc_status_item();
+/// The job's own resource limits (CULPRIT_JOB_PID's /proc/PID/limits), for `culprit run`'s samples.
+const SnapshotItem& limits_item();
 
 /// How one command went (defined beside the manifest that records it).
 using api::ToolStatus;

@@ -192,6 +192,7 @@ std::string render_json(const diagnose::Verdict& v) {
     w.key("bytes"); w.value(s.bytes);
     w.key("clock"); w.value(s.clock.empty() ? std::string("none") : s.clock);
     w.key("clock_note"); w.value(s.clock_note);
+    w.key("files"); w.value(s.files);
     w.end_object();
   }
   w.end_array();

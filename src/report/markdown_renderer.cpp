@@ -388,7 +388,7 @@ std::string render_markdown(const diagnose::Verdict& v, bool with_title) {
   if (!v.sources.empty()) {
     std::vector<std::vector<std::string>> rows;
     for (const auto& s : v.sources)
-      rows.push_back({code(s.name), or_dash(md(s.host.empty() || s.host_from.empty() ? s.host : s.host + " (" + s.host_from + ")")),
+      rows.push_back({code(s.name) + (s.files > 1 ? fmt::format(" ({} samples)", s.files) : std::string()), or_dash(md(s.host.empty() || s.host_from.empty() ? s.host : s.host + " (" + s.host_from + ")")),
                       or_dash(md(formats_text(s))), std::to_string(s.lines),
                       std::to_string(s.bytes), or_dash(md(s.clock_note))});
     doc.heading("Sources");

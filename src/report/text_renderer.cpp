@@ -362,6 +362,7 @@ std::string render_text(const diagnose::Verdict& v, const RenderOptions& options
       if (detail.empty()) detail = "unknown format";
       if (!s.host.empty()) detail += ", host " + s.host + (s.host_from.empty() ? "" : " from " + s.host_from);
       detail += fmt::format(", {} line{}", s.lines, s.lines == 1 ? "" : "s");
+      if (s.files > 1) detail += fmt::format(" in {} samples", s.files);
       if (!s.clock_note.empty()) detail += ", clock " + s.clock_note;
       out.line("  " + core::utf8::cut(core::utf8::one_line(s.name + "  (" + detail + ")"), out.room(2)));
     }

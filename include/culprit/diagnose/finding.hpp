@@ -137,6 +137,9 @@ struct SourceSummary {
   std::int64_t lines = 0;
   std::int64_t bytes = 0;
   std::string host_from;  ///< where the host came from: `folder name`, `--host`, `prompt`, `log lines`, …
+  /// Files it stands for: `culprit run`'s samples of one item are one source
+  /// (`node/sample-*-meminfo.txt`, one file per sample), else 1.
+  std::int64_t files = 1;
 };
 
 /// One event of the merged cross-host timeline (any kind but `log`), for the HTML report and

@@ -18,11 +18,18 @@
 //   0::/system.slice/docker-<id>.scope
 //   ==> /proc/51234/status <==
 //   (no such process)                 culprit's marker: /proc had no such directory
+//   ==> /proc/48211/limits <==        proc(5), fs/proc/base.c proc_pid_limits: `%-25s %-20s %-20s
+//   Limit                     Soft Limit           Hard Limit           Units     `
+//   Max address space         1024000000           unlimited            bytes     (ulimit -v)
+//   Max data size             unlimited            unlimited            bytes     (ulimit -d)
 //
 // Field table (status key -> ProcessSighting): Name -> name | State (first letter) -> state |
 //   PPid -> ppid | NSpid (last) -> nspid | VmRSS (kB) -> rss | cgroup file -> cgroup
 //   (core::cgroup_path_of) | the marker -> absent, only when the namespace line proves the
 //   host's pids (read from inside a container, the host's pids are not there to see).
+// Limits: a finite soft `Max address space` / `Max data size` becomes one event (kind log, rule
+//   proc_limits, the pid's) with `address_space_bytes` / `data_bytes`: the ceiling a refused
+//   host allocation (MemoryError, ENOMEM) of that process hits before the host's memory does.
 // Bounds: a status key's value is read up to 256 bytes; a block of more than 512 lines is
 // cut there (status has ~60 lines, cgroup one per hierarchy).
 #include <optional>
@@ -67,7 +74,7 @@ std::optional<Header> header_of(Sv line) {
   if (slash == Sv::npos) return std::nullopt;
   const auto pid = number(path.substr(0, slash));
   const Sv file = path.substr(slash + 1);
-  if (!pid || *pid <= 0 || (file != "status" && file != "cgroup")) return std::nullopt;
+  if (!pid || *pid <= 0 || (file != "status" && file != "cgroup" && file != "limits")) return std::nullopt;
   return Header{*pid, file};
 }
 
@@ -77,6 +84,7 @@ bool proc_status::is_header(Sv line) { return header_of(line).has_value(); }
 
 bool proc_status::is_body_line(Sv line) {
   if (line == kNoSuchProcess || (line.starts_with("pid:[") && line.ends_with("]"))) return true;
+  if (line.starts_with("Limit ") || line.starts_with("Max ")) return true;  // a limits table's rows
   const auto colon = line.find(':');
   if (colon == Sv::npos || colon == 0 || colon > 32) return false;
   const Sv key = line.substr(0, colon);
@@ -101,11 +109,15 @@ class ProcStatusParser {
     Sv file;
     std::size_t block_lines = 0;
     std::string cgroup_text;
+    std::int64_t seg_line = 0;
     for (Sv raw : text::split_lines(text)) {
+      ++seg_line;
       Sv line = raw;
       while (!line.empty() && (line.back() == ' ' || line.back() == '\t' || line.back() == '\r')) line.remove_suffix(1);
       if (auto h = header_of(line)) {
         if (file == "cgroup") current_.cgroup = core::cgroup_path_of(cgroup_text);
+        if (file == "limits") flush_limits();
+        if (h->file == "limits") limits_line_ = seg_line;
         cgroup_text.clear();
         if (h->pid != 0 && h->pid != current_.pid) flush();
         if (h->pid != 0) current_.pid = h->pid;
@@ -121,15 +133,46 @@ class ProcStatusParser {
         cgroup_text += '\n';
       } else if (line == kNoSuchProcess) {
         absent_ = true;
+      } else if (file == "limits") {
+        limit_line(line);
       } else {
         status_line(line);
       }
     }
     if (file == "cgroup") current_.cgroup = core::cgroup_path_of(cgroup_text);
+    if (file == "limits") flush_limits();
     flush();
   }
 
  private:
+  /// One row of a limits table: its name is the first 25 columns, then the soft limit.
+  void limit_line(Sv line) {
+    if (line.size() <= 26) return;
+    const Sv name = text::trim(line.substr(0, 25));
+    Sv rest = text::trim(line.substr(25));
+    const Sv soft = rest.substr(0, rest.find(' '));
+    const auto value = number(soft);  // `unlimited` is no number: no ceiling
+    if (!value) return;
+    if (name == "Max address space") address_space_ = value;
+    else if (name == "Max data size") data_ = value;
+  }
+
+  void flush_limits() {
+    if (ctx_.sink && current_.pid > 0 && (address_space_ || data_)) {
+      core::Event e = ctx_.make_event(limits_line_);
+      e.kind = core::kind::kLog;
+      e.severity = core::Severity::info;
+      e.rule = "proc_limits";
+      e.pid = current_.pid;
+      e.message = "limits of pid " + std::to_string(current_.pid);
+      e.set_int_if("address_space_bytes", address_space_);
+      e.set_int_if("data_bytes", data_);
+      ctx_.sink->add_event(e);
+    }
+    address_space_.reset();
+    data_.reset();
+  }
+
   void status_line(Sv line) {
     const auto colon = line.find(':');
     if (colon == Sv::npos) return;
@@ -167,6 +210,8 @@ class ProcStatusParser {
 
   ParseContext& ctx_;
   core::ProcessSighting current_;
+  std::int64_t limits_line_ = 0;                  ///< the limits header's line: the event's
+  std::optional<std::int64_t> address_space_, data_;  ///< finite soft limits, bytes
   bool absent_ = false;
   bool host_namespace_ = false;
 };

@@ -139,3 +139,20 @@ TEST_CASE("proc status: cut files, garbage and huge values do not crash or inven
   REQUIRE(b.processes.size() == 1);
   CHECK(b.processes[0].name.empty());
 }
+
+TEST_CASE("proc status: a job's limits table gives its address-space ceiling, unlimited gives none", "[proc_status][fixtures]") {
+  const auto sink = parse(fixture("job-limits.txt"));
+  REQUIRE(sink.events.size() == 1);  // pid 7015's are all unlimited: nothing to say
+  const auto& e = sink.events[0];
+  CHECK(e.rule == "proc_limits");
+  REQUIRE(e.pid);
+  CHECK(*e.pid == 7014);
+  CHECK(e.field_or("address_space_bytes") == "1024000000");
+  CHECK(e.field("data_bytes") == nullptr);  // `unlimited`
+  CHECK(e.line == 3);                    // the limits header's line
+  // The stack's 8388608 is no address-space ceiling (only the rows named so count), and a soft
+  // limit that is no number (garbage, a row cut inside its name) is none.
+  const auto other = parse("==> /proc/9/limits <==\nMax stack size            8388608              unlimited            bytes     \n"
+                           "Max address space         12ab                 unlimited            bytes     \nMax addre\n");
+  CHECK(other.events.empty());
+}

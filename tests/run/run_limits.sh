@@ -1,0 +1,38 @@
+#!/bin/sh
+# Issue 37, finding 25: a job refused memory by its own ceiling, and a sampled run's sources.
+# The job runs under `prlimit --as` (ulimit -v: RLIMIT_AS, set by prlimit just before it execs the
+# job, so the first sample may miss it: every sample reads /proc/PID/limits), sleeps, then asks
+# for more than the ceiling: Python's MemoryError. The report must name the job's own
+# address-space limit with its size, its advice must say to raise it, and the sources must list
+# each sampled item once (`sample-*-meminfo.txt … in N samples`), not one row per sample file.
+. "$(dirname "$0")/lib.sh"
+need python3 prlimit
+cat > "$work/memerr.py" <<'PY'
+import time
+time.sleep(1.0)
+buf = bytearray(2 * 1024 ** 3)
+PY
+set +e
+"$culprit" run --sample-interval 0.2 -o "$work/incident" -- prlimit --as=1024000000 python3 "$work/memerr.py" \
+  > "$work/stdout" 2> "$work/stderr"
+rc=$?
+set -e
+cat "$work/stderr"
+[ "$rc" -eq 1 ] || fail "culprit run exited $rc, the job 1"
+grep -q "^MemoryError" "$work/stderr" || fail "the job did not hit MemoryError"
+grep -q "^Host allocation failure" "$work/stderr" || fail "no host allocation failure reported"
+"$culprit" --format json "$work/incident" > "$work/report.json" || fail "culprit DIR found no verdict"
+python3 - "$work/report.json" <<'PY' || fail "the report does not name the job's own limit"
+import json, sys
+v = json.load(open(sys.argv[1]))
+assert v["verdict"] == "host_alloc_fail", v["verdict"]
+assert "address-space limit of 976.56 MiB" in v["summary"], v["summary"]
+assert any("ulimit -v" in a and "Raise or lift" in a for a in v["advice"]), v["advice"]
+names = [s["name"] for s in v["sources"]]
+per_file = [n for n in names if "/sample-0" in n]
+assert not per_file, per_file
+series = [s for s in v["sources"] if s["name"].endswith("/sample-*-meminfo.txt")]
+assert len(series) == 1 and series[0]["files"] >= 3, series
+PY
+grep -q "sample-\*-meminfo.txt .* in [0-9]* samples" "$work/stderr" || fail "the text's sources do not group the samples"
+echo "ok: the job's address-space ceiling named, samples listed once per item"
