@@ -145,7 +145,7 @@ std::string outside_view_advice(const ProcessRef& c, const Budget* budget) {
   const std::string where = c.host.empty() ? std::string("the GPU's host")
                             : core::is_docker_default_hostname(c.host)
                                 ? fmt::format("the host that runs container {} (its default hostname is its id)", c.host)
-                                : fmt::format("{}'s host, outside any container", c.host);
+                                : fmt::format("{}, outside any container", c.host);
   std::string beside;
   if (budget && budget->shortfall && *budget->shortfall > 0)
     beside = fmt::format(" To keep it running, the job needs at least {} less on that GPU (the shortfall).",
