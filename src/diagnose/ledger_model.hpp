@@ -84,6 +84,9 @@ struct GpuLedgerInput {
   std::string second_instance;  ///< where the inputs say a second engine shares the GPU (`file:line`), or ''
   FailureStage stage = FailureStage::running;
   std::optional<std::int64_t> capacity, free, requested;
+  /// Percent of the GPU's memory in use from a monitor that prints only that (rocm-smi's concise
+  /// `VRAM%`), when no snapshot gives bytes: enough to call the GPU full, not to size a ledger.
+  std::optional<int> used_percent;
   std::optional<std::int64_t> self_reported;  ///< NVML's "this process has" (context included)
   std::optional<std::int64_t> torch_allocated, torch_reserved;
   std::optional<std::int64_t> self_pid;       ///< the failing process as the logs name it

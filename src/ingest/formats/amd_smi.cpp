@@ -84,6 +84,7 @@ std::optional<std::int64_t> size_value(Sv value) {
 namespace detect {
 
 Detection amd_smi_block(Scan& scan, std::size_t i) {
+  if (!amd_smi::monitor_header(scan.lines[i]).empty()) return amd_smi_monitor_block(scan, i);
   const auto& lines = scan.lines;
   const std::size_t b = scan.begin, e = scan.end;
   const auto anchor = amd_smi::parse_key_line(lines[i]);
@@ -108,6 +109,11 @@ Detection amd_smi_block(Scan& scan, std::size_t i) {
 }  // namespace detect
 
 void parse_amd_smi(std::string_view text, ParseContext& ctx) {
+  for (std::string_view raw : text::split_lines(text)) {
+    if (text::trim(raw).empty()) continue;
+    if (!amd_smi::monitor_header(text::strip_ansi(raw)).empty()) return parse_amd_smi_monitor(text, ctx);
+    break;
+  }
   SmiReport report;
   std::map<int, core::GpuSnapshot> gpus;
   bool none_listed = false;
