@@ -87,6 +87,7 @@ struct GpuLedgerInput {
   /// Percent of the GPU's memory in use from a monitor that prints only that (rocm-smi's concise
   /// `VRAM%`), when no snapshot gives bytes: enough to call the GPU full, not to size a ledger.
   std::optional<int> used_percent;
+  bool amd_monitor = false;  ///< that snapshot is rocm-smi's or amd-smi's: advice names their process listings
   std::optional<std::int64_t> self_reported;  ///< NVML's "this process has" (context included)
   std::optional<std::int64_t> torch_allocated, torch_reserved;
   std::optional<std::int64_t> self_pid;       ///< the failing process as the logs name it

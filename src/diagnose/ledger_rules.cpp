@@ -211,9 +211,11 @@ std::optional<Decision> invisible_holder(LedgerAccount& a) {
                   Confidence::medium,
                   fmt::format("GPU {} was {}% used{} in the snapshot with no process listed, and the error "
                               "names nothing the failing process held: processes that view does not show (another "
-                              "container's or user's) hold it — list them on the host with `nvidia-smi "
-                              "--query-compute-apps=pid,used_memory --format=csv` or `fuser -v /dev/nvidia*`",
-                              in.gpu.value_or(0), pct, figures)};
+                              "container's or user's) hold it — list them on the host with {}",
+                              in.gpu.value_or(0), pct, figures,
+                              in.amd_monitor ? "`amd-smi process` (or `rocm-smi --showpids`) or `fuser -v /dev/kfd`"
+                                             : "`nvidia-smi --query-compute-apps=pid,used_memory --format=csv` or "
+                                               "`fuser -v /dev/nvidia*`")};
 }
 
 /// second-instance: a serving engine's start-up or KV-cache check came up short and the inputs

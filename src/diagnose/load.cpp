@@ -199,6 +199,12 @@ GpuLedgerInput load_ledger_input(store::Database& db, std::int64_t event_id, std
     if (!in.capacity) in.capacity = s["mem_total"].as_int(), in.from_snapshot = true;
     if (!in.free && in.capacity && s["mem_used"].as_int())
       in.free = *in.capacity - *s["mem_used"].as_int(), in.from_snapshot = true;
+    auto tool = db.query_bound("SELECT 1 FROM events WHERE kind = 'gpu_snapshot' AND source_id = CAST(?1 AS INTEGER)"
+                               " AND CAST(?2 AS INTEGER) BETWEEN line AND line_end AND rule IN (?3, ?4) LIMIT 1",
+                               {std::to_string(s["source_id"].as_int().value_or(0)),
+                                std::to_string(s["line"].as_int().value_or(0)), core::parser_rule::kRocmSmi,
+                                core::parser_rule::kAmdSmi});
+    in.amd_monitor = !tool.rows.empty();
     // A monitor that prints only the share in use (rocm-smi's concise VRAM%): its event's
     // `gpu<N>_vram_percent` (N the GPU index, as the MIG field above).
     if (!in.capacity && !s["mem_total"].as_int()) {

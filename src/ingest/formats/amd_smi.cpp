@@ -15,6 +15,7 @@
 #include <map>
 #include <string>
 
+#include "culprit/core/parser_rules.hpp"
 #include "culprit/ingest/parser.hpp"
 #include "culprit/text/lines.hpp"
 #include "ingest/formats/smi_report.hpp"
@@ -205,7 +206,7 @@ void parse_amd_smi(std::string_view text, ParseContext& ctx) {
   end_process();
   for (auto& [index, g] : gpus) report.gpus.push_back(std::move(g));
   if (none_listed) report.counts.emplace_back("no_processes_listed", 1);
-  emit_smi_report(report, ctx, "amd_smi", "amd_smi");
+  emit_smi_report(report, ctx, core::parser_rule::kAmdSmi, core::parser_rule::kAmdSmi);
 }
 
 }  // namespace culprit::ingest

@@ -17,6 +17,7 @@
 #include <map>
 #include <string>
 
+#include "culprit/core/parser_rules.hpp"
 #include "culprit/ingest/parser.hpp"
 #include "culprit/text/lines.hpp"
 #include "ingest/formats/amd_smi.hpp"
@@ -35,11 +36,12 @@ constexpr std::size_t kMaxBlockLines = 65536;  // a --watch run: (GPUs + 2) line
 constexpr std::size_t kMaxGap = 3;             // blank lines between a table and the next
 
 /// The units the tool prints after a value (`°C`, or `C` when the locale could not print `°`).
-constexpr Sv kUnits[] = {"W", "mW", "\xC2\xB0" "C", "C", "%", "MHz", "GHz", "B", "KB", "MB", "GB", "TB", "Mb/s", "ns", "us", "ms", "J", "mV", "V"};
+constexpr Sv kUnits[] = {"W",  "mW", "\u00B0C", "C",  "%",    "MHz", "GHz", "B",  "KB", "MB",
+                         "GB", "TB", "Mb/s",     "ns", "us",   "ms",  "J",   "mV", "V"};
 
 bool is_column_name(Sv w) {
-  return !w.empty() && std::all_of(w.begin(), w.end(), [](char c) { return (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'; }) &&
-         w[0] >= 'A' && w[0] <= 'Z';
+  const auto name_char = [](char c) { return (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'; };
+  return !w.empty() && w[0] >= 'A' && w[0] <= 'Z' && std::all_of(w.begin(), w.end(), name_char);
 }
 
 std::vector<Sv> words(Sv line) {
@@ -146,7 +148,7 @@ void parse_amd_smi_monitor(std::string_view text, ParseContext& ctx) {
   const auto flush = [&] {
     for (auto& [index, g] : gpus) report.gpus.push_back(std::move(g));
     if (process_table && listed == 0) report.counts.emplace_back("no_processes_listed", 1);
-    emit_smi_report(report, ctx, "amd_smi", "amd_smi");
+    emit_smi_report(report, ctx, core::parser_rule::kAmdSmi, core::parser_rule::kAmdSmi);
     report = SmiReport{};
     gpus.clear();
     process_table = false;

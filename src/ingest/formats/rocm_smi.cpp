@@ -23,6 +23,7 @@
 #include <algorithm>
 #include <map>
 
+#include "culprit/core/parser_rules.hpp"
 #include "culprit/ingest/parser.hpp"
 #include "culprit/text/lines.hpp"
 #include "ingest/formats/smi_report.hpp"
@@ -216,7 +217,7 @@ void parse_rocm_smi(std::string_view text, ParseContext& ctx) {
     if (unplaced > 0) report.counts.emplace_back("processes_unplaced", unplaced);
     for (const auto& [index, pct] : percents) report.counts.emplace_back(fmt::format("gpu{}_vram_percent", index), pct);
     if (none_listed) report.counts.emplace_back("no_processes_listed", 1);
-    emit_smi_report(report, ctx, "rocm_smi", "rocm_smi");
+    emit_smi_report(report, ctx, core::parser_rule::kRocmSmi, core::parser_rule::kRocmSmi);
     report = SmiReport{};
     gpus.clear();
     rows.clear();

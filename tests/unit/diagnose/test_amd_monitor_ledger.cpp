@@ -35,6 +35,9 @@ TEST_CASE("amd monitors: rocm-smi's concise VRAM% of a full GPU, no process: inv
   CHECK(v.culprit->role == "foreign");
   CHECK_FALSE(v.culprit->pid);
   CHECK(v.culprit->why == "GPU 0 was 98% used with no process listed");
+  // The advice names AMD's process listings, not nvidia-smi's.
+  CHECK(v.summary.find("amd-smi process") != std::string::npos);
+  CHECK(v.summary.find("nvidia-smi") == std::string::npos);
 }
 
 TEST_CASE("amd monitors: amd-smi monitor's full GPU, no process table: invisible holder", "[diagnose][ledger][amd_smi]") {
