@@ -15,7 +15,9 @@
 //     (cells ljust to the widest + 2) → a snapshot without bytes and the event's
 //     `gpu<N>_vram_percent` (VRAM% is used/total of `--showmeminfo vram`: floored since 2023,
 //     `% 3.0f%%` before); the table lists no processes, as `amd-smi metric` lists none
-// `--showmemuse` (`GPU Memory Allocated (VRAM%)`) is not read.
+//   `==== Current Memory Use ====` (`--showmemuse`) `GPU[i]\t\t: GPU Memory Allocated (VRAM%): <n>`
+//     (2023+) → the same `gpu<N>_vram_percent`; `GPU memory use (%)` (before) and `GPU Memory
+//     Read/Write Activity (%)` are activity, not read
 #include "ingest/formats/rocm_smi.hpp"
 
 #include <fmt/format.h>
@@ -121,6 +123,18 @@ std::optional<MemLine> parse_mem_line(Sv line) {
   return m;
 }
 
+std::optional<PercentLine> parse_allocated_percent(Sv line) {
+  if (line.size() > kMaxLine) return std::nullopt;
+  const auto p = gpu_prefix(line);
+  if (!p) return std::nullopt;
+  const Sv rest = p->second;
+  const std::size_t colon = rest.rfind(':');
+  if (colon == Sv::npos || !iequals(trim(rest.substr(0, colon)), "GPU Memory Allocated (VRAM%)")) return std::nullopt;
+  const Sv value = trim(rest.substr(colon + 1));
+  if (!text::is_decimal(value, 3) || text::decimal_value(value) > 100) return std::nullopt;
+  return PercentLine{p->first, static_cast<int>(text::decimal_value(value))};
+}
+
 std::optional<Sv> spacer_title(Sv line) {
   const Sv t = trim(line);
   if (t.size() < 8 || t.size() > kMaxLine || t.front() != '=' || t.back() != '=') return std::nullopt;
@@ -171,7 +185,7 @@ Detection rocm_smi_block(Scan& scan, std::size_t i) {
   const std::size_t e = scan.end;
   const auto title = rocm_smi::spacer_title(lines[i]);
   if (!title || (*title != "ROCm System Management Interface" && *title != "Memory Usage (Bytes)" &&
-                 *title != "KFD Processes" && *title != "Concise Info"))
+                 *title != "KFD Processes" && *title != "Concise Info" && *title != "Current Memory Use"))
     return {};
   // Down to the closing spacer, or while lines keep the log's shapes (a paste cut short). The
   // line after a concise header is its sub-header (`(DieEdge)`, `(DID,  GUID)  (Junction) …`).
@@ -247,6 +261,14 @@ void parse_rocm_smi(std::string_view text, ParseContext& ctx) {
         if (g.line == 0) g.line = seg;
         if (c->vram_percent) percents[c->gpu] = *c->vram_percent;
       }
+      continue;
+    }
+    if (auto a = rocm_smi::parse_allocated_percent(line)) {
+      touch(seg);
+      auto& g = gpus[a->gpu];
+      g.gpu = a->gpu;
+      if (g.line == 0) g.line = seg;
+      percents[a->gpu] = a->percent;
       continue;
     }
     if (auto m = rocm_smi::parse_mem_line(line)) {

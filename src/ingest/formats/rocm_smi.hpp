@@ -38,6 +38,15 @@ struct PidRow {
 };
 std::optional<PidRow> parse_pid_row(std::string_view line);
 
+/// `GPU[0]\t\t: GPU Memory Allocated (VRAM%): 97` (`--showmemuse`, section `Current Memory Use`,
+/// 2023+): the share of VRAM allocated. The older `GPU memory use (%)` and the newer `GPU Memory
+/// Read/Write Activity (%)` are the memory controller's activity, not it.
+struct PercentLine {
+  int gpu = 0;
+  int percent = 0;
+};
+std::optional<PercentLine> parse_allocated_percent(std::string_view line);
+
 /// The header of the concise table (`rocm-smi` alone, section `Concise Info`): cells split at
 /// runs of two spaces, the first `GPU` or `Device`, the last two `VRAM%` and `GPU%` — every
 /// version since 2020 (`GPU  Temp  AvgPwr  SCLK …`, `GPU  Temp (DieEdge)  AvgPwr …`, `GPU
@@ -59,7 +68,7 @@ namespace culprit::ingest::detect {
 /// `End of ROCm SMI Log` spacer, or to the last line of its shape.
 Detection rocm_smi_block(Scan& scan, std::size_t i);
 inline constexpr std::string_view kRocmSmiAnchors[] = {"ROCm System Management Interface", "Memory Usage (Bytes)",
-                                                       "KFD Processes", "Concise Info"};
+                                                       "KFD Processes", "Concise Info", "Current Memory Use"};
 }  // namespace culprit::ingest::detect
 
 namespace culprit::ingest {

@@ -135,6 +135,15 @@ TEST_CASE("rocm_smi concise table: headers of every version, rows, look-alikes",
   CHECK_FALSE(parse_concise_row("0    2     0x74a1  28851  gfx942   ENABLED  ENABLED   ENABLED  113-M3000100-102  0000:05:00.0  0"));
   CHECK_FALSE(parse_concise_row("step 12  loss 0.31  lr 0.001  97%  3%"));  // a log line ending in percents
   CHECK_FALSE(parse_concise_row("0  x  140%  0%"));
+  // --showmemuse: the allocated share, not the controller's activity (older `GPU memory use (%)`).
+  const auto a = parse_allocated_percent("GPU[2]\t\t: GPU Memory Allocated (VRAM%): 97");
+  REQUIRE(a);
+  CHECK(a->gpu == 2);
+  CHECK(a->percent == 97);
+  CHECK_FALSE(parse_allocated_percent("GPU[0]\t\t: GPU memory use (%): 97"));
+  CHECK_FALSE(parse_allocated_percent("GPU[0]\t\t: GPU Memory Read/Write Activity (%): 97"));
+  CHECK_FALSE(parse_allocated_percent("GPU[0] XCP[1]\t: GPU Memory Allocated (VRAM%): 97"));
+  CHECK_FALSE(parse_allocated_percent("GPU[0]\t\t: GPU Memory Allocated (VRAM%): 101"));
 }
 
 TEST_CASE("amd_smi monitor: headers, cells with units, look-alikes", "[gpu][amd_smi]") {
