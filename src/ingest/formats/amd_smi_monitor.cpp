@@ -12,7 +12,8 @@
 //     a GPU without processes prints a row of `N/A`s (`No running processes detected`)
 //                                              → no_processes_listed when no GPU lists one
 // MEM_UTIL is memory-controller activity, not memory in use: not read. A `--watch` run prints one
-// table per interval; each becomes its own snapshot (its TIMESTAMP, epoch seconds, is not read).
+// table per interval (then two blank lines); each becomes its own snapshots, timed by its
+// TIMESTAMP (`int(time.time())`: UTC seconds; one from before 2000 is no time).
 #include <algorithm>
 #include <map>
 #include <string>
@@ -34,6 +35,7 @@ constexpr std::size_t kMaxLine = 4000;
 constexpr std::size_t kMaxColumns = 64;        // the widest header has about 25
 constexpr std::size_t kMaxBlockLines = 65536;  // a --watch run: (GPUs + 2) lines an interval
 constexpr std::size_t kMaxGap = 3;             // blank lines between a table and the next
+constexpr std::int64_t kEpoch2000 = 946684800;  // a TIMESTAMP before this is no clock reading
 
 /// The units the tool prints after a value (`°C`, or `C` when the locale could not print `°`).
 constexpr Sv kUnits[] = {"W",  "mW", "\u00B0C", "C",  "%",    "MHz", "GHz", "B",  "KB", "MB",
@@ -191,6 +193,8 @@ void parse_amd_smi_monitor(std::string_view text, ParseContext& ctx) {
       auto* g = snapshot(cells[*gpu_col], seg);
       if (g == nullptr) continue;
       touch(seg);
+      if (const auto t = column(cols, "TIMESTAMP"); t && !report.epoch && text::is_decimal(cells[*t], 10))
+        if (const auto v = text::decimal_value(cells[*t]); v >= amd_smi::kEpoch2000) report.epoch = v;
       g->mem_used = amd_smi::size_value(cells[*column(cols, "VRAM_USED")]);
       g->mem_total = amd_smi::size_value(cells[*column(cols, "VRAM_TOTAL")]);
       continue;

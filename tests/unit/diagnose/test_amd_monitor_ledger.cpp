@@ -73,3 +73,20 @@ TEST_CASE("amd monitors look-alikes: a GPU not full, a holder listed", "[diagnos
   const auto v = culprit::test::diagnose_texts({{"train.log", "mi-2", kError}, {"amd-smi.txt", "mi-2", listed}});
   CHECK((!v.budget || v.budget->rule != "invisible-holder"));
 }
+
+TEST_CASE("amd monitors: amd-smi monitor -w, the interval nearest the failure decides", "[diagnose][ledger][amd_smi]") {
+  // GPU 0 at 120334 MB (61 %) at 00:47:00Z, at 191862 MB (97.6 %) at 00:47:02Z.
+  const std::string watch = fixture("amd_smi/v6-monitor-watch.txt");
+  const auto late = culprit::test::diagnose_texts(
+      {{"train.log", "mi-3", "2026-04-09 00:47:02,900 ERROR RuntimeError: HIP error: out of memory\n"},
+       {"amd-smi.txt", "mi-3", watch}});
+  REQUIRE(late.budget);
+  CHECK(late.budget->rule == "invisible-holder");
+  const auto early = culprit::test::diagnose_texts(
+      {{"train.log", "mi-3", "2026-04-09 00:47:00,100 ERROR RuntimeError: HIP error: out of memory\n"},
+       {"amd-smi.txt", "mi-3", watch}});
+  REQUIRE(early.budget);
+  CHECK(early.budget->rule != "invisible-holder");
+  REQUIRE(early.budget->free);
+  CHECK(*early.budget->free == (196592LL - 120334) * 1024 * 1024);
+}
