@@ -111,6 +111,10 @@ struct LedgerResult {
   /// The last row's answer with nothing known of the GPU (no sizes, no process list, no stage):
   /// a repeat of the same failure whose ledger knows more decides instead (engine.cpp's merge).
   bool by_default = false;
+  /// Only a monitor's share of the GPU in use is known (GpuLedgerInput::used_percent), no bytes:
+  /// the budget is still shown, with that share as its arithmetic, so the report does not say
+  /// that no snapshot of the GPU was read.
+  bool share_only = false;
 };
 
 /// The ledger and the culprit it implies. Pure: same input, same answer.

@@ -202,6 +202,9 @@ std::optional<Decision> invisible_holder(LedgerAccount& a) {
     figures = fmt::format(" ({} of {})", core::format_size(used), core::format_size(*b.total));
   } else if (!b.total && in.used_percent && *in.used_percent >= 90) {
     pct = *in.used_percent;
+    a.out.share_only = true;
+    a.out.budget.arithmetic.push_back(
+        fmt::format("GPU {}: {}% of its memory in use, as the monitor gives it (a share, no bytes)", in.gpu.value_or(0), pct));
   } else {
     return std::nullopt;
   }

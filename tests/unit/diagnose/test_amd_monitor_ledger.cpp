@@ -30,7 +30,12 @@ TEST_CASE("amd monitors: rocm-smi's concise VRAM% of a full GPU, no process: inv
   const auto v = culprit::test::diagnose_texts(
       {{"train.log", "mi-1", kError}, {"rocm-smi.txt", "mi-1", fixture("rocm_smi/v5-concise-full-gpu.txt")}});
   CHECK(v.verdict == "cuda_oom");
-  // A share and no bytes: no ledger to show, the rule's own sentence says why.
+  // A share and no bytes: the budget holds no sizes, its arithmetic says the share.
+  REQUIRE(v.budget);
+  CHECK(v.budget->rule == "invisible-holder");
+  CHECK_FALSE(v.budget->total);
+  REQUIRE_FALSE(v.budget->arithmetic.empty());
+  CHECK(v.budget->arithmetic.front() == "GPU 0: 98% of its memory in use, as the monitor gives it (a share, no bytes)");
   REQUIRE(v.culprit);
   CHECK(v.culprit->role == "foreign");
   CHECK_FALSE(v.culprit->pid);
