@@ -90,7 +90,9 @@ std::size_t headless_start(Sv m) {
   constexpr Sv kHeadless = "Tried to allocate ";
   std::size_t i = 0;
   while (i < m.size() && (m[i] == ' ' || m[i] == '\t')) ++i;
-  if (m.substr(i, 3) == "..." || m.substr(i, 3) == "\u2026") i += 3;
+  constexpr Sv kDots = "...", kEllipsis = "\u2026";  // the ellipsis is 3 bytes of UTF-8
+  if (m.substr(i, kDots.size()) == kDots) i += kDots.size();
+  else if (m.substr(i, kEllipsis.size()) == kEllipsis) i += kEllipsis.size();
   while (i < m.size() && m[i] == ' ') ++i;
   if (m.substr(i, kHeadless.size()) != kHeadless) return Sv::npos;
   std::size_t k = i + kHeadless.size();
