@@ -13,7 +13,7 @@
 //   `==== Concise Info ====`, its header (`GPU … VRAM%  GPU%`, since 2023 `Device  Node  IDs …`)
 //   and sub-header (`(DieEdge)`, `(DID,  GUID)  (Junction) …`), rows `<index>  …  <VRAM%>  <GPU%>`
 //     (cells ljust to the widest + 2) → a snapshot without bytes and the event's
-//     `gpu<N>_vram_percent` (VRAM% is used/total of `--showmeminfo vram`: floored since 2023,
+//     `gpu<N>_vram_percent` (VRAM% is used/total of `--showmeminfo vram`: floored since 2024,
 //     `% 3.0f%%` before); the table lists no processes, as `amd-smi metric` lists none
 //   `==== Current Memory Use ====` (`--showmemuse`) `GPU[i]\t\t: GPU Memory Allocated (VRAM%): <n>`
 //     (2023+) → the same `gpu<N>_vram_percent`; `GPU memory use (%)` (before) and `GPU Memory
@@ -171,7 +171,7 @@ std::optional<ConciseRow> parse_concise_row(Sv line) {
   if (c.size() < 4 || !text::is_decimal(c.front(), 3)) return std::nullopt;
   const Sv vram = c[c.size() - 2], busy = c.back();
   const auto pct = percent(vram);
-  if (!pct && vram != "N/A") return std::nullopt;
+  if (!pct && vram != "N/A" && vram != "Unsupported") return std::nullopt;
   if (!percent(busy) && busy != "N/A" && busy != "Unsupported") return std::nullopt;
   return ConciseRow{static_cast<int>(text::decimal_value(c.front())), pct};
 }
@@ -187,17 +187,21 @@ Detection rocm_smi_block(Scan& scan, std::size_t i) {
   if (!title || (*title != "ROCm System Management Interface" && *title != "Memory Usage (Bytes)" &&
                  *title != "KFD Processes" && *title != "Concise Info" && *title != "Current Memory Use"))
     return {};
-  // Down to the closing spacer, or while lines keep the log's shapes (a paste cut short). The
-  // line after a concise header is its sub-header (`(DieEdge)`, `(DID,  GUID)  (Junction) …`).
+  // Down to the closing spacer, or while lines keep the log's shapes (a paste cut short). Under
+  // a concise header, a line whose first cell is empty (it opens with blanks) is the table's
+  // too: its sub-header (`(DieEdge)`, `(DID,  GUID)  (Junction) …`) or a device's second name
+  // row (2023: `[Model : Revision]`).
   std::size_t end = i + 1;
-  bool after_header = false;
+  bool concise = false;
   while (end < e && end - i < rocm_smi::kMaxBlockLines) {
     const std::string_view t = text::trim(lines[end]);
     const auto sp = rocm_smi::spacer_title(t);
     if (sp && *sp == "End of ROCm SMI Log") return {i, end + 1};
-    const bool sub_header = after_header && !sp && !t.empty() && t.size() <= rocm_smi::kMaxLine;
-    after_header = rocm_smi::is_concise_header(t);
-    if (sp || after_header || sub_header || text::starts_with(t, "GPU[") || rocm_smi::parse_pid_row(t) ||
+    if (sp && !sp->empty()) concise = false;
+    if (rocm_smi::is_concise_header(t)) concise = true;
+    const bool blank_first_cell = concise && !sp && !t.empty() && !lines[end].empty() &&
+                                  (lines[end][0] == ' ' || lines[end][0] == '\t') && lines[end].size() <= rocm_smi::kMaxLine;
+    if (sp || blank_first_cell || rocm_smi::is_concise_header(t) || text::starts_with(t, "GPU[") || rocm_smi::parse_pid_row(t) ||
         rocm_smi::is_pid_header(t) || rocm_smi::parse_concise_row(t) || t == "KFD process information:" ||
         t == "No KFD PIDs currently running" || text::starts_with(t, "WARNING:")) {
       ++end;

@@ -53,8 +53,8 @@ std::optional<PercentLine> parse_allocated_percent(std::string_view line);
 /// [Model : Revision]  Temp …`, `Device  Node  IDs  Temp  Power  Partitions …`).
 bool is_concise_header(std::string_view line);
 
-/// A row of the concise table: the device index first, VRAM% (whole percent, floored since 2023,
-/// rounded before; nullopt for `N/A`) second to last, GPU% last.
+/// A row of the concise table: the device index first, VRAM% (whole percent, floored since 2024,
+/// rounded before; nullopt for `N/A` or 2023's `Unsupported`) second to last, GPU% last.
 struct ConciseRow {
   int gpu = 0;
   std::optional<int> vram_percent;
