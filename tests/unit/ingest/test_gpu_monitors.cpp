@@ -163,6 +163,17 @@ TEST_CASE("amd_smi monitor: headers, cells with units, look-alikes", "[gpu][amd_
   CHECK(c[6] == "196592 MB");
   // A unit after a word is no value's unit: the name `vllm B` stays two cells.
   CHECK(monitor_cells("1  vllm B  77").size() == 4);
+  // ROCm 6.1's columns (THROTTLE, PCIE_TX / PCIE_RX in Mb/s), laid out as that release's
+  // _convert_json_to_tabular does: the VRAM cells are found by the header all the same.
+  const std::string v61 =
+      "GPU  POWER  GPU_TEMP  MEM_TEMP  GFX_UTIL  GFX_CLOCK  MEM_UTIL  MEM_CLOCK  ENC_UTIL  ENC_CLOCK  DEC_UTIL  "
+      "DEC_CLOCK     THROTTLE  SINGLE_ECC  DOUBLE_ECC  PCIE_REPLAY  VRAM_USED  VRAM_TOTAL   PCIE_TX   PCIE_RX\n"
+      "  0  544 W     55 \xC2\xB0" "C     44 \xC2\xB0" "C      99 %   2100 MHz      37 %   1300 MHz       N/A        N/A       N/A"
+      "        N/A  UNTHROTTLED           0           0            0  190001 MB   196592 MB   12 Mb/s   41 Mb/s\n";
+  const auto sink61 = run(&culprit::ingest::parse_amd_smi, "amd_smi", v61);
+  REQUIRE(sink61.snapshots.size() == 1);
+  CHECK(*sink61.snapshots[0].mem_used == 190001 * kMiB);
+  CHECK(*sink61.snapshots[0].mem_total == 196592 * kMiB);
   // The monitor table inside a paste is its own segment.
   const std::string paste = "$ amd-smi monitor -v\nGPU  VRAM_USED  VRAM_TOTAL\n  0  191862 MB   196592 MB\n$ echo done\n";
   const auto [first, count] = segment_of(paste, "amd_smi");
