@@ -222,7 +222,7 @@ Verdict diagnose(store::Database& db, const rules::RuleSet& rules, core::Diagnos
           if (!f.victim && ledger.victim) f.victim = ledger.victim;  // the process whose allocation failed
           for (auto& e : ledger.evidence) f.evidence.push_back(e);
           set_extra("ledger_sentence", sentence_phrase(ledger.reason));
-          if (ledger.budget.total || ledger.budget.requested) {
+          if (ledger.budget.total || ledger.budget.requested || ledger.share_only) {
             // Keep the budget of the first (root) GPU ledger; later ones are echoes.
             if (!v.budget) v.budget = ledger.budget;
           }

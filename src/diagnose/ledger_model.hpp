@@ -87,6 +87,10 @@ struct GpuLedgerInput {
   std::string second_instance;  ///< where the inputs say a second engine shares the GPU (`file:line`), or ''
   FailureStage stage = FailureStage::running;
   std::optional<std::int64_t> capacity, free, requested;
+  /// Percent of the GPU's memory in use from a monitor that prints only that (rocm-smi's concise
+  /// `VRAM%`), when no snapshot gives bytes: enough to call the GPU full, not to size a ledger.
+  std::optional<int> used_percent;
+  bool amd_monitor = false;  ///< that snapshot is rocm-smi's or amd-smi's: advice names their process listings
   std::optional<std::int64_t> self_reported;  ///< NVML's "this process has" (context included)
   std::optional<std::int64_t> torch_allocated, torch_reserved;
   std::optional<std::int64_t> self_pid;       ///< the failing process as the logs name it
@@ -110,6 +114,10 @@ struct LedgerResult {
   /// The last row's answer with nothing known of the GPU (no sizes, no process list, no stage):
   /// a repeat of the same failure whose ledger knows more decides instead (engine.cpp's merge).
   bool by_default = false;
+  /// Only a monitor's share of the GPU in use is known (GpuLedgerInput::used_percent), no bytes:
+  /// the budget is still shown, with that share as its arithmetic, so the report does not say
+  /// that no snapshot of the GPU was read.
+  bool share_only = false;
 };
 
 /// The ledger and the culprit it implies. Pure: same input, same answer.

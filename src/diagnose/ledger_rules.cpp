@@ -187,8 +187,8 @@ std::optional<Decision> context_create_failed(LedgerAccount& a) {
 }
 
 /// invisible-holder: a bare CUDA error (no request, no allocator figures: nothing says what the
-/// failing process holds) on a GPU that a table snapshot (nvidia-smi, gpustat) shows at least 90%
-/// used with no process listed: the memory is held where that view cannot see (another
+/// failing process holds) on a GPU that a table snapshot (nvidia-smi, gpustat, nvitop, rocm-smi,
+/// amd-smi; rocm-smi's concise table by its VRAM% alone) shows at least 90% used with no process listed: the memory is held where that view cannot see (another
 /// container's or user's processes; nvidia-smi inside a container lists none of the host's).
 /// Medium: a snapshot taken while the job itself ran in a container would look the same. Not on
 /// unified memory, MIG, or for one rank of several (its siblings may hold the device).
@@ -196,20 +196,35 @@ std::optional<Decision> invisible_holder(LedgerAccount& a) {
   const GpuLedgerInput& in = *a.in;
   const Budget& b = a.out.budget;
   if (!in.from_snapshot || in.stage != FailureStage::running || in.requested || a.self_held || a.own ||
-      !a.sorted.empty() || b.unified || in.mig || in.multi_rank || !b.total || !b.free || *b.total <= 0)
+      !a.sorted.empty() || b.unified || in.mig || in.multi_rank)
     return std::nullopt;
-  const std::int64_t used = *b.total - *b.free;
-  if (used * 10 < *b.total * 9) return std::nullopt;
-  const std::int64_t pct = used * 100 / *b.total;
+  // Bytes when the snapshot has them; else a monitor's own percentage (rocm-smi's concise VRAM%).
+  std::int64_t pct = 0;
+  std::string figures;
+  if (b.total && b.free && *b.total > 0) {
+    const std::int64_t used = *b.total - *b.free;
+    if (used * 10 < *b.total * 9) return std::nullopt;
+    pct = used * 100 / *b.total;
+    figures = fmt::format(" ({} of {})", core::format_size(used), core::format_size(*b.total));
+  } else if (!b.total && in.used_percent && *in.used_percent >= 90) {
+    pct = *in.used_percent;
+    a.out.share_only = true;
+    a.out.budget.arithmetic.push_back(
+        fmt::format("GPU {}: {}% of its memory in use, as the monitor gives it (a share, no bytes)", in.gpu.value_or(0), pct));
+  } else {
+    return std::nullopt;
+  }
   return Decision{ledger_rule::kInvisibleHolder,
                   ProcessRef{in.host, std::nullopt, "", "foreign",
                              fmt::format("GPU {} was {}% used with no process listed", in.gpu.value_or(0), pct), ""},
                   Confidence::medium,
-                  fmt::format("GPU {} was {}% used ({} of {}) in the snapshot with no process listed, and the error "
+                  fmt::format("GPU {} was {}% used{} in the snapshot with no process listed, and the error "
                               "names nothing the failing process held: processes that view does not show (another "
-                              "container's or user's) hold it — list them on the host with `nvidia-smi "
-                              "--query-compute-apps=pid,used_memory --format=csv` or `fuser -v /dev/nvidia*`",
-                              in.gpu.value_or(0), pct, core::format_size(used), core::format_size(*b.total))};
+                              "container's or user's) hold it — list them on the host with {}",
+                              in.gpu.value_or(0), pct, figures,
+                              in.amd_monitor ? "`amd-smi process` (or `rocm-smi --showpids`) or `fuser -v /dev/kfd`"
+                                             : "`nvidia-smi --query-compute-apps=pid,used_memory --format=csv` or "
+                                               "`fuser -v /dev/nvidia*`")};
 }
 
 /// second-instance: a serving engine's start-up or KV-cache check came up short and the inputs

@@ -219,6 +219,24 @@ GpuLedgerInput load_ledger_input(store::Database& db, std::int64_t event_id, std
     if (!in.capacity) in.capacity = s["mem_total"].as_int(), in.from_snapshot = true;
     if (!in.free && in.capacity && s["mem_used"].as_int())
       in.free = *in.capacity - *s["mem_used"].as_int(), in.from_snapshot = true;
+    auto tool = db.query_bound("SELECT 1 FROM events WHERE kind = 'gpu_snapshot' AND source_id = CAST(?1 AS INTEGER)"
+                               " AND CAST(?2 AS INTEGER) BETWEEN line AND line_end AND rule IN (?3, ?4) LIMIT 1",
+                               {std::to_string(s["source_id"].as_int().value_or(0)),
+                                std::to_string(s["line"].as_int().value_or(0)), core::parser_rule::kRocmSmi,
+                                core::parser_rule::kAmdSmi});
+    in.amd_monitor = !tool.rows.empty();
+    // A monitor that prints only the share in use (rocm-smi's concise VRAM%): its event's
+    // `gpu<N>_vram_percent` (N the GPU index, as the MIG field above).
+    if (!in.capacity && !s["mem_total"].as_int()) {
+      auto pct = db.query_bound("SELECT json_extract(fields, ?3) AS pct FROM events WHERE kind = 'gpu_snapshot'"
+                                " AND source_id = CAST(?1 AS INTEGER) AND CAST(?2 AS INTEGER) BETWEEN line AND line_end"
+                                " AND json_extract(fields, ?3) IS NOT NULL LIMIT 1",
+                                {std::to_string(s["source_id"].as_int().value_or(0)),
+                                 std::to_string(s["line"].as_int().value_or(0)), fmt::format("$.gpu{}_vram_percent", gpu)});
+      if (!pct.rows.empty())
+        if (auto p = pct.rows[0]["pct"].as_int(); p && *p >= 0 && *p <= 100)
+          in.used_percent = static_cast<int>(*p), in.from_snapshot = true;
+    }
     evidence.push_back({s["source"].as_text(), s["line"].as_int().value_or(0),
                         "nvidia-smi snapshot of GPU " + std::to_string(gpu), host, s["ts"].as_double(), 0});
     auto procs = db.query_bound("SELECT pid, name, type, mem_used FROM gpu_processes WHERE snapshot_id = CAST(?1 AS INTEGER)",

@@ -13,6 +13,7 @@
 
 #include "culprit/core/event.hpp"
 #include "culprit/core/parser_rules.hpp"
+#include "oom_report_parts.hpp"
 
 namespace culprit::diagnose {
 namespace {
@@ -107,6 +108,21 @@ std::vector<GpuSeries> load_gpu_series(store::Database& db) {
     if (s.unified)
       if (auto it = pool_of.find(s.host); it != pool_of.end()) s.pool_total = it->second;
   return out;
+}
+
+std::optional<OomReportParts> load_oom_parts(store::Database& db, std::int64_t root_event) {
+  if (root_event == 0) return std::nullopt;
+  auto rows = db.query_bound(
+      "SELECT host, json_extract(fields, '$.parts') AS parts, json_extract(fields, '$.parts_missing') AS missing,"
+      " json_extract(fields, '$.victim_from') AS victim_from, json_extract(fields, '$.memcg') AS memcg"
+      " FROM events WHERE id = CAST(?1 AS INTEGER) AND kind IN (?2, ?3)",
+      {std::to_string(root_event), core::kind::kKernelOom, core::kind::kOomKill});
+  if (rows.rows.empty()) return std::nullopt;
+  const auto& r = rows.rows[0];
+  const std::string parts = r["parts"].as_text(), missing = r["missing"].as_text();
+  if (parts.empty() && missing.empty()) return std::nullopt;
+  return describe_oom_parts(r["host"].as_text(), parts, missing, r["victim_from"].as_text(),
+                            r["memcg"].as_int().value_or(0) != 0);
 }
 
 std::vector<OomTable> load_oom_tables(store::Database& db, std::int64_t root_event) {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "allocator_choice.hpp"
@@ -22,6 +23,11 @@ std::vector<GpuSeries> load_gpu_series(store::Database& db);
 /// table's size and resident total (aggregated in SQL: the table may hold 200 000 rows), its
 /// kReportOomTasks largest rows, and the victim's row wherever it ranks.
 std::vector<OomTable> load_oom_tables(store::Database& db, std::int64_t root_event);
+
+/// Which parts of its kernel OOM report `root_event` (a `kernel_oom` or `oom_kill` event) holds
+/// and what the missing ones leave unknown (oom_report_parts.hpp); nullopt for any other event,
+/// or one whose parser recorded no parts.
+std::optional<OomReportParts> load_oom_parts(store::Database& db, std::int64_t root_event);
 
 /// PyTorch's allocator snapshots (`allocator_snapshot` events, the first kMaxAllocatorSnapshots
 /// read) with their sites (`allocator_site` events at the snapshot's source and line, the first

@@ -58,6 +58,7 @@ void add_report_data(store::Database& db, Verdict& verdict) {
   keep_samples_near(data.gpus, verdict.root ? verdict.root->ts : std::nullopt);
   data.memory = load_memory_series(db);
   data.ooms = load_oom_tables(db, verdict.root ? verdict.root->event_id : 0);
+  data.oom_parts = load_oom_parts(db, verdict.root ? verdict.root->event_id : 0);
   data.allocator = choose_allocator_view(load_allocator_views(db), verdict);
   // The diagnosis may know a process's role better than the process table (a hog the kernel
   // table names, a foreign holder): the pictures must agree with the verdict.

@@ -150,6 +150,17 @@ void write_budget(JsonWriter& w, const std::optional<diagnose::Budget>& b) {
   w.end_object();
 }
 
+/// The root's kernel OOM report parts (docs/json.md "oom_parts object"), or null.
+void write_oom_parts(JsonWriter& w, const std::optional<diagnose::OomReportParts>& p) {
+  if (!p) return w.null();
+  w.begin_object();
+  w.key("host"); w.value(p->host);
+  w.key("seen"); write_strings(w, p->seen);
+  w.key("missing"); write_strings(w, p->missing);
+  w.key("notes"); write_strings(w, p->notes);
+  w.end_object();
+}
+
 }  // namespace
 
 std::string render_json(const diagnose::Verdict& v) {
@@ -163,6 +174,7 @@ std::string render_json(const diagnose::Verdict& v) {
   w.key("victim"); write_victim(w, v.victim);
   w.key("budget"); write_budget(w, v.budget);
   w.key("allocator"); write_allocator_json(w, v.data.allocator);
+  w.key("oom_parts"); write_oom_parts(w, v.data.oom_parts);
   w.key("root");
   if (v.root) write_finding(w, *v.root);
   else w.null();

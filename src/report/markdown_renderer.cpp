@@ -207,7 +207,7 @@ void budget_section(Doc& doc, const diagnose::Budget& b) {
     for (const auto& a : b.arithmetic) text += core::utf8::one_line(a) + "\n";
     doc.para(fenced(text));
   }
-  if (!b.total) doc.para(md(std::string(kPartialBudget)));
+  if (says_partial_budget(b)) doc.para(md(std::string(kPartialBudget)));
 }
 
 /// PyTorch's allocator at the OOM: its figures, what they say, the largest live allocation sites.
@@ -363,6 +363,7 @@ std::string render_markdown(const diagnose::Verdict& v, bool with_title) {
     doc.para(md(std::string(kNoBudget)));
   }
   if (v.data.allocator) allocator_section(doc, *v.data.allocator);
+  if (v.data.oom_parts) list_section(doc, md(oom_parts_title(*v.data.oom_parts)), v.data.oom_parts->notes);
   timeline_section(doc, v);
   events_section(doc, v.data);
 

@@ -169,6 +169,7 @@ void visit_strings(V& v, F&& f) {
     f(o.host), f(o.trigger_comm);
     for (auto& t : o.tasks) f(t.name);
   }
+  if (v.data.oom_parts) f(v.data.oom_parts->host);
   if (v.data.allocator) {
     f(v.data.allocator->host), f(v.data.allocator->source);
     for (auto& s : v.data.allocator->sites) f(s.file), f(s.function);
@@ -199,6 +200,7 @@ void visit_hosts(const diagnose::Verdict& v, F&& f) {
   for (const auto& e : v.data.timeline) f(e.host);
   for (const auto& g : v.data.gpus) f(g.host);
   for (const auto& o : v.data.ooms) f(o.host);
+  if (v.data.oom_parts) f(v.data.oom_parts->host);
   if (v.data.allocator) f(v.data.allocator->host);
 }
 

@@ -211,7 +211,7 @@ void write_budget(TextOut& out, const diagnose::Budget& b) {
     out.blank();
     for (const auto& a : b.arithmetic) out.wrapped(a, 2, "", "  ");
   }
-  if (!b.total) {
+  if (says_partial_budget(b)) {
     out.blank();
     out.wrapped(std::string(kPartialBudget), 2);
   }
@@ -320,6 +320,11 @@ std::string render_text(const diagnose::Verdict& v, const RenderOptions& options
     out.wrapped(std::string(kNoBudget), 2);
   }
   if (v.data.allocator) write_allocator(out, *v.data.allocator);
+  if (v.data.oom_parts)
+    if (const std::string title = oom_parts_title(*v.data.oom_parts); !title.empty()) {
+      out.heading(core::utf8::one_line(title));
+      for (const auto& n : v.data.oom_parts->notes) out.bullet(n);
+    }
 
   if (v.root) {
     out.heading("Root failure");

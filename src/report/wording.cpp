@@ -15,6 +15,11 @@ namespace culprit::report {
 
 namespace dv = diagnose::verdict;
 
+std::string oom_parts_title(const diagnose::OomReportParts& parts) {
+  if (parts.notes.empty()) return {};
+  return "Kernel OOM report" + (parts.host.empty() ? std::string() : " on " + parts.host) + ": parts missing";
+}
+
 std::string verdict_label(std::string_view id) {
   if (id == dv::kCudaOom) return "CUDA OOM";
   if (id == dv::kKernelOom) return "Host kernel OOM";

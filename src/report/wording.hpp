@@ -26,8 +26,20 @@ inline constexpr std::string_view kPartialBudget =
     "no nvidia-smi snapshot of that GPU. Next time, save `nvidia-smi` on the host while the job runs or right "
     "after it fails.";
 
+/// Whether kPartialBudget is said under `b`: a GPU's ledger with the request but not the
+/// capacity. A host or cgroup ledger without its RAM or limit lacks a part of the kernel's report,
+/// which the report's "parts missing" list names instead; a ledger of a monitor's share alone
+/// says that share in its arithmetic.
+inline bool says_partial_budget(const diagnose::Budget& b) {
+  return !b.total && b.requested && b.domain != "host" && b.domain != "cgroup";
+}
+
 /// `cuda_oom` -> `CUDA OOM`, `kernel_oom` -> `Host kernel OOM`, …; unknown ids pass through.
 std::string verdict_label(std::string_view verdict_id);
+
+/// The heading over a kernel OOM report's missing parts (text, Markdown and HTML):
+/// `Kernel OOM report on gpu-b3: parts missing`; "" when no part is missing (no section).
+std::string oom_parts_title(const diagnose::OomReportParts& parts);
 
 /// True for the OOM verdicts (the ones that must name a culprit).
 bool is_oom_verdict(std::string_view verdict_id);

@@ -238,8 +238,8 @@ def cmd_scan(contract, culprit, source, work):
 
 # docs/json.md "JSON output": each table's heading and the schema object it documents.
 README_TABLES = {"Top level": "report_fields", "`culprit` object": "culprit", "`victim` object": "victim",
-                 "`budget` object": "budget", "`allocator` object": "allocator", "Finding object": "finding", "Evidence object": "evidence",
-                 "Source object": "source"}
+                 "`budget` object": "budget", "`allocator` object": "allocator", "`oom_parts` object": "oom_parts",
+                 "Finding object": "finding", "Evidence object": "evidence", "Source object": "source"}
 # Objects the doc describes inline in a row of another table: (table, row key) -> schema object.
 README_INLINE = {("`budget` object", "holders"): "holder", ("`budget` object", "entries"): "entry",
                  ("`allocator` object", "sites"): "allocation_site"}

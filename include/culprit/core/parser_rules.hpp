@@ -23,6 +23,11 @@ inline constexpr std::string_view kKernelClockAnchor = "kernel_clock_anchor";
 /// severity debug, as the kernel's anchor: clock alignment (store/clock.cpp) dates the failure
 /// from it, and its date is one of the host's.
 inline constexpr std::string_view kClockMark = "clock_mark";
+/// AMD's GPU monitors' snapshots (ingest/formats/rocm_smi.cpp, amd_smi.cpp, amd_smi_monitor.cpp):
+/// the `gpu_snapshot` event's rule, which the GPU ledger reads to name AMD's process listings
+/// (not nvidia-smi's) in its advice.
+inline constexpr std::string_view kRocmSmi = "rocm_smi";
+inline constexpr std::string_view kAmdSmi = "amd_smi";
 /// Ray's memory-monitor table of the node's largest memory users, printed with its kill
 /// (ingest/formats/ray_memory_table.cpp): kind `log`, one event per table, its `kill_line` the
 /// line of the kill it belongs to; the `userspace-oom-kill` diagnosis reads its top row.

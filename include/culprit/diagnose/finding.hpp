@@ -247,6 +247,14 @@ struct OomTable {
   std::vector<OomTaskRow> tasks;     ///< largest rss first; the victim always included
 };
 
+/// Which parts of the root failure's kernel OOM report the inputs hold (core/oom_parts.hpp ids,
+/// in the kernel's order) and, for each missing one, what it leaves unknown.
+struct OomReportParts {
+  std::string host;
+  std::vector<std::string> seen, missing;
+  std::vector<std::string> notes;  ///< one sentence per missing part ("no task table: …")
+};
+
 /// What the pictures of a report need, read from the timeline by diagnose::add_report_data.
 struct ReportData {
   std::vector<TimelineEvent> timeline;  ///< ordered by time, unplaced ones last
@@ -256,6 +264,7 @@ struct ReportData {
   std::vector<MemorySeries> memory;     ///< host, then cgroup series per host
   std::vector<OomTable> ooms;
   std::optional<AllocatorView> allocator;  ///< PyTorch's allocator snapshot at the failure, when one was read
+  std::optional<OomReportParts> oom_parts;  ///< the root's kernel OOM report (or lone kill line), when it is one
 };
 
 /// The incident's answer.

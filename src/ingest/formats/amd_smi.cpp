@@ -15,6 +15,7 @@
 #include <map>
 #include <string>
 
+#include "culprit/core/parser_rules.hpp"
 #include "culprit/ingest/parser.hpp"
 #include "culprit/text/lines.hpp"
 #include "ingest/formats/smi_report.hpp"
@@ -84,6 +85,7 @@ std::optional<std::int64_t> size_value(Sv value) {
 namespace detect {
 
 Detection amd_smi_block(Scan& scan, std::size_t i) {
+  if (!amd_smi::monitor_header(scan.lines[i]).empty()) return amd_smi_monitor_block(scan, i);
   const auto& lines = scan.lines;
   const std::size_t b = scan.begin, e = scan.end;
   const auto anchor = amd_smi::parse_key_line(lines[i]);
@@ -108,6 +110,11 @@ Detection amd_smi_block(Scan& scan, std::size_t i) {
 }  // namespace detect
 
 void parse_amd_smi(std::string_view text, ParseContext& ctx) {
+  for (std::string_view raw : text::split_lines(text)) {
+    if (text::trim(raw).empty()) continue;
+    if (!amd_smi::monitor_header(text::strip_ansi(raw)).empty()) return parse_amd_smi_monitor(text, ctx);
+    break;
+  }
   SmiReport report;
   std::map<int, core::GpuSnapshot> gpus;
   bool none_listed = false;
@@ -199,7 +206,7 @@ void parse_amd_smi(std::string_view text, ParseContext& ctx) {
   end_process();
   for (auto& [index, g] : gpus) report.gpus.push_back(std::move(g));
   if (none_listed) report.counts.emplace_back("no_processes_listed", 1);
-  emit_smi_report(report, ctx, "amd_smi", "amd_smi");
+  emit_smi_report(report, ctx, core::parser_rule::kAmdSmi, core::parser_rule::kAmdSmi);
 }
 
 }  // namespace culprit::ingest

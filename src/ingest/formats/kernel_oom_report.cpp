@@ -7,6 +7,7 @@
 #include <cmath>
 #include <string>
 
+#include "culprit/core/oom_parts.hpp"
 #include "culprit/core/size.hpp"
 #include "kernel_oom_report.hpp"
 
@@ -598,6 +599,7 @@ void OomBlock::emit_kill_only(ParseContext& ctx) {
   if (oom_group_) ev.set("oom_group", report_.oom_memcg);
   if (!report_.other_killed_pids.empty()) ev.set("other_killed_pids", join_pids(report_.other_killed_pids));
   ev.set_int("reaped", reaped_ ? 1 : 0);
+  set_parts(ev);
   ctx.sink->add_event(ev);
   core::ProcessSighting ps;
   ps.host = ev.host;
@@ -623,6 +625,37 @@ void OomBlock::keep_task(core::OomTask&& task) {
   std::pop_heap(tasks.begin(), tasks.end(), bigger);
   tasks.back() = std::move(task);
   std::push_heap(tasks.begin(), tasks.end(), bigger);
+}
+
+bool OomBlock::summary_expected() const {
+  if (victim_ && victim_->pgtables) return true;
+  std::int64_t major = 0;
+  for (char c : kernel_version_) {
+    if (c < '0' || c > '9' || major > 99) break;
+    major = major * 10 + (c - '0');
+  }
+  return major >= 5;
+}
+
+void OomBlock::set_parts(core::Event& ev) const {
+  namespace part = core::oom_part;
+  std::string seen, missing;
+  auto add = [](std::string& list, std::string_view id) {
+    if (!list.empty()) list += ',';
+    list += id;
+  };
+  for (std::string_view id : part::kAll) {
+    bool has = false, expected = true;
+    if (id == part::kInvoker) has = has_invoked_;
+    else if (id == part::kMemInfo) has = has_mem_info_ || has_memcg_block_;
+    else if (id == part::kTaskTable) has = !cols_.empty() || !report_.tasks.empty();
+    else if (id == part::kSummary) has = summary_.has_value(), expected = summary_expected();
+    else if (id == part::kKillLine) has = victim_.has_value(), expected = !no_killable_ && !exiting_pid_;
+    if (has) add(seen, id);
+    else if (expected) add(missing, id);
+  }
+  if (!seen.empty()) ev.set("parts", seen);
+  if (!missing.empty()) ev.set("parts_missing", missing);
 }
 
 void OomBlock::emit_report(ParseContext& ctx) {
@@ -769,6 +802,7 @@ void OomBlock::emit_report(ParseContext& ctx) {
   if (!r.other_killed_pids.empty()) ev.set("other_killed_pids", join_pids(r.other_killed_pids));
   ev.set_int("reaped", reaped_ ? 1 : 0);
   if (no_killable_) ev.set_int("no_killable_process", 1);
+  set_parts(ev);
 
   std::int64_t id = ctx.sink->add_event(ev);
   r.event_id = id;

@@ -183,6 +183,13 @@ class OomBlock {
   void emit_kill_only(ParseContext& ctx);
   void emit_report(ParseContext& ctx);
   core::Event base_event(ParseContext& ctx) const;
+  /// Writes which report parts (core/oom_parts.hpp) this block holds into `parts` and the
+  /// missing ones into `parts_missing`: a kill line the kernel never printed (nothing killable,
+  /// the victim already exiting) is not missing, nor an `oom-kill:` summary before 5.0.
+  void set_parts(core::Event& ev) const;
+  /// True when this kernel prints the `oom-kill:` summary (5.0+): its version from the stack
+  /// header, or a kill line with `pgtables:` (5.4+).
+  bool summary_expected() const;
 
   std::int64_t first_line_ = 0, last_line_ = 0;
   Stamp first_stamp_, kill_stamp_;

@@ -10,12 +10,22 @@
 //     so no row is placed on a GPU; where rows exist the GPUs' figures are withheld, because a
 //     full GPU whose holders cannot be placed must not read as a GPU with no process listed
 //   `No KFD PIDs currently running`                → no_processes_listed
-// The concise table (`rocm-smi` alone) and `--showmemuse` give VRAM% only: not read (no bytes).
+//   `==== Concise Info ====`, its header (`GPU … VRAM%  GPU%`, since 2023 `Device  Node  IDs …`)
+//   and sub-header (`(DieEdge)`, `(DID,  GUID)  (Junction) …`), rows `<index>  …  <VRAM%>  <GPU%>`
+//     (cells ljust to the widest + 2) → a snapshot without bytes and the event's
+//     `gpu<N>_vram_percent` (VRAM% is used/total of `--showmeminfo vram`: floored since 2024,
+//     `% 3.0f%%` before); the table lists no processes, as `amd-smi metric` lists none
+//   `==== Current Memory Use ====` (`--showmemuse`) `GPU[i]\t\t: GPU Memory Allocated (VRAM%): <n>`
+//     (2023+) → the same `gpu<N>_vram_percent`; `GPU memory use (%)` (before) and `GPU Memory
+//     Read/Write Activity (%)` are activity, not read
 #include "ingest/formats/rocm_smi.hpp"
+
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <map>
 
+#include "culprit/core/parser_rules.hpp"
 #include "culprit/ingest/parser.hpp"
 #include "culprit/text/lines.hpp"
 #include "ingest/formats/smi_report.hpp"
@@ -63,6 +73,30 @@ std::vector<Sv> cells(Sv line) {
   return out;
 }
 
+/// `97%`, `100%` -> 97, 100; nullopt for `N/A` or anything else.
+std::optional<int> percent(Sv cell) {
+  if (cell.size() < 2 || cell.back() != '%' || !text::is_decimal(cell.substr(0, cell.size() - 1), 3))
+    return std::nullopt;
+  const auto v = text::decimal_value(cell.substr(0, cell.size() - 1));
+  if (v > 100) return std::nullopt;
+  return static_cast<int>(v);
+}
+
+/// Cells of a concise-table line: print2DArray's tabs do not occur there, so runs of two spaces
+/// and more (each cell is padded to its column's widest + 2) split it.
+std::vector<Sv> concise_cells(Sv line) {
+  std::vector<Sv> out;
+  std::size_t i = 0;
+  while (i < line.size()) {
+    std::size_t end = line.find("  ", i);
+    if (end == Sv::npos) end = line.size();
+    const Sv c = trim(line.substr(i, end - i));
+    if (!c.empty()) out.push_back(c);
+    i = end + 2;
+  }
+  return out;
+}
+
 bool is_pid_header(Sv line) {
   const auto c = cells(line);
   return c.size() == 6 && c[0] == "PID" && c[1] == "PROCESS NAME" && (c[2] == "GPU(s)" || c[2] == "GPU") &&
@@ -89,6 +123,18 @@ std::optional<MemLine> parse_mem_line(Sv line) {
   return m;
 }
 
+std::optional<PercentLine> parse_allocated_percent(Sv line) {
+  if (line.size() > kMaxLine) return std::nullopt;
+  const auto p = gpu_prefix(line);
+  if (!p) return std::nullopt;
+  const Sv rest = p->second;
+  const std::size_t colon = rest.rfind(':');
+  if (colon == Sv::npos || !iequals(trim(rest.substr(0, colon)), "GPU Memory Allocated (VRAM%)")) return std::nullopt;
+  const Sv value = trim(rest.substr(colon + 1));
+  if (!text::is_decimal(value, 3) || text::decimal_value(value) > 100) return std::nullopt;
+  return PercentLine{p->first, static_cast<int>(text::decimal_value(value))};
+}
+
 std::optional<Sv> spacer_title(Sv line) {
   const Sv t = trim(line);
   if (t.size() < 8 || t.size() > kMaxLine || t.front() != '=' || t.back() != '=') return std::nullopt;
@@ -112,6 +158,24 @@ std::optional<PidRow> parse_pid_row(Sv line) {
   return r;
 }
 
+bool is_concise_header(Sv line) {
+  if (line.size() > kMaxLine) return false;
+  const auto c = concise_cells(trim(line));
+  return c.size() >= 4 && (c.front() == "GPU" || c.front() == "Device") && c[c.size() - 2] == "VRAM%" &&
+         c.back() == "GPU%";
+}
+
+std::optional<ConciseRow> parse_concise_row(Sv line) {
+  if (line.size() > kMaxLine) return std::nullopt;
+  const auto c = concise_cells(trim(line));
+  if (c.size() < 4 || !text::is_decimal(c.front(), 3)) return std::nullopt;
+  const Sv vram = c[c.size() - 2], busy = c.back();
+  const auto pct = percent(vram);
+  if (!pct && vram != "N/A" && vram != "Unsupported") return std::nullopt;
+  if (!percent(busy) && busy != "N/A" && busy != "Unsupported") return std::nullopt;
+  return ConciseRow{static_cast<int>(text::decimal_value(c.front())), pct};
+}
+
 }  // namespace rocm_smi
 
 namespace detect {
@@ -121,16 +185,25 @@ Detection rocm_smi_block(Scan& scan, std::size_t i) {
   const std::size_t e = scan.end;
   const auto title = rocm_smi::spacer_title(lines[i]);
   if (!title || (*title != "ROCm System Management Interface" && *title != "Memory Usage (Bytes)" &&
-                 *title != "KFD Processes"))
+                 *title != "KFD Processes" && *title != "Concise Info" && *title != "Current Memory Use"))
     return {};
-  // Down to the closing spacer, or while lines keep the log's shapes (a paste cut short).
+  // Down to the closing spacer, or while lines keep the log's shapes (a paste cut short). Under
+  // a concise header, a line whose first cell is empty (it opens with blanks) is the table's
+  // too: its sub-header (`(DieEdge)`, `(DID,  GUID)  (Junction) …`) or a device's second name
+  // row (2023: `[Model : Revision]`).
   std::size_t end = i + 1;
+  bool concise = false;
   while (end < e && end - i < rocm_smi::kMaxBlockLines) {
     const std::string_view t = text::trim(lines[end]);
     const auto sp = rocm_smi::spacer_title(t);
     if (sp && *sp == "End of ROCm SMI Log") return {i, end + 1};
-    if (sp || text::starts_with(t, "GPU[") || rocm_smi::parse_pid_row(t) || rocm_smi::is_pid_header(t) ||
-        t == "KFD process information:" || t == "No KFD PIDs currently running" || text::starts_with(t, "WARNING:")) {
+    if (sp && !sp->empty()) concise = false;
+    if (rocm_smi::is_concise_header(t)) concise = true;
+    const bool blank_first_cell = concise && !sp && !t.empty() && !lines[end].empty() &&
+                                  (lines[end][0] == ' ' || lines[end][0] == '\t') && lines[end].size() <= rocm_smi::kMaxLine;
+    if (sp || blank_first_cell || rocm_smi::is_concise_header(t) || text::starts_with(t, "GPU[") || rocm_smi::parse_pid_row(t) ||
+        rocm_smi::is_pid_header(t) || rocm_smi::parse_concise_row(t) || t == "KFD process information:" ||
+        t == "No KFD PIDs currently running" || text::starts_with(t, "WARNING:")) {
       ++end;
       continue;
     }
@@ -145,6 +218,7 @@ void parse_rocm_smi(std::string_view text, ParseContext& ctx) {
   SmiReport report;
   std::map<int, core::GpuSnapshot> gpus;
   std::vector<rocm_smi::PidRow> rows;
+  std::map<int, int> percents;  // concise table: GPU index -> VRAM%
   bool none_listed = false;
   const auto touch = [&](std::int64_t seg) {
     if (report.first_line == 0) report.first_line = seg;
@@ -159,15 +233,17 @@ void parse_rocm_smi(std::string_view text, ParseContext& ctx) {
       report.gpus.push_back(std::move(g));
     }
     if (unplaced > 0) report.counts.emplace_back("processes_unplaced", unplaced);
+    for (const auto& [index, pct] : percents) report.counts.emplace_back(fmt::format("gpu{}_vram_percent", index), pct);
     if (none_listed) report.counts.emplace_back("no_processes_listed", 1);
-    emit_smi_report(report, ctx, "rocm_smi", "rocm_smi");
+    emit_smi_report(report, ctx, core::parser_rule::kRocmSmi, core::parser_rule::kRocmSmi);
     report = SmiReport{};
     gpus.clear();
     rows.clear();
+    percents.clear();
     none_listed = false;
   };
   std::int64_t seg = 0;
-  bool in_pids = false;
+  bool in_pids = false, in_concise = false;
   for (std::string_view raw : text::split_lines(text)) {
     ++seg;
     const std::string clean = text::strip_ansi(raw);
@@ -176,6 +252,27 @@ void parse_rocm_smi(std::string_view text, ParseContext& ctx) {
       if (*title == "ROCm System Management Interface" && (!gpus.empty() || !rows.empty())) flush();
       touch(seg);
       in_pids = *title == "KFD Processes";
+      if (!title->empty()) in_concise = *title == "Concise Info";  // its header's bare spacer keeps it
+      continue;
+    }
+    if (in_concise) {
+      if (rocm_smi::is_concise_header(line)) {
+        touch(seg);
+      } else if (auto c = rocm_smi::parse_concise_row(line)) {
+        touch(seg);
+        auto& g = gpus[c->gpu];
+        g.gpu = c->gpu;
+        if (g.line == 0) g.line = seg;
+        if (c->vram_percent) percents[c->gpu] = *c->vram_percent;
+      }
+      continue;
+    }
+    if (auto a = rocm_smi::parse_allocated_percent(line)) {
+      touch(seg);
+      auto& g = gpus[a->gpu];
+      g.gpu = a->gpu;
+      if (g.line == 0) g.line = seg;
+      percents[a->gpu] = a->percent;
       continue;
     }
     if (auto m = rocm_smi::parse_mem_line(line)) {

@@ -49,6 +49,11 @@ void emit_smi_report(SmiReport& r, ParseContext& ctx, std::string_view rule, std
   PeeledTime time;
   std::optional<double> ts;
   if (!r.ts_raw.empty() && read_ctime_stamp(r.ts_raw, time) > 0) ts = stamp_epoch(time, 0);
+  if (!ts && r.epoch) {
+    ts = static_cast<double>(*r.epoch);
+    time.raw = std::to_string(*r.epoch);
+    time.kind = core::TsKind::wall;
+  }
   if (!ctx.sink) return;
   std::set<std::int64_t> sighted;
   std::int64_t processes = 0;

@@ -17,6 +17,7 @@ namespace culprit::ingest {
 struct SmiReport {
   std::int64_t first_line = 0, last_line = 0;  ///< segment lines
   std::string ts_raw;                          ///< `Thu Apr  9 00:47:22 2026`
+  std::optional<std::int64_t> epoch;           ///< UTC seconds as a tool prints them (amd-smi monitor -w's TIMESTAMP), when ts_raw gives none
   std::string driver, cuda;
   std::vector<core::GpuSnapshot> gpus;         ///< line = segment line; host / ts filled by emit
   std::vector<std::pair<std::string, std::int64_t>> counts;  ///< more integer fields for the event

@@ -81,20 +81,46 @@ std::optional<int> read_int(Sv s, std::size_t i) {
   return v;
 }
 
+/// The body of a 2.1+ message whose head (`CUDA out of memory. `) was cut or elided, as people
+/// quote it: the line opens — after blanks and an elision mark `...` / `…` — with `Tried to
+/// allocate <sz>. GPU <n> has a total capacit`. The offset of its `Tried to allocate `, or npos.
+/// Anchored at the line's start, so prose that mentions an allocation is not it, and a whole
+/// message (head and all) stays the anchor's.
+std::size_t headless_start(Sv m) {
+  constexpr Sv kHeadless = "Tried to allocate ";
+  std::size_t i = 0;
+  while (i < m.size() && (m[i] == ' ' || m[i] == '\t')) ++i;
+  constexpr Sv kDots = "...", kEllipsis = "\u2026";  // the ellipsis is 3 bytes of UTF-8
+  if (m.substr(i, kDots.size()) == kDots) i += kDots.size();
+  else if (m.substr(i, kEllipsis.size()) == kEllipsis) i += kEllipsis.size();
+  while (i < m.size() && m[i] == ' ') ++i;
+  if (m.substr(i, kHeadless.size()) != kHeadless) return Sv::npos;
+  std::size_t k = i + kHeadless.size();
+  if (!read_size(m, k).ok || m.substr(k, 6) != ". GPU ") return Sv::npos;
+  const std::size_t has = m.find(" has a total capac", k + 6);
+  return has != Sv::npos && has <= k + 6 + 10 ? i : Sv::npos;  // the GPU index: at most 10 digits
+}
+
 }  // namespace
 
-bool is_torch_oom(std::string_view message) { return message.find(kAnchor) != Sv::npos; }
+bool is_torch_oom(std::string_view message) {
+  return message.find(kAnchor) != Sv::npos || headless_start(message) != Sv::npos;
+}
 
 std::optional<TorchOom> parse_torch_oom(std::string_view message) {
   const std::size_t anchor = message.find(kAnchor);
-  if (anchor == Sv::npos) return std::nullopt;
   TorchOom oom;
-  {
+  Sv s;
+  if (anchor != Sv::npos) {
     std::size_t b = anchor;
     while (b > 0 && message[b - 1] >= 'A' && message[b - 1] <= 'Z') --b;
     oom.device = std::string(message.substr(b, anchor - b));
+    s = message.substr(anchor + kAnchor.size());
+  } else if (const std::size_t h = headless_start(message); h != Sv::npos) {
+    s = message.substr(h + 18);  // after `Tried to allocate `; the device is not said
+  } else {
+    return std::nullopt;
   }
-  const Sv s = message.substr(anchor + kAnchor.size());
   std::size_t i = 0;
   oom.requested = read_size(s, i).bytes;
   const Sv tail = s.substr(i);

@@ -42,7 +42,9 @@ struct TorchOom {
   std::vector<TorchOomProcess> processes;
 };
 
-/// True when `message` holds an allocator OOM (`CUDA out of memory. Tried to allocate`).
+/// True when `message` holds an allocator OOM (`CUDA out of memory. Tried to allocate`), or the
+/// 2.1+ body pasted without that head (`... Tried to allocate 2.00 GiB. GPU 0 has a total
+/// capacity of …`: the line opens with it, after blanks and an elision mark).
 bool is_torch_oom(std::string_view message);
 
 /// Parses the OOM figures; nullopt when `message` is not an allocator OOM.

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "culprit/diagnose/engine.hpp"
+#include "culprit/diagnose/report_data.hpp"
 #include "culprit/ingest/pipeline.hpp"
 #include "culprit/rules/loader.hpp"
 #include "culprit/store/clock.hpp"
@@ -23,8 +24,9 @@ struct TextInput {
   std::string text;
 };
 
-/// The verdict for `inputs`, each a file with its host, as `culprit` would give it.
-inline diagnose::Verdict diagnose_texts(const std::vector<TextInput>& inputs) {
+/// The verdict for `inputs`, each a file with its host, as `culprit` would give it; with
+/// `report_data`, also what the reports show beside it (diagnose::add_report_data).
+inline diagnose::Verdict diagnose_texts(const std::vector<TextInput>& inputs, bool report_data = false) {
   static const rules::LoadResult loaded = rules::load_rules(rules::builtin_rules());
   std::string err;
   auto db = store::Database::open(":memory:", err);
@@ -40,7 +42,9 @@ inline diagnose::Verdict diagnose_texts(const std::vector<TextInput>& inputs) {
     REQUIRE(writer.finish().empty());
   }
   REQUIRE(store::align_clocks(*db).empty());
-  return diagnose::diagnose(*db, loaded.rules, problems);
+  auto v = diagnose::diagnose(*db, loaded.rules, problems);
+  if (report_data) diagnose::add_report_data(*db, v);
+  return v;
 }
 
 }  // namespace culprit::test

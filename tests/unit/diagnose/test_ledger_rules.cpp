@@ -512,6 +512,39 @@ TEST_CASE("ledger rule invisible-holder: a full GPU with no process listed, the 
   }
 }
 
+// rocm-smi's concise table gives a GPU's VRAM% and nothing else (no bytes, no processes): a full
+// GPU by that share reaches the same rule. Look-alikes: below 90 %, a share beside byte figures
+// (the bytes decide), a listed holder.
+TEST_CASE("ledger rule invisible-holder: a monitor's VRAM% alone, no bytes", "[ledger][rules]") {
+  GpuLedgerInput in;
+  in.host = "node";
+  in.gpu = 1;
+  in.used_percent = 97;
+  in.from_snapshot = true;
+  auto r = decide_ledger(in);
+  REQUIRE(r.culprit);
+  CHECK(r.rule == ledger_rule::kInvisibleHolder);
+  CHECK(r.confidence == Confidence::medium);
+  CHECK_THAT(r.reason, Catch::Contains("GPU 1 was 97% used in the snapshot"));
+
+  SECTION("below 90 %") {
+    GpuLedgerInput low = in;
+    low.used_percent = 89;
+    CHECK(decide_ledger(low).rule != ledger_rule::kInvisibleHolder);
+  }
+  SECTION("byte figures decide over a share") {
+    GpuLedgerInput bytes = in;
+    bytes.capacity = mib(16130);
+    bytes.free = mib(8000);
+    CHECK(decide_ledger(bytes).rule != ledger_rule::kInvisibleHolder);
+  }
+  SECTION("a listed holder decides instead") {
+    GpuLedgerInput listed = in;
+    listed.holders.push_back(holder(77, mib(15000), "unknown", false));
+    CHECK(decide_ledger(listed).rule != ledger_rule::kInvisibleHolder);
+  }
+}
+
 // vLLM's start-up / KV-cache check came up short and the inputs say a second engine shares the
 // GPU: the other instance's memory is what the new one lacks. Look-alikes: no such line, or a
 // failure that is neither a start-up check nor a KV budget (a running job's allocation).

@@ -117,6 +117,70 @@ TEST_CASE("rocm_smi: lines and look-alikes", "[gpu][rocm_smi]") {
   CHECK_FALSE(sink.snapshots[0].mem_used);
 }
 
+TEST_CASE("rocm_smi concise table: headers of every version, rows, look-alikes", "[gpu][rocm_smi]") {
+  using namespace culprit::ingest::rocm_smi;
+  CHECK(is_concise_header("GPU  Temp   AvgPwr  SCLK    MCLK    Fan  Perf  PwrCap  VRAM%  GPU%  "));
+  CHECK(is_concise_header("GPU  Temp (DieEdge)  AvgPwr  SCLK     MCLK     Fan  Perf  PwrCap  VRAM%  GPU%  "));
+  CHECK(is_concise_header("GPU  [Model : Revision]    Temp    AvgPwr  Partitions      SCLK  MCLK  Fan  Perf  PwrCap  VRAM%  GPU%"));
+  CHECK(is_concise_header("Device  Node  IDs              Temp        Power     Partitions          SCLK    MCLK    Fan  Perf  PwrCap  VRAM%  GPU%  "));
+  CHECK_FALSE(is_concise_header("GPU  NODE  DID     GUID   GFX VER  GFX RAS  SDMA RAS  UMC RAS  VBIOS  BUS  PARTITION ID"));
+  auto row = parse_concise_row("0    41.0c           212.0W  1700Mhz  1600Mhz  0%   auto  560.0W   98%   0%    ");
+  REQUIRE(row);
+  CHECK(row->gpu == 0);
+  CHECK(row->vram_percent == 98);
+  row = parse_concise_row("3       5     0x74a1,   28851  N/A         N/A       N/A                 None    None    0%   auto  750.0W  N/A    Unsupported");
+  REQUIRE(row);
+  CHECK(row->gpu == 3);
+  CHECK_FALSE(row->vram_percent);
+  CHECK_FALSE(parse_concise_row("0    2     0x74a1  28851  gfx942   ENABLED  ENABLED   ENABLED  113-M3000100-102  0000:05:00.0  0"));
+  CHECK_FALSE(parse_concise_row("step 12  loss 0.31  lr 0.001  97%  3%"));  // a log line ending in percents
+  CHECK_FALSE(parse_concise_row("0  x  140%  0%"));
+  // --showmemuse: the allocated share, not the controller's activity (older `GPU memory use (%)`).
+  const auto a = parse_allocated_percent("GPU[2]\t\t: GPU Memory Allocated (VRAM%): 97");
+  REQUIRE(a);
+  CHECK(a->gpu == 2);
+  CHECK(a->percent == 97);
+  CHECK_FALSE(parse_allocated_percent("GPU[0]\t\t: GPU memory use (%): 97"));
+  CHECK_FALSE(parse_allocated_percent("GPU[0]\t\t: GPU Memory Read/Write Activity (%): 97"));
+  CHECK_FALSE(parse_allocated_percent("GPU[0] XCP[1]\t: GPU Memory Allocated (VRAM%): 97"));
+  CHECK_FALSE(parse_allocated_percent("GPU[0]\t\t: GPU Memory Allocated (VRAM%): 101"));
+}
+
+TEST_CASE("amd_smi monitor: headers, cells with units, look-alikes", "[gpu][amd_smi]") {
+  using namespace culprit::ingest::amd_smi;
+  CHECK(monitor_header("GPU  VRAM_USED  VRAM_TOTAL").size() == 3);
+  CHECK(monitor_header(" TIMESTAMP  GPU  POWER  GPU_TEMP  VRAM_USED  VRAM_TOTAL").size() == 6);
+  CHECK(monitor_header("GPU                  NAME      PID   GTT_MEM   CPU_MEM  VRAM_MEM  MEM_USAGE     GFX     ENC").size() == 9);
+  CHECK(monitor_header("GPU  POWER  GPU_TEMP  MEM_TEMP").empty());  // `monitor -p -t`: no memory
+  CHECK(monitor_header("GPU  Name  VRAM_USED  VRAM_TOTAL").empty());  // not the tool's upper-case names
+  CHECK(monitor_header("STEP  GPU  VRAM_USED  VRAM_TOTAL").empty());
+  const auto c = monitor_cells("  0  712 W     61 \xC2\xB0" "C     0 %  N/A  191862 MB   196592 MB");
+  REQUIRE(c.size() == 7);
+  CHECK(c[1] == "712 W");
+  CHECK(c[2] == "61 \xC2\xB0" "C");
+  CHECK(c[3] == "0 %");
+  CHECK(c[4] == "N/A");
+  CHECK(c[6] == "196592 MB");
+  // A unit after a word is no value's unit: the name `vllm B` stays two cells.
+  CHECK(monitor_cells("1  vllm B  77").size() == 4);
+  // ROCm 6.1's columns (THROTTLE, PCIE_TX / PCIE_RX in Mb/s), laid out as that release's
+  // _convert_json_to_tabular does: the VRAM cells are found by the header all the same.
+  const std::string v61 =
+      "GPU  POWER  GPU_TEMP  MEM_TEMP  GFX_UTIL  GFX_CLOCK  MEM_UTIL  MEM_CLOCK  ENC_UTIL  ENC_CLOCK  DEC_UTIL  "
+      "DEC_CLOCK     THROTTLE  SINGLE_ECC  DOUBLE_ECC  PCIE_REPLAY  VRAM_USED  VRAM_TOTAL   PCIE_TX   PCIE_RX\n"
+      "  0  544 W     55 \xC2\xB0" "C     44 \xC2\xB0" "C      99 %   2100 MHz      37 %   1300 MHz       N/A        N/A       N/A"
+      "        N/A  UNTHROTTLED           0           0            0  190001 MB   196592 MB   12 Mb/s   41 Mb/s\n";
+  const auto sink61 = run(&culprit::ingest::parse_amd_smi, "amd_smi", v61);
+  REQUIRE(sink61.snapshots.size() == 1);
+  CHECK(*sink61.snapshots[0].mem_used == 190001 * kMiB);
+  CHECK(*sink61.snapshots[0].mem_total == 196592 * kMiB);
+  // The monitor table inside a paste is its own segment.
+  const std::string paste = "$ amd-smi monitor -v\nGPU  VRAM_USED  VRAM_TOTAL\n  0  191862 MB   196592 MB\n$ echo done\n";
+  const auto [first, count] = segment_of(paste, "amd_smi");
+  CHECK(first == 2);
+  CHECK(count == 2);
+}
+
 TEST_CASE("amd_smi: sizes, look-alikes, a listing inside a paste", "[gpu][amd_smi][sniff]") {
   using namespace culprit::ingest::amd_smi;
   CHECK(*size_value("196592 MB") == 196592 * kMiB);

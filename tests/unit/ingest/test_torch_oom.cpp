@@ -173,3 +173,44 @@ TEST_CASE("without rules the parser still records the OOM", "[gpu][torch_oom]") 
   CHECK(sink.snapshots[0].gpu == 4);
   CHECK(sink.snapshots[0].processes.empty());
 }
+
+// Issue 35's fragments: the 2.1+ message quoted without its head ("CUDA out of memory."), as an
+// indented excerpt with elision marks, still carries its figures (c10/cuda/CUDACachingAllocator.cpp
+// 2.1+: "Tried to allocate %s. GPU %d has a total capacity of %s of which %s is free. …").
+// Look-alikes: prose about allocating, the words not at the line's start, the 1.x layout (its own
+// headless signal reads it).
+TEST_CASE("a 2.1+ OOM body without its head, elided and indented", "[gpu][torch_oom]") {
+  auto body = parse_torch_oom("    ... Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.15 GiB of which "
+                              "1.20 GiB is free. Process 48211 has 60.00 GiB memory in use. ...");
+  REQUIRE(body);
+  CHECK(body->device.empty());
+  CHECK(*body->requested == gib(2.0));
+  CHECK(*body->gpu == 0);
+  CHECK(*body->total == gib(79.15));
+  CHECK(*body->free == gib(1.20));
+  REQUIRE(body->processes.size() == 1);
+  CHECK(body->processes[0].pid == 48211);
+
+  auto ellipsis = parse_torch_oom("\u2026 Tried to allocate 20.00 MiB. GPU 3 has a total capacty of 14.75 GiB of which 0 "
+                                  "bytes is free.");
+  REQUIRE(ellipsis);
+  CHECK(*ellipsis->gpu == 3);
+  CHECK(*ellipsis->total == gib(14.75));
+
+  CHECK_FALSE(parse_torch_oom("Tried to allocate 2.00 GiB for the KV cache; retrying with a smaller batch"));
+  CHECK_FALSE(parse_torch_oom("We tried to allocate 2.00 GiB. GPU 0 has a total capacity of 80.00 GiB of which 1 GiB is free."));
+  CHECK_FALSE(parse_torch_oom("Tried to allocate 2.00 GiB. GPU memory is shared with the display"));
+  CHECK_FALSE(parse_torch_oom("Tried to allocate 64.00 MiB (GPU 1; 10.76 GiB total capacity; 9.81 GiB already allocated)"));
+
+  // In a log, the excerpt is a cuda_oom event with its figures and the GPU reading.
+  const auto sink = parse_app(
+      "    ... Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.15 GiB of which 1.20 GiB is free. "
+      "Process 48211 has 60.00 GiB memory in use. ...\n",
+      "node-a");
+  const auto ooms = sink.of_kind("cuda_oom");
+  REQUIRE(ooms.size() == 1);
+  CHECK(field(ooms[0], "requested_bytes") == std::to_string(gib(2.0)));
+  CHECK(field(ooms[0], "proc_48211_bytes") == std::to_string(gib(60.0)));
+  REQUIRE(sink.snapshots.size() == 1);
+  CHECK(*sink.snapshots[0].mem_total == gib(79.15));
+}
