@@ -231,7 +231,10 @@ bool is_smi_csv_header(std::string_view line) {
 /// `<n> MiB` memory value, a bracketed `[N/A]` / `[Not Supported]`, or a PCI bus id.
 bool is_smi_csv_row(std::string_view line) {
   if (line.size() > 2000 || !contains(line, ", ") || contains(line, "  ")) return false;
-  if (!contains(line, " MiB") && !contains(line, "[") && !contains(line, ":")) return false;  // cheap reject
+  // Cheap reject: a row needs a strong cell below, which holds ` MiB`, a `[` or a bus id's
+  // `:??:??.` (a log line with `, ` and a `:` passed the `:` alone and was split into cells).
+  if (!contains(line, " MiB") && !contains(line, "[") && !text::contains_pattern(line, kSmiCsvShapePattern, '?'))
+    return false;
   int cells = 0;
   bool strong = false;
   size_t start = 0;
