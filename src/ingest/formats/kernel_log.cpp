@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -157,7 +158,12 @@ void KernelLogParser::record(std::int64_t seg_line, std::string_view raw, const 
     block.finish(ctx_);
     blocks_.erase(it);
   }
-  if (opens_block(kl.message)) {
+  // A line the block scan found no literal in holds no opener word either (the kernel markers
+  // hold them all), where its message is its own bytes: opens_block's word pass is skipped.
+  const std::less_equal<const char*> before;  // (a total order on pointers)
+  const bool message_of_raw =
+      before(raw.data(), kl.message.data()) && before(kl.message.data() + kl.message.size(), raw.data() + raw.size());
+  if (!(hit_ == LiteralHit::no && message_of_raw) && opens_block(kl.message)) {
     OomBlock block;
     block.feed(seg_line, kl);
     blocks_.emplace(key, std::move(block));
