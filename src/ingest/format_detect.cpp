@@ -509,11 +509,13 @@ bool may_be_kernel_stamp(std::string_view line) {
 bool iso_stamp_may_match(std::string_view line) {
   if (!(line.size() > 10 && is_digit(line[0]) && line[4] == '-' && line[10] == 'T')) return true;
   if (line.size() > 19 && line[19] == ',') return true;
-  if (line.find(" kernel: ") != std::string_view::npos) return true;
   const std::size_t stamp_end = line.find(' ');
   if (stamp_end == std::string_view::npos) return false;
   const std::size_t host_end = line.find(' ', stamp_end + 1);
   if (host_end == std::string_view::npos) return false;
+  // The `kernel: ` tag right after the host (the regex's `\S* \S+ kernel: `: neither token holds
+  // a blank), not anywhere in the line: a container log's lines are turned away without a search.
+  if (line.compare(host_end, 9, " kernel: ") == 0) return true;
   std::size_t k = host_end + 1;
   while (k < line.size() && !regex_space(line[k]) && line[k] != ':' && line[k] != '[') ++k;
   return k > host_end + 1 && k < line.size() && (line[k] == ':' || line[k] == '[');
