@@ -231,7 +231,10 @@ bool is_smi_csv_header(std::string_view line) {
 /// `<n> MiB` memory value, a bracketed `[N/A]` / `[Not Supported]`, or a PCI bus id.
 bool is_smi_csv_row(std::string_view line) {
   if (line.size() > 2000 || !contains(line, ", ") || contains(line, "  ")) return false;
-  if (!contains(line, " MiB") && !contains(line, "[") && !contains(line, ":")) return false;  // cheap reject
+  // Cheap reject: a row needs a strong cell below, which holds ` MiB`, a `[` or a bus id's
+  // `:??:??.` (a log line with `, ` and a `:` passed the `:` alone and was split into cells).
+  if (!contains(line, " MiB") && !contains(line, "[") && !text::contains_pattern(line, kSmiCsvShapePattern, '?'))
+    return false;
   int cells = 0;
   bool strong = false;
   size_t start = 0;
@@ -506,15 +509,79 @@ bool may_be_kernel_stamp(std::string_view line) {
 bool iso_stamp_may_match(std::string_view line) {
   if (!(line.size() > 10 && is_digit(line[0]) && line[4] == '-' && line[10] == 'T')) return true;
   if (line.size() > 19 && line[19] == ',') return true;
-  if (line.find(" kernel: ") != std::string_view::npos) return true;
   const std::size_t stamp_end = line.find(' ');
   if (stamp_end == std::string_view::npos) return false;
   const std::size_t host_end = line.find(' ', stamp_end + 1);
   if (host_end == std::string_view::npos) return false;
+  // The `kernel: ` tag right after the host (the regex's `\S* \S+ kernel: `: neither token holds
+  // a blank), not anywhere in the line: a container log's lines are turned away without a search.
+  if (line.compare(host_end, 9, " kernel: ") == 0) return true;
   std::size_t k = host_end + 1;
   while (k < line.size() && !regex_space(line[k]) && line[k] != ':' && line[k] != '[') ++k;
   return k > host_end + 1 && k < line.size() && (line[k] == ':' || line[k] == '[');
 }
+
+namespace {
+/// Whether `line` opens with the syslog / journalctl short header kernel_stamp_regex's `syslog`
+/// pattern reads (`Apr  9 00:47:22 node-00 tag[pid]: `, `2026-04-09T00:47:22+0000 host tag: `),
+/// in bytes, for the common forms only (an English month of three letters, ASCII): true only
+/// where the pattern matches as well (false: the regexes decide). Every line of a kern.log or a
+/// `messages` file is asked: the two regexes were a sixth of such a scan.
+bool syslog_header_fast(std::string_view s) {
+  const std::size_t n = s.size();
+  const auto d = [&](std::size_t k) { return k < n && is_digit(s[k]); };
+  const auto at = [&](std::size_t k, char c) { return k < n && s[k] == c; };
+  const auto lower = [&](std::size_t k) { return k < n && s[k] >= 'a' && s[k] <= 'z'; };
+  const auto hms = [&](std::size_t k) {
+    return d(k) && d(k + 1) && at(k + 2, ':') && d(k + 3) && d(k + 4) && at(k + 5, ':') && d(k + 6) && d(k + 7);
+  };
+  std::size_t i = 0;
+  if (n > 0 && s[0] >= 'A' && s[0] <= 'Z' && lower(1) && lower(2) && at(3, ' ')) {
+    if (!(at(4, ' ') || d(4)) || !d(5) || !at(6, ' ') || !hms(7)) return false;
+    i = 15;
+    if (at(i, '.') && d(i + 1)) {
+      ++i;
+      while (d(i)) ++i;
+    }
+  } else if (d(0) && d(1) && d(2) && d(3) && at(4, '-') && d(5) && d(6) && at(7, '-') && d(8) && d(9) && at(10, 'T') &&
+             hms(11)) {
+    i = 19;
+    if ((at(i, '.') || at(i, ',')) && d(i + 1)) {
+      ++i;
+      while (d(i)) ++i;
+    }
+    if (at(i, 'Z')) {
+      ++i;
+    } else if ((at(i, '+') || at(i, '-')) && d(i + 1) && d(i + 2)) {
+      i += 3;
+      if (at(i, ':')) ++i;
+      if (!d(i) || !d(i + 1)) return false;
+      i += 2;
+    } else {
+      return false;
+    }
+  } else {
+    return false;
+  }
+  if (!at(i, ' ')) return false;
+  const std::size_t host = ++i;
+  const auto host_byte = [](char c) {
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || is_digit(c) || c == '_' || c == '.' || c == '-';
+  };
+  while (i < n && host_byte(s[i])) ++i;
+  if (i == host || !at(i, ' ')) return false;
+  const std::size_t tag = ++i;
+  while (i < n && s[i] > ' ' && s[i] < 0x7f && s[i] != ':' && s[i] != '[') ++i;
+  if (i == tag) return false;
+  if (at(i, '[')) {
+    const std::size_t pid = ++i;
+    while (d(i)) ++i;
+    if (i == pid || !at(i, ']')) return false;
+    ++i;
+  }
+  return at(i, ':') && at(i + 1, ' ');
+}
+}  // namespace
 
 bool kernel_stamp_regex(std::string_view line) {
   // One alternation: raw dmesg, dmesg -T, syslog / journal with a `kernel:` tag, dmesg iso
@@ -533,6 +600,7 @@ bool kernel_stamp_regex(std::string_view line) {
   static const text::Pattern syslog(
       R"(^(?:[A-Z][^\s\d]{2,7} [ \d]\d \d\d:\d\d:\d\d(?:\.\d+)?|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)))"
       R"( [A-Za-z0-9_.-]+ [^\s:\[]+(?:\[\d+\])?: )");
+  if (syslog_header_fast(line)) return true;
   if (!iso_stamp_may_match(line)) return false;
   return re.matches(line) || syslog.matches(line);
 }

@@ -60,13 +60,16 @@ inline constexpr std::string_view kDockerPsAnchors[] = {"CONTAINER ID", "POD ID"
 inline constexpr std::string_view kProcStatusAnchors[] = {"==> /proc/"};
 /// Every literal is_kernel_content (and so is_prefixed_kernel_content, whose message is part of
 /// the line) requires one of: OOM report anchors and body lines, register dumps, NVRM / SXid.
+/// Mem-Info's `Node 0 …` lines by what follows the `Node ` (` free:` and ` active_anon:` are
+/// anchors already): the prefilter trims an anchor's spaces, and a bare `node` is in every line
+/// of a host named `node-07`, which made every syslog line an anchor line.
 inline constexpr std::string_view kKernelAnchors[] = {
     " invoked oom-killer: ", "oom-kill:constraint=", "Killed process ", "Mem-Info:", "Tasks state", "NVRM: ",
     ": SXid (", "RIP:", "RSP:", "RAX:", "RBX:", "RCX:", "RDX:", "RSI:", "RDI:", "RBP:", "R08:", "R09:", "R10:",
     "R11:", "R12:", "R13:", "R14:", "R15:", "FS:", "GS:", "CS:", "CR2:", "EIP:", "ESP:", "EAX:", "EBX:", "ECX:",
     "EDX:", "<TASK>", "</TASK>", "<IRQ>", "</IRQ>", "Workqueue: ", "Modules linked in:", "Code: ", "unevictable:",
     "mapped:", "free:", "sec_pagetables:", "kernel_misc_reclaimable:", "CPU: ", "Call Trace:", "Hardware name: ",
-    "[<", "Node ", "lowmem_reserve[]:", "Free swap  = ", "Total swap = ", "Task in ", "Tasks in ", "kB, limit ",
+    "[<", "hugepages_total=", "*4kB", "lowmem_reserve[]:", "Free swap  = ", "Total swap = ", "Task in ", "Tasks in ", "kB, limit ",
     "slab_reclaimable:", "Memory cgroup ", "Out of memory", "oom_reaper: reaped process ", "active_anon:",
     " pages ", " total pagecache pages", "+0x", " mems_allowed="};
 bool json_shape(std::string_view line);       ///< starts a JSON value (`{`, `[`, `[{`, RS `{`)

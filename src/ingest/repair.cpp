@@ -154,7 +154,8 @@ Gutter read_gutter(Sv line) {
 std::size_t text_escape(Sv s, std::size_t i) {
   static constexpr Sv kForms[] = {"#033[", "\\033[", "\\x1b[", "\\x1B[", "\\u001b[", "\\u001B[", "\\e["};
   for (Sv f : kForms) {
-    if (s.compare(i, f.size(), f) != 0) continue;
+    // The second byte first: a log full of `#` (SGLang's `#new-seq`) compares once a `#`.
+    if (i + 1 >= s.size() || s[i + 1] != f[1] || s.compare(i, f.size(), f) != 0) continue;
     std::size_t j = i + f.size();
     while (j < s.size() && (is_digit(s[j]) || s[j] == ';' || s[j] == '?')) ++j;
     if (j < s.size() && is_alpha(s[j])) return f.size() - 1;  // up to, not including, the '['

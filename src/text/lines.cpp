@@ -149,17 +149,46 @@ std::vector<std::string_view> split_lines(std::string_view text, const RareBytes
   return lines;
 }
 
+namespace {
+/// The end of the run of plain bytes (not a code's first byte: no control byte but tab, no DEL,
+/// no `^`) that starts at `i`. Eight bytes a step while a word holds none of them (a tab sends its
+/// word to the byte loop): strip_ansi runs over every line some detectors look at.
+std::size_t plain_run_end(std::string_view s, std::size_t i) {
+  const auto plain = [](unsigned char c) { return c >= 0x20 ? c != '^' && c != 0x7f : c == '\t'; };
+  constexpr std::uint64_t kOnes = 0x0101010101010101ULL, kHighs = 0x8080808080808080ULL;
+  // Whether some byte of w is below n (n <= 128), or equals b (the classic has-zero-byte tests).
+  const auto below = [](std::uint64_t w, std::uint64_t n) { return ((w - kOnes * n) & ~w & kHighs) != 0; };
+  const auto holds = [](std::uint64_t w, std::uint64_t b) {
+    const std::uint64_t x = w ^ (kOnes * b);
+    return ((x - kOnes) & ~x & kHighs) != 0;
+  };
+  const std::size_t n = s.size();
+  while (i < n) {
+    if (i + 8 <= n) {
+      std::uint64_t w = 0;
+      std::memcpy(&w, s.data() + i, 8);
+      if (!below(w, 0x20) && !holds(w, 0x7f) && !holds(w, '^')) {
+        i += 8;
+        continue;
+      }
+    }
+    for (const std::size_t stop = std::min(n, i + 8); i < stop; ++i)
+      if (!plain(static_cast<unsigned char>(s[i]))) return i;
+  }
+  return n;
+}
+}  // namespace
+
 std::string strip_ansi(std::string_view line) {
   // Plain bytes are copied a run at a time (most lines are one run: no escape at all); a byte
   // that may start a code is read as before.
-  const auto plain = [](unsigned char c) { return c >= 0x20 ? c != '^' && c != 0x7f : c == '\t'; };
   std::string out;
   out.reserve(line.size());
   const std::size_t n = line.size();
   std::size_t i = 0;
   while (i < n) {
     const std::size_t from = i;
-    while (i < n && plain(static_cast<unsigned char>(line[i]))) ++i;
+    i = plain_run_end(line, i);
     out.append(line.data() + from, i - from);
     if (i == n) break;
     const unsigned char c = static_cast<unsigned char>(line[i]);

@@ -132,7 +132,9 @@ class AppLogParser {
   /// `text`: all the parser will read, whose pasted escapes (`^[[`) are looked for once here.
   AppLogParser(ParseContext& ctx, PeelOptions options, Sv text)
       : ctx_(ctx), options_(options), caret_escapes_(ctx.rare.may_hold('^') && text.find("^[[") != Sv::npos),
-        may_escape_(ctx.rare.may_hold_control()) {}
+        may_escape_(ctx.rare.may_hold_control()) {
+    options_.plain = !may_escape_ && !caret_escapes_;
+  }
 
   void line(std::int64_t seg, Sv raw, LiteralHit hit = LiteralHit::unknown);
   void finish();
@@ -245,8 +247,12 @@ bool AppLogParser::skippable(Sv raw, LiteralHit hit) const {
   }
   if ((may_escape_ && raw.find('\x1b', text) != Sv::npos) || (caret_escapes_ && raw.find("^[[") != Sv::npos))
     return false;
+  // A glog header names a process only in torch's formatter (its path under `torch/`: the
+  // number is the pid; glog / absl print a thread id, line_prefix.cpp, layer_glog), and at E, F
+  // or C it makes the line an error line (a `log` event) without a marker.
   const bool glog = raw.size() > 5 && std::string_view("IWEDCF").find(raw[0]) != Sv::npos && raw[1] >= '0' &&
-                    raw[1] <= '9';
+                    raw[1] <= '9' &&
+                    (std::string_view("ECF").find(raw[0]) != Sv::npos || raw.find("torch/") != Sv::npos);
   // NCCL names its writer's pid in a tag: at the line's start it is a prefix like a worker's;
   // anywhere else the line is peeled, as every line naming NCCL is.
   if (prefix.empty() && raw.find("NCCL") != Sv::npos) return false;

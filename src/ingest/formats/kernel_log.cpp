@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -46,40 +47,48 @@ std::optional<double> rtc_epoch(std::string_view message) {
 }  // namespace
 
 void KernelLogParser::note_anchor(std::int64_t seg_line, const KernelLine& kl) {
+  // The pair's two clocks first; the event (its strings) is made only where it starts a run or
+  // lowers its run's offset: every line of a kern.log quotes the kernel stamp.
   std::optional<double> wall, boot;
-  core::Event ev = ctx_.make_event(seg_line);
-  std::string source = ctx_.format == "journal_json" ? "journald" : "syslog";
-  if (kl.boot_ts && (kl.ts || (kl.ts_kind == core::TsKind::wall_no_year && kl.ts_value))) {
+  std::string_view source = ctx_.format == "journal_json" ? "journald" : "syslog";
+  const bool paired = kl.boot_ts && (kl.ts || (kl.ts_kind == core::TsKind::wall_no_year && kl.ts_value));
+  if (paired) {
     wall = kl.ts ? *kl.ts : *kl.ts_value;
     boot = kl.boot_ts;
-    apply_stamp(kl, ev);
   } else if (kl.ts_kind == core::TsKind::boot && kl.ts_value && kl.kernel) {
-    auto epoch = rtc_epoch(kl.message);
-    if (!epoch) return;
-    wall = epoch;
+    wall = rtc_epoch(kl.message);
+    if (!wall) return;
     boot = kl.ts_value;
-    if (!kl.host.empty()) ev.host = std::string(kl.host);
-    ev.ts = *epoch;
-    ev.ts_kind = core::TsKind::wall;
-    ev.ts_raw = std::to_string(static_cast<std::int64_t>(*epoch));
-    ev.set_number("boot_ts", *boot);
     source = "rtc";
   } else {
     return;
   }
+  const auto event = [&] {
+    core::Event ev = ctx_.make_event(seg_line);
+    if (paired) {
+      apply_stamp(kl, ev);
+    } else {
+      if (!kl.host.empty()) ev.host = std::string(kl.host);
+      ev.ts = *wall;
+      ev.ts_kind = core::TsKind::wall;
+      ev.ts_raw = std::to_string(static_cast<std::int64_t>(*wall));
+      ev.set_number("boot_ts", *boot);
+    }
+    ev.set("anchor", std::string(source));
+    return ev;
+  };
   const double diff = *wall - *boot;
-  auto& runs = anchors_[ev.host];
+  // The event's host: the line's own, else the source's (make_event; apply_stamp likewise).
+  auto& runs = anchors_[kl.host.empty() ? ctx_.host : std::string(kl.host)];
   if (runs.empty() || source == "rtc" || runs.back().event.field_or("anchor") != source ||
       (std::fabs(diff - runs.back().diff) > kAnchorJump && runs.size() < kMaxAnchorRuns)) {
-    ev.set("anchor", source);
-    runs.push_back({std::move(ev), diff, 1});
+    runs.push_back({event(), diff, 1});
     return;
   }
   AnchorRun& run = runs.back();
   ++run.records;
   if (diff < run.diff) {
-    ev.set("anchor", source);
-    run.event = std::move(ev);
+    run.event = event();
     run.diff = diff;
   }
 }
@@ -150,7 +159,12 @@ void KernelLogParser::record(std::int64_t seg_line, std::string_view raw, const 
     block.finish(ctx_);
     blocks_.erase(it);
   }
-  if (opens_block(kl.message)) {
+  // A line the block scan found no literal in holds no opener word either (the kernel markers
+  // hold them all), where its message is its own bytes: opens_block's word pass is skipped.
+  const std::less_equal<const char*> before;  // (a total order on pointers)
+  const bool message_of_raw =
+      before(raw.data(), kl.message.data()) && before(kl.message.data() + kl.message.size(), raw.data() + raw.size());
+  if (!(hit_ == LiteralHit::no && message_of_raw) && opens_block(kl.message)) {
     OomBlock block;
     block.feed(seg_line, kl);
     blocks_.emplace(key, std::move(block));

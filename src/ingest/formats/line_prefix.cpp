@@ -1034,8 +1034,12 @@ std::set<std::string, std::less<>> pdsh_hosts(std::span<const std::string_view> 
 
 PeeledLine peel_line(std::string_view raw, const PeelOptions& options) {
   PeeledLine p;
-  const std::string clean = text::strip_ansi(raw);
-  Sv rest = clean;
+  std::string clean;
+  Sv rest = raw;
+  if (!options.plain) {
+    clean = text::strip_ansi(raw);
+    rest = clean;
+  }
   if (rest.size() >= 2 && rest.substr(rest.size() - 2) == "^M") rest.remove_suffix(2);  // pasted CR
   strip_ray_repeat(rest, p);
   bool outermost = true;  // only CI / docker stamps peeled so far

@@ -61,6 +61,10 @@ bool same_host(std::string_view a, std::string_view b);
 struct PeelOptions {
   /// Hosts that label lines pdsh-style (`worker-1: …`, DeepSpeed multi-node); see pdsh_hosts().
   const std::set<std::string, std::less<>>* pdsh_hosts = nullptr;
+  /// The caller's census says the whole text holds no control byte (no ESC, no C0 but tab; its
+  /// lines no \r) and no pasted `^[[`: strip_ansi would return each line as it is, so
+  /// peel_line reads the line in place (the ANSI pass was a fifth of a big log's scan).
+  bool plain = false;
 };
 
 /// The host-like labels that start many of `lines` (pdsh / DeepSpeed multi-node output; the

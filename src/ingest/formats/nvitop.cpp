@@ -205,6 +205,10 @@ namespace detect {
 Detection nvitop_block(Scan& scan, std::size_t i) {
   const auto& lines = scan.lines;
   const std::size_t b = scan.begin, e = scan.end;
+  // Both anchors are box rows, which end in `|` or `│` (E2 94 82): a line holding neither byte
+  // is none, however its colour codes strip (the sniffer asks this at every line holding any
+  // format's anchor: every line of a syslog file).
+  if (lines[i].find('|') == std::string_view::npos && lines[i].find('\x82') == std::string_view::npos) return {};
   const std::string anchor = text::strip_ansi(lines[i]);
   if (!nvitop::parse_banner(anchor) && !nvitop::is_process_header(anchor)) return {};
   // Up: the box's top border and `Processes:` line, then the time line.

@@ -13,6 +13,17 @@ using culprit::ingest::reads_in_pieces;
 
 namespace {
 
+/// 3000 NCCL_DEBUG lines that each hold a block opener (the app-log marker `rror`; NCCL's IB
+/// transport warning, net_ib.cc). An `INFO Channel` line holds none: it held the kernel's
+/// `Node ` anchor only while the prefilter's trim made that `node`, the host name's start.
+std::string nccl_warnings() {
+  std::string out;
+  for (int i = 0; i < 3000; ++i)
+    out += "node-3:4411:4490 [1] NCCL WARN NET/IB : Got completion from peer 10.0.0.2<" + std::to_string(40000 + i) +
+           "> with error 12, opcode 0, len 0, vendor err 129\n";
+  return out;
+}
+
 std::string routine(int from, int count, std::string_view prefix = "") {
   std::string out;
   for (int i = from; i < from + count; ++i)
@@ -47,8 +58,7 @@ TEST_CASE("a piece ends inside a quiet stretch, before a block still open at the
 }
 
 TEST_CASE("no piece end where every line holds a block opener or the quiet lines are too few", "[ingest]") {
-  std::string nccl;
-  for (int i = 0; i < 3000; ++i) nccl += "node-3:4411:4490 [1] NCCL INFO Channel " + std::to_string(i) + "\n";
+  const std::string nccl = nccl_warnings();
   CHECK(quiet_piece_end(nccl) == 0);
   CHECK(quiet_piece_end(routine(0, 255)) == 0);
 }
@@ -78,8 +88,7 @@ TEST_CASE("only line logs are read in pieces: tables and documents whole", "[ing
 }
 
 TEST_CASE("a piece that must end ends after the longest quiet run", "[ingest]") {
-  std::string nccl;
-  for (int i = 0; i < 3000; ++i) nccl += "node-3:4411:4490 [1] NCCL INFO Channel " + std::to_string(i) + "\n";
+  const std::string nccl = nccl_warnings();
   const std::string quiet = routine(0, 100);
   const std::string text = nccl + quiet + nccl.substr(0, nccl.size() / 4);
   CHECK(quiet_piece_end(text) == 0);

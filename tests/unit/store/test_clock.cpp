@@ -170,6 +170,32 @@ TEST_CASE("clock: --tz shifts stamps that carry no zone, and only those", "[cloc
   CHECK(off == Approx(-7200));
 }
 
+TEST_CASE("clock: a stamp carries its zone where it ends with one or is an epoch number", "[clock]") {
+  // Zoned (left alone by --tz): `Z` / `z`, `+02:00`, `-0500`, ` UTC`, ` GMT`, digits and dots.
+  // Zoneless (shifted): everything else, however close.
+  Timeline t("gpu-3");
+  const double at = utc(2026, 4, 9, 2, 47, 0);
+  const std::vector<std::pair<std::string, bool>> stamps = {
+      {"2026-04-09T02:47:00Z", true},           {"2026-04-09t02:47:00z", true},
+      {"2026-04-09T02:47:00.5+02:00", true},    {"2026-04-09 02:47:00 -0500", true},
+      {"Thu Apr  9 02:47:00 UTC 2026 UTC", true}, {"09 Apr 2026 02:47:00 GMT", true},
+      {"1775702820.25", true},                  {"1775702820", true},
+      {"2026-04-09 02:47:00", false},           {"2026-04-09 02:47:00 CET", false},
+      {"02:47:00.5", false},                    {"2026-04-09T02:47:00+2:00", false},
+      {"2026-04-09T02:47:00+020", false},       {"+0200 2026-04-09 02:47:00", false},
+      {"1775702820e3", false},                  {"2026-04-09 02:47:00 utc", false},
+      {"2026-04-09T02:47:00+02:0a", false},     {"1775702820 Z", true}};
+  std::vector<std::int64_t> ids;
+  for (const auto& [raw, zoned] : stamps) ids.push_back(t.add("gpu-3", TsKind::wall, at, std::nullopt, raw));
+  store::ClockOptions o;
+  o.tz = "+02:00";
+  REQUIRE(t.align(o).empty());
+  for (std::size_t i = 0; i < stamps.size(); ++i) {
+    INFO(stamps[i].first);
+    CHECK(*t.ts(ids[i]) == Approx(stamps[i].second ? at : at - 7200));
+  }
+}
+
 TEST_CASE("clock: a host's own zoned stamps give the zone of its other stamps", "[clock]") {
   Timeline t("berlin-1");
   auto iso = t.add("berlin-1", TsKind::wall, utc(2026, 4, 9, 0, 47, 20), std::nullopt, "2026-04-09T02:47:20,331207+02:00", "xid");

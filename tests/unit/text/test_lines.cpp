@@ -72,6 +72,21 @@ TEST_CASE("strip_ansi removes control bytes but keeps tabs and UTF-8", "[text]")
   CHECK(strip_ansi("\x1b") == "");
 }
 
+TEST_CASE("strip_ansi finds each code and control byte at every offset of a long line", "[text]") {
+  // Its plain runs are read eight bytes a step: each special byte is put at every offset of a
+  // 40-byte line (across the words' edges), with UTF-8 and DEL around it.
+  const std::string plain = "INFO 04-09 00:47:22 caf\xc3\xa9 [engine.py:291] ok";
+  for (std::size_t at = 0; at <= plain.size(); ++at) {
+    const std::string head = plain.substr(0, at), tail = plain.substr(at);
+    CHECK(strip_ansi(head + "\x1b[0;36m" + tail) == plain);
+    CHECK(strip_ansi(head + "^[[1m" + tail) == plain);
+    CHECK(strip_ansi(head + "\x01\x7f" + tail) == plain);
+    CHECK(strip_ansi(head + "\t" + tail) == head + "\t" + tail);
+    CHECK(strip_ansi(head + "^" + tail) == head + "^" + tail);  // a caret that starts no code
+  }
+  CHECK(strip_ansi(plain) == plain);
+}
+
 TEST_CASE("has_ansi says whether strip_ansi would change the line", "[text]") {
   CHECK(has_ansi("\x1b[0m"));
   CHECK(has_ansi("^[[0;36mx"));

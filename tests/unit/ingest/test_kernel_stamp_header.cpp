@@ -1,0 +1,35 @@
+// detect::kernel_stamp_regex reads the common syslog / journalctl short header in bytes before
+// its regexes (format_detect.cpp, syslog_header_fast): the shortcut may only say yes where the
+// syslog pattern does. Headers as rsyslog's RSYSLOG_TraditionalFileFormat and journalctl
+// `-o short` / `-o short-iso` print them (`%b %e %H:%M:%S host tag[pid]: `), and look-alikes that
+// stop one byte short of the pattern.
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "ingest/format_detect.hpp"
+
+using culprit::ingest::detect::kernel_stamp_regex;
+
+TEST_CASE("syslog and journal short headers are kernel stamps however the tag reads", "[kernel_stamp]") {
+  CHECK(kernel_stamp_regex("Apr  9 00:47:22 node-00 kernel: [    5.367152] IPv6: ADDRCONF(NETDEV_CHANGE): veth3ad2e9"));
+  CHECK(kernel_stamp_regex("Apr 19 00:47:22 node-00 systemd[1]: Started Session 8302 of User root."));
+  CHECK(kernel_stamp_regex("Apr 19 00:47:22.123456 gpu-node.example.org CRON[25587]: (root) CMD (true)"));
+  CHECK(kernel_stamp_regex("2026-04-09T00:47:22+0000 node-00 kernel: audit: type=1400"));
+  CHECK(kernel_stamp_regex("2026-04-09T00:47:22.123+02:00 node_00 systemd-oomd[734]: Killed /user.slice"));
+  CHECK(kernel_stamp_regex("2026-04-09T00:47:22,5Z h kubelet: x"));
+  CHECK(kernel_stamp_regex("Apr  9 00:47:22 node-00 tag: "));  // nothing after the tag's `: `
+  // A cut zone is no syslog stamp, but the kernel tag's own alternative takes any stamp tail.
+  CHECK(kernel_stamp_regex("2026-04-09T00:47:22+0 node-00 kernel: x"));
+}
+
+TEST_CASE("lines one byte short of a syslog header are no kernel stamp", "[kernel_stamp]") {
+  CHECK_FALSE(kernel_stamp_regex("Apr  9 00:47:22 node-00 tag[12 x: y"));     // an unclosed pid
+  CHECK_FALSE(kernel_stamp_regex("Apr  9 00:47:22 node-00 tag[]: y"));        // no pid digits
+  CHECK_FALSE(kernel_stamp_regex("Apr  9 00:47:22 node-00 tag:x"));           // no blank after the colon
+  CHECK_FALSE(kernel_stamp_regex("Apr  9 00:47:22 node:00 tag: x"));          // a colon in the host
+  CHECK_FALSE(kernel_stamp_regex("Apr  9 00:47 node-00 tag: x"));             // no seconds
+  CHECK_FALSE(kernel_stamp_regex("INFO 04-09 00:47:22 [engine.py:291] Avg prompt throughput"));
+  CHECK_FALSE(kernel_stamp_regex("2026-04-09T00:47:22.066773000Z stdout F INFO 04-09 00:47:22 [x.py:1] y"));
+  CHECK_FALSE(kernel_stamp_regex("2026-04-09T00:47:22+0 node-00 systemd: x"));  // a cut zone
+}
