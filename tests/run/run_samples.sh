@@ -26,7 +26,7 @@ for f in "$node"/sample-*-meminfo.txt "$node/meminfo.txt" "$node/cgroup.txt"; do
     fail "$(basename "$f") does not start with the time it was read"
 done
 "$culprit" "$work/incident" > "$work/report.txt" 2>&1 || true
-grep -q "sample-0000-meminfo.txt  (meminfo" "$work/report.txt" || fail "the meminfo samples are not read as meminfo"
+grep -q "sample-\*-meminfo.txt  (meminfo.* in [0-9]* samples" "$work/report.txt" || fail "the meminfo samples are not read as meminfo, one source"
 "$culprit" --format html "$work/incident" > "$work/report.html" 2> /dev/null || true
 python3 - "$work/report.html" "$before" "$after" "$node/cgroup.txt" <<'PY' || fail "the host-memory chart lacks its readings"
 import html, json, re, sys
