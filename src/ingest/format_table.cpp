@@ -11,6 +11,7 @@
 #include "culprit/ingest/parser.hpp"
 #include "culprit/ingest/sniff.hpp"
 #include "culprit/text/lines.hpp"
+#include "culprit/text/literal_set.hpp"
 #include "ingest/format_detect.hpp"
 #include "ingest/formats/amd_smi.hpp"
 #include "ingest/formats/nvitop.hpp"
@@ -169,7 +170,7 @@ const std::vector<std::string>& anchor_literals() {
   static const std::vector<std::string> all = [] {
     std::set<std::string> once;
     for (const FormatSpec& f : kTable)
-      for (std::string_view a : f.anchors) once.emplace(a);
+      for (std::string_view a : f.anchors) once.emplace(text::hand_written_literal(a));
     return std::vector<std::string>(once.begin(), once.end());
   }();
   return all;

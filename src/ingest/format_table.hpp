@@ -204,7 +204,8 @@ struct ShapedRows {
 };
 /// The ShapedRows of `scope` (built once).
 const ShapedRows& shaped_by_rank(Scope scope);
-/// Every row's anchor literals, once each: what the sniffer's block pass looks for.
+/// Every row's anchor literals, once each, read as hand-written (text::hand_written_literal):
+/// what the sniffer's block pass looks for.
 const std::vector<std::string>& anchor_literals();
 
 }  // namespace culprit::ingest

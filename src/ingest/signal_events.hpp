@@ -21,7 +21,8 @@ enum class LiteralHit { unknown, no, yes };
 /// The markers a parser block-scans for beside the signals' literals (SignalSet::block_scanner's
 /// `extra`), so that a line holding none can skip its per-line checks: the application-log
 /// parser's fast-path markers (a line holding one is never skipped), the kernel-log parser's OOM
-/// report openers, driver lines and the RTC clock line.
+/// report openers, driver lines and the RTC clock line. Read as hand-written
+/// (text::hand_written_literals): `NVRM: ` is looked for as `NVRM:`.
 const std::vector<std::string>& fast_path_markers();
 const std::vector<std::string>& kernel_log_markers();
 

@@ -1,7 +1,7 @@
 // BlockScanner: the prefilter's Aho–Corasick automaton resumed at each line after a hit, and,
 // where the build found libhs, Hyperscan's literal matcher (FDR / Teddy: SIMD over the block),
 // deserialised from the build's prebuilt table or compiled once a run scans enough to repay it.
-// Both see the literals as the per-line prefilter does (trimmed, ASCII case folded).
+// Both see the literals as the per-line prefilter does (as given, ASCII case folded).
 #include "culprit/text/block_scanner.hpp"
 
 #include <algorithm>
@@ -56,7 +56,7 @@ PrebuiltTable& prebuilt_table() {
 struct BlockScanner::Impl {
   std::unique_ptr<LiteralIndex> index;  ///< Engine::automaton's (and where Hyperscan fails)
 #ifdef CULPRIT_HAVE_HYPERSCAN
-  std::vector<std::string> literals;  ///< trimmed, for the lazy compile
+  std::vector<std::string> literals;  ///< for the lazy compile
   std::vector<std::uint32_t> ids;     ///< one per literal, or empty: all 0
   std::atomic<std::size_t> scanned{0};
   std::once_flag compile_once;
@@ -73,7 +73,7 @@ struct BlockScanner::Impl {
 #ifdef CULPRIT_HAVE_HYPERSCAN
 namespace {
 
-/// `literals` (trimmed) compiled as one caseless literal database, each reporting its id of
+/// `literals` compiled as one caseless literal database, each reporting its id of
 /// `literal_ids` (all 0 when empty); null when Hyperscan refuses them. `platform` null: tuned
 /// for this machine; else as given.
 hs_database_t* compile_literals(const std::vector<std::string>& literals, const std::vector<std::uint32_t>& literal_ids,
@@ -189,7 +189,7 @@ bool BlockScanner::Impl::load_prebuilt() {
   PrebuiltTable& table = prebuilt_table();
   std::lock_guard<std::mutex> lock(table.mutex);
   if (table.count == 0) return false;
-  const std::string key = BlockScanner::key(literals, ids);  // trimming trimmed literals keeps them
+  const std::string key = BlockScanner::key(literals, ids);
   for (std::size_t i = 0; i < table.count; ++i) {
     const PrebuiltDatabase& entry = table.entries[i];
     if (entry.literals != key) continue;
@@ -203,7 +203,7 @@ bool BlockScanner::Impl::load_prebuilt() {
 std::string BlockScanner::key(const std::vector<std::string>& literals, const std::vector<std::uint32_t>& ids) {
   std::string key;
   for (std::size_t i = 0; i < literals.size(); ++i) {
-    key.append(prefilter_literal(literals[i]));
+    key.append(literals[i]);
     if (i < ids.size()) key.append("\t").append(std::to_string(ids[i]));
     key.push_back('\n');
   }
@@ -213,12 +213,10 @@ std::string BlockScanner::key(const std::vector<std::string>& literals, const st
 std::string BlockScanner::serialize(const std::vector<std::string>& literals, const std::vector<std::uint32_t>& ids) {
 #ifdef CULPRIT_HAVE_HYPERSCAN
   if (!usable_list(literals)) return {};
-  std::vector<std::string> trimmed;
-  for (const auto& lit : literals) trimmed.push_back(prefilter_literal(lit));
   // The baseline platform (no AVX2 / AVX-512 assumed), so the binary runs on any x86-64; the
   // scan speed measured the same here (2.2 GB/s either way on ~300 literals).
   hs_platform_info_t baseline{};
-  hs_database_t* db = compile_literals(trimmed, ids, &baseline);
+  hs_database_t* db = compile_literals(literals, ids, &baseline);
   if (!db) return {};
   char* bytes = nullptr;
   std::size_t length = 0;
@@ -250,23 +248,21 @@ BlockScanner::BlockScanner(const std::vector<std::string>& literals, Engine engi
   if (engine == Engine::automatic && forced()) engine = Engine::hyperscan;  // the equivalence test
   usable_ = usable_list(literals);
   if (!usable_) return;
-  std::vector<std::string> trimmed;
-  trimmed.reserve(literals.size());
-  for (const auto& lit : literals) trimmed.push_back(prefilter_literal(lit));
+  std::vector<std::string> given = literals;
 #ifdef CULPRIT_HAVE_HYPERSCAN
   if (engine != Engine::automaton) {
-    impl_->literals = std::move(trimmed);
+    impl_->literals = std::move(given);
     if (ids.size() == literals.size()) impl_->ids = std::move(ids);
     if (impl_->load_prebuilt() || engine == Engine::hyperscan)
       std::call_once(impl_->compile_once, [this] { impl_->compile(); });
     if (engine == Engine::automatic || impl_->ready.load(std::memory_order_acquire)) return;
-    trimmed = impl_->literals;  // Hyperscan failed: the automaton scans instead
+    given = impl_->literals;  // Hyperscan failed: the automaton scans instead
   }
 #endif
   // The automaton over a block is no faster than the per-line checks, so `automatic` (without
   // Hyperscan) declines every block rather than build one.
   if (engine != Engine::automatic)
-    impl_->index = std::make_unique<LiteralIndex>(std::vector<std::vector<std::string>>{trimmed});
+    impl_->index = std::make_unique<LiteralIndex>(std::vector<std::vector<std::string>>{given});
 }
 
 bool BlockScanner::ready() const {

@@ -18,26 +18,7 @@ std::string ascii_lower(std::string_view s) {
   return out;
 }
 
-namespace {
-
-std::vector<std::vector<std::string>> trimmed_sets(const std::vector<std::vector<std::string>>& sets) {
-  std::vector<std::vector<std::string>> out(sets.size());
-  for (std::size_t i = 0; i < sets.size(); ++i)
-    for (const auto& lit : sets[i]) out[i].push_back(prefilter_literal(lit));
-  return out;
-}
-
-}  // namespace
-
-std::string prefilter_literal(const std::string& lit) {
-  std::size_t b = 0, e = lit.size();
-  while (b < e && lit[b] == ' ') ++b;
-  while (e > b && lit[e - 1] == ' ') --e;
-  return e - b >= 3 ? lit.substr(b, e - b) : lit;
-}
-
-LiteralIndex::LiteralIndex(const std::vector<std::vector<std::string>>& input_sets) {
-  const auto sets = trimmed_sets(input_sets);
+LiteralIndex::LiteralIndex(const std::vector<std::vector<std::string>>& sets) {
   // Byte classes: each distinct folded byte used by a literal gets a class; upper-case letters
   // share their lower-case letter's class.
   byte_class_.fill(0);

@@ -14,9 +14,9 @@ namespace culprit::text {
 class LiteralIndex {
  public:
   /// `sets[i]` are the literals of owner i (any one present makes i a candidate). Literals are
-  /// trimmed of surrounding spaces (when 3+ bytes remain) and compared with ASCII case folding;
-  /// an empty literal is ignored (the caller treats an owner without usable literals as always
-  /// a candidate).
+  /// compared as given (spaces included: hand-written ones come trimmed, hand_written_literal)
+  /// with ASCII case folding; an empty literal is ignored (the caller treats an owner without
+  /// usable literals as always a candidate).
   explicit LiteralIndex(const std::vector<std::vector<std::string>>& sets);
 
   /// True when any literal occurs in `text`.
@@ -51,11 +51,6 @@ class LiteralIndex {
   std::vector<std::uint32_t> owner_begin_;
   std::vector<std::uint32_t> owners_;
 };
-
-/// A prefilter literal as the index compares it: without surrounding spaces when three bytes or
-/// more remain (a substring of a required literal is required too, and its first byte pair is
-/// less common than " k"). BlockScanner trims the same way, so both find the same lines.
-std::string prefilter_literal(const std::string& literal);
 
 /// ASCII lower-casing (bytes >= 0x80 unchanged).
 std::string ascii_lower(std::string_view s);

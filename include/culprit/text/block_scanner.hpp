@@ -1,8 +1,9 @@
 // BlockScanner: one multi-literal pass over a whole block of text (a big log, not a line at a
 // time), telling which lines hold a literal; line boundaries are looked for only around hits, so
 // routine lines are never split for it. The literal prefilter's contract holds: literals compare
-// ASCII-case-insensitively and are trimmed as the per-line prefilter trims them, so a line holds
-// a hit here exactly when the per-line check (LiteralSet / SignalSet::candidate) says yes.
+// ASCII-case-insensitively and as given, spaces included (as the per-line prefilter compares
+// them), so a line holds a hit here exactly when the per-line check (LiteralSet /
+// SignalSet::candidate) says yes.
 #pragma once
 
 #include <cstddef>
@@ -93,8 +94,8 @@ class BlockScanner {
   /// real case whether or not a database was prebuilt for it; read once.
   static bool forced();
 
-  /// The key of a literal list in the prebuilt table: its literals trimmed as the scanner trims
-  /// them, one per line, each followed by its id where `ids` are given.
+  /// The key of a literal list in the prebuilt table: its literals, one per line, each followed
+  /// by its id where `ids` are given.
   static std::string key(const std::vector<std::string>& literals, const std::vector<std::uint32_t>& ids = {});
   /// The serialised database for `literals` and their `ids` (for the build's generator:
   /// portable, no CPU feature beyond the baseline assumed); empty where the build has no

@@ -13,13 +13,24 @@ namespace culprit::text {
 
 class LiteralIndex;
 
+/// A hand-written literal (a rule's `literals`, a parser's markers, the format table's anchors)
+/// as the prefilter looks for it: without surrounding spaces when three bytes or more remain, so
+/// a rule's ` oom` finds `oom` (a substring of a required literal is required too). Literals
+/// derived from a pattern (text::derive_prefilter) are not read through it: the spaces the
+/// pattern requires stay, and ` scheduler ` is not found in every `[scheduler.py:84]` line.
+/// LiteralSet, BlockScanner and the signal set's index compare literals as given.
+std::string hand_written_literal(std::string_view literal);
+
+/// hand_written_literal of each.
+std::vector<std::string> hand_written_literals(const std::vector<std::string>& literals);
+
 /// Immutable after construction; any() is const and thread-safe (parsers keep one as a
 /// function-local static).
 class LiteralSet {
  public:
-  /// Literals match anywhere in a line (surrounding spaces of a literal are ignored when three
-  /// bytes remain; a one-byte literal makes every scan walk each byte); an empty literal matches
-  /// every line.
+  /// Literals match anywhere in a line, as given, spaces included (a hand-written list passes
+  /// through hand_written_literal where it is defined; a one-byte literal makes every scan walk
+  /// each byte); an empty literal matches every line.
   explicit LiteralSet(const std::vector<std::string>& literals);
   ~LiteralSet();
 

@@ -27,8 +27,9 @@ struct Signal {
   std::vector<std::string> formats;   ///< empty: every format but kTracebackFrameScope
   std::shared_ptr<const Pattern> pattern;
   /// Required literals: a line must contain one of them (compared ASCII-case-insensitively) for
-  /// the pattern to be tried. Declared by the rule, or filled by build() from the regex; empty
-  /// after build(): no safe literal is known and the signal is tried on every line.
+  /// the pattern to be tried. Declared by the rule (build() reads them as hand-written:
+  /// text::hand_written_literal), or filled by build() from the regex, spaces the regex requires
+  /// included; empty after build(): no safe literal is known and the signal is tried on every line.
   std::vector<std::string> literals;
   /// Fields every event of this signal carries whatever the line (`provides`, `framework`,
   /// `killer`: what the rule declares, core/facts.hpp), beside the pattern's named groups.
@@ -78,7 +79,8 @@ class SignalSet {
   bool candidate(std::string_view line) const;
 
   /// A scanner for one pass over a whole block that finds the lines where candidate() — or a
-  /// literal of `extra` (a parser's own markers) — says yes: every signal literal and `extra`.
+  /// literal of `extra` (a parser's own markers, compared as given: a hand-written list comes
+  /// through hand_written_literals) — says yes: every signal literal and `extra`.
   /// Built on the first call (a short paste never pays for it) and kept for the set's life, one
   /// per `extra` vector (by its address: pass a static); see BlockScanner for when it declines a
   /// block (BlockScanner::forced() makes it scan every one). Null when the prefilter is off, a

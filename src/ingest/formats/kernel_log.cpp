@@ -16,6 +16,7 @@
 #include "culprit/ingest/parser.hpp"
 #include "culprit/text/block_scanner.hpp"
 #include "culprit/text/lines.hpp"
+#include "culprit/text/literal_set.hpp"
 #include "culprit/text/signal_set.hpp"
 #include "ingest/line_hits.hpp"
 #include "ingest/signal_events.hpp"
@@ -215,7 +216,7 @@ const std::vector<std::string>& kernel_log_markers() {
   static const std::vector<std::string> kMarkers = [] {
     std::vector<std::string> words = kernel::block_opener_words();
     words.insert(words.end(), {"NVRM: ", std::string(kernel::kRtcClockKey)});
-    return words;
+    return text::hand_written_literals(words);
   }();
   return kMarkers;
 }

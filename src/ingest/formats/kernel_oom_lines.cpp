@@ -382,7 +382,8 @@ CgroupIds cgroup_ids(std::string_view path) {
 }
 
 const std::vector<std::string>& block_opener_words() {
-  static const std::vector<std::string> kWords = {"oom", "Task", "Memory", "failcnt", "ill process", "lled process"};
+  static const std::vector<std::string> kWords =
+      text::hand_written_literals({"oom", "Task", "Memory", "failcnt", "ill process", "lled process"});
   return kWords;
 }
 

@@ -20,21 +20,12 @@ using culprit::text::LiteralIndex;
 
 namespace {
 
-/// The index trims spaces around a literal when 3+ bytes remain (a required substring stays
-/// required); the reference does the same.
-std::string trim_spaces(const std::string& lit) {
-  std::size_t b = 0, e = lit.size();
-  while (b < e && lit[b] == ' ') ++b;
-  while (e > b && lit[e - 1] == ' ') --e;
-  return e - b >= 3 ? lit.substr(b, e - b) : lit;
-}
-
 std::vector<std::uint32_t> naive(const std::vector<std::vector<std::string>>& sets, std::string_view text) {
   const std::string folded = ascii_lower(text);
   std::vector<std::uint32_t> out;
   for (std::uint32_t i = 0; i < sets.size(); ++i)
     for (const auto& lit : sets[i])
-      if (!lit.empty() && folded.find(ascii_lower(trim_spaces(lit))) != std::string::npos) {
+      if (!lit.empty() && folded.find(ascii_lower(lit)) != std::string::npos) {
         out.push_back(i);
         break;
       }
@@ -82,6 +73,11 @@ TEST_CASE("LiteralIndex folds ASCII case only and handles edges", "[text]") {
   CHECK_FALSE(index.any("\xc3\x89T\xc3\x89"));  // no Unicode folding
   CHECK_FALSE(index.any(""));
   CHECK_FALSE(index.any("x"));
+  // Spaces are compared as given: a pattern's ` scheduler ` is not in vLLM's logger tag.
+  const LiteralIndex spaced({{" scheduler "}});
+  CHECK(spaced.any("Rank 0 Scheduler died during initialization"));
+  CHECK_FALSE(spaced.any("INFO 04-09 00:47:22 [scheduler.py:84] Running: 1 reqs"));
+  CHECK_FALSE(spaced.any("scheduler died"));
   CHECK(index.any("xid (") );
 }
 

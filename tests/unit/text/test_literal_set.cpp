@@ -36,3 +36,17 @@ TEST_CASE("LiteralSet with an empty literal matches every line", "[text][literal
   CHECK(set.any("zzz"));
   CHECK(set.any(""));
 }
+
+TEST_CASE("hand_written_literal drops surrounding spaces where three bytes or more remain", "[text][literal_set]") {
+  using culprit::text::hand_written_literal;
+  CHECK(hand_written_literal(" oom") == "oom");
+  CHECK(hand_written_literal("NVRM: ") == "NVRM:");
+  CHECK(hand_written_literal("  out of memory  ") == "out of memory");  // inner spaces stay
+  CHECK(hand_written_literal("[E ") == "[E ");                          // `[E` alone: too common
+  CHECK(hand_written_literal(" ab ") == " ab ");
+  CHECK(hand_written_literal("   ") == "   ");
+  CHECK(hand_written_literal("") == "");
+  // LiteralSet itself compares as given: the caller reads a hand-written list through it.
+  CHECK_FALSE(LiteralSet({" oom"}).any("oom-kill"));
+  CHECK(LiteralSet(culprit::text::hand_written_literals({" oom"})).any("oom-kill"));
+}

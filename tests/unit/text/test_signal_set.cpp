@@ -51,6 +51,24 @@ TEST_CASE("build derives literals and keeps declared ones", "[text]") {
   CHECK(set.always_tried() == std::vector<std::uint32_t>{3});
 }
 
+TEST_CASE("declared literals are read as hand-written, derived ones keep the spaces their regex requires",
+          "[text]") {
+  SignalSet set;
+  set.add(make("declared", R"((?i)\boom\b)", {}, {" oom", "NVRM: ", "[E "}));
+  set.add(make("derived", R"(Rank (\d+) scheduler (\w+))"));
+  set.build();
+  CHECK(set.signals()[0].literals == std::vector<std::string>{"oom", "NVRM:", "[E "});
+  const auto& derived = set.signals()[1].literals;
+  REQUIRE_FALSE(derived.empty());
+  CHECK(derived == std::vector<std::string>{" scheduler "});
+  // vLLM's logger tag names scheduler.py on every line: no candidate for the derived signal.
+  CHECK_FALSE(set.candidate("INFO 04-09 00:47:22 [scheduler.py:84] Running: 1 reqs, Pending: 0 reqs"));
+  CHECK(set.candidate("OOM at step 3"));  // the declared ` oom` finds `OOM` at a line's start
+  CHECK(set.match("Rank 3 scheduler died", "").size() == 1);
+  set.build();  // again: a declared literal read twice reads the same
+  CHECK(set.signals()[0].literals == std::vector<std::string>{"oom", "NVRM:", "[E "});
+}
+
 TEST_CASE("match returns captures of every matching signal in rule order", "[text]") {
   SignalSet set = sample_set();
   auto ms = set.match("HIP out of memory. Tried to allocate 2.00 GiB; exitcode: -9", "");
