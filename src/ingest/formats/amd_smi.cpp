@@ -127,10 +127,6 @@ void parse_amd_smi(std::string_view text, ParseContext& ctx) {
     std::optional<std::int64_t> pid, vram, total;
     std::string name;
   } proc;
-  const auto touch = [&](std::int64_t seg) {
-    if (report.first_line == 0) report.first_line = seg;
-    report.last_line = seg;
-  };
   const auto end_process = [&] {
     if (in_proc && gpu && proc.pid) {
       core::GpuProcess p;
@@ -155,10 +151,8 @@ void parse_amd_smi(std::string_view text, ParseContext& ctx) {
       if (k->key == "GPU") {
         if (auto g = amd_smi::gpu_line(clean)) {
           gpu = *g;
-          auto& s = gpus[*g];
-          s.gpu = *g;
-          if (s.line == 0) s.line = seg;
-          touch(seg);
+          snapshot_at(gpus, *g, seg);
+          report.touch(seg);
         }
       }
       continue;
@@ -167,11 +161,11 @@ void parse_amd_smi(std::string_view text, ParseContext& ctx) {
     if (k->key == "MEM_USAGE" && k->value.empty() && !in_proc) {
       in_mem = true;
       mem_indent = k->indent;
-      touch(seg);
+      report.touch(seg);
       continue;
     }
     if (k->key == "PROCESS_INFO") {
-      touch(seg);
+      report.touch(seg);
       if (k->value.empty()) {
         in_proc = true;
         proc_indent = k->indent;
@@ -181,13 +175,13 @@ void parse_amd_smi(std::string_view text, ParseContext& ctx) {
       continue;
     }
     if (in_mem) {
-      touch(seg);
+      report.touch(seg);
       if (k->key == "TOTAL_VRAM") gpus[*gpu].mem_total = amd_smi::size_value(k->value);
       else if (k->key == "USED_VRAM") gpus[*gpu].mem_used = amd_smi::size_value(k->value);
       continue;
     }
     if (in_proc) {
-      touch(seg);
+      report.touch(seg);
       if (k->key == "MEMORY_USAGE" && k->value.empty()) {
         in_proc_mem = true;
         proc_mem_indent = k->indent;

@@ -143,10 +143,6 @@ void parse_amd_smi_monitor(std::string_view text, ParseContext& ctx) {
   enum class Mode { none, primary, processes } mode = Mode::none;
   std::vector<std::string_view> cols;
   std::vector<std::string> col_store;  // cols point here (the header line's own text is a temporary)
-  const auto touch = [&](std::int64_t seg) {
-    if (report.first_line == 0) report.first_line = seg;
-    report.last_line = seg;
-  };
   const auto flush = [&] {
     for (auto& [index, g] : gpus) report.gpus.push_back(std::move(g));
     if (process_table && listed == 0) report.counts.emplace_back("no_processes_listed", 1);
@@ -158,11 +154,7 @@ void parse_amd_smi_monitor(std::string_view text, ParseContext& ctx) {
   };
   const auto snapshot = [&](const std::string& cell, std::int64_t seg) -> core::GpuSnapshot* {
     if (!text::is_decimal(cell, 3)) return nullptr;
-    const int index = static_cast<int>(text::decimal_value(cell));
-    auto& g = gpus[index];
-    g.gpu = index;
-    if (g.line == 0) g.line = seg;
-    return &g;
+    return &snapshot_at(gpus, static_cast<int>(text::decimal_value(cell)), seg);
   };
   std::int64_t seg = 0;
   for (std::string_view raw : text::split_lines(text)) {
@@ -170,7 +162,7 @@ void parse_amd_smi_monitor(std::string_view text, ParseContext& ctx) {
     const std::string clean = text::strip_ansi(raw);
     const std::string_view line = text::trim(clean);
     if (line == "PROCESS INFO:") {
-      touch(seg);
+      report.touch(seg);
       mode = Mode::none;
       continue;
     }
@@ -181,7 +173,7 @@ void parse_amd_smi_monitor(std::string_view text, ParseContext& ctx) {
       cols.assign(col_store.begin(), col_store.end());
       mode = primary ? Mode::primary : Mode::processes;
       process_table = process_table || !primary;
-      touch(seg);
+      report.touch(seg);
       continue;
     }
     if (mode == Mode::none) continue;
@@ -192,7 +184,7 @@ void parse_amd_smi_monitor(std::string_view text, ParseContext& ctx) {
       if (cells.size() != cols.size()) continue;
       auto* g = snapshot(cells[*gpu_col], seg);
       if (g == nullptr) continue;
-      touch(seg);
+      report.touch(seg);
       if (const auto t = column(cols, "TIMESTAMP"); t && !report.epoch && text::is_decimal(cells[*t], 10))
         if (const auto v = text::decimal_value(cells[*t]); v >= amd_smi::kEpoch2000) report.epoch = v;
       g->mem_used = amd_smi::size_value(cells[*column(cols, "VRAM_USED")]);
@@ -209,7 +201,7 @@ void parse_amd_smi_monitor(std::string_view text, ParseContext& ctx) {
     };
     auto* g = snapshot(cells[*gpu_col], seg);
     if (g == nullptr) continue;
-    touch(seg);
+    report.touch(seg);
     const std::string& pid = cells[cells.size() - right];
     if (!text::is_decimal(pid, 10)) continue;  // `N/A`: no process on this GPU
     core::GpuProcess p;

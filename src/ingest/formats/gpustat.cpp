@@ -222,8 +222,7 @@ void parse_gpustat(std::string_view text, ParseContext& ctx) {
     // A GPU index seen again without a header between: the next sample of a loop.
     if (std::any_of(report.gpus.begin(), report.gpus.end(), [&](const core::GpuSnapshot& s) { return s.gpu == g->index; }))
       flush();
-    if (report.first_line == 0) report.first_line = seg;
-    report.last_line = seg;
+    report.touch(seg);
     core::GpuSnapshot s;
     s.line = seg;
     s.gpu = g->index;

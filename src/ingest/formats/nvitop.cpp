@@ -246,10 +246,6 @@ void parse_nvitop(std::string_view text, ParseContext& ctx) {
     report = SmiReport{};
     without_pid = mig = none_listed = 0;
   };
-  const auto touch = [&](std::int64_t seg) {
-    if (report.first_line == 0) report.first_line = seg;
-    report.last_line = seg;
-  };
   const auto gpu_named = [&](int index) -> core::GpuSnapshot& {
     for (auto& g : report.gpus)
       if (g.gpu == index) return g;
@@ -269,26 +265,26 @@ void parse_nvitop(std::string_view text, ParseContext& ctx) {
     if (read_ctime_stamp(line, pt) > 0 && pt.raw.size() + 2 >= line.size()) {
       // A time line opens the next screen (a log of several `nvitop -1`).
       if (!report.gpus.empty()) flush();
-      touch(seg);
+      report.touch(seg);
       report.ts_raw = pt.raw;
       continue;
     }
     if (auto banner = nvitop::parse_banner(line)) {
       if (!report.gpus.empty()) flush();
-      touch(seg);
+      report.touch(seg);
       report.driver = banner->driver;
       report.cuda = banner->cuda;
       in_processes = false;
       continue;
     }
     if (nvitop::is_process_header(line)) {
-      touch(seg);
+      report.touch(seg);
       in_processes = true;
       continue;
     }
     if (in_processes) {
       if (auto p = nvitop::parse_process_row(line)) {
-        touch(seg);
+        report.touch(seg);
         const int index = static_cast<int>(std::stol(p->gpu.substr(0, p->gpu.find(':'))));
         if (!p->pid) {
           ++without_pid;
@@ -304,15 +300,15 @@ void parse_nvitop(std::string_view text, ParseContext& ctx) {
         continue;
       }
       if (text::contains(line, "No running processes found")) {
-        touch(seg);
+        report.touch(seg);
         ++none_listed;
         continue;
       }
-      if (nvitop::is_box_line(line)) touch(seg);
+      if (nvitop::is_box_line(line)) report.touch(seg);
       continue;
     }
     if (auto d = nvitop::parse_device_row(line)) {
-      touch(seg);
+      report.touch(seg);
       auto& g = gpu_named(d->index);
       g.line = seg;
       g.model = d->name;
@@ -324,7 +320,7 @@ void parse_nvitop(std::string_view text, ParseContext& ctx) {
       const int index = pending_device;
       pending_device = -1;
       if (auto m = nvitop::parse_memory_row(line)) {
-        touch(seg);
+        report.touch(seg);
         auto& g = gpu_named(index);
         g.mem_used = m->used;
         g.mem_total = m->total;
@@ -332,7 +328,7 @@ void parse_nvitop(std::string_view text, ParseContext& ctx) {
       }
     }
     if (nvitop::is_mig_row(line)) {
-      touch(seg);
+      report.touch(seg);
       ++mig;
       continue;
     }

@@ -220,10 +220,6 @@ void parse_rocm_smi(std::string_view text, ParseContext& ctx) {
   std::vector<rocm_smi::PidRow> rows;
   std::map<int, int> percents;  // concise table: GPU index -> VRAM%
   bool none_listed = false;
-  const auto touch = [&](std::int64_t seg) {
-    if (report.first_line == 0) report.first_line = seg;
-    report.last_line = seg;
-  };
   const auto flush = [&] {
     if (report.first_line == 0) return;
     // The rows say how many GPUs each process uses, never which (see the table above).
@@ -250,48 +246,42 @@ void parse_rocm_smi(std::string_view text, ParseContext& ctx) {
     const std::string_view line = text::trim(clean);
     if (const auto title = rocm_smi::spacer_title(line)) {
       if (*title == "ROCm System Management Interface" && (!gpus.empty() || !rows.empty())) flush();
-      touch(seg);
+      report.touch(seg);
       in_pids = *title == "KFD Processes";
       if (!title->empty()) in_concise = *title == "Concise Info";  // its header's bare spacer keeps it
       continue;
     }
     if (in_concise) {
       if (rocm_smi::is_concise_header(line)) {
-        touch(seg);
+        report.touch(seg);
       } else if (auto c = rocm_smi::parse_concise_row(line)) {
-        touch(seg);
-        auto& g = gpus[c->gpu];
-        g.gpu = c->gpu;
-        if (g.line == 0) g.line = seg;
+        report.touch(seg);
+        snapshot_at(gpus, c->gpu, seg);
         if (c->vram_percent) percents[c->gpu] = *c->vram_percent;
       }
       continue;
     }
     if (auto a = rocm_smi::parse_allocated_percent(line)) {
-      touch(seg);
-      auto& g = gpus[a->gpu];
-      g.gpu = a->gpu;
-      if (g.line == 0) g.line = seg;
+      report.touch(seg);
+      snapshot_at(gpus, a->gpu, seg);
       percents[a->gpu] = a->percent;
       continue;
     }
     if (auto m = rocm_smi::parse_mem_line(line)) {
-      touch(seg);
-      auto& g = gpus[m->gpu];
-      g.gpu = m->gpu;
-      if (g.line == 0) g.line = seg;
+      report.touch(seg);
+      auto& g = snapshot_at(gpus, m->gpu, seg);
       (m->used ? g.mem_used : g.mem_total) = m->bytes;
       continue;
     }
     if (in_pids) {
       if (line == "No KFD PIDs currently running") {
-        touch(seg);
+        report.touch(seg);
         none_listed = true;
       } else if (auto r = rocm_smi::parse_pid_row(line)) {
-        touch(seg);
+        report.touch(seg);
         rows.push_back(std::move(*r));
       } else if (rocm_smi::is_pid_header(line) || line == "KFD process information:") {
-        touch(seg);
+        report.touch(seg);
       }
     }
   }

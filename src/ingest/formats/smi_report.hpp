@@ -3,6 +3,7 @@
 // `gpu_snapshot` event the default table parser writes, so the ledger and roles use any form.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -21,7 +22,22 @@ struct SmiReport {
   std::string driver, cuda;
   std::vector<core::GpuSnapshot> gpus;         ///< line = segment line; host / ts filled by emit
   std::vector<std::pair<std::string, std::int64_t>> counts;  ///< more integer fields for the event
+
+  /// The report spans segment line `seg` too (its first line is the first one touched).
+  void touch(std::int64_t seg) {
+    if (first_line == 0) first_line = seg;
+    last_line = seg;
+  }
 };
+
+/// The snapshot of GPU `gpu` in a monitor's per-index map, made at segment line `seg` when the
+/// map has none yet (its line is where the GPU was first named).
+inline core::GpuSnapshot& snapshot_at(std::map<int, core::GpuSnapshot>& gpus, int gpu, std::int64_t seg) {
+  auto& g = gpus[gpu];
+  g.gpu = gpu;
+  if (g.line == 0) g.line = seg;
+  return g;
+}
 
 /// Writes `report` into ctx.sink: one snapshot per GPU (processes attached), one sighting per
 /// (host, pid) with `evidence`, and a `gpu_snapshot` event with rule `rule`. Nothing when the
