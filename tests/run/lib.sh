@@ -39,3 +39,14 @@ print("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. G
 sys.exit(1)
 PY
 }
+# `run_failing ARG...`: `culprit ARG...` (a `run` whose job fails with exit 1), its stdout and
+# stderr into $work/stdout and $work/stderr; the stderr (the report) is shown, and culprit must
+# exit with the job's 1. Set PATH before calling it for stand-in tools.
+run_failing() {
+  set +e
+  "$culprit" "$@" > "$work/stdout" 2> "$work/stderr"
+  rc=$?
+  set -e
+  cat "$work/stderr"
+  [ "$rc" -eq 1 ] || fail "culprit run exited $rc, the job 1"
+}

@@ -12,13 +12,7 @@ import time
 time.sleep(1.0)
 buf = bytearray(2 * 1024 ** 3)
 PY
-set +e
-"$culprit" run --sample-interval 0.2 -o "$work/incident" -- prlimit --as=1024000000 python3 "$work/memerr.py" \
-  > "$work/stdout" 2> "$work/stderr"
-rc=$?
-set -e
-cat "$work/stderr"
-[ "$rc" -eq 1 ] || fail "culprit run exited $rc, the job 1"
+run_failing run --sample-interval 0.2 -o "$work/incident" -- prlimit --as=1024000000 python3 "$work/memerr.py"
 grep -q "^MemoryError" "$work/stderr" || fail "the job did not hit MemoryError"
 grep -q "^Host allocation failure" "$work/stderr" || fail "no host allocation failure reported"
 "$culprit" --format json "$work/incident" > "$work/report.json" || fail "culprit DIR found no verdict"
