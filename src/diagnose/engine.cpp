@@ -12,6 +12,7 @@
 #include <limits>
 #include <set>
 
+#include "culprit/text/exception_line.hpp"
 #include "advice.hpp"
 #include "host_ledger.hpp"
 #include "load.hpp"
@@ -109,13 +110,8 @@ double ts_or_max(const Finding& f) { return f.ts ? *f.ts : std::numeric_limits<d
 /// bytes at least, so that a short common phrase is no reprint.
 bool reprinted(const Finding& a, const Finding& b) {
   if (b.evidence.empty()) return false;
-  std::string_view text = b.evidence[0].text;
-  if (const auto colon = text.find(": "); colon != std::string_view::npos && colon <= 40) {
-    const std::string_view label = text.substr(0, colon);
-    const bool one_word = label.find(' ') == std::string_view::npos;
-    const auto ends = [&](std::string_view w) { return label.size() >= w.size() && label.substr(label.size() - w.size()) == w; };
-    if (one_word && (ends("Error") || ends("error") || ends("ERROR") || ends("Exception"))) text.remove_prefix(colon + 2);
-  }
+  std::string type, message;
+  const std::string& text = text::split_exception_line(b.evidence[0].text, type, message) ? message : b.evidence[0].text;
   if (text.size() < 30) return false;
   return std::any_of(a.evidence.begin(), a.evidence.end(),
                      [&](const Evidence& e) { return e.text.find(text) != std::string::npos; });

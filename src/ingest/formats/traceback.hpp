@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "culprit/text/exception_line.hpp"
 #include "ingest/formats/line_prefix.hpp"
 
 namespace culprit::ingest {
@@ -41,9 +42,8 @@ struct Traceback {
   PeeledLine start;                ///< prefixes of the first line
 };
 
-/// Splits `ExcType: message` into type and message; false when `line` does not look like an
-/// exception line (`RuntimeError: …`, `torch.OutOfMemoryError: …`, `KeyboardInterrupt`).
-bool split_exception_line(std::string_view line, std::string& type, std::string& message);
+/// Python's `ExcType: message` line (text/exception_line.hpp).
+using text::split_exception_line;
 
 /// Feeds lines of one writer into one traceback.
 class TracebackBuilder {
