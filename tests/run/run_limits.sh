@@ -29,4 +29,15 @@ series = [s for s in v["sources"] if s["name"].endswith("/sample-*-meminfo.txt")
 assert len(series) == 1 and series[0]["files"] >= 3, series
 PY
 grep -q "sample-\*-meminfo.txt .* in [0-9]* samples" "$work/stderr" || fail "the text's sources do not group the samples"
+# Two hosts, each with its job's limits (node-b's read last): node-a's refusal is named by
+# node-a's own ceiling, not lost because another host's reading is the latest.
+mkdir -p "$work/two/node-a" "$work/two/node-b"
+limits=$(ls "$work/incident"/*/sample-*-limits.txt | tail -1)
+cp "$limits" "$work/two/node-a/limits.txt"
+sed 's/1024000000/2048000000/' "$limits" > "$work/two/node-b/limits.txt"
+printf 'Traceback (most recent call last):\n  File "prep.py", line 3, in <module>\nMemoryError\n' > "$work/two/node-a/job.log"
+"$culprit" "$work/two" > "$work/two.txt" 2>&1 || true
+grep -q "^Host allocation failure on node-a" "$work/two.txt" || fail "node-a's refusal is not the answer: $(head -1 "$work/two.txt")"
+tr '\n' ' ' < "$work/two.txt" | grep -q "address-space *limit *of *976.56 *MiB" || fail "node-a's own ceiling is not named"
+tr '\n' ' ' < "$work/two.txt" | grep -q "1.91 *GiB" && fail "node-b's ceiling was named for node-a's refusal"
 echo "ok: the job's address-space ceiling named, samples listed once per item"

@@ -23,6 +23,10 @@ inline constexpr std::string_view kKernelClockAnchor = "kernel_clock_anchor";
 /// severity debug, as the kernel's anchor: clock alignment (store/clock.cpp) dates the failure
 /// from it, and its date is one of the host's.
 inline constexpr std::string_view kClockMark = "clock_mark";
+/// A process's finite address-space / data ceiling from its /proc/PID/limits
+/// (ingest/formats/proc_status.cpp; `culprit run` samples the job's): kind `log`, fields
+/// `address_space_bytes` / `data_bytes`; the host-alloc-fail diagnosis names it.
+inline constexpr std::string_view kProcLimits = "proc_limits";
 /// AMD's GPU monitors' snapshots (ingest/formats/rocm_smi.cpp, amd_smi.cpp, amd_smi_monitor.cpp):
 /// the `gpu_snapshot` event's rule, which the GPU ledger reads to name AMD's process listings
 /// (not nvidia-smi's) in its advice.

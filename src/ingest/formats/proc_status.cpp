@@ -36,6 +36,7 @@
 #include <string>
 
 #include "culprit/core/cgroup_place.hpp"
+#include "culprit/core/parser_rules.hpp"
 #include "culprit/ingest/parser.hpp"
 #include "culprit/text/lines.hpp"
 #include "ingest/formats/proc_status.hpp"
@@ -162,7 +163,7 @@ class ProcStatusParser {
       core::Event e = ctx_.make_event(limits_line_);
       e.kind = core::kind::kLog;
       e.severity = core::Severity::info;
-      e.rule = "proc_limits";
+      e.rule = std::string(core::parser_rule::kProcLimits);
       e.pid = current_.pid;
       e.message = "limits of pid " + std::to_string(current_.pid);
       e.set_int_if("address_space_bytes", address_space_);
