@@ -54,7 +54,7 @@ bool is_kernel_line(std::string_view line, bool known_stamped = false) {
     bool clock = false;
     for (size_t k = 6; k + 8 <= line.size() && k < 16 && !clock; ++k)
       clock = line[k + 2] == ':' && line[k + 5] == ':' && is_digit(line[k]) && is_digit(line[k + 7]);
-    if (!clock && line.find(" kernel: ") == std::string_view::npos) return false;
+    if (!clock && !contains(line, " kernel: ")) return false;
   }
   return may_be_kernel_stamp(line) && kernel_stamp_regex(line);
 }

@@ -255,10 +255,17 @@ int binary_percent(std::string_view s, bool may_hold_nul) {
 std::size_t count_line_ends(std::string_view text) {
   const std::size_t without_cr = detail::count_equal_without(text.data(), text.size(), '\n', '\r');
   if (without_cr != std::string_view::npos) return without_cr;
-  std::size_t n = 0;
-  for (std::size_t i = 0; i < text.size(); ++i)
-    if (text[i] == '\n' ? (i == 0 || text[i - 1] != '\r') : text[i] == '\r') ++n;
-  return n;
+  // Every `\r` and every `\n` ends a line, but a `\r\n` is one end: the pairs are counted
+  // sixteen starts a step (a byte loop here was a sixth of a CRLF log's scan).
+  using namespace detail;
+  const char* p = text.data();
+  std::size_t pairs = 0;
+  std::size_t i = 0;
+  for (; i + 17 <= text.size(); i += 16)
+    pairs += static_cast<std::size_t>(
+        __builtin_popcount(bits16((load16(p + i) == splat16('\r')) & (load16(p + i + 1) == splat16('\n')))));
+  for (; i + 1 < text.size(); ++i) pairs += p[i] == '\r' && p[i + 1] == '\n';
+  return count_byte(text, '\r') + count_byte(text, '\n') - pairs;
 }
 
 namespace {
@@ -353,10 +360,6 @@ std::size_t find_pattern(std::string_view s, std::string_view pattern, char wild
 
 bool contains_pattern(std::string_view s, std::string_view pattern, char wildcard) {
   return find_pattern(s, pattern, wildcard) != std::string_view::npos;
-}
-
-bool contains(std::string_view s, std::string_view needle) {
-  return s.find(needle) != std::string_view::npos;
 }
 
 }  // namespace culprit::text

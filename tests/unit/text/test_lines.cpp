@@ -133,6 +133,50 @@ TEST_CASE("count_line_ends counts the lines that end as split_lines ends them", 
   CHECK(count_line_ends(big) == 5001);
 }
 
+TEST_CASE("count_line_ends agrees with split_lines on random \\r and \\n at every offset", "[text]") {
+  // The count with a \r takes pairs sixteen starts a step: a \r\n across a step's edge, at the
+  // text's ends and in runs of terminators are the cases a vector count gets wrong.
+  std::mt19937 rng(29);
+  for (const std::size_t size : {1u, 2u, 15u, 16u, 17u, 18u, 31u, 32u, 33u, 200u, 4097u}) {
+    for (const unsigned percent : {5u, 30u, 90u}) {
+      std::string text(size, 'x');
+      for (char& c : text) {
+        const unsigned r = rng() % 100;
+        c = r < percent / 2 ? '\r' : r < percent ? '\n' : 'a';
+      }
+      const auto lines = split_lines(text);
+      const bool last_open = text.back() != '\n' && text.back() != '\r';
+      INFO("size " << size << ", " << percent << "% terminators");
+      CHECK(count_line_ends(text) == lines.size() - (last_open ? 1 : 0));
+    }
+  }
+}
+
+TEST_CASE("find agrees with std::string_view::find for every needle, start and offset", "[text]") {
+  // Needles of the lengths the line checks ask (1-9 bytes) over texts of a small alphabet, so
+  // that first and last bytes match often where the whole does not, at sizes around the step.
+  std::mt19937 rng(31);
+  const std::string_view alphabet = "ab ,";
+  for (int round = 0; round < 400; ++round) {
+    std::string text(rng() % 70, 'x');
+    for (char& c : text) c = alphabet[rng() % alphabet.size()];
+    std::string needle(1 + rng() % 9, 'x');
+    for (char& c : needle) c = alphabet[rng() % alphabet.size()];
+    const std::string_view sv = text;
+    for (std::size_t from = 0; from <= text.size() + 1; ++from) {
+      INFO("text '" << text << "', needle '" << needle << "', from " << from);
+      REQUIRE(find(sv, needle, from) == sv.find(needle, from));
+    }
+    CHECK(contains(sv, needle) == (sv.find(needle) != std::string_view::npos));
+  }
+  CHECK(find("abc", "") == 0);
+  CHECK(find("abc", "", 3) == 3);
+  CHECK(find("abc", "", 4) == std::string_view::npos);
+  CHECK(find("", "a") == std::string_view::npos);
+  const std::string line = std::string(100, ' ') + "Apr  9 00:47:22 node-00 kernel: [1.2] x";
+  CHECK(find(line, " kernel: ") == line.find(" kernel: "));
+}
+
 TEST_CASE("count_newlines agrees with a byte count at every length and density", "[text]") {
   std::mt19937 rng(17);
   // Sizes around the vector width (16) and the lane-sum period (255 vectors: 4080 bytes).
