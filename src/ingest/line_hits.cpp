@@ -11,14 +11,16 @@
 
 namespace culprit::ingest {
 
-text::LiteralList line_hit_list(const std::vector<std::string>& app_log, const std::vector<std::string>& kernel_log) {
+text::LiteralList line_hit_list(const std::vector<std::string>& app_log, const std::vector<std::string>& kernel_log,
+                                const std::vector<std::string>& process) {
   // Each literal once, in byte order, with the bits of every list it is in.
   std::vector<std::pair<std::string_view, std::uint32_t>> all;
   const auto& anchors = anchor_literals();
-  all.reserve(anchors.size() + app_log.size() + kernel_log.size());
+  all.reserve(anchors.size() + app_log.size() + kernel_log.size() + process.size());
   for (const std::string& anchor : anchors) all.emplace_back(anchor, kAnchorHit);
   for (const std::string& literal : app_log) all.emplace_back(literal, kAppLogHit);
   for (const std::string& literal : kernel_log) all.emplace_back(literal, kKernelLogHit);
+  for (const std::string& word : process) all.emplace_back(word, kProcessWordHit);
   std::sort(all.begin(), all.end());
   text::LiteralList list;
   for (const auto& [literal, bit] : all) {
@@ -35,7 +37,8 @@ text::LiteralList line_hit_list(const std::vector<std::string>& app_log, const s
 text::LiteralList opener_list() { return line_hit_list(fast_path_markers(), kernel_log_markers()); }
 
 text::LiteralList line_hit_list(const text::SignalSet& signals) {
-  return line_hit_list(signals.block_literals(fast_path_markers()), signals.block_literals(kernel_log_markers()));
+  return line_hit_list(signals.block_literals(fast_path_markers()), signals.block_literals(kernel_log_markers()),
+                       process_words());
 }
 
 bool line_hits(std::string_view text, const std::vector<std::string_view>& lines, const text::SignalSet& signals,

@@ -24,14 +24,16 @@ enum LineHitBit : std::uint8_t {
   kAppLogHit = 2,     ///< a signal literal or an app-log marker (fast_path_markers)
   kKernelLogHit = 4,  ///< a signal literal or a kernel-log marker (kernel_log_markers)
   kBootStampLine = kBootStampBit,  ///< no hit: the line opens with a boot stamp (format_table.hpp)
+  kProcessWordHit = 16,  ///< a process word (process_words), case-folded: the line may name a process
 };
 
 /// The pass's list: every literal of the three lists once, its id the bits of the lists it is in
 /// (sorted, so the build's prebuilt database is found by its key).
 text::LiteralList line_hit_list(const text::SignalSet& signals);
 /// The same list over the given app-log and kernel-log literals (the format table's anchors are
-/// always in it).
-text::LiteralList line_hit_list(const std::vector<std::string>& app_log, const std::vector<std::string>& kernel_log);
+/// always in it), and `process` (kProcessWordHit) where given.
+text::LiteralList line_hit_list(const std::vector<std::string>& app_log, const std::vector<std::string>& kernel_log,
+                                const std::vector<std::string>& process = {});
 /// That list over the parsers' markers alone: what may open or carry a block, whatever the rules
 /// (quiet_piece_end's).
 text::LiteralList opener_list();
@@ -58,6 +60,11 @@ class LiteralHits {
   /// Line `k` (0-based, in order) of the text, `raw`, of which the parser reads the first `read`
   /// bytes: whether a literal lies within them.
   LiteralHit at(std::size_t k, std::string_view raw, std::size_t read);
+  /// Whether line `k`'s first `read` bytes may hold a process word (process_words): false only
+  /// where the input's pass ran over them and found none.
+  bool may_hold_process_word(std::size_t k, std::string_view raw, std::size_t read) const {
+    return given_.empty() || raw.size() > read || (given_[k] & kProcessWordHit) != 0;
+  }
   /// Whether the input's pass found line `k` opening with a boot stamp (kBootStampLine); false:
   /// not known.
   bool known_boot_stamped(std::size_t k) const { return !given_.empty() && (given_[k] & kBootStampLine) != 0; }

@@ -25,6 +25,11 @@ enum class LiteralHit { unknown, no, yes };
 /// (text::hand_written_literals): `NVRM: ` is looked for as `NVRM:`.
 const std::vector<std::string>& fast_path_markers();
 const std::vector<std::string>& kernel_log_markers();
+/// Words the application-log parser's fast path searches a line for to tell whether it names a
+/// process (NCCL's tag, torch's glog path: AppLogParser::skippable). The input's one block pass
+/// marks the lines holding one, case-folded (kProcessWordHit), so that a line holding none is
+/// not searched for them one by one.
+const std::vector<std::string>& process_words();
 
 /// Every literal list a run with `signals` scans with Hyperscan: each parser's (its markers and
 /// the signals' literals), the format table's anchors, the signals' own (with their ids:

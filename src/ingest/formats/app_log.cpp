@@ -50,6 +50,23 @@ const std::vector<std::string>& fast_path_markers() {
 
 namespace {
 
+// The words skippable() asks of a line it would skip: whether it names a process.
+constexpr std::string_view kPidWord = "pid";
+constexpr std::string_view kPidWordUpper = "PID";
+constexpr std::string_view kNcclWord = "NCCL";
+constexpr std::string_view kTorchPath = "torch/";
+
+}  // namespace
+
+const std::vector<std::string>& process_words() {
+  // Not `pid`: it is in every line of a worker-prefixed log, and a hit a line costs the pass more
+  // than the search skippable() makes for it.
+  static const std::vector<std::string> kWords = {std::string(kNcclWord), std::string(kTorchPath)};
+  return kWords;
+}
+
+namespace {
+
 using Sv = std::string_view;
 
 /// Longer lines are cut before peeling and scanning (a bound on work per line, not on input).
@@ -117,7 +134,7 @@ constexpr std::size_t kPidPrefixBytes = 160;
 /// up to the `)` after the first `pid=` within the line's first kPidPrefixBytes.
 Sv worker_prefix(Sv raw) {
   const Sv head = raw.substr(0, kPidPrefixBytes);
-  const std::size_t at = head.find("pid=");
+  const std::size_t at = text::find(head, "pid=");
   const std::size_t close = at == Sv::npos ? Sv::npos : head.find(')', at);
   return close == Sv::npos ? Sv() : raw.substr(0, close + 1);
 }
@@ -136,11 +153,12 @@ class AppLogParser {
     options_.plain = !may_escape_ && !caret_escapes_;
   }
 
-  void line(std::int64_t seg, Sv raw, LiteralHit hit = LiteralHit::unknown);
+  /// `process_word`: false where the input's pass found no process word (process_words) in it.
+  void line(std::int64_t seg, Sv raw, LiteralHit hit = LiteralHit::unknown, bool process_word = true);
   void finish();
 
  private:
-  bool skippable(Sv raw, LiteralHit hit) const;
+  bool skippable(Sv raw, LiteralHit hit, bool process_word) const;
   struct Open {
     std::unique_ptr<TracebackBuilder> builder;
     PeeledLine exc_peel;  // prefixes of the latest exception line
@@ -211,8 +229,10 @@ class AppLogParser {
 // match it (the literal prefilter), it holds no failure marker, and any pid prefix it carries
 // repeats one already sighted. Skipping never drops an event: every kind of event needs a
 // signal candidate, a traceback, a failure block, a new pid, or (Ray's table of memory users)
-// a user-space OOM kill a few lines before, after which line() skips nothing.
-bool AppLogParser::skippable(Sv raw, LiteralHit hit) const {
+// a user-space OOM kill a few lines before, after which line() skips nothing. `process_word`
+// false: the line holds no process word (the input's pass said so), so the searches for one
+// below would all fail.
+bool AppLogParser::skippable(Sv raw, LiteralHit hit, bool process_word) const {
   if (!open_.empty() || block_ || ray_table_) return false;
   if (!ctx_.signals || !ctx_.signals->prefilter()) return false;
   if (hit == LiteralHit::yes) return false;
@@ -245,25 +265,25 @@ bool AppLogParser::skippable(Sv raw, LiteralHit hit) const {
     if (m == Sv::npos) return false;
     text = m + 1;
   }
-  if ((may_escape_ && raw.find('\x1b', text) != Sv::npos) || (caret_escapes_ && raw.find("^[[") != Sv::npos))
+  if ((may_escape_ && raw.find('\x1b', text) != Sv::npos) || (caret_escapes_ && text::contains(raw, "^[[")))
     return false;
   // A glog header names a process only in torch's formatter (its path under `torch/`: the
   // number is the pid; glog / absl print a thread id, line_prefix.cpp, layer_glog), and at E, F
   // or C it makes the line an error line (a `log` event) without a marker.
   const bool glog = raw.size() > 5 && std::string_view("IWEDCF").find(raw[0]) != Sv::npos && raw[1] >= '0' &&
                     raw[1] <= '9' &&
-                    (std::string_view("ECF").find(raw[0]) != Sv::npos || raw.find("torch/") != Sv::npos);
+                    (std::string_view("ECF").find(raw[0]) != Sv::npos || (process_word && text::contains(raw, kTorchPath)));
   // NCCL names its writer's pid in a tag: at the line's start it is a prefix like a worker's;
   // anywhere else the line is peeled, as every line naming NCCL is.
-  if (prefix.empty() && raw.find("NCCL") != Sv::npos) return false;
+  if (prefix.empty() && process_word && text::contains(raw, kNcclWord)) return false;
   // A line naming a pid (in its words or its writer's prefix) is skipped only behind a prefix
   // already sighted: its process is known.
-  if (!prefix.empty() || raw.find("pid") != Sv::npos || raw.find("PID") != Sv::npos || glog) return sighted;
+  if (!prefix.empty() || glog || text::contains(raw, kPidWord) || text::contains(raw, kPidWordUpper)) return sighted;
   // A line after which a bare traceback could open takes this line's stamp: kept lazily below.
   return true;
 }
 
-void AppLogParser::line(std::int64_t seg, Sv raw, LiteralHit hit) {
+void AppLogParser::line(std::int64_t seg, Sv raw, LiteralHit hit, bool process_word) {
   if (raw.size() > kMaxLineBytes) {
     if (!noted_long_) {
       ctx_.note("long-line", seg, "line longer than 64 KiB; only its start is scanned");
@@ -273,7 +293,7 @@ void AppLogParser::line(std::int64_t seg, Sv raw, LiteralHit hit) {
   }
   // Lines just after a user-space OOM kill are all read: a Ray memory-users table may follow,
   // whose rows hold no literal or marker.
-  if (seg - kill_seg_ > kRayTableReach && skippable(raw, hit)) {
+  if (seg - kill_seg_ > kRayTableReach && skippable(raw, hit, process_word)) {
     skipped_raw_ = raw;
     skipped_seg_ = seg;
     if (mark_until_ > 0 && ctx_.absolute_line(seg) <= mark_until_) {  // the first stamped line after an unstamped event
@@ -789,8 +809,10 @@ void parse_app_log(std::string_view text, ParseContext& ctx) {
   // lines with none (most of them) skip both per-line literal passes. The per-line checks look
   // at a line's first kMaxLineBytes only (line() cuts it).
   LiteralHits hits(text, ctx, kAppLogHit, fast_path_markers());
-  for (std::size_t k = 0; k < lines.size(); ++k)
-    parser.line(++seg, lines[k], hits.at(k, lines[k], std::min(lines[k].size(), kMaxLineBytes)));
+  for (std::size_t k = 0; k < lines.size(); ++k) {
+    const std::size_t read = std::min(lines[k].size(), kMaxLineBytes);
+    parser.line(++seg, lines[k], hits.at(k, lines[k], read), hits.may_hold_process_word(k, lines[k], read));
+  }
   parser.finish();
 }
 
