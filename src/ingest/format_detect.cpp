@@ -50,13 +50,16 @@ bool is_kernel_line(std::string_view line, bool known_stamped = false) {
   // or nothing of ours: without the clock's `dd:dd:dd` near the start or a ` kernel: ` tag it is
   // not taken, so that `ERROR: worker: [rank0]` does not pass for dmesg -x's lower-case
   // `kern  :err   : [`.
+  // may_be_kernel_stamp reads the first bytes only: asked before the tag's search of the whole
+  // line, which every capitalised line of an application log (`INFO:root:…`) would pay.
+  if (!may_be_kernel_stamp(line)) return false;
   if (c >= 'A' && c <= 'Z') {
     bool clock = false;
     for (size_t k = 6; k + 8 <= line.size() && k < 16 && !clock; ++k)
       clock = line[k + 2] == ':' && line[k + 5] == ':' && is_digit(line[k]) && is_digit(line[k + 7]);
     if (!clock && !contains(line, " kernel: ")) return false;
   }
-  return may_be_kernel_stamp(line) && kernel_stamp_regex(line);
+  return kernel_stamp_regex(line);
 }
 
 /// The lines of a kernel OOM report other than its anchors (formats.md §1.0: stack-dump header

@@ -47,4 +47,45 @@ std::size_t find(std::string_view s, std::string_view needle, std::size_t from) 
 
 bool contains(std::string_view s, std::string_view needle) { return find(s, needle) != std::string_view::npos; }
 
+namespace {
+unsigned char fold(unsigned char c) { return c >= 'A' && c <= 'Z' ? static_cast<unsigned char>(c | 0x20) : c; }
+/// The bits that fold a byte of a vector onto `c`'s lower case: 0x20 where `c` is a letter.
+unsigned char fold_bit(unsigned char c) { return (fold(c) >= 'a' && fold(c) <= 'z') ? 0x20 : 0; }
+}  // namespace
+
+std::size_t find_folded(std::string_view s, std::string_view needle, std::size_t from) {
+  constexpr std::size_t kNone = std::string_view::npos;
+  const std::size_t n = needle.size();
+  if (from > s.size()) return kNone;
+  if (n == 0) return from;
+  if (n > s.size() - from) return kNone;
+  using namespace detail;
+  const char* p = s.data();
+  const std::size_t last = n - 1;
+  const std::size_t starts_end = s.size() - last;
+  const auto matches = [&](std::size_t at) {
+    for (std::size_t k = 0; k < n; ++k)
+      if (fold(static_cast<unsigned char>(p[at + k])) != fold(static_cast<unsigned char>(needle[k]))) return false;
+    return true;
+  };
+  const auto u0 = static_cast<unsigned char>(needle[0]), ul = static_cast<unsigned char>(needle[last]);
+  // A letter's two cases differ in bit 0x20 alone, and OR-ing it in maps no other byte onto a
+  // lower-case letter: where the needle's byte is a letter, the OR-ed lane equals its lower
+  // case exactly where the text holds either case (other bytes are compared as they are).
+  const Bytes16 first = splat16(fold(u0)), first_bit = splat16(fold_bit(u0));
+  const Bytes16 final = splat16(fold(ul)), final_bit = splat16(fold_bit(ul));
+  std::size_t i = from;
+  for (; i + 16 <= starts_end; i += 16) {
+    for (unsigned bits =
+             bits16(((load16(p + i) | first_bit) == first) & ((load16(p + i + last) | final_bit) == final));
+         bits != 0; bits &= bits - 1) {
+      const std::size_t at = i + static_cast<std::size_t>(__builtin_ctz(bits));
+      if (matches(at)) return at;
+    }
+  }
+  for (; i < starts_end; ++i)
+    if (matches(i)) return i;
+  return kNone;
+}
+
 }  // namespace culprit::text

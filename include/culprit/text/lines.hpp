@@ -140,6 +140,9 @@ inline bool starts_with(std::string_view s, std::string_view prefix) { return s.
 std::size_t find(std::string_view s, std::string_view needle, std::size_t from = 0);
 /// Whether find finds it.
 bool contains(std::string_view s, std::string_view needle);
+/// find, ASCII letters matching either case (`pid` finds `PID` and `Pid`): one pass where a
+/// caller would search for several spellings.
+std::size_t find_folded(std::string_view s, std::string_view needle, std::size_t from = 0);
 /// Where `s` first holds `pattern`, each `wildcard` byte in it matching any byte (`":??:??."`: a
 /// PCI bus id's colons and dot); npos when nowhere. One pass, many bytes at a time.
 std::size_t find_pattern(std::string_view s, std::string_view pattern, char wildcard);

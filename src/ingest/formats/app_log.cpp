@@ -139,6 +139,13 @@ Sv worker_prefix(Sv raw) {
   return close == Sv::npos ? Sv() : raw.substr(0, close + 1);
 }
 
+/// Whether `raw` holds `pid` or `PID` (not `Pid`): one case-folded pass for both spellings.
+bool names_pid(Sv raw) {
+  for (std::size_t at = text::find_folded(raw, kPidWord); at != Sv::npos; at = text::find_folded(raw, kPidWord, at + 1))
+    if (const Sv word = raw.substr(at, kPidWord.size()); word == kPidWord || word == kPidWordUpper) return true;
+  return false;
+}
+
 /// The writer's prefix `raw` starts with, or empty: `worker` (its worker_prefix) where it has
 /// one, else NCCL_DEBUG's `host:pid:tid [dev] `.
 Sv pid_prefix(Sv raw, Sv worker) { return worker.empty() ? raw.substr(0, nccl_prefix_length(raw)) : worker; }
@@ -249,11 +256,13 @@ bool AppLogParser::skippable(Sv raw, LiteralHit hit, bool process_word) const {
   // lines looks it up once. (Not an NCCL tag: a `pid=…)` after one would win there.)
   Sv prefix;
   bool sighted = false;
+  bool pid_word = false;  // the line holds `pid` or `PID` (asked where no sighted prefix answers first)
   if (!last_sighted_.empty() && text::starts_with(raw, last_sighted_)) {
     prefix = raw.substr(0, last_sighted_.size());
     sighted = true;
   } else {
-    const Sv worker = worker_prefix(raw);
+    pid_word = names_pid(raw);
+    const Sv worker = pid_word ? worker_prefix(raw) : Sv();  // a worker prefix holds `pid=`
     prefix = pid_prefix(raw, worker);
     const auto it = prefix.empty() ? sighted_prefixes_.end() : sighted_prefixes_.find(prefix);
     sighted = it != sighted_prefixes_.end();
@@ -278,7 +287,7 @@ bool AppLogParser::skippable(Sv raw, LiteralHit hit, bool process_word) const {
   if (prefix.empty() && process_word && text::contains(raw, kNcclWord)) return false;
   // A line naming a pid (in its words or its writer's prefix) is skipped only behind a prefix
   // already sighted: its process is known.
-  if (!prefix.empty() || glog || text::contains(raw, kPidWord) || text::contains(raw, kPidWordUpper)) return sighted;
+  if (!prefix.empty() || glog || pid_word) return sighted;
   // A line after which a bare traceback could open takes this line's stamp: kept lazily below.
   return true;
 }

@@ -152,7 +152,7 @@ TEST_CASE("count_line_ends agrees with split_lines on random \\r and \\n at ever
   }
 }
 
-TEST_CASE("find agrees with std::string_view::find for every needle, start and offset", "[text]") {
+TEST_CASE("find and find_folded agree with std::string_view::find for every needle, start and offset", "[text]") {
   // Needles of the lengths the line checks ask (1-9 bytes) over texts of a small alphabet, so
   // that first and last bytes match often where the whole does not, at sizes around the step.
   std::mt19937 rng(31);
@@ -169,6 +169,26 @@ TEST_CASE("find agrees with std::string_view::find for every needle, start and o
     }
     CHECK(contains(sv, needle) == (sv.find(needle) != std::string_view::npos));
   }
+  // find_folded: the same, with either case of a letter (and nothing else) matching.
+  const std::string_view folded_alphabet = "pPiIdD=@`[{";
+  for (int round = 0; round < 400; ++round) {
+    std::string text(rng() % 70, 'x');
+    for (char& c : text) c = folded_alphabet[rng() % folded_alphabet.size()];
+    std::string needle(1 + rng() % 4, 'x');
+    for (char& c : needle) c = folded_alphabet[rng() % folded_alphabet.size()];
+    const auto lower = [](std::string t) {
+      for (char& c : t) c = (c >= 'A' && c <= 'Z') ? static_cast<char>(c | 0x20) : c;
+      return t;
+    };
+    const std::string folded_text = lower(text), folded_needle = lower(needle);
+    for (std::size_t from = 0; from <= text.size() + 1; ++from) {
+      INFO("text '" << text << "', needle '" << needle << "', from " << from);
+      REQUIRE(find_folded(text, needle, from) == std::string_view(folded_text).find(folded_needle, from));
+    }
+  }
+  CHECK(find_folded("a Pid here", "pid") == 2);
+  CHECK(find_folded("a `@[{ here", "@") == 3);
+  CHECK(find_folded("nothing", "@") == std::string_view::npos);
   CHECK(find("abc", "") == 0);
   CHECK(find("abc", "", 3) == 3);
   CHECK(find("abc", "", 4) == std::string_view::npos);
