@@ -230,14 +230,40 @@ bool is_smi_csv_header(std::string_view line) {
     if (contains(line, k)) return true;
   return false;
 }
+/// The bracketed values nvidia-smi's CSV prints in a cell of their own.
+constexpr std::string_view kSmiCsvBracketValues[] = {"[N/A]", "[Not Supported]", "[Unknown Error]", "[GPU is lost]"};
+
+/// Whether `line` holds one of kSmiCsvBracketValues: each `[` compared with them where it is.
+bool holds_smi_bracket_value(std::string_view line) {
+  for (size_t at = line.find('['); at != std::string_view::npos; at = line.find('[', at + 1))
+    for (const std::string_view value : kSmiCsvBracketValues)
+      if (line.compare(at, value.size(), value) == 0) return true;
+  return false;
+}
+
+/// Whether a PCI bus id cell (`00000000:3B:00.0`, 16 bytes) may lie in `line`: a place of its
+/// `:??:??.` (kSmiCsvShapePattern) with the cell's 8 bytes before it, and after the cell's last
+/// byte the line's end, a blank or a `,` (where the next cell's `, ` or the cell's trailing
+/// blanks start). A time of day with its fraction (`T00:47:22.011932`, in every line of a
+/// container runtime's or glog's log) holds the pattern, not the cell.
+bool may_hold_bus_id_cell(std::string_view line) {
+  bool found = false;
+  text::for_each_pattern(line, kSmiCsvShapePattern, '?', [&](std::size_t at) {
+    const std::size_t end = at + 8;  // the cell is line[at - 8, at + 8)
+    found = at >= 8 && (end == line.size() || text::is_space(line[end]) || line[end] == ',');
+    return !found;
+  });
+  return found;
+}
+
 /// A header-less CSV row that can only be nvidia-smi's: `, `-separated cells, one of them a
 /// `<n> MiB` memory value, a bracketed `[N/A]` / `[Not Supported]`, or a PCI bus id.
 bool is_smi_csv_row(std::string_view line) {
   if (line.size() > 2000 || !contains(line, ", ") || contains(line, "  ")) return false;
-  // Cheap reject: a row needs a strong cell below, which holds ` MiB`, a `[` or a bus id's
-  // `:??:??.` (a log line with `, ` and a `:` passed the `:` alone and was split into cells).
-  if (!contains(line, " MiB") && !contains(line, "[") && !text::contains_pattern(line, kSmiCsvShapePattern, '?'))
-    return false;
+  // Cheap reject: a row needs a strong cell below, which holds ` MiB`, a bracketed value or a
+  // bus id (a log line with `, ` and a `[` or a clock passed a look for those bytes alone and
+  // was split into cells).
+  if (!contains(line, " MiB") && !holds_smi_bracket_value(line) && !may_hold_bus_id_cell(line)) return false;
   int cells = 0;
   bool strong = false;
   size_t start = 0;
@@ -247,7 +273,7 @@ bool is_smi_csv_row(std::string_view line) {
     if (c.empty()) return false;
     ++cells;
     if (c.size() > 4 && c.substr(c.size() - 4) == " MiB" && std::isdigit(static_cast<unsigned char>(c[0]))) strong = true;
-    if (c == "[N/A]" || c == "[Not Supported]" || c == "[Unknown Error]" || c == "[GPU is lost]") strong = true;
+    for (const std::string_view value : kSmiCsvBracketValues) strong = strong || c == value;
     if (c.size() == 16 && c[8] == ':' && c[11] == ':' && c[14] == '.') strong = true;
     if (comma == std::string_view::npos) break;
     start = comma + 2;
@@ -630,12 +656,13 @@ bool smi_xml_first(char c) { return c == '<'; }
 bool smi_csv_shape(std::string_view line) {
   // A PCI bus id cell `00000000:3B:00.0`, `:` at its 8th and 11th byte and `.` at its 14th,
   // among `, `-separated cells. The sniffer asks this only at lines its section pass found the
-  // bus id's shape in (FormatSpec::unanchored_pattern), so the `, ` goes first. A line opening
-  // with a colour code or a kernel stamp is a log line (smi_csv_first, ShapedRows::at).
-  if (line.size() > 2000 || !contains(line, ", ")) return false;
+  // bus id's shape in (FormatSpec::unanchored_pattern). A line opening with a colour code or a
+  // kernel stamp is a log line (smi_csv_first, ShapedRows::at). A line holding no anchor (the
+  // only kind asked) is a row only by such a cell (every other strong cell, and a header, holds
+  // an anchor: is_smi_csv_row, is_smi_csv_header), so the cell's place is asked for first.
+  if (line.size() > 2000 || !may_hold_bus_id_cell(line) || !contains(line, ", ")) return false;
   const std::string_view t = text::trim_left(line);  // not empty: it holds the `,`
-  return smi_csv_first(t[0]) && !kernel::starts_with_boot_stamp(t) &&
-         text::contains_pattern(line, kSmiCsvShapePattern, '?');
+  return smi_csv_first(t[0]) && !kernel::starts_with_boot_stamp(t);
 }
 bool smi_csv_first(char c) { return c != '\x1b'; }
 

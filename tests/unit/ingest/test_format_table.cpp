@@ -308,6 +308,11 @@ TEST_CASE("format table: anchor shape checks turn routine log lines away", "[for
   CHECK(kernel_shape("Apr 01 14:13:32 host: [   1234]     0  1234    12345"));
   CHECK(kernel_shape("[   12.345678] Out of memory: Killed process 4242 (python3)"));
   CHECK(smi_csv_shape("0, NVIDIA A100-SXM4-80GB, 00000000:07:00.0, 81920"));
+  CHECK(smi_csv_shape("0, NVIDIA A100-SXM4-80GB, 00000000:07:00.0"));     // the last cell
+  CHECK(smi_csv_shape("0, NVIDIA A100-SXM4-80GB, 00000000:07:00.0 , 1"));  // a blank before the `, `
+  // A clock with its fraction holds the bus id's `:??:??.` but no 16-byte cell around it.
+  CHECK_FALSE(smi_csv_shape("2026-04-09T00:47:22.011932000Z INFO 04-09 00:47:22 [engine.py:291] Running: 22 reqs, Swapped: 0 reqs"));
+  CHECK_FALSE(smi_csv_shape("I0409 00:47:22.144169   3306 service.cc:168] step 0, loss 2.5331"));
   CHECK(json_shape("  [{\"a\": 1}"));
   CHECK(ps_shape("  PID TTY          TIME CMD"));
   // A JSON start by its left end alone: a dmesg stamp's `[` is none; a bare `[` (a pretty array
@@ -374,7 +379,7 @@ TEST_CASE("format table: a section's pattern lines are the lines holding the pat
   std::vector<bool> held;
   for (std::size_t i = 0; i < lines.size(); ++i) held.push_back(whole.holds_pattern(":??:??.", i));
   CHECK(held == std::vector<bool>{false, true, false, false, true, true});
-  for (std::size_t i = 0; i < lines.size(); ++i)  // each held line holds it, as smi_csv_shape reads it
+  for (std::size_t i = 0; i < lines.size(); ++i)  // each held line holds it, as a search of the line finds it
     CHECK(held[i] == culprit::text::contains_pattern(lines[i], ":??:??.", '?'));
   CHECK(whole.holds_pattern("MiB", 1));
   CHECK_FALSE(whole.holds_pattern("MiB", 4));
