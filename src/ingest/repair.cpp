@@ -164,14 +164,19 @@ std::size_t text_escape(Sv s, std::size_t i) {
   return 0;
 }
 
-/// True when `s` holds a textual escape: found by memchr for its first byte ('#' or '\\', both
-/// rare in logs), so a log without one costs two scans, or none where `rare` (the census of
-/// `s`) says it holds neither byte.
+/// True when `s` holds a textual escape: found by its first byte ('#' or '\\', both rare in
+/// most logs), so a log without one costs two scans, or none where `rare` (the census of `s`)
+/// says it holds neither byte. The `#` form is looked for whole (text::find): a tqdm bar's
+/// `|#######   |` puts a `#` in every line of a training log.
 bool has_text_escape(Sv s, const text::RareBytes& rare = text::RareBytes::all()) {
-  for (const char first : {'#', '\\'}) {
-    if (!rare.may_hold(first)) continue;  // (without a census, the memchr below is the scan)
+  if (rare.may_hold('#')) {
+    constexpr Sv kHashForm = "#033[";  // text_escape's one form that starts with a `#`
+    for (std::size_t at = text::find(s, kHashForm); at != Sv::npos; at = text::find(s, kHashForm, at + 1))
+      if (text_escape(s, at)) return true;
+  }
+  if (rare.may_hold('\\')) {  // (without a census, the memchr below is the scan)
     for (const char* p = s.data(); p < s.data() + s.size();) {
-      p = static_cast<const char*>(std::memchr(p, first, static_cast<std::size_t>(s.data() + s.size() - p)));
+      p = static_cast<const char*>(std::memchr(p, '\\', static_cast<std::size_t>(s.data() + s.size() - p)));
       if (!p) break;
       if (text_escape(s, static_cast<std::size_t>(p - s.data()))) return true;
       ++p;
@@ -315,7 +320,7 @@ bool process_prefix(Sv s) {
 /// and DeepSpeed's too): `N%|` within its first 80 bytes. Each redraw after a `\r` is a line of
 /// its own (text::split_lines), a record, never the tail of the redraw before.
 bool progress_bar(Sv s) {
-  const std::size_t bar = s.substr(0, 80).find("%|");
+  const std::size_t bar = text::find(s.substr(0, 80), "%|");
   return bar != Sv::npos && bar > 0 && is_digit(s[bar - 1]);
 }
 
