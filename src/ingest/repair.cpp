@@ -295,6 +295,7 @@ std::vector<std::string> split_escaped(Sv line) {
 /// (level, blank, `MM-DD `) and Python logging's default `INFO:name:` (level, colon, a name).
 bool level_header(Sv s) {
   static constexpr std::array<Sv, 6> kLevels = {"DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL", "WARN"};
+  if (s.empty() || !(s[0] == 'D' || s[0] == 'I' || s[0] == 'W' || s[0] == 'E' || s[0] == 'C')) return false;  // every line asks
   for (const Sv level : kLevels) {
     if (!s.starts_with(level) || s.size() < level.size() + 2) continue;
     const Sv rest = s.substr(level.size());
@@ -336,13 +337,13 @@ bool starts_record(Sv s) {
     if (s[2] == '-' && is_digit(s[3]) && is_digit(s[4]) && s[5] == ' ') return true;                       // 04-24 (vLLM)
   }
   // glog `I0409 05:10:11`, syslog `May 25 10:00:00`.
-  if (s.size() >= 6 && std::strchr("IWEF", c) && is_digit(s[1]) && is_digit(s[2]) && is_digit(s[3]) &&
+  if (s.size() >= 6 && (c == 'I' || c == 'W' || c == 'E' || c == 'F') && is_digit(s[1]) && is_digit(s[2]) && is_digit(s[3]) &&
       is_digit(s[4]) && s[5] == ' ')
     return true;
   if (s.size() >= 7 && is_alpha(s[0]) && is_alpha(s[1]) && is_alpha(s[2]) && s[3] == ' ' &&
       (is_digit(s[4]) || s[4] == ' ') && is_digit(s[5]) && (s[6] == ' ' || is_digit(s[6])))
     return true;
-  if (s.starts_with("Traceback (most recent call last)")) return true;
+  if (c == 'T' && s.starts_with("Traceback (most recent call last)")) return true;
   if (level_header(s) || process_prefix(s) || progress_bar(s)) return true;
   // A tag or exception name and a colon: `NVRM: …`, `ValueError: …`, `kernel: …`.
   if (is_alpha(c)) {

@@ -28,7 +28,8 @@ std::size_t find(std::string_view s, std::string_view needle, std::size_t from) 
   using namespace detail;
   const std::size_t last = n - 1;
   const std::size_t starts_end = s.size() - last;  // every start lies in [from, starts_end)
-  const auto rest_matches = [&](std::size_t at) { return std::memcmp(p + at + 1, needle.data() + 1, n - 2) == 0; };
+  // The bytes between the first and the last (none for a needle of two: the filter is the match).
+  const auto rest_matches = [&](std::size_t at) { return n == 2 || std::memcmp(p + at + 1, needle.data() + 1, n - 2) == 0; };
   std::size_t i = from;
   const Bytes16 first = splat16(static_cast<unsigned char>(needle[0]));
   const Bytes16 final = splat16(static_cast<unsigned char>(needle[last]));
