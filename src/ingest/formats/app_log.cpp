@@ -213,6 +213,11 @@ class AppLogParser {
   std::optional<PeeledTime> dated_;
   std::int64_t dated_seg_ = 0;
   std::int64_t year_probes_ = 0;  // skipped lines peeled for a first full date (kYearProbeLines)
+  // Skipped lines to be peeled for a first full date, in order, when a date is next read or
+  // written (settle_year_probes): a source whose events are all on its first lines, or that has
+  // none (a small file of routine lines), reads no date, and its probes are never peeled.
+  std::vector<std::pair<Sv, std::int64_t>> pending_year_probes_;
+  void settle_year_probes();
   // Clock marks: until which line the first stamped one after an unstamped event is looked for.
   std::int64_t marked_seg_ = 0;       // the last line kept as a mark
   std::int64_t mark_until_ = 0;       // look for a stamped line up to this input line (0: none)
@@ -306,15 +311,16 @@ void AppLogParser::line(std::int64_t seg, Sv raw, LiteralHit hit, bool process_w
     skipped_raw_ = raw;
     skipped_seg_ = seg;
     if (mark_until_ > 0 && ctx_.absolute_line(seg) <= mark_until_) {  // the first stamped line after an unstamped event
+      settle_year_probes();
       const PeeledLine skipped = peel_line(raw, options_);
       note_dated(skipped.time, seg);
       if (skipped.time.kind != core::TsKind::none) clock_mark(seg, skipped);
-    } else if (!dated_ && year_probes_ < kYearProbeLines) {
-      ++year_probes_;
-      note_dated(peel_line(raw, options_).time, seg);
+    } else if (!dated_ && year_probes_ + static_cast<std::int64_t>(pending_year_probes_.size()) < kYearProbeLines) {
+      pending_year_probes_.emplace_back(raw, seg);  // peeled if a date is read later
     }
     return;
   }
+  settle_year_probes();
   if (skipped_seg_ > prev_time_line_ && skipped_seg_ == seg - 1) {
     // The skipped previous line's stamp, for a bare traceback opening on this line.
     const PeeledLine prev = peel_line(skipped_raw_, options_);
@@ -521,6 +527,17 @@ int AppLogParser::year_for(const PeeledTime& t) const {
     }
   }
   return best;
+}
+
+// The probes as if each had been peeled when its line was read: in order, until one gives a
+// full date (after which none would have been made).
+void AppLogParser::settle_year_probes() {
+  for (const auto& [raw, seg] : pending_year_probes_) {
+    if (dated_) break;
+    ++year_probes_;
+    note_dated(peel_line(raw, options_).time, seg);
+  }
+  pending_year_probes_.clear();
 }
 
 void AppLogParser::note_dated(const PeeledTime& t, std::int64_t seg) {
