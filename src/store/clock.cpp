@@ -268,6 +268,10 @@ struct HostCensus {
   std::optional<double> max_ts, dated_max;  ///< max(ts); max(ts) of the kDatedSql rows
   std::int64_t zoneless = 0, zoned = 0;     ///< placed stamps without / with a zone (zone())
   std::map<double, int> votes;              ///< the zoned wall stamps' non-zero offsets (inferred_offset())
+  /// years(): its wall_no_year stamps placed, those of them placed from their own source
+  /// (year_from_line), and those to place (ts NULL, ts_value known); dates(): time_of_day ones to place.
+  std::int64_t no_year_placed = 0, no_year_from_source = 0, no_year_unplaced = 0, time_unplaced = 0;
+  bool dated_stale = false;  ///< years() placed stamps: dated_max is asked of SQL again
 };
 
 class Aligner {
@@ -333,7 +337,7 @@ class Aligner {
     std::string err;
     auto st = db_.prepare(
         "SELECT host, ts_kind, ts, ts_raw, CASE WHEN ts IS NOT NULL AND ts_kind = 'wall_no_year' THEN "
-        + std::string(kYearFromSource) + " ELSE 0 END FROM events",
+        + std::string(kYearFromSource) + " ELSE 0 END, ts_value IS NOT NULL FROM events",
         err);
     if (!st) return err;
     sqlite3_stmt* s = st->handle();
@@ -351,9 +355,19 @@ class Aligner {
       const std::string_view kind = text(1);
       ++c->rows;
       if (std::find(c->kinds.begin(), c->kinds.end(), kind) == c->kinds.end()) c->kinds.emplace_back(kind);
-      if (sqlite3_column_type(s, 2) == SQLITE_NULL) continue;
+      if (sqlite3_column_type(s, 2) == SQLITE_NULL) {
+        if (sqlite3_column_int(s, 5) != 0) {
+          if (kind == "wall_no_year") ++c->no_year_unplaced;
+          if (kind == "time_of_day") ++c->time_unplaced;
+        }
+        continue;
+      }
       const double ts = sqlite3_column_double(s, 2);
       ++c->placed;
+      if (kind == "wall_no_year") {
+        ++c->no_year_placed;
+        if (sqlite3_column_int(s, 4) != 0) ++c->no_year_from_source;
+      }
       c->max_ts = c->max_ts ? std::max(*c->max_ts, ts) : ts;
       if (kind == "wall" || (kind == "wall_no_year" && sqlite3_column_int(s, 4) != 0)) {
         c->dated_max = c->dated_max ? std::max(*c->dated_max, ts) : ts;
@@ -377,12 +391,28 @@ class Aligner {
     return st->error();
   }
   bool has_kind(const std::string& h, const char* kind) const { return kinds_.count({h, kind}) > 0; }
-  /// The host's census while no UPDATE has moved its events' times; else null.
-  const HostCensus* census(const std::string& h) const {
+  /// The host's census while no UPDATE has moved its events' times (but those of years() and
+  /// dates(), which keep it); else null.
+  HostCensus* census(const std::string& h) {
     if (touched_.count(h)) return nullptr;
-    static const HostCensus kNone;
-    const auto it = census_.find(h);
-    return it == census_.end() ? &kNone : &it->second;
+    return &census_[h];
+  }
+  /// An UPDATE of host `h`'s unplaced year-less or time-only stamps (?1), RETURNING each new ts:
+  /// they become placed, zoneless stamps, and the census stays true.
+  std::string place_events(const std::string& h, const std::string& sql) {
+    std::string err;
+    auto st = db_.prepare(sql + " RETURNING ts", err);
+    if (!st) return err;
+    st->bind(1, std::string_view(h));
+    HostCensus* c = census(h);
+    while (st->step()) {
+      if (c == nullptr || sqlite3_column_type(st->handle(), 0) == SQLITE_NULL) continue;
+      const double ts = sqlite3_column_double(st->handle(), 0);
+      ++c->placed;
+      ++c->zoneless;
+      c->max_ts = c->max_ts ? std::max(*c->max_ts, ts) : ts;
+    }
+    return st->error();
   }
   /// exec_bound() of an UPDATE of host `h`'s events (?1): the census no longer speaks for it.
   std::string update_events(const std::string& h, const std::string& sql) {
@@ -415,6 +445,7 @@ class Aligner {
   /// The host's reference instant and how good it is as a source of years and dates.
   std::optional<double> reference(const std::string& h, std::string& why, int& level) {
     const HostCensus* c = census(h);
+    if (c && c->dated_stale) c = nullptr;
     if (auto r = c ? c->dated_max : scalar(db_, std::string("SELECT max(ts) FROM events WHERE host = ?1 AND ") + kDatedSql, h)) {
       why = "the host's dated stamps";
       level = kHigh;
@@ -434,19 +465,26 @@ class Aligner {
     if (!has_kind(h, "wall_no_year")) return {};
     const std::string where = "host = ?1 AND ts IS NULL AND ts_kind = 'wall_no_year' AND ts_value IS NOT NULL";
     // Placed by their parser: from the source's own dated lines (year_from_line), else --year.
-    // One scan counts the placed (those with the field among them) and the ones to place.
-    auto counts = db_.query_bound(
-        fmt::format("SELECT count(ts) AS placed, coalesce(sum(CASE WHEN ts IS NOT NULL AND {} THEN 1 ELSE 0 END), 0)"
-                    " AS from_source, coalesce(sum(CASE WHEN ts IS NULL AND ts_value IS NOT NULL THEN 1 ELSE 0 END), 0)"
-                    " AS unplaced FROM events WHERE host = ?1 AND ts_kind = 'wall_no_year'",
-                    kYearFromSource),
-        {h});
-    if (!counts.error.empty()) return counts.error;
-    const auto& row = counts.rows.at(0);
-    const std::int64_t from_source = row["from_source"].as_int().value_or(0);
+    // The census counts the placed (those with the field among them) and the ones to place.
+    HostCensus* c = census(h);
+    std::int64_t placed = c ? c->no_year_placed : 0, from_source = c ? c->no_year_from_source : 0,
+                 unplaced = c ? c->no_year_unplaced : 0;
+    if (c == nullptr) {
+      auto counts = db_.query_bound(
+          fmt::format("SELECT count(ts) AS placed, coalesce(sum(CASE WHEN ts IS NOT NULL AND {} THEN 1 ELSE 0 END), 0)"
+                      " AS from_source, coalesce(sum(CASE WHEN ts IS NULL AND ts_value IS NOT NULL THEN 1 ELSE 0 END), 0)"
+                      " AS unplaced FROM events WHERE host = ?1 AND ts_kind = 'wall_no_year'",
+                      kYearFromSource),
+          {h});
+      if (!counts.error.empty()) return counts.error;
+      const auto& row = counts.rows.at(0);
+      placed = row["placed"].as_int().value_or(0);
+      from_source = row["from_source"].as_int().value_or(0);
+      unplaced = row["unplaced"].as_int().value_or(0);
+    }
     if (from_source > 0) parts_[h].push_back({"years from the source's own dated lines", kHigh});
-    if (row["placed"].as_int().value_or(0) - from_source > 0) parts_[h].push_back({"years from --year", kMedium});
-    if (row["unplaced"].as_int().value_or(0) == 0) return {};
+    if (placed - from_source > 0) parts_[h].push_back({"years from --year", kMedium});
+    if (unplaced == 0) return {};
     std::string why;
     int level = kNone;
     auto ref = reference(h, why, level);
@@ -455,11 +493,13 @@ class Aligner {
       return {};
     }
     const int y = year_of(*ref);
-    if (auto err = update_events(h, fmt::format("UPDATE events SET ts = {} WHERE {}",
-                                                nearest_sql(in_year_sql(y - 1), in_year_sql(y), in_year_sql(y + 1), *ref),
-                                                where));
+    if (auto err = place_events(h, fmt::format("UPDATE events SET ts = {} WHERE {}",
+                                               nearest_sql(in_year_sql(y - 1), in_year_sql(y), in_year_sql(y + 1), *ref),
+                                               where));
         !err.empty())
       return err;
+    // A stamp placed here may carry year_from_line (the census read it of placed rows only).
+    if (c != nullptr) c->dated_stale = true;
     parts_[h].push_back({fmt::format("years from {}", why), std::min(level, int(kMedium))});
     return {};
   }
@@ -467,7 +507,8 @@ class Aligner {
   std::string dates(const std::string& h) {
     if (!has_kind(h, "time_of_day")) return {};
     const std::string where = "host = ?1 AND ts IS NULL AND ts_kind = 'time_of_day' AND ts_value IS NOT NULL";
-    if (count(db_, "SELECT count(*) FROM events WHERE " + where, h) == 0) return {};
+    const HostCensus* c = census(h);
+    if ((c ? c->time_unplaced : count(db_, "SELECT count(*) FROM events WHERE " + where, h)) == 0) return {};
     std::string why;
     int level = kNone;
     auto ref = reference(h, why, level);
@@ -476,10 +517,10 @@ class Aligner {
       return {};
     }
     const double day = std::floor(*ref / 86400) * 86400;
-    if (auto err = update_events(h, fmt::format("UPDATE events SET ts = {} WHERE {}",
-                                                nearest_sql(num(day - 86400) + " + ts_value", num(day) + " + ts_value",
-                                                            num(day + 86400) + " + ts_value", *ref),
-                                                where));
+    if (auto err = place_events(h, fmt::format("UPDATE events SET ts = {} WHERE {}",
+                                               nearest_sql(num(day - 86400) + " + ts_value", num(day) + " + ts_value",
+                                                           num(day + 86400) + " + ts_value", *ref),
+                                               where));
         !err.empty())
       return err;
     parts_[h].push_back({fmt::format("dates of time-only stamps from {}", why), std::min(level, int(kMedium))});
