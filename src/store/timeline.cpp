@@ -11,20 +11,28 @@
 namespace culprit::store {
 namespace {
 
+/// Whether byte `c` is written escaped in a JSON string.
+constexpr bool json_escaped(unsigned char c) { return c < 0x20 || c == '"' || c == '\\'; }
+
 void append_json_string(std::string& out, std::string_view s) {
   out += '"';
-  for (unsigned char c : s) {
+  // Runs of bytes that need no escape are appended whole: a field's value rarely has one.
+  std::size_t run = 0;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (!json_escaped(c)) continue;
+    out.append(s.data() + run, i - run);
+    run = i + 1;
     switch (c) {
       case '"': out += "\\\""; break;
       case '\\': out += "\\\\"; break;
       case '\n': out += "\\n"; break;
       case '\r': out += "\\r"; break;
       case '\t': out += "\\t"; break;
-      default:
-        if (c < 0x20) out += fmt::format("\\u{:04x}", c);
-        else out += static_cast<char>(c);
+      default: out += fmt::format("\\u{:04x}", c);
     }
   }
+  out.append(s.data() + run, s.size() - run);
   out += '"';
 }
 
@@ -41,7 +49,11 @@ struct ProcessAgg {
 }  // namespace
 
 std::string fields_to_json(const std::vector<core::Field>& fields) {
-  std::string out = "{";
+  std::size_t size = 2;
+  for (const auto& f : fields) size += f.key.size() + f.value.size() + 6;  // quotes, colon, comma
+  std::string out;
+  out.reserve(size);
+  out += '{';
   bool first = true;
   for (const auto& f : fields) {
     if (!first) out += ',';
