@@ -21,6 +21,9 @@
 //  6. the record: hosts.clock_method (what each part rested on) and clock_confidence (the
 //     weakest part), oom_reports.ts, sources.first_ts / last_ts / clock (an id: kSourceClocks).
 // Events that cannot be placed keep ts NULL and still count, ordered by source and line.
+// What the passes ask of a host's events (its stamp kinds, counts, latest stamps, zone votes) is
+// read in one scan after step 0 (HostCensus), kept true by the UPDATEs of steps 1 and 2, and asked
+// of SQL again only for a host a later UPDATE moved; step 6 reads the events once, in id order.
 #include "culprit/store/clock.hpp"
 
 #include <fmt/format.h>
