@@ -273,7 +273,7 @@ struct HostCensus {
   std::map<double, int> votes;              ///< the zoned wall stamps' non-zero offsets (inferred_offset())
   /// years(): its wall_no_year stamps placed, those of them placed from their own source
   /// (year_from_line), and those to place (ts NULL, ts_value known); dates(): time_of_day ones to place.
-  std::int64_t no_year_placed = 0, no_year_from_source = 0, no_year_unplaced = 0, time_unplaced = 0;
+  std::int64_t no_year_placed = 0, no_year_from_source = 0, no_year_unplaced = 0, time_placed = 0, time_unplaced = 0;
   bool dated_stale = false;  ///< years() placed stamps: dated_max is asked of SQL again
 };
 
@@ -371,6 +371,7 @@ class Aligner {
         ++c->no_year_placed;
         if (sqlite3_column_int(s, 4) != 0) ++c->no_year_from_source;
       }
+      if (kind == "time_of_day") ++c->time_placed;
       c->max_ts = c->max_ts ? std::max(*c->max_ts, ts) : ts;
       if (kind == "wall" || (kind == "wall_no_year" && sqlite3_column_int(s, 4) != 0)) {
         c->dated_max = c->dated_max ? std::max(*c->dated_max, ts) : ts;
@@ -400,22 +401,24 @@ class Aligner {
     if (touched_.count(h)) return nullptr;
     return &census_[h];
   }
-  /// An UPDATE of host `h`'s unplaced year-less or time-only stamps (?1), RETURNING each new ts:
-  /// they become placed, zoneless stamps, and the census stays true.
-  std::string place_events(const std::string& h, const std::string& sql) {
-    std::string err;
-    auto st = db_.prepare(sql + " RETURNING ts", err);
-    if (!st) return err;
-    st->bind(1, std::string_view(h));
+  /// An UPDATE of host `h`'s unplaced stamps of kind `ts_kind` (wall_no_year or time_of_day,
+  /// ?1 the host), then one count of its placed stamps of that kind and their latest: those it
+  /// placed are placed, zoneless stamps, and the census stays true. (RETURNING ts cost more: its
+  /// rows go through a table of their own.)
+  std::string place_events(const std::string& h, std::string_view ts_kind, const std::string& sql) {
+    if (auto err = db_.exec_bound(sql, {h}); !err.empty()) return err;
     HostCensus* c = census(h);
-    while (st->step()) {
-      if (c == nullptr || sqlite3_column_type(st->handle(), 0) == SQLITE_NULL) continue;
-      const double ts = sqlite3_column_double(st->handle(), 0);
-      ++c->placed;
-      ++c->zoneless;
-      c->max_ts = c->max_ts ? std::max(*c->max_ts, ts) : ts;
-    }
-    return st->error();
+    if (c == nullptr) return {};
+    auto r = db_.query_bound("SELECT count(ts) AS placed, max(ts) AS latest FROM events WHERE host = ?1 AND ts_kind = ?2",
+                             {h, ts_kind});
+    if (!r.error.empty()) return r.error;
+    std::int64_t& before = ts_kind == "wall_no_year" ? c->no_year_placed : c->time_placed;
+    const std::int64_t now = r.rows.at(0)["placed"].as_int().value_or(0);
+    c->placed += now - before;
+    c->zoneless += now - before;
+    before = now;
+    if (auto latest = r.rows.at(0)["latest"].as_double()) c->max_ts = c->max_ts ? std::max(*c->max_ts, *latest) : *latest;
+    return {};
   }
   /// exec_bound() of an UPDATE of host `h`'s events (?1): the census no longer speaks for it.
   std::string update_events(const std::string& h, const std::string& sql) {
@@ -496,7 +499,7 @@ class Aligner {
       return {};
     }
     const int y = year_of(*ref);
-    if (auto err = place_events(h, fmt::format("UPDATE events SET ts = {} WHERE {}",
+    if (auto err = place_events(h, "wall_no_year", fmt::format("UPDATE events SET ts = {} WHERE {}",
                                                nearest_sql(in_year_sql(y - 1), in_year_sql(y), in_year_sql(y + 1), *ref),
                                                where));
         !err.empty())
@@ -520,7 +523,7 @@ class Aligner {
       return {};
     }
     const double day = std::floor(*ref / 86400) * 86400;
-    if (auto err = place_events(h, fmt::format("UPDATE events SET ts = {} WHERE {}",
+    if (auto err = place_events(h, "time_of_day", fmt::format("UPDATE events SET ts = {} WHERE {}",
                                                nearest_sql(num(day - 86400) + " + ts_value", num(day) + " + ts_value",
                                                            num(day + 86400) + " + ts_value", *ref),
                                                where));
