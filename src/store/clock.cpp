@@ -19,8 +19,11 @@
 //     source, at most kNeighbourLines on (ts_from_line names it): by then it had happened;
 //     else that of a stamped failure just before it, whose record it continues;
 //  6. the record: hosts.clock_method (what each part rested on) and clock_confidence (the
-//     weakest part), oom_reports.ts, sources.first_ts / last_ts / clock (an id: kSourceClockSql).
+//     weakest part), oom_reports.ts, sources.first_ts / last_ts / clock (an id: kSourceClocks).
 // Events that cannot be placed keep ts NULL and still count, ordered by source and line.
+// What the passes ask of a host's events (its stamp kinds, counts, latest stamps, zone votes) is
+// read in one scan after step 0 (HostCensus), kept true by the UPDATEs of steps 1 and 2, and asked
+// of SQL again only for a host a later UPDATE moved; step 6 reads the events once, in id order.
 #include "culprit/store/clock.hpp"
 
 #include <fmt/format.h>
@@ -42,12 +45,16 @@ namespace {
 /// JSON contract (`sources[].clock`): `wall` (full dates), `no-year` (syslog stamps, year
 /// inferred), `time-of-day` (times without a date, day inferred), `boot+offset` (seconds since
 /// boot, placed by an anchor), `unplaced` (stamps no alignment could place), `none` (no stamps).
-/// Ties go to the kind of the earlier line.
-constexpr const char* kSourceClockSql =
-    "coalesce((SELECT CASE WHEN ts IS NULL THEN 'unplaced' WHEN ts_kind = 'wall_no_year' THEN 'no-year'"
-    " WHEN ts_kind = 'time_of_day' THEN 'time-of-day' WHEN ts_kind = 'boot' THEN 'boot+offset' ELSE 'wall' END AS c"
-    " FROM events WHERE source_id = sources.id AND ts_kind <> 'none' GROUP BY c ORDER BY count(*) DESC, min(id)"
-    " LIMIT 1), 'none')";
+/// Ties go to the kind of the earlier line (the smaller event id). Index into kSourceClocks.
+constexpr const char* kSourceClocks[] = {"unplaced", "no-year", "time-of-day", "boot+offset", "wall"};
+constexpr std::size_t kClockCount = std::size(kSourceClocks);
+std::size_t source_clock(bool placed, std::string_view ts_kind) {
+  if (!placed) return 0;
+  if (ts_kind == "wall_no_year") return 1;
+  if (ts_kind == "time_of_day") return 2;
+  if (ts_kind == "boot") return 3;
+  return 4;
+}
 
 enum Level { kNone = 0, kLow = 1, kMedium = 2, kHigh = 3 };
 
@@ -253,6 +260,23 @@ std::vector<Anchor> runs_of(const std::vector<Anchor>& anchors) {
   return runs;
 }
 
+/// What one scan of the events says of a host's stamps, read once after hosts() has named the
+/// unnamed rows: each of the queries it answers was a scan of the events of its own (a tenth of
+/// a many-events scan). Valid for a host until an UPDATE of its events (Aligner::touched_), and
+/// then its queries run as SQL again.
+struct HostCensus {
+  std::int64_t rows = 0;
+  std::vector<std::string> kinds;          ///< the ts_kind values of its events
+  std::int64_t placed = 0;                 ///< ts IS NOT NULL
+  std::optional<double> max_ts, dated_max;  ///< max(ts); max(ts) of the kDatedSql rows
+  std::int64_t zoneless = 0, zoned = 0;     ///< placed stamps without / with a zone (zone())
+  std::map<double, int> votes;              ///< the zoned wall stamps' non-zero offsets (inferred_offset())
+  /// years(): its wall_no_year stamps placed, those of them placed from their own source
+  /// (year_from_line), and those to place (ts NULL, ts_value known); dates(): time_of_day ones to place.
+  std::int64_t no_year_placed = 0, no_year_from_source = 0, no_year_unplaced = 0, time_placed = 0, time_unplaced = 0;
+  bool dated_stale = false;  ///< years() placed stamps: dated_max is asked of SQL again
+};
+
 class Aligner {
  public:
   Aligner(Database& db, const ClockOptions& o) : db_(db), o_(o) {
@@ -265,7 +289,8 @@ class Aligner {
                                    stamp_zoned_sql, nullptr, nullptr, nullptr) != SQLITE_OK)
       return sqlite3_errmsg(db_.handle());
     if (auto err = hosts(); !err.empty()) return err;
-    stamp_kinds();
+    if (auto err = take_census(); !err.empty()) return err;
+    if (census_.count("") > 0) hosts_.push_back("");
     reference_times();
     for (const auto& h : hosts_) {
       if (auto err = years(h); !err.empty()) return err;
@@ -305,22 +330,105 @@ class Aligner {
       return err;
     auto all = db_.query("SELECT name FROM hosts ORDER BY name");
     for (const auto& r : all.rows) hosts_.push_back(r["name"].as_text());
-    if (count(db_, "SELECT count(*) FROM events WHERE host = ''") > 0) hosts_.push_back("");
-    return {};
+    return {};  // the unnamed rows' host ('') is added by run(), from the census
   }
 
-  /// Which kinds of stamp (ts_kind) each host's events carry: a step finds nothing to do on a
-  /// host without its kind, and skips its queries (each a scan of the host's events). ts_kind
-  /// never changes here, and hosts() has moved the unnamed rows already.
-  void stamp_kinds() {
-    auto r = db_.query("SELECT DISTINCT host, ts_kind FROM events");
-    for (const auto& row : r.rows) kinds_.emplace(row["host"].as_text(), row["ts_kind"].as_text());
+  /// One scan of the events (after hosts() has moved the unnamed rows): per host, which kinds of
+  /// stamp (ts_kind) its events carry — a step finds nothing to do on a host without its kind,
+  /// and skips its queries; ts_kind never changes here — and the HostCensus.
+  std::string take_census() {
+    std::string err;
+    auto st = db_.prepare(
+        "SELECT host, ts_kind, ts, ts_raw, CASE WHEN ts IS NOT NULL AND ts_kind = 'wall_no_year' THEN "
+        + std::string(kYearFromSource) + " ELSE 0 END, ts_value IS NOT NULL FROM events",
+        err);
+    if (!st) return err;
+    sqlite3_stmt* s = st->handle();
+    auto text = [s](int c) {
+      const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(s, c));
+      return p ? std::string_view(p, static_cast<std::size_t>(sqlite3_column_bytes(s, c))) : std::string_view();
+    };
+    HostCensus* c = nullptr;
+    std::string host;
+    while (st->step()) {
+      if (c == nullptr || text(0) != host) {
+        host = text(0);
+        c = &census_[host];
+      }
+      const std::string_view kind = text(1);
+      ++c->rows;
+      if (std::find(c->kinds.begin(), c->kinds.end(), kind) == c->kinds.end()) c->kinds.emplace_back(kind);
+      if (sqlite3_column_type(s, 2) == SQLITE_NULL) {
+        if (sqlite3_column_int(s, 5) != 0) {
+          if (kind == "wall_no_year") ++c->no_year_unplaced;
+          if (kind == "time_of_day") ++c->time_unplaced;
+        }
+        continue;
+      }
+      const double ts = sqlite3_column_double(s, 2);
+      ++c->placed;
+      if (kind == "wall_no_year") {
+        ++c->no_year_placed;
+        if (sqlite3_column_int(s, 4) != 0) ++c->no_year_from_source;
+      }
+      if (kind == "time_of_day") ++c->time_placed;
+      c->max_ts = c->max_ts ? std::max(*c->max_ts, ts) : ts;
+      if (kind == "wall" || (kind == "wall_no_year" && sqlite3_column_int(s, 4) != 0)) {
+        c->dated_max = c->dated_max ? std::max(*c->dated_max, ts) : ts;
+        any_dated_ = any_dated_ ? std::max(*any_dated_, ts) : ts;
+      }
+      if (kind == "wall_no_year" || kind == "time_of_day") {
+        ++c->zoneless;
+      } else if (kind == "wall") {
+        // As culprit_stamp_zoned() reads it: the text up to its first NUL.
+        const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(s, 3));
+        if (p == nullptr || !stamp_zoned(std::string_view(p))) {
+          ++c->zoneless;
+        } else {
+          ++c->zoned;
+          if (auto off = stamp_offset(text(3)); off && *off != 0) ++c->votes[*off];
+        }
+      }
+    }
+    for (const auto& [h, hc] : census_)
+      for (const auto& k : hc.kinds) kinds_.emplace(h, k);
+    return st->error();
   }
   bool has_kind(const std::string& h, const char* kind) const { return kinds_.count({h, kind}) > 0; }
+  /// The host's census while no UPDATE has moved its events' times (but those of years() and
+  /// dates(), which keep it); else null.
+  HostCensus* census(const std::string& h) {
+    if (touched_.count(h)) return nullptr;
+    return &census_[h];
+  }
+  /// An UPDATE of host `h`'s unplaced stamps of kind `ts_kind` (wall_no_year or time_of_day,
+  /// ?1 the host), then one count of its placed stamps of that kind and their latest: those it
+  /// placed are placed, zoneless stamps, and the census stays true. (RETURNING ts cost more: its
+  /// rows go through a table of their own.)
+  std::string place_events(const std::string& h, std::string_view ts_kind, const std::string& sql) {
+    if (auto err = db_.exec_bound(sql, {h}); !err.empty()) return err;
+    HostCensus* c = census(h);
+    if (c == nullptr) return {};
+    auto r = db_.query_bound("SELECT count(ts) AS placed, max(ts) AS latest FROM events WHERE host = ?1 AND ts_kind = ?2",
+                             {h, ts_kind});
+    if (!r.error.empty()) return r.error;
+    std::int64_t& before = ts_kind == "wall_no_year" ? c->no_year_placed : c->time_placed;
+    const std::int64_t now = r.rows.at(0)["placed"].as_int().value_or(0);
+    c->placed += now - before;
+    c->zoneless += now - before;
+    before = now;
+    if (auto latest = r.rows.at(0)["latest"].as_double()) c->max_ts = c->max_ts ? std::max(*c->max_ts, *latest) : *latest;
+    return {};
+  }
+  /// exec_bound() of an UPDATE of host `h`'s events (?1): the census no longer speaks for it.
+  std::string update_events(const std::string& h, const std::string& sql) {
+    touched_.insert(h);
+    return db_.exec_bound(sql, {h});
+  }
 
   /// The incident's dated stamps, and the fallback when there are none.
   void reference_times() {
-    any_ref_ = scalar(db_, std::string("SELECT max(ts) FROM events WHERE ") + kDatedSql);
+    any_ref_ = any_dated_;  // SELECT max(ts) FROM events WHERE kDatedSql
     if (any_ref_) return;
     auto last = scalar(db_,
                        "SELECT ts_value FROM events WHERE ts_kind = 'wall_no_year' AND ts IS NULL AND ts_value IS NOT NULL"
@@ -342,7 +450,9 @@ class Aligner {
 
   /// The host's reference instant and how good it is as a source of years and dates.
   std::optional<double> reference(const std::string& h, std::string& why, int& level) {
-    if (auto r = scalar(db_, std::string("SELECT max(ts) FROM events WHERE host = ?1 AND ") + kDatedSql, h)) {
+    const HostCensus* c = census(h);
+    if (c && c->dated_stale) c = nullptr;
+    if (auto r = c ? c->dated_max : scalar(db_, std::string("SELECT max(ts) FROM events WHERE host = ?1 AND ") + kDatedSql, h)) {
       why = "the host's dated stamps";
       level = kHigh;
       return r;
@@ -361,19 +471,26 @@ class Aligner {
     if (!has_kind(h, "wall_no_year")) return {};
     const std::string where = "host = ?1 AND ts IS NULL AND ts_kind = 'wall_no_year' AND ts_value IS NOT NULL";
     // Placed by their parser: from the source's own dated lines (year_from_line), else --year.
-    // One scan counts the placed (those with the field among them) and the ones to place.
-    auto counts = db_.query_bound(
-        fmt::format("SELECT count(ts) AS placed, coalesce(sum(CASE WHEN ts IS NOT NULL AND {} THEN 1 ELSE 0 END), 0)"
-                    " AS from_source, coalesce(sum(CASE WHEN ts IS NULL AND ts_value IS NOT NULL THEN 1 ELSE 0 END), 0)"
-                    " AS unplaced FROM events WHERE host = ?1 AND ts_kind = 'wall_no_year'",
-                    kYearFromSource),
-        {h});
-    if (!counts.error.empty()) return counts.error;
-    const auto& row = counts.rows.at(0);
-    const std::int64_t from_source = row["from_source"].as_int().value_or(0);
+    // The census counts the placed (those with the field among them) and the ones to place.
+    HostCensus* c = census(h);
+    std::int64_t placed = c ? c->no_year_placed : 0, from_source = c ? c->no_year_from_source : 0,
+                 unplaced = c ? c->no_year_unplaced : 0;
+    if (c == nullptr) {
+      auto counts = db_.query_bound(
+          fmt::format("SELECT count(ts) AS placed, coalesce(sum(CASE WHEN ts IS NOT NULL AND {} THEN 1 ELSE 0 END), 0)"
+                      " AS from_source, coalesce(sum(CASE WHEN ts IS NULL AND ts_value IS NOT NULL THEN 1 ELSE 0 END), 0)"
+                      " AS unplaced FROM events WHERE host = ?1 AND ts_kind = 'wall_no_year'",
+                      kYearFromSource),
+          {h});
+      if (!counts.error.empty()) return counts.error;
+      const auto& row = counts.rows.at(0);
+      placed = row["placed"].as_int().value_or(0);
+      from_source = row["from_source"].as_int().value_or(0);
+      unplaced = row["unplaced"].as_int().value_or(0);
+    }
     if (from_source > 0) parts_[h].push_back({"years from the source's own dated lines", kHigh});
-    if (row["placed"].as_int().value_or(0) - from_source > 0) parts_[h].push_back({"years from --year", kMedium});
-    if (row["unplaced"].as_int().value_or(0) == 0) return {};
+    if (placed - from_source > 0) parts_[h].push_back({"years from --year", kMedium});
+    if (unplaced == 0) return {};
     std::string why;
     int level = kNone;
     auto ref = reference(h, why, level);
@@ -382,12 +499,13 @@ class Aligner {
       return {};
     }
     const int y = year_of(*ref);
-    if (auto err = db_.exec_bound(fmt::format("UPDATE events SET ts = {} WHERE {}",
-                                              nearest_sql(in_year_sql(y - 1), in_year_sql(y), in_year_sql(y + 1), *ref),
-                                              where),
-                                  {h});
+    if (auto err = place_events(h, "wall_no_year", fmt::format("UPDATE events SET ts = {} WHERE {}",
+                                               nearest_sql(in_year_sql(y - 1), in_year_sql(y), in_year_sql(y + 1), *ref),
+                                               where));
         !err.empty())
       return err;
+    // A stamp placed here may carry year_from_line (the census read it of placed rows only).
+    if (c != nullptr) c->dated_stale = true;
     parts_[h].push_back({fmt::format("years from {}", why), std::min(level, int(kMedium))});
     return {};
   }
@@ -395,7 +513,8 @@ class Aligner {
   std::string dates(const std::string& h) {
     if (!has_kind(h, "time_of_day")) return {};
     const std::string where = "host = ?1 AND ts IS NULL AND ts_kind = 'time_of_day' AND ts_value IS NOT NULL";
-    if (count(db_, "SELECT count(*) FROM events WHERE " + where, h) == 0) return {};
+    const HostCensus* c = census(h);
+    if ((c ? c->time_unplaced : count(db_, "SELECT count(*) FROM events WHERE " + where, h)) == 0) return {};
     std::string why;
     int level = kNone;
     auto ref = reference(h, why, level);
@@ -404,11 +523,10 @@ class Aligner {
       return {};
     }
     const double day = std::floor(*ref / 86400) * 86400;
-    if (auto err = db_.exec_bound(fmt::format("UPDATE events SET ts = {} WHERE {}",
-                                              nearest_sql(num(day - 86400) + " + ts_value", num(day) + " + ts_value",
-                                                          num(day + 86400) + " + ts_value", *ref),
-                                              where),
-                                  {h});
+    if (auto err = place_events(h, "time_of_day", fmt::format("UPDATE events SET ts = {} WHERE {}",
+                                               nearest_sql(num(day - 86400) + " + ts_value", num(day) + " + ts_value",
+                                                           num(day + 86400) + " + ts_value", *ref),
+                                               where));
         !err.empty())
       return err;
     parts_[h].push_back({fmt::format("dates of time-only stamps from {}", why), std::min(level, int(kMedium))});
@@ -420,19 +538,25 @@ class Aligner {
         "host = ?1 AND ts IS NOT NULL AND (ts_kind IN ('wall_no_year', 'time_of_day') OR (ts_kind = 'wall' AND NOT {}))",
         kZoned);
     if (!has_kind(h, "wall") && !has_kind(h, "wall_no_year") && !has_kind(h, "time_of_day")) return {};
-    // One scan counts both: the placed stamps without a zone, and the wall stamps with one.
-    auto counts = db_.query_bound(
-        fmt::format("SELECT coalesce(sum(CASE WHEN ts_kind IN ('wall_no_year', 'time_of_day') OR (ts_kind = 'wall' AND NOT"
-                    " {0}) THEN 1 ELSE 0 END), 0) AS zoneless, coalesce(sum(CASE WHEN ts_kind = 'wall' AND {0} THEN 1"
-                    " ELSE 0 END), 0) AS zoned FROM events WHERE host = ?1 AND ts IS NOT NULL",
-                    kZoned),
-        {h});
-    if (!counts.error.empty()) return counts.error;
-    const std::int64_t n_zoneless = counts.rows.at(0)["zoneless"].as_int().value_or(0);
-    const std::int64_t n_zoned = counts.rows.at(0)["zoned"].as_int().value_or(0);
+    // The placed stamps without a zone, and the wall stamps with one: the census's, else one scan.
+    const HostCensus* c = census(h);
+    std::int64_t n_zoneless = c ? c->zoneless : 0;
+    std::int64_t n_zoned = c ? c->zoned : 0;
+    if (c == nullptr) {
+      auto counts = db_.query_bound(
+          fmt::format("SELECT coalesce(sum(CASE WHEN ts_kind IN ('wall_no_year', 'time_of_day') OR (ts_kind = 'wall' AND NOT"
+                      " {0}) THEN 1 ELSE 0 END), 0) AS zoneless, coalesce(sum(CASE WHEN ts_kind = 'wall' AND {0} THEN 1"
+                      " ELSE 0 END), 0) AS zoned FROM events WHERE host = ?1 AND ts IS NOT NULL",
+                      kZoned),
+          {h});
+      if (!counts.error.empty()) return counts.error;
+      n_zoneless = counts.rows.at(0)["zoneless"].as_int().value_or(0);
+      n_zoned = counts.rows.at(0)["zoned"].as_int().value_or(0);
+    }
     if (n_zoned > 0) parts_[h].push_back({"zoned stamps", kHigh});
     if (n_zoneless == 0) return {};
-    const double at = scalar(db_, "SELECT max(ts) FROM events WHERE host = ?1 AND ts IS NOT NULL", h).value_or(now_);
+    const double at = (c ? c->max_ts : scalar(db_, "SELECT max(ts) FROM events WHERE host = ?1 AND ts IS NOT NULL", h))
+                          .value_or(now_);
     double off = 0;
     if (!o_.tz.empty()) {
       off = zone_offset(o_.tz, at).value_or(0);
@@ -444,7 +568,7 @@ class Aligner {
       parts_[h].push_back({"zoneless stamps read as UTC (else give --tz)", kMedium});
     }
     if (off != 0) {
-      if (auto err = db_.exec_bound(fmt::format("UPDATE events SET ts = ts - {} WHERE {}", num(off), zoneless), {h});
+      if (auto err = update_events(h, fmt::format("UPDATE events SET ts = ts - {} WHERE {}", num(off), zoneless));
           !err.empty())
         return err;
     }
@@ -456,13 +580,20 @@ class Aligner {
   /// The most common non-zero offset among the host's zoned stamps (a host that prints
   /// `+02:00` in one log writes local time in its other logs too).
   std::optional<double> inferred_offset(const std::string& h) {
-    auto r = db_.query_bound(
-        fmt::format("SELECT ts_raw FROM events WHERE host = ?1 AND ts_kind = 'wall' AND ts IS NOT NULL AND {} LIMIT 5000",
-                    kZoned),
-        {h});
+    // The census counted every zoned stamp; the query reads the first kMaxVotes in its own order,
+    // so the census answers only where that is all of them.
+    constexpr std::int64_t kMaxVotes = 5000;
     std::map<double, int> votes;
-    for (const auto& row : r.rows)
-      if (auto off = stamp_offset(row["ts_raw"].as_text()); off && *off != 0) ++votes[*off];
+    if (const HostCensus* c = census(h); c && c->zoned <= kMaxVotes) {
+      votes = c->votes;
+    } else {
+      auto r = db_.query_bound(
+          fmt::format("SELECT ts_raw FROM events WHERE host = ?1 AND ts_kind = 'wall' AND ts IS NOT NULL AND {} LIMIT {}",
+                      kZoned, kMaxVotes),
+          {h});
+      for (const auto& row : r.rows)
+        if (auto off = stamp_offset(row["ts_raw"].as_text()); off && *off != 0) ++votes[*off];
+    }
     std::optional<double> best;
     int n = 0;
     for (auto [off, c] : votes)
@@ -533,7 +664,7 @@ class Aligner {
       std::string range = where;
       if (i > 0) range += fmt::format(" AND ts_value >= {}", num(anchors[i].boot));
       if (i + 1 < anchors.size()) range += fmt::format(" AND ts_value < {}", num(anchors[i + 1].boot));
-      if (auto err = db_.exec_bound(fmt::format("UPDATE events SET ts = {} + ts_value WHERE {}", num(offset), range), {h});
+      if (auto err = update_events(h, fmt::format("UPDATE events SET ts = {} + ts_value WHERE {}", num(offset), range));
           !err.empty())
         return err;
     }
@@ -575,10 +706,9 @@ class Aligner {
           column, kNeighbourLines, kRecordLines, core::parser_rule::kClockMark);
     };
     const auto before = count(db_, "SELECT count(*) FROM events WHERE " + where, h);
-    if (auto err = db_.exec_bound(fmt::format("UPDATE events SET fields = json_set(fields, '$.ts_from_line', {0}),"
-                                              " ts = {1} WHERE {2} AND {1} IS NOT NULL",
-                                              neighbour("line"), neighbour("ts"), where),
-                                  {h});
+    if (auto err = update_events(h, fmt::format("UPDATE events SET fields = json_set(fields, '$.ts_from_line', {0}),"
+                                                " ts = {1} WHERE {2} AND {1} IS NOT NULL",
+                                                neighbour("line"), neighbour("ts"), where));
         !err.empty())
       return err;
     const auto placed = before - count(db_, "SELECT count(*) FROM events WHERE " + where, h);
@@ -602,7 +732,9 @@ class Aligner {
         level = std::min(level, p.level);
       }
       if (parts.empty()) {
-        const bool placed = count(db_, "SELECT count(*) FROM events WHERE host = ?1 AND ts IS NOT NULL", h) > 0;
+        const HostCensus* c = census(h);
+        const bool placed =
+            (c ? c->placed : count(db_, "SELECT count(*) FROM events WHERE host = ?1 AND ts IS NOT NULL", h)) > 0;
         method = placed ? "wall-clock stamps" : "no wall clock: ordered by line only";
         level = placed ? kHigh : kNone;
       }
@@ -611,18 +743,86 @@ class Aligner {
           !err.empty())
         return err;
     }
-    return db_.exec(
-        "UPDATE oom_reports SET ts = (SELECT ts FROM events WHERE id = oom_reports.event_id) WHERE ts IS NULL;"
-        "UPDATE sources SET first_ts = (SELECT min(ts) FROM events WHERE source_id = sources.id),"
-        " last_ts = (SELECT max(ts) FROM events WHERE source_id = sources.id),"
-        " clock = " + std::string(kSourceClockSql) + ";");
+    if (auto err = db_.exec("UPDATE oom_reports SET ts = (SELECT ts FROM events WHERE id = oom_reports.event_id)"
+                            " WHERE ts IS NULL");
+        !err.empty())
+      return err;
+    return record_sources();
+  }
+
+  /// sources.first_ts / last_ts (min / max of its events' ts) and clock (the most common of
+  /// kSourceClocks among its stamped events), from one scan of the events in id order: three
+  /// subqueries a source read every event of it three times over.
+  std::string record_sources() {
+    struct Tally {
+      std::optional<double> first, last;
+      std::int64_t count[kClockCount] = {};
+      std::int64_t first_id[kClockCount] = {};
+    };
+    std::map<std::int64_t, Tally> tallies;
+    std::string err;
+    auto st = db_.prepare("SELECT source_id, id, ts, ts_kind FROM events ORDER BY id", err);
+    if (!st) return err;
+    sqlite3_stmt* s = st->handle();
+    Tally* t = nullptr;
+    std::int64_t source = 0;
+    while (st->step()) {
+      const std::int64_t sid = sqlite3_column_int64(s, 0);
+      if (t == nullptr || sid != source) {
+        source = sid;
+        t = &tallies[sid];
+      }
+      const bool placed = sqlite3_column_type(s, 2) != SQLITE_NULL;
+      if (placed) {
+        const double ts = sqlite3_column_double(s, 2);
+        t->first = t->first ? std::min(*t->first, ts) : ts;
+        t->last = t->last ? std::max(*t->last, ts) : ts;
+      }
+      const auto* k = reinterpret_cast<const char*>(sqlite3_column_text(s, 3));
+      const std::string_view kind = k ? std::string_view(k, static_cast<std::size_t>(sqlite3_column_bytes(s, 3))) : "";
+      if (kind == "none") continue;
+      const std::size_t c = source_clock(placed, kind);
+      if (t->count[c]++ == 0) t->first_id[c] = sqlite3_column_int64(s, 1);
+    }
+    if (!st->error().empty()) return st->error();
+    auto ids = db_.prepare("SELECT id FROM sources ORDER BY id", err);
+    auto set = db_.prepare("UPDATE sources SET first_ts = ?1, last_ts = ?2, clock = ?3 WHERE id = ?4", err);
+    if (!ids || !set) return err;
+    std::vector<std::int64_t> source_ids;
+    while (ids->step()) source_ids.push_back(sqlite3_column_int64(ids->handle(), 0));
+    if (!ids->error().empty()) return ids->error();
+    static const Tally kNoEvents;
+    for (const std::int64_t id : source_ids) {
+      const auto it = tallies.find(id);
+      const Tally& tally = it == tallies.end() ? kNoEvents : it->second;
+      const char* clock = "none";
+      std::size_t best = kClockCount;
+      for (std::size_t c = 0; c < kClockCount; ++c) {
+        if (tally.count[c] == 0) continue;
+        if (best == kClockCount || tally.count[c] > tally.count[best] ||
+            (tally.count[c] == tally.count[best] && tally.first_id[c] < tally.first_id[best]))
+          best = c;
+      }
+      if (best < kClockCount) clock = kSourceClocks[best];
+      set->reset();
+      set->bind_opt(1, tally.first);
+      set->bind_opt(2, tally.last);
+      set->bind(3, std::string_view(clock));
+      set->bind(4, id);
+      set->step();
+      if (!set->error().empty()) return set->error();
+    }
+    return {};
   }
 
   Database& db_;
   const ClockOptions& o_;
   double now_ = 0;
   std::vector<std::string> hosts_;
-  std::set<std::pair<std::string, std::string>> kinds_;  // (host, ts_kind) pairs (stamp_kinds)
+  std::set<std::pair<std::string, std::string>> kinds_;  // (host, ts_kind) pairs (take_census)
+  std::map<std::string, HostCensus> census_;
+  std::set<std::string> touched_;  // hosts whose events' times an UPDATE moved (census() is null)
+  std::optional<double> any_dated_;  // max(ts) of every host's kDatedSql rows
   std::map<std::string, std::vector<Part>> parts_;
   std::optional<double> any_ref_, fallback_ref_;
   std::string fallback_why_;

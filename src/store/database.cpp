@@ -450,6 +450,9 @@ void Statement::bind(int index, double value) { sqlite3_bind_double(stmt_, index
 void Statement::bind(int index, std::string_view value) {
   sqlite3_bind_text(stmt_, index, value.data(), static_cast<int>(value.size()), SQLITE_TRANSIENT);
 }
+void Statement::bind_static(int index, std::string_view value) {
+  sqlite3_bind_text(stmt_, index, value.data(), static_cast<int>(value.size()), SQLITE_STATIC);
+}
 void Statement::bind_null(int index) { sqlite3_bind_null(stmt_, index); }
 
 bool Statement::step() {

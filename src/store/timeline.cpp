@@ -11,20 +11,28 @@
 namespace culprit::store {
 namespace {
 
+/// Whether byte `c` is written escaped in a JSON string.
+constexpr bool json_escaped(unsigned char c) { return c < 0x20 || c == '"' || c == '\\'; }
+
 void append_json_string(std::string& out, std::string_view s) {
   out += '"';
-  for (unsigned char c : s) {
+  // Runs of bytes that need no escape are appended whole: a field's value rarely has one.
+  std::size_t run = 0;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (!json_escaped(c)) continue;
+    out.append(s.data() + run, i - run);
+    run = i + 1;
     switch (c) {
       case '"': out += "\\\""; break;
       case '\\': out += "\\\\"; break;
       case '\n': out += "\\n"; break;
       case '\r': out += "\\r"; break;
       case '\t': out += "\\t"; break;
-      default:
-        if (c < 0x20) out += fmt::format("\\u{:04x}", c);
-        else out += static_cast<char>(c);
+      default: out += fmt::format("\\u{:04x}", c);
     }
   }
+  out.append(s.data() + run, s.size() - run);
   out += '"';
 }
 
@@ -41,7 +49,11 @@ struct ProcessAgg {
 }  // namespace
 
 std::string fields_to_json(const std::vector<core::Field>& fields) {
-  std::string out = "{";
+  std::size_t size = 2;
+  for (const auto& f : fields) size += f.key.size() + f.value.size() + 6;  // quotes, colon, comma
+  std::string out;
+  out.reserve(size);
+  out += '{';
   bool first = true;
   for (const auto& f : fields) {
     if (!first) out += ',';
@@ -131,18 +143,21 @@ std::int64_t TimelineWriter::add_event(const core::Event& e) {
   st.bind(2, e.line);
   st.bind(3, std::max(e.line_end, e.line));
   st.bind_opt(4, e.ts);
-  st.bind(5, e.ts_raw);
-  st.bind(6, core::to_string(e.ts_kind));
+  // Every text from `e` (or `fields`, below) without a copy: they outlive the step, and each
+  // parameter is bound again for the next row (Statement::bind_static).
+  const std::string fields = fields_to_json(e.fields);
+  st.bind_static(5, e.ts_raw);
+  st.bind_static(6, core::to_string(e.ts_kind));
   st.bind_opt(7, e.ts_value);
-  st.bind(8, e.host);
+  st.bind_static(8, e.host);
   st.bind_opt(9, e.pid);
-  st.bind(10, e.comm);
+  st.bind_static(10, e.comm);
   if (e.rank) st.bind(11, static_cast<std::int64_t>(*e.rank)); else st.bind_null(11);
-  st.bind(12, e.kind);
-  st.bind(13, core::to_string(e.severity));
-  st.bind(14, e.rule);
-  st.bind(15, e.message);
-  st.bind(16, fields_to_json(e.fields));
+  st.bind_static(12, e.kind);
+  st.bind_static(13, core::to_string(e.severity));
+  st.bind_static(14, e.rule);
+  st.bind_static(15, e.message);
+  st.bind_static(16, fields);
   st.step();
   if (!e.host.empty()) m.hosts.insert(e.host);
   return m.db.last_insert_id();

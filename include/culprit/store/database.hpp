@@ -217,6 +217,10 @@ class Statement {
   void bind(int index, std::int64_t value);
   void bind(int index, double value);
   void bind(int index, std::string_view value);
+  /// bind() without SQLite's copy of the bytes: they must stay unchanged until the next step()
+  /// has run, and every parameter bound so is bound again before any later step() (the
+  /// statement keeps the pointer). For a row inserted from a caller's own strings.
+  void bind_static(int index, std::string_view value);
   void bind_null(int index);
   template <class T>
   void bind_opt(int index, const std::optional<T>& value) {

@@ -431,3 +431,52 @@ TEST_CASE("clock: stamps dated from their own source's lines keep that year", "[
   CHECK(*t.ts(sys) == Approx(utc(2024, 5, 15, 10, 32, 20)));
   CHECK(has(t.method("node-a"), "years from the source's own dated lines"));
 }
+
+// align_clocks answers a host's questions from one scan of the events (its census) until an
+// UPDATE moves the host's times; years() and dates() keep the census true with the times they
+// place. These cases go through the steps that follow them with placed stamps.
+TEST_CASE("clock: time-only stamps placed by date then take the host's zone", "[clock]") {
+  Timeline t("berlin-2");
+  t.add("berlin-2", TsKind::wall, utc(2026, 4, 9, 10, 0, 0), std::nullopt, "2026-04-09T12:00:00+02:00", "xid");
+  auto tod = t.add("berlin-2", TsKind::time_of_day, std::nullopt, 12 * 3600.0 + 5, "[12:00:05]", "log");
+  REQUIRE(t.align().empty());
+  // The date nearest the dated stamp (12:00:05 on April 9), then the host's +02:00.
+  CHECK(*t.ts(tod) == Approx(utc(2026, 4, 9, 10, 0, 5)));
+  CHECK(has(t.method("berlin-2"), "dates of time-only stamps"));
+  CHECK(has(t.method("berlin-2"), "zoneless stamps in UTC+02:00 (the host's zoned stamps)"));
+}
+
+TEST_CASE("clock: past the 5000 zoned stamps the vote reads, the zone is still the host's most common", "[clock]") {
+  Timeline t("tokyo-1");
+  for (int i = 0; i < 5003; ++i)
+    t.add("tokyo-1", TsKind::wall, utc(2026, 4, 9, 0, 0, i % 60), std::nullopt, "2026-04-09T09:00:00+09:00", "xid");
+  auto glog = t.add("tokyo-1", TsKind::wall_no_year, std::nullopt, no_year(4, 9, 9, 0, 30), "I0409 09:00:30.000000");
+  REQUIRE(t.align().empty());
+  CHECK(*t.ts(glog) == Approx(utc(2026, 4, 9, 0, 0, 30)));
+  CHECK(has(t.method("tokyo-1"), "zoneless stamps in UTC+09:00 (the host's zoned stamps)"));
+}
+
+TEST_CASE("clock: a source's first and last times and its clock: the most common kind, ties to the earlier line", "[clock]") {
+  Timeline t("n1");
+  t.add("n1", TsKind::wall_no_year, std::nullopt, no_year(4, 9, 0, 0, 10), "Apr  9 00:00:10", "log");
+  t.add("n1", TsKind::wall, utc(2026, 4, 9, 0, 0, 20), std::nullopt, "2026-04-09T00:00:20Z", "xid");
+  t.add("n1", TsKind::none, std::nullopt, std::nullopt, "", "log");  // not a stamp: not counted
+  t.new_source("n1", "kernel_log");
+  t.add("n1", TsKind::boot, std::nullopt, 93.5, "[   93.500000]", "xid");  // no anchor: unplaced
+  t.add("n1", TsKind::boot, std::nullopt, 94.5, "[   94.500000]", "xid");
+  t.add("n1", TsKind::wall, utc(2026, 4, 9, 0, 0, 5), std::nullopt, "2026-04-09T00:00:05Z", "xid");
+  t.new_source("n1", "free");  // no events
+  REQUIRE(t.align().empty());
+  auto r = t.db->query("SELECT name, first_ts, last_ts, clock FROM sources ORDER BY id");
+  REQUIRE(r.rows.size() == 3);
+  // One year-less and one wall stamp: a tie, to the kind of the earlier line.
+  CHECK(r.rows[0]["clock"].as_text() == "no-year");
+  CHECK(*r.rows[0]["first_ts"].as_double() == Approx(utc(2026, 4, 9, 0, 0, 10)));
+  CHECK(*r.rows[0]["last_ts"].as_double() == Approx(utc(2026, 4, 9, 0, 0, 20)));
+  CHECK(r.rows[1]["clock"].as_text() == "unplaced");  // two unplaced boot stamps outnumber one wall
+  CHECK(*r.rows[1]["first_ts"].as_double() == Approx(utc(2026, 4, 9, 0, 0, 5)));
+  CHECK(*r.rows[1]["last_ts"].as_double() == Approx(utc(2026, 4, 9, 0, 0, 5)));
+  CHECK(r.rows[2]["clock"].as_text() == "none");
+  CHECK(r.rows[2]["first_ts"].is_null());
+  CHECK(r.rows[2]["last_ts"].is_null());
+}
