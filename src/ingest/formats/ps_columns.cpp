@@ -160,9 +160,14 @@ Header make_header(std::initializer_list<Sv> names) {
 bool starts_like_row(Sv line) {
   // Each token is checked before the next is cut, the first by its first byte: most lines
   // fail there or at the second.
-  std::size_t i = line.find_first_not_of(" \t");
-  if (i == Sv::npos || !is_user_char(line[i])) return false;
-  if (!is_user(next_token(line, i, kMaxUser))) return false;
+  std::size_t i = 0;
+  while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
+  // The first token is a user name (is_user of next_token's token): a run of 1 to kMaxUser
+  // name bytes that a blank or the line's end closes, read while it is one (`INFO:root:…`
+  // stops at its `:`, not at the blank after the word).
+  const std::size_t user = i;
+  while (i < line.size() && i - user <= kMaxUser && is_user_char(line[i])) ++i;
+  if (i == user || i - user > kMaxUser || (i < line.size() && line[i] != ' ' && line[i] != '\t')) return false;
   if (!text::is_decimal(next_token(line, i, kMaxUser), 12)) return false;
   const Sv third = next_token(line, i, kMaxUser);
   return is_percent(third) || text::is_decimal(third, 12);

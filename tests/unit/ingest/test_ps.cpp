@@ -120,6 +120,13 @@ TEST_CASE("ps: header-less rows are told by the shape of the aux and -ef layouts
   CHECK_FALSE(ps::headerless_layout("bob 883120 882977 0 Apr08 ? 4:51 python eval.py"));   // -ef TIME has hours
   CHECK_FALSE(ps::headerless_layout("|    0   N/A  N/A      1395      C   python                          25081MiB |"));
   CHECK_FALSE(ps::headerless_layout("Apr  9 00:47:19 gpu-node-3 kernel: [ 93.118204] python3 invoked oom-killer"));
+  // The user column: up to 32 name bytes (useradd's limit) that a blank closes, after any indent.
+  const std::string row = " 1395  1.7 14.4 89506440 28604880 pts/2 Tl May25 147:37 python train.py";
+  CHECK(ps::headerless_layout(std::string(32, 'u') + row));
+  CHECK_FALSE(ps::headerless_layout(std::string(33, 'u') + row));
+  CHECK(ps::headerless_layout(" \t thomas" + row));
+  CHECK_FALSE(ps::headerless_layout("INFO:root" + row));  // a byte no user name holds ends no token
+  CHECK_FALSE(ps::headerless_layout("tho:mas" + row));
 }
 
 TEST_CASE("ps: a header-less `ps aux | grep` row is its own ps segment, the grep row skipped", "[ps][sniff]") {
