@@ -600,7 +600,7 @@ bool kernel_stamp_regex(std::string_view line) {
   static const text::Pattern syslog(
       R"(^(?:[A-Z][^\s\d]{2,7} [ \d]\d \d\d:\d\d:\d\d(?:\.\d+)?|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)))"
       R"( [A-Za-z0-9_.-]+ [^\s:\[]+(?:\[\d+\])?: )");
-  if (syslog_header_fast(line)) return true;
+  if (syslog_header_fast(line) || kernel::starts_with_ctime_stamp(line)) return true;
   if (!iso_stamp_may_match(line)) return false;
   return re.matches(line) || syslog.matches(line);
 }

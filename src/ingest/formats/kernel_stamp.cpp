@@ -442,6 +442,47 @@ bool starts_with_boot_stamp(std::string_view raw) {
   return i > fraction && i < raw.size() && raw[i] == ']';
 }
 
+namespace {
+/// The ctime stamp's fields at their fixed places (`[Www Mmm dD HH:MM:SS YYYY]`): whether the bytes
+/// are the regex's, and the month (0: not an English one), day and clock read from them.
+struct CtimeStamp {
+  bool shape = false;
+  int month = 0, day = 0, hour = 0, minute = 0, second = 0;
+};
+CtimeStamp read_ctime_stamp(std::string_view s) {
+  CtimeStamp out;
+  if (s.size() < 26 || s[0] != '[' || s[4] != ' ' || s[8] != ' ' || s[11] != ' ' || s[14] != ':' || s[17] != ':' ||
+      s[20] != ' ' || s[25] != ']')
+    return out;
+  static constexpr std::string_view kWeekdays[] = {"Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"};
+  const std::string_view weekday = s.substr(1, 3);
+  bool known = false;
+  for (std::string_view w : kWeekdays) known = known || weekday == w;
+  const auto lower = [](char c) { return c >= 'a' && c <= 'z'; };
+  if (!known || !(s[5] >= 'A' && s[5] <= 'Z') || !lower(s[6]) || !lower(s[7]) || !(s[9] == ' ' || is_digit(s[9])))
+    return out;
+  for (std::size_t k : {10, 12, 13, 15, 16, 18, 19, 21, 22, 23, 24})
+    if (!is_digit(s[k])) return out;
+  out.shape = true;
+  const auto two = [&](std::size_t k) { return (s[k] - '0') * 10 + (s[k + 1] - '0'); };
+  out.month = core::parse_month(s.substr(5, 3)).value_or(0);
+  out.day = s[9] == ' ' ? s[10] - '0' : two(9);
+  out.hour = two(12);
+  out.minute = two(15);
+  out.second = two(18);
+  return out;
+}
+}  // namespace
+
+bool starts_with_ctime_stamp(std::string_view raw) { return read_ctime_stamp(raw).shape; }
+
+bool starts_with_ctime_wall_stamp(std::string_view raw) {
+  // read_bracket_stamp's ctime branch: the weekday skipped, read_month_stamp's month, day and
+  // read_clock's bounds, then the year and the `]`.
+  const CtimeStamp c = read_ctime_stamp(raw);
+  return c.shape && c.month > 0 && c.day >= 1 && c.day <= 31 && c.hour <= 24 && c.minute <= 59 && c.second < 61;
+}
+
 bool is_kmsg_dict_line(std::string_view line) {
   if (line.size() < 3 || line[0] != ' ' || !std::isupper(static_cast<unsigned char>(line[1]))) return false;
   for (std::size_t i = 1; i < line.size(); ++i) {

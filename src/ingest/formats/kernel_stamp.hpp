@@ -69,6 +69,17 @@ class ProgramClock {
 /// no wall-clock stamp.
 bool starts_with_boot_stamp(std::string_view raw);
 
+/// True when `raw` opens with dmesg -T's stamp in English, `[Www Mmm dD HH:MM:SS YYYY]`, byte for
+/// byte as the ctime alternative of the sniffer's kernel-stamp regex reads it
+/// (`\[(?:Mon|…|Sun) [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4}\]`): true only where that
+/// alternative matches. Every line of a `dmesg -T` file is asked.
+bool starts_with_ctime_stamp(std::string_view raw);
+
+/// starts_with_ctime_stamp, where parse_kernel_line also reads the stamp as a wall-clock time
+/// (an English month, a day 1-31, a clock to 24:59:60): the line is then a kernel record with
+/// that stamp alone (no host, no boot stamp, no kmsg header).
+bool starts_with_ctime_wall_stamp(std::string_view raw);
+
 /// A /dev/kmsg dictionary line (` SUBSYSTEM=pci`, ` DEVICE=+pci:…`) that follows a record.
 bool is_kmsg_dict_line(std::string_view line);
 
