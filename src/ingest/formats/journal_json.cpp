@@ -14,11 +14,15 @@
 #include <simdjson.h>
 
 #include <charconv>
+#include <optional>
+#include <span>
+#include <string_view>
 #include <string>
 #include <vector>
 
 #include "culprit/ingest/parser.hpp"
 #include "culprit/text/lines.hpp"
+#include "ingest/line_hits.hpp"
 #include "json_spans.hpp"
 #include "kernel_log_parser.hpp"
 
@@ -30,15 +34,45 @@ using simdjson::dom::object;
 
 constexpr std::size_t kMaxEntryBytes = 16 * 1024 * 1024;  // journald caps fields far below this
 
-std::string_view str_field(object obj, std::string_view key) {
+/// The fields the parser reads, each the first of its name in the entry (as `obj[key]` finds
+/// it), gathered in one walk over the entry's fields rather than one walk a name.
+enum Field : unsigned { kMessage, kHostname, kTransport, kIdentifier, kComm, kSyslogPid, kPid, kSourceRealtime,
+                        kRealtime, kSourceMonotonic, kSourceBoottime, kFieldCount };
+constexpr std::string_view kFieldNames[kFieldCount] = {
+    "MESSAGE", "_HOSTNAME", "_TRANSPORT", "SYSLOG_IDENTIFIER", "_COMM", "SYSLOG_PID", "_PID",
+    "_SOURCE_REALTIME_TIMESTAMP", "__REALTIME_TIMESTAMP", "_SOURCE_MONOTONIC_TIMESTAMP", "_SOURCE_BOOTTIME_TIMESTAMP"};
+
+struct Fields {
+  element value[kFieldCount];
+  unsigned seen = 0;  ///< bit f: value[f] is set
+  bool has(Field f) const { return (seen >> f & 1u) != 0; }
+};
+
+Fields fields_of(object obj) {
+  Fields out;
+  for (const auto field : obj) {
+    const std::string_view key = field.key;
+    for (unsigned f = 0; f < kFieldCount; ++f) {
+      if (key != kFieldNames[f]) continue;
+      if (!out.has(static_cast<Field>(f))) {
+        out.value[f] = field.value;
+        out.seen |= 1u << f;
+      }
+      break;
+    }
+  }
+  return out;
+}
+
+std::string_view str_field(const Fields& fields, Field f) {
   std::string_view v;
-  if (obj[key].get_string().get(v)) return {};
+  if (!fields.has(f) || fields.value[f].get_string().get(v)) return {};
   return v;
 }
 
-std::optional<std::int64_t> int_field(object obj, std::string_view key) {
-  element e;
-  if (obj[key].get(e)) return std::nullopt;
+std::optional<std::int64_t> int_field(const Fields& fields, Field f) {
+  if (!fields.has(f)) return std::nullopt;
+  const element e = fields.value[f];
   std::int64_t v = 0;
   if (e.is_int64()) return e.get_int64().value();
   std::string_view s;
@@ -48,19 +82,43 @@ std::optional<std::int64_t> int_field(object obj, std::string_view key) {
   return v;
 }
 
-/// MESSAGE as text: a string, or journald's array of byte values for non-UTF-8 / control bytes.
-std::optional<std::string> message_of(object obj) {
-  element e;
-  if (obj["MESSAGE"].get(e)) return std::nullopt;
-  if (e.is_string()) return std::string(e.get_string().value());
+/// MESSAGE as text: a string (a view into the parser's buffer), or journald's array of byte
+/// values for non-UTF-8 / control bytes (copied into `bytes`).
+std::optional<std::string_view> message_of(const Fields& fields, std::string& bytes) {
+  if (!fields.has(kMessage)) return std::nullopt;
+  const element e = fields.value[kMessage];
+  if (e.is_string()) return e.get_string().value();
   if (!e.is_array()) return std::nullopt;
-  std::string out;
+  bytes.clear();
   for (element b : e.get_array()) {
     std::int64_t v = 0;
     if (b.get_int64().get(v) || v < 0 || v > 255) return std::nullopt;
-    out += static_cast<char>(v);
+    bytes += static_cast<char>(v);
   }
-  return out;
+  return std::string_view(bytes);
+}
+
+/// Whether each literal in a string of this entry, decoded, lies in the entry's own bytes too,
+/// except across a `"`, `\` or tab: no escape in it writes another byte (`\/`, `\u0041`), and
+/// `\"`, `\\`, `\t` write those three, `\n` ends a part, `\b`, `\f`, `\r` a control byte
+/// (a part holding one is stripped and keeps its per-line checks).
+bool escapes_write_themselves(std::string_view entry) {
+  for (std::size_t at = entry.find('\\'); at != std::string_view::npos; at = entry.find('\\', at + 2)) {
+    if (at + 1 >= entry.size()) return false;
+    const char e = entry[at + 1];
+    if (e == 'u' || e == '/') return false;
+  }
+  return true;
+}
+
+/// The block scan's verdict for one part of a MESSAGE string: `no` where the entry's lines hold
+/// no literal (`entry_no_hit`) and the part no byte an escape wrote (escapes_write_themselves),
+/// so no literal lies in the part either.
+LiteralHit part_hit(bool entry_no_hit, std::string_view part) {
+  if (!entry_no_hit) return LiteralHit::unknown;
+  for (const char c : {'"', '\\', '\t'})
+    if (part.find(c) != std::string_view::npos) return LiteralHit::unknown;
+  return LiteralHit::no;
 }
 
 }  // namespace
@@ -70,26 +128,33 @@ void parse_journal_json(std::string_view text, ParseContext& ctx) {
   kernel::KernelLogParser driver(ctx);
   simdjson::dom::parser json;
   std::int64_t bad = 0, first_bad_line = 0;
-  for (const json::Span& span : json::split_values(text, false, kMaxEntryBytes)) {
-    simdjson::padded_string padded(span.text);
-    object obj;
-    if (json.parse(padded).get_object().get(obj)) {
-      if (bad++ == 0) first_bad_line = span.line;
-      continue;
-    }
-    auto message = message_of(obj);
-    if (!message) continue;
-    const std::string host(str_field(obj, "_HOSTNAME"));
-    const std::string transport(str_field(obj, "_TRANSPORT"));
-    std::string ident(str_field(obj, "SYSLOG_IDENTIFIER"));
-    if (ident.empty()) ident = std::string(str_field(obj, "_COMM"));
-    auto pid = int_field(obj, "SYSLOG_PID");
-    if (!pid) pid = int_field(obj, "_PID");
+  // The input's block scan, where it ran over this very text: an entry whose lines hold no
+  // literal of the kernel parser's (its markers and the signals') opens no report and matches
+  // no signal, so those checks are skipped for its message (part_hit).
+  const std::span<const std::uint8_t> hits = ctx.line_hits_of(text);
+  std::string padded;  // the entry and simdjson's padding: one buffer for every entry
+  std::string bytes;
+  const auto parse = [&](std::string_view value, object& obj) {
+    padded.assign(value);
+    padded.resize(value.size() + simdjson::SIMDJSON_PADDING);
+    return !json.parse(padded.data(), value.size(), false).get_object().get(obj);
+  };
+  // One entry: its fields, then each line of its MESSAGE a record.
+  const auto entry = [&](const json::Span& span, object obj) {
+    const Fields fields = fields_of(obj);
+    const auto message = message_of(fields, bytes);
+    if (!message) return;
+    const std::string_view host = str_field(fields, kHostname);
+    const std::string_view transport = str_field(fields, kTransport);
+    std::string_view ident = str_field(fields, kIdentifier);
+    if (ident.empty()) ident = str_field(fields, kComm);
+    auto pid = int_field(fields, kSyslogPid);
+    if (!pid) pid = int_field(fields, kPid);
     const bool kernel = transport == "kernel" || ident == "kernel";
-    auto realtime = kernel ? std::nullopt : int_field(obj, "_SOURCE_REALTIME_TIMESTAMP");
-    if (!realtime) realtime = int_field(obj, "__REALTIME_TIMESTAMP");
-    auto mono = int_field(obj, "_SOURCE_MONOTONIC_TIMESTAMP");
-    if (!mono) mono = int_field(obj, "_SOURCE_BOOTTIME_TIMESTAMP");
+    auto realtime = kernel ? std::nullopt : int_field(fields, kSourceRealtime);
+    if (!realtime) realtime = int_field(fields, kRealtime);
+    auto mono = int_field(fields, kSourceMonotonic);
+    if (!mono) mono = int_field(fields, kSourceBoottime);
     const std::string ts_raw = realtime ? std::to_string(*realtime) : std::string();
 
     kernel::KernelLine kl;
@@ -110,6 +175,15 @@ void parse_journal_json(std::string_view text, ParseContext& ctx) {
     }
     if (kernel && mono && realtime) kl.boot_ts = static_cast<double>(*mono) / 1e6;
 
+    bool entry_no_hit = !hits.empty() && fields.value[kMessage].is_string() && span.line >= 1 &&
+                        static_cast<std::size_t>(span.last_line) <= hits.size();
+    for (std::int64_t k = span.line; entry_no_hit && k <= span.last_line; ++k)
+      entry_no_hit = (hits[static_cast<std::size_t>(k - 1)] & kKernelLogHit) == 0;
+    entry_no_hit = entry_no_hit && escapes_write_themselves(span.text);
+    // Most messages hold no control byte and no `^[[`: their parts are not asked one by one.
+    // (A lone `\r` is a control byte to has_ansi but not to block_has_ansi, which ends lines there.)
+    const bool may_hold_ansi = text::block_has_ansi(*message) || message->find('\r') != std::string_view::npos;
+
     // A MESSAGE may hold several lines (a multi-line printk record, a program's stderr block):
     // each is a record with the entry's stamp.
     std::string_view rest(*message);
@@ -119,14 +193,49 @@ void parse_journal_json(std::string_view text, ParseContext& ctx) {
       std::string_view part = rest.substr(0, nl);
       if (!part.empty() && part.back() == '\r') part.remove_suffix(1);
       std::string clean;
-      if (text::has_ansi(part)) {  // colour codes are why journald wrote MESSAGE as bytes
+      LiteralHit hit = LiteralHit::unknown;
+      if (may_hold_ansi && text::has_ansi(part)) {  // colour codes are why journald wrote MESSAGE as bytes
         clean = text::strip_ansi(part);
         part = clean;
+      } else {
+        hit = part_hit(entry_no_hit, part);
       }
       kl.message = part;
-      if (n++ == 0 || !part.empty()) driver.record(span.line, part, kl);
+      if (n++ == 0 || !part.empty()) driver.record(span.line, part, kl, hit);
       rest = nl == std::string_view::npos ? std::string_view{} : rest.substr(nl + 1);
     } while (!rest.empty());
+  };
+  json::ValueCursor cursor(text);
+  json::Span span;
+  for (;;) {
+    object obj;
+    // A line that is one JSON object and nothing else (a `-o json` entry; blanks may follow it)
+    // is the value split_values' walk would find there: simdjson reads it whole, so the walk is
+    // not made. Any other line is walked.
+    if (cursor.i < text.size() && text[cursor.i] == '{') {
+      const std::size_t eol = text.find('\n', cursor.i);
+      std::string_view line = text.substr(cursor.i, eol == std::string_view::npos ? std::string_view::npos : eol - cursor.i);
+      while (!line.empty() && (line.back() == ' ' || line.back() == '\t' || line.back() == '\r')) line.remove_suffix(1);
+      if (line.size() <= kMaxEntryBytes && line.back() == '}' && parse(line, obj)) {
+        span = {line, cursor.line, cursor.line};
+        if (eol == std::string_view::npos) {
+          cursor.i = text.size();
+        } else {
+          cursor.i = eol + 1;
+          ++cursor.line;
+        }
+        entry(span, obj);
+        continue;
+      }
+    }
+    const json::Step step = json::next_value(text, false, kMaxEntryBytes, cursor, span);
+    if (step == json::Step::end) break;
+    if (step == json::Step::line) continue;
+    if (!parse(span.text, obj)) {
+      if (bad++ == 0) first_bad_line = span.line;
+      continue;
+    }
+    entry(span, obj);
   }
   driver.finish();
   if (bad > 0)

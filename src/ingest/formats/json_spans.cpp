@@ -2,21 +2,68 @@
 #include "json_spans.hpp"
 
 #include <algorithm>
+#include <cstring>
+
+#include "text/byte_vectors.hpp"
 
 namespace culprit::ingest::json {
 
-std::vector<Span> split_values(std::string_view text, bool arrays, std::size_t max_bytes) {
-  std::vector<Span> out;
-  std::int64_t line = 1;
-  std::size_t i = 0;
+void StructureBytes::load(std::size_t at) {
+  using namespace text::detail;
+  char tail[64] = {};  // past the end: NUL bytes, which are no structure byte
+  const char* p = s_.data() + at;
+  if (at + 64 > s_.size()) {
+    std::memcpy(tail, p, s_.size() - at);
+    p = tail;
+  }
+  bits_ = 0;
+  for (unsigned k = 0; k < 4; ++k) {
+    const Bytes16 v = load16(p + 16 * k);
+    // `{` 0x7b and `[` 0x5b differ by the 0x20 bit alone, as do `}` 0x7d and `]` 0x5d.
+    const Bytes16 folded = v | splat16(0x20);
+    bits_ |= std::uint64_t{bits16((v == splat16('"')) | (v == splat16('\\')) | (v == splat16('\n')) |
+                                  (folded == splat16('{')) | (folded == splat16('}')))}
+             << (16 * k);
+  }
+  base_ = at;
+  loaded_ = true;
+}
+
+int depth_change(std::string_view line) {
+  int d = 0;
+  bool in_string = false;
+  // Only the structure bytes change the state: the walk jumps from one to the next.
+  StructureBytes places(line);
+  for (std::size_t i = places.next(0); i < line.size(); i = places.next(i + 1)) {
+    const char c = line[i];
+    if (in_string) {
+      if (c == '\\') ++i;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '{' || c == '[') {
+      ++d;
+    } else if (c == '}' || c == ']') {
+      --d;
+    }
+  }
+  return d;
+}
+
+Step next_value(std::string_view text, bool arrays, std::size_t max_bytes, ValueCursor& c, Span& out) {
+  std::size_t& i = c.i;
+  std::int64_t& line = c.line;
+  StructureBytes& places = c.places;
   while (i < text.size()) {
-    char c = text[i];
-    if (c == '\n') {
+    i = places.next(i);  // (the bytes passed over open no value and end no line)
+    if (i >= text.size()) break;
+    char c0 = text[i];
+    if (c0 == '\n') {
       ++line;
       ++i;
-      continue;
+      return Step::line;
     }
-    if (c != '{' && !(arrays && c == '[')) {
+    if (c0 != '{' && !(arrays && c0 == '[')) {
       ++i;
       continue;
     }
@@ -25,6 +72,17 @@ std::vector<Span> split_values(std::string_view text, bool arrays, std::size_t m
     int depth = 0;
     bool in_string = false, done = false;
     for (; i < text.size(); ++i) {
+      // Bytes that are no structure byte change nothing but the size check outside a string:
+      // jump to the next structure byte, stopping where that check would have ended the value.
+      if (const std::size_t next = places.next(i); next > i) {
+        const std::size_t limit = start + max_bytes + 1;  // the first place the check ends the value
+        if (!in_string && next > limit) {
+          i = std::max(i, limit);
+          break;
+        }
+        i = next;
+        if (i >= text.size()) break;
+      }
       char d = text[i];
       if (d == '\n') ++line;
       if (in_string) {
@@ -51,9 +109,21 @@ std::vector<Span> split_values(std::string_view text, bool arrays, std::size_t m
       }
       if (i - start > max_bytes) break;
     }
-    if (done) out.push_back({text.substr(start, i - start), start_line});
-    else if (i < text.size()) ++i;  // past the byte that broke the value (its newline is counted)
+    if (done) {
+      out = {text.substr(start, i - start), start_line, line};
+      return Step::value;
+    }
+    if (i < text.size()) ++i;  // past the byte that broke the value (its newline is counted)
   }
+  return Step::end;
+}
+
+std::vector<Span> split_values(std::string_view text, bool arrays, std::size_t max_bytes) {
+  std::vector<Span> out;
+  ValueCursor cursor(text);
+  Span span;
+  for (Step step; (step = next_value(text, arrays, max_bytes, cursor, span)) != Step::end;)
+    if (step == Step::value) out.push_back(span);
   return out;
 }
 
