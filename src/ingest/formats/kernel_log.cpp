@@ -82,7 +82,13 @@ void KernelLogParser::note_anchor(std::int64_t seg_line, const KernelLine& kl) {
   };
   const double diff = *wall - *boot;
   // The event's host: the line's own, else the source's (make_event; apply_stamp likewise).
-  auto& runs = anchors_[kl.host.empty() ? ctx_.host : std::string(kl.host)];
+  // (The last host's runs are kept at hand: a file's lines are mostly one host's.)
+  const std::string_view host = kl.host.empty() ? std::string_view(ctx_.host) : kl.host;
+  if (last_anchor_runs_ == nullptr || host != last_anchor_host_) {
+    last_anchor_host_.assign(host);
+    last_anchor_runs_ = &anchors_[last_anchor_host_];
+  }
+  auto& runs = *last_anchor_runs_;
   if (runs.empty() || source == "rtc" || runs.back().source != source ||
       (std::fabs(diff - runs.back().diff) > kAnchorJump && runs.size() < kMaxAnchorRuns)) {
     runs.push_back({source, {}, diff, 1});
@@ -141,6 +147,7 @@ void KernelLogParser::emit_anchors() {
     }
   }
   anchors_.clear();
+  last_anchor_runs_ = nullptr;
 }
 
 void KernelLogParser::line(std::int64_t seg_line, std::string_view raw, LiteralHit hit, bool known_stamped) {

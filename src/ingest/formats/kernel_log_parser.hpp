@@ -74,6 +74,8 @@ class KernelLogParser {
   std::string last_key_;
   bool prev_kmsg_ = false;
   std::map<std::string, std::vector<AnchorRun>> anchors_;  // per host
+  std::string last_anchor_host_;                            ///< the host note_anchor last asked for
+  std::vector<AnchorRun>* last_anchor_runs_ = nullptr;      ///< its runs (map nodes do not move)
   FallOffTracker falls_;
   LiteralHit hit_ = LiteralHit::unknown;  ///< of the text line line() is reading
 };

@@ -33,6 +33,11 @@ std::size_t read_uint(std::string_view s, std::size_t i, std::int64_t& value) {
   return j - i;
 }
 
+/// The value of four digits at `i` (the caller has checked them): a year.
+int four_digits(std::string_view s, std::size_t i) {
+  return (s[i] - '0') * 1000 + (s[i + 1] - '0') * 100 + (s[i + 2] - '0') * 10 + (s[i + 3] - '0');
+}
+
 /// `digits.digits` (the printk clock) at `i`; returns chars consumed (0: none).
 std::size_t read_seconds(std::string_view s, std::size_t i, double& value) {
   std::int64_t whole = 0, frac = 0;
@@ -40,8 +45,10 @@ std::size_t read_seconds(std::string_view s, std::size_t i, double& value) {
   if (n == 0 || i + n >= s.size() || s[i + n] != '.') return 0;
   std::size_t m = read_uint(s, i + n + 1, frac);
   if (m == 0) return 0;
-  double scale = 1;
-  for (std::size_t k = 0; k < m; ++k) scale *= 10;
+  // 10^m, m <= 18 (read_uint's bound): each exact in a double, as the product of tens it was.
+  static constexpr double kScale[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9,
+                                      1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18};
+  const double scale = kScale[m];
   value = static_cast<double>(whole) + static_cast<double>(frac) / scale;
   return n + 1 + m;
 }
@@ -95,7 +102,7 @@ std::size_t read_iso(std::string_view s, std::size_t i, char date_time_sep, IsoS
   for (std::size_t k : {0, 1, 2, 3, 5, 6, 8, 9})
     if (!is_digit(s[i + k])) return 0;
   if (s[i + 4] != '-' || s[i + 7] != '-' || s[i + 10] != date_time_sep) return 0;
-  int year = std::stoi(std::string(s.substr(i, 4)));
+  int year = four_digits(s, i);
   int month = (s[i + 5] - '0') * 10 + (s[i + 6] - '0');
   int day = (s[i + 8] - '0') * 10 + (s[i + 9] - '0');
   if (month < 1 || month > 12 || day < 1 || day > 31) return 0;
@@ -136,8 +143,16 @@ std::size_t read_iso(std::string_view s, std::size_t i, char date_time_sep, IsoS
 /// (de, fr, es, it, pt, nl), the local abbreviation (`Mär`, `avr.`, `dic`, `mag`, `out`,
 /// `mrt`), case-insensitive; the token is the whole word, dot included. nullopt otherwise.
 std::optional<int> month_of(std::string_view token) {
-  if (token.size() == 3)
-    if (auto m = core::parse_month(token)) return m;
+  if (token.size() == 3) {
+    // English first, folded as ASCII (core::parse_month's tolower, in the C locale culprit runs
+    // in, without a call a byte): every line of a syslog file names its month.
+    static constexpr std::string_view kMonths = "janfebmaraprmayjunjulaugsepoctnovdec";
+    const auto fold = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c + ('a' - 'A')) : c; };
+    const char t[3] = {fold(token[0]), fold(token[1]), fold(token[2])};
+    for (std::size_t k = 0; k < 12; ++k)
+      if (kMonths[3 * k] == t[0] && kMonths[3 * k + 1] == t[1] && kMonths[3 * k + 2] == t[2])
+        return static_cast<int>(k + 1);
+  }
   std::string t;
   for (char c : token) t += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   if (!t.empty() && t.back() == '.') t.pop_back();
@@ -301,7 +316,7 @@ std::size_t read_bracket_stamp(std::string_view s, std::size_t i, int year_hint,
     std::size_t y = k + n;
     if (y < body.size() && body[y] == ' ' && y + 5 <= body.size() && is_digit(body[y + 1]) && is_digit(body[y + 2]) &&
         is_digit(body[y + 3]) && is_digit(body[y + 4]) && delta_ok(y + 5)) {
-      int year = std::stoi(std::string(body.substr(y + 1, 4)));
+      int year = four_digits(body, y + 1);
       out.ts_kind = core::TsKind::wall;
       out.ts = core::civil_to_epoch(year, month, day, h, m, sec);
       out.ts_raw = s.substr(i, close - i + 1);
@@ -342,7 +357,7 @@ std::size_t read_bracket_stamp(std::string_view s, std::size_t i, int year_hint,
       if (c > 0 && y < body.size() && body[y] == ' ' && y + 5 <= body.size() && is_digit(body[y + 1]) &&
           is_digit(body[y + 2]) && is_digit(body[y + 3]) && is_digit(body[y + 4]) && delta_ok(y + 5)) {
         out.ts_kind = core::TsKind::wall;
-        out.ts = core::civil_to_epoch(std::stoi(std::string(body.substr(y + 1, 4))), *mon, static_cast<int>(d), hh, mm, ss);
+        out.ts = core::civil_to_epoch(four_digits(body, y + 1), *mon, static_cast<int>(d), hh, mm, ss);
         out.ts_raw = s.substr(i, close - i + 1);
         return close - i + 1;
       }
