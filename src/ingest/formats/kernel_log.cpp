@@ -45,6 +45,24 @@ std::optional<double> rtc_epoch(std::string_view message) {
   return static_cast<double>(v);
 }
 
+/// Whether a line with no literal may still change the parser's state when read while nothing
+/// is open (line()): a /dev/kmsg record (its dictionary lines follow; a kmsg header holds a
+/// `;`), a program stamp that gives a syslog source its year and zone (ProgramClock: `time=`),
+/// or a boot stamp `[  12.345…]` that a wall stamp before it pairs with (a clock anchor). False
+/// only where the line holds none of those bytes: every other record without a literal opens no
+/// block, matches no signal and ends no driver run (the RTC anchor's words are a marker).
+bool may_carry_state(std::string_view raw) {
+  // The boot stamp first: a kern.log line has one near its start.
+  for (std::size_t at = raw.find('['); at != std::string_view::npos; at = raw.find('[', at + 1)) {
+    std::size_t k = at + 1;
+    while (k < raw.size() && raw[k] == ' ') ++k;
+    const std::size_t digits = k;
+    while (k < raw.size() && text::is_digit(raw[k])) ++k;
+    if (k > digits && k < raw.size() && raw[k] == '.') return true;
+  }
+  return raw.find(';') != std::string_view::npos || raw.find("time=") != std::string_view::npos;
+}
+
 }  // namespace
 
 void KernelLogParser::note_anchor(std::int64_t seg_line, const KernelLine& kl) {
@@ -155,14 +173,23 @@ void KernelLogParser::line(std::int64_t seg_line, std::string_view raw, LiteralH
   // report, kmsg record or run of driver lines is open changes nothing: it opens no block, makes
   // no event, ends no run and anchors no clock. Most lines of a big dmesg are this, and of a
   // `dmesg -T`: a wall stamp alone anchors no clock either (no boot stamp beside it).
+  // Nor does any other such line that cannot hold what a record without a literal still acts on
+  // (may_carry_state): a syslog / journal line of a host's daemons, a wall-stamped kernel line.
   if (hit == LiteralHit::no && blocks_.empty() && !prev_kmsg_ && falls_.idle() &&
-      (known_stamped || starts_with_boot_stamp(raw) || starts_with_ctime_wall_stamp(raw)))
+      (known_stamped || starts_with_boot_stamp(raw) || starts_with_ctime_wall_stamp(raw) || !may_carry_state(raw)))
     return;
   KernelLine kl = parse_kernel_line(raw, ctx_.year_hint);
   program_clock_.adopt(kl);
   bool after_kmsg = prev_kmsg_;
   prev_kmsg_ = kl.kmsg || (after_kmsg && is_kmsg_dict_line(raw));
   if (after_kmsg && is_kmsg_dict_line(raw)) return;
+  // Such a line that does carry a stamp pair (every kern.log line: the kernel's boot stamp
+  // quoted after the wall one) only anchors the clock: record() would find no block to feed or
+  // open, no signal to try and no driver run to end.
+  if (hit == LiteralHit::no && blocks_.empty() && falls_.idle()) {
+    note_anchor(seg_line, kl);
+    return;
+  }
   record(seg_line, raw, kl, hit);
 }
 
