@@ -98,21 +98,26 @@ std::optional<std::string_view> message_of(const Fields& fields, std::string& by
   return std::string_view(bytes);
 }
 
-/// Whether each literal in a string of this entry, decoded, lies in the entry's own bytes too,
-/// except across a `"`, `\` or tab: no escape in it writes another byte (`\/`, `\u0041`), and
-/// `\"`, `\\`, `\t` write those three, `\n` ends a part, `\b`, `\f`, `\r` a control byte
-/// (a part holding one is stripped and keeps its per-line checks).
-bool escapes_write_themselves(std::string_view entry) {
+/// What the escapes of an entry write, read from its bytes (a backslash and the byte after it).
+struct Escapes {
+  /// A byte other than itself (`\/`, `\u0041`): a literal in a string, decoded, may then lie
+  /// in no run of the entry's own bytes. `\"`, `\\`, `\t` write those three, `\n` ends a part.
+  bool other = false;
+  /// A control byte (`\b`, `\f`, `\r`, `\u001b`) a part may then hold though the text has none.
+  bool control = false;
+};
+Escapes escapes_of(std::string_view entry) {
+  Escapes out;
   for (std::size_t at = entry.find('\\'); at != std::string_view::npos; at = entry.find('\\', at + 2)) {
-    if (at + 1 >= entry.size()) return false;
-    const char e = entry[at + 1];
-    if (e == 'u' || e == '/') return false;
+    const char e = at + 1 < entry.size() ? entry[at + 1] : 'u';  // (a cut escape: assume the worst)
+    out.other = out.other || e == 'u' || e == '/';
+    out.control = out.control || e == 'u' || e == 'b' || e == 'f' || e == 'r';
   }
-  return true;
+  return out;
 }
 
 /// The block scan's verdict for one part of a MESSAGE string: `no` where the entry's lines hold
-/// no literal (`entry_no_hit`) and the part no byte an escape wrote (escapes_write_themselves),
+/// no literal (`entry_no_hit`) and the part no byte an escape wrote (Escapes::other),
 /// so no literal lies in the part either.
 LiteralHit part_hit(bool entry_no_hit, std::string_view part) {
   if (!entry_no_hit) return LiteralHit::unknown;
@@ -179,10 +184,16 @@ void parse_journal_json(std::string_view text, ParseContext& ctx) {
                         static_cast<std::size_t>(span.last_line) <= hits.size();
     for (std::int64_t k = span.line; entry_no_hit && k <= span.last_line; ++k)
       entry_no_hit = (hits[static_cast<std::size_t>(k - 1)] & kKernelLogHit) == 0;
-    entry_no_hit = entry_no_hit && escapes_write_themselves(span.text);
-    // Most messages hold no control byte and no `^[[`: their parts are not asked one by one.
+    const Escapes escapes = escapes_of(span.text);
+    entry_no_hit = entry_no_hit && !escapes.other;
+    // Most messages hold no control byte and no `^[[`: their parts are not asked one by one. A
+    // string's bytes are the text's but for its escapes: where the text's census has no control
+    // byte, CR or `^` and no escape writes one, the message has none either.
     // (A lone `\r` is a control byte to has_ansi but not to block_has_ansi, which ends lines there.)
-    const bool may_hold_ansi = text::block_has_ansi(*message) || message->find('\r') != std::string_view::npos;
+    const bool plain_text = !ctx.rare.may_hold_control() && !ctx.rare.may_hold('\r') && !ctx.rare.may_hold('^');
+    const bool may_hold_ansi =
+        !(plain_text && fields.value[kMessage].is_string() && !escapes.control) &&
+        (text::block_has_ansi(*message) || message->find('\r') != std::string_view::npos);
 
     // A MESSAGE may hold several lines (a multi-line printk record, a program's stderr block):
     // each is a record with the entry's stamp.

@@ -29,10 +29,13 @@ void StructureBytes::load(std::size_t at) {
   loaded_ = true;
 }
 
-int depth_change(std::string_view line) {
+namespace {
+
+/// depth_change by the walk of StructureBytes: the answer wherever a backslash stands outside a
+/// string (the walk passes over it there; the word method below would take it for an escape).
+int depth_by_walk(std::string_view line) {
   int d = 0;
   bool in_string = false;
-  // Only the structure bytes change the state: the walk jumps from one to the next.
   StructureBytes places(line);
   for (std::size_t i = places.next(0); i < line.size(); i = places.next(i + 1)) {
     const char c = line[i];
@@ -46,6 +49,75 @@ int depth_change(std::string_view line) {
     } else if (c == '}' || c == ']') {
       --d;
     }
+  }
+  return d;
+}
+
+/// One bit per byte of a 64-byte word: quotes, backslashes, opening and closing brackets.
+struct WordBits {
+  std::uint64_t quote = 0, backslash = 0, open = 0, close = 0;
+};
+WordBits word_bits(const char* p) {
+  using namespace text::detail;
+  WordBits w;
+  for (unsigned k = 0; k < 4; ++k) {
+    const Bytes16 v = load16(p + 16 * k);
+    const Bytes16 folded = v | splat16(0x20);  // `[` -> `{`, `]` -> `}`
+    const unsigned shift = 16 * k;
+    w.quote |= std::uint64_t{bits16(v == splat16('"'))} << shift;
+    w.backslash |= std::uint64_t{bits16(v == splat16('\\'))} << shift;
+    w.open |= std::uint64_t{bits16(folded == splat16('{'))} << shift;
+    w.close |= std::uint64_t{bits16(folded == splat16('}'))} << shift;
+  }
+  return w;
+}
+
+}  // namespace
+
+int depth_change(std::string_view line) {
+  // 64 bytes a word: the escaped bytes (after a backslash that is not itself escaped), the
+  // string interiors as the running parity of the unescaped quotes, and the brackets outside
+  // them counted. That is the byte walk's answer while every backslash lies inside a string
+  // (there both escape the next byte); a backslash outside one sends the line to the walk.
+  int d = 0;
+  std::uint64_t inside_carry = 0;  // all ones where the last word ended inside a string
+  bool escape_carry = false;       // the last word ended with an escaping backslash
+  for (std::size_t at = 0; at < line.size(); at += 64) {
+    char tail[64] = {};
+    const char* p = line.data() + at;
+    if (line.size() - at < 64) {
+      std::memcpy(tail, p, line.size() - at);
+      p = tail;
+    }
+    const WordBits w = word_bits(p);
+    std::uint64_t escaped = 0;
+    std::uint64_t escapes = w.backslash;
+    if (escape_carry) {
+      escaped |= 1;
+      escapes &= ~std::uint64_t{1};
+    }
+    escape_carry = false;
+    while (escapes != 0) {
+      const unsigned b = static_cast<unsigned>(__builtin_ctzll(escapes));
+      escapes &= escapes - 1;
+      if (b == 63) {
+        escape_carry = true;
+      } else {
+        escaped |= std::uint64_t{1} << (b + 1);
+        escapes &= ~(std::uint64_t{1} << (b + 1));  // an escaped backslash escapes nothing
+      }
+    }
+    std::uint64_t inside = w.quote & ~escaped;  // prefix parity: a quote opens, the next closes
+    inside ^= inside << 1;
+    inside ^= inside << 2;
+    inside ^= inside << 4;
+    inside ^= inside << 8;
+    inside ^= inside << 16;
+    inside ^= inside << 32;
+    inside ^= inside_carry;
+    if ((w.backslash & ~inside) != 0) return depth_by_walk(line);
+    d += __builtin_popcountll(w.open & ~inside) - __builtin_popcountll(w.close & ~inside);
+    inside_carry = (inside >> 63) != 0 ? ~std::uint64_t{0} : 0;
   }
   return d;
 }
