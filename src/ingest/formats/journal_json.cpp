@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 #include <simdjson.h>
 
+#include <algorithm>
 #include <charconv>
 #include <optional>
 #include <span>
@@ -116,13 +117,38 @@ Escapes escapes_of(std::string_view entry) {
   return out;
 }
 
-/// The block scan's verdict for one part of a MESSAGE string: `no` where the entry's lines hold
-/// no literal (`entry_no_hit`) and the part no byte an escape wrote (Escapes::other),
-/// so no literal lies in the part either.
-LiteralHit part_hit(bool entry_no_hit, std::string_view part) {
+/// ASCII lower case, as the block scan and the signals compare literals.
+char fold(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c + ('a' - 'A')) : c; }
+
+/// The bytes an escape writes that a part can hold: `"`, `\`, tab.
+bool escape_written(char c) { return c == '"' || c == '\\' || c == '\t'; }
+
+/// Whether `part` holds `literal` (lower case, holding an escape_written byte), ASCII
+/// case-insensitively: tried only where the part has that byte (a few places a part).
+bool holds_folded(std::string_view part, std::string_view literal) {
+  const std::size_t pin = static_cast<std::size_t>(std::find_if(literal.begin(), literal.end(), escape_written) - literal.begin());
+  for (std::size_t at = part.find(literal[pin]); at != std::string_view::npos; at = part.find(literal[pin], at + 1)) {
+    if (at < pin || at - pin + literal.size() > part.size()) continue;
+    const std::string_view here = part.substr(at - pin, literal.size());
+    if (std::equal(here.begin(), here.end(), literal.begin(), [](char t, char l) { return fold(t) == l; })) return true;
+  }
+  return false;
+}
+
+/// The block scan's verdict for one part of a MESSAGE string, where the entry's lines hold no
+/// literal (`entry_no_hit`) and no escape of the entry writes a byte other than itself
+/// (Escapes::other): a literal in the part lies in the entry's own bytes too, unless it holds a
+/// byte an escape wrote (`"`, `\`, tab) and crosses one in the part. `escaped` gives the literals
+/// that hold such a byte (lower case), asked only of a part with one: where none of them is in
+/// the part, no literal is.
+template <class Escaped>
+LiteralHit part_hit(bool entry_no_hit, std::string_view part, const Escaped& escaped) {
   if (!entry_no_hit) return LiteralHit::unknown;
-  for (const char c : {'"', '\\', '\t'})
-    if (part.find(c) != std::string_view::npos) return LiteralHit::unknown;
+  if (part.find('"') == std::string_view::npos && part.find('\\') == std::string_view::npos &&
+      part.find('\t') == std::string_view::npos)
+    return LiteralHit::no;
+  for (const std::string& literal : escaped())
+    if (holds_folded(part, literal)) return LiteralHit::unknown;
   return LiteralHit::no;
 }
 
@@ -137,6 +163,20 @@ void parse_journal_json(std::string_view text, ParseContext& ctx) {
   // literal of the kernel parser's (its markers and the signals') opens no report and matches
   // no signal, so those checks are skipped for its message (part_hit).
   const std::span<const std::uint8_t> hits = ctx.line_hits_of(text);
+  // The literals of that scan holding a byte an escape writes (part_hit), read once if asked.
+  std::optional<std::vector<std::string>> escaped_literals;
+  const auto escaped = [&]() -> const std::vector<std::string>& {
+    if (!escaped_literals) {
+      escaped_literals.emplace();
+      if (ctx.signals != nullptr)
+        for (std::string literal : ctx.signals->block_literals(kernel_log_markers())) {
+          if (std::none_of(literal.begin(), literal.end(), escape_written)) continue;
+          for (char& c : literal) c = fold(c);
+          escaped_literals->push_back(std::move(literal));
+        }
+    }
+    return *escaped_literals;
+  };
   std::string padded;  // the entry and simdjson's padding: one buffer for every entry
   std::string bytes;
   const auto parse = [&](std::string_view value, object& obj) {
@@ -160,7 +200,11 @@ void parse_journal_json(std::string_view text, ParseContext& ctx) {
     if (!realtime) realtime = int_field(fields, kRealtime);
     auto mono = int_field(fields, kSourceMonotonic);
     if (!mono) mono = int_field(fields, kSourceBoottime);
-    const std::string ts_raw = realtime ? std::to_string(*realtime) : std::string();
+    char ts_digits[24];  // the stamp as written back (20 bytes hold any int64), not a heap string
+    const std::string_view ts_raw =
+        realtime ? std::string_view(ts_digits, static_cast<std::size_t>(std::to_chars(ts_digits, ts_digits + sizeof ts_digits,
+                                                                                      *realtime).ptr - ts_digits))
+                 : std::string_view();
 
     kernel::KernelLine kl;
     kl.host = host;
@@ -209,7 +253,7 @@ void parse_journal_json(std::string_view text, ParseContext& ctx) {
         clean = text::strip_ansi(part);
         part = clean;
       } else {
-        hit = part_hit(entry_no_hit, part);
+        hit = part_hit(entry_no_hit, part, escaped);
       }
       kl.message = part;
       if (n++ == 0 || !part.empty()) driver.record(span.line, part, kl, hit);
