@@ -508,7 +508,67 @@ bool is_kmsg_dict_line(std::string_view line) {
   return false;
 }
 
+namespace {
+
+/// The commonest kernel-log line, a traditional syslog header (rsyslog, `journalctl -o short`),
+/// read in place: `Mmm dD HH:MM:SS host ident[pid]: ` with an English month, one blank between
+/// the fields and no fraction, then the kernel's boot stamp `[   12.345678] ` if one follows.
+/// False where the line is not that shape (the general walk in parse_kernel_line reads it);
+/// where true, `out` is what that walk gives (the same readers after the stamp; held to it on
+/// every fixture line and their edits by test_kernel_stamp_syslog.cpp). Every line of a
+/// kern.log is read for its stamp pair (the clock anchor).
+bool read_traditional_syslog(std::string_view s, int year_hint, KernelLine& out) {
+  const std::size_t n = s.size();
+  if (n < 17 || !(s[0] >= 'A' && s[0] <= 'Z') || !(s[1] >= 'a' && s[1] <= 'z') || !(s[2] >= 'a' && s[2] <= 'z') ||
+      s[3] != ' ' || s[6] != ' ' || s[15] != ' ' || s[16] == ' ' || s[9] != ':' || s[12] != ':')
+    return false;
+  int day = 0;
+  if (s[4] == ' ' && is_digit(s[5])) day = s[5] - '0';
+  else if (is_digit(s[4]) && is_digit(s[5])) day = (s[4] - '0') * 10 + (s[5] - '0');
+  else return false;
+  for (std::size_t k : {7, 8, 10, 11, 13, 14})
+    if (!is_digit(s[k])) return false;
+  const int h = (s[7] - '0') * 10 + (s[8] - '0'), m = (s[10] - '0') * 10 + (s[11] - '0');
+  const int sec = (s[13] - '0') * 10 + (s[14] - '0');
+  if (day < 1 || day > 31 || h > 24 || m > 59 || sec >= 61) return false;
+  static constexpr std::string_view kMonths = "janfebmaraprmayjunjulaugsepoctnovdec";
+  const char t[3] = {static_cast<char>(s[0] + ('a' - 'A')), s[1], s[2]};
+  int month = 0;
+  for (std::size_t k = 0; k < 12 && month == 0; ++k)
+    if (kMonths[3 * k] == t[0] && kMonths[3 * k + 1] == t[1] && kMonths[3 * k + 2] == t[2]) month = static_cast<int>(k + 1);
+  if (month == 0) return false;
+  KernelLine line;
+  const std::size_t header = read_header(s, 16, true, line);
+  if (header == 0) return false;
+  set_no_year(line, month, day, h, m, sec, year_hint);
+  line.ts_raw = s.substr(0, 15);
+  std::size_t i = 16 + header;
+  // The boot stamp the general walk reads after a wall stamp (read_bracket_stamp's boot form,
+  // `[`, blanks, seconds, `]`); any other bracket there is left to that walk.
+  if (i < n && s[i] == '[') {
+    const std::size_t digits = skip_spaces(s, i + 1);
+    double boot = 0;
+    const std::size_t read = read_seconds(s, digits, boot);
+    if (read == 0 || digits + read >= n || s[digits + read] != ']' || digits + read - i > 64) return false;
+    line.boot_ts = boot;
+    i = digits + read + 1;
+    i += read_caller(s, i, line);
+    i = after_separator(s, i);
+  }
+  line.message = s.substr(i);
+  out = line;
+  return true;
+}
+
+}  // namespace
+
 KernelLine parse_kernel_line(std::string_view s, int year_hint) {
+  KernelLine out;
+  if (read_traditional_syslog(s, year_hint, out)) return out;
+  return parse_kernel_line_walk(s, year_hint);
+}
+
+KernelLine parse_kernel_line_walk(std::string_view s, int year_hint) {
   KernelLine out;
   std::size_t i = 0;
 

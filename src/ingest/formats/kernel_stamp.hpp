@@ -48,6 +48,10 @@ struct KernelLine {
 /// Peels the prefixes of one line (no line terminator). Never fails: unknown text is a message
 /// with no stamp.
 KernelLine parse_kernel_line(std::string_view line, int year_hint);
+/// parse_kernel_line without its shortcut for the traditional syslog header (a kern.log line
+/// read in place): the walk through every prefix form, which the shortcut must agree with
+/// (test_kernel_stamp_syslog.cpp holds it to it).
+KernelLine parse_kernel_line_walk(std::string_view line, int year_hint);
 
 /// The year and zone of one source's syslog stamps, from a program that stamps its own lines in
 /// full (Go's slog and logrus text format, `time=2024-05-15T12:01:44.512+02:00`: Ollama,
