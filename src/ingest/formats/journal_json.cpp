@@ -271,7 +271,7 @@ void parse_journal_json(std::string_view text, ParseContext& ctx) {
       const std::size_t eol = text.find('\n', cursor.i);
       std::string_view line = text.substr(cursor.i, eol == std::string_view::npos ? std::string_view::npos : eol - cursor.i);
       while (!line.empty() && (line.back() == ' ' || line.back() == '\t' || line.back() == '\r')) line.remove_suffix(1);
-      if (line.size() <= kMaxEntryBytes && line.back() == '}' && parse(line, obj)) {
+      if (!line.empty() && line.size() <= kMaxEntryBytes && line.back() == '}' && parse(line, obj)) {
         span = {line, cursor.line, cursor.line};
         if (eol == std::string_view::npos) {
           cursor.i = text.size();
