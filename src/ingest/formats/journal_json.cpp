@@ -184,6 +184,9 @@ void parse_journal_json(std::string_view text, ParseContext& ctx) {
     padded.resize(value.size() + simdjson::SIMDJSON_PADDING);
     return !json.parse(padded.data(), value.size(), false).get_object().get(obj);
   };
+  // The text's census: no control byte, CR or `^` anywhere (then a message holds one only
+  // where an escape of its entry writes it).
+  const bool plain_text = !ctx.rare.may_hold_control() && !ctx.rare.may_hold('\r') && !ctx.rare.may_hold('^');
   // One entry: its fields, then each line of its MESSAGE a record.
   const auto entry = [&](const json::Span& span, object obj) {
     const Fields fields = fields_of(obj);
@@ -193,9 +196,12 @@ void parse_journal_json(std::string_view text, ParseContext& ctx) {
     const std::string_view transport = str_field(fields, kTransport);
     std::string_view ident = str_field(fields, kIdentifier);
     if (ident.empty()) ident = str_field(fields, kComm);
-    auto pid = int_field(fields, kSyslogPid);
-    if (!pid) pid = int_field(fields, kPid);
     const bool kernel = transport == "kernel" || ident == "kernel";
+    std::optional<std::int64_t> pid;  // a program's (a kernel record has none)
+    if (!kernel) {
+      pid = int_field(fields, kSyslogPid);
+      if (!pid) pid = int_field(fields, kPid);
+    }
     auto realtime = kernel ? std::nullopt : int_field(fields, kSourceRealtime);
     if (!realtime) realtime = int_field(fields, kRealtime);
     auto mono = int_field(fields, kSourceMonotonic);
@@ -234,7 +240,6 @@ void parse_journal_json(std::string_view text, ParseContext& ctx) {
     // string's bytes are the text's but for its escapes: where the text's census has no control
     // byte, CR or `^` and no escape writes one, the message has none either.
     // (A lone `\r` is a control byte to has_ansi but not to block_has_ansi, which ends lines there.)
-    const bool plain_text = !ctx.rare.may_hold_control() && !ctx.rare.may_hold('\r') && !ctx.rare.may_hold('^');
     const bool may_hold_ansi =
         !(plain_text && fields.value[kMessage].is_string() && !escapes.control) &&
         (text::block_has_ansi(*message) || message->find('\r') != std::string_view::npos);
