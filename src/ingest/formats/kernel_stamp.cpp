@@ -3,6 +3,7 @@
 // prefix has a fixed shape that a cursor checks in a few comparisons.
 #include "kernel_stamp.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cctype>
 #include <charconv>
@@ -27,9 +28,16 @@ std::size_t skip_spaces(std::string_view s, std::size_t i) {
 
 /// Reads digits at `i`; returns the count read (0: none) and the value.
 std::size_t read_uint(std::string_view s, std::size_t i, std::int64_t& value) {
+  // (One bound and one comparison a digit: every kernel stamp is read with this.)
+  const std::size_t end = std::min(s.size(), i + 18);
+  std::int64_t v = 0;
   std::size_t j = i;
-  value = 0;
-  while (j < s.size() && is_digit(s[j]) && j - i < 18) value = value * 10 + (s[j++] - '0');
+  for (; j < end; ++j) {
+    const unsigned digit = static_cast<unsigned char>(s[j]) - unsigned{'0'};
+    if (digit > 9) break;
+    v = v * 10 + digit;
+  }
+  value = v;
   return j - i;
 }
 
@@ -464,23 +472,33 @@ struct CtimeStamp {
   bool shape = false;
   int month = 0, day = 0, hour = 0, minute = 0, second = 0;
 };
-CtimeStamp read_ctime_stamp(std::string_view s) {
+/// The number of the English month `m` names, its first byte upper case and the other two lower
+/// case (as dmesg -T and syslog print it); 0 for any other.
+int english_month(const char* m) {
+  static constexpr std::string_view kMonths = "JanFebMarAprMayJunJulAugSepOctNovDec";
+  for (std::size_t k = 0; k < 12; ++k)
+    if (kMonths[3 * k] == m[0] && kMonths[3 * k + 1] == m[1] && kMonths[3 * k + 2] == m[2]) return static_cast<int>(k + 1);
+  return 0;
+}
+
+CtimeStamp read_ctime_stamp(std::string_view s, bool read_month) {
   CtimeStamp out;
   if (s.size() < 26 || s[0] != '[' || s[4] != ' ' || s[8] != ' ' || s[11] != ' ' || s[14] != ':' || s[17] != ':' ||
       s[20] != ' ' || s[25] != ']')
     return out;
-  static constexpr std::string_view kWeekdays[] = {"Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"};
-  const std::string_view weekday = s.substr(1, 3);
+  static constexpr std::string_view kWeekdays = "MonTueWedThuFriSatSun";
   bool known = false;
-  for (std::string_view w : kWeekdays) known = known || weekday == w;
+  for (std::size_t k = 0; k < 7 && !known; ++k)
+    known = kWeekdays[3 * k] == s[1] && kWeekdays[3 * k + 1] == s[2] && kWeekdays[3 * k + 2] == s[3];
   const auto lower = [](char c) { return c >= 'a' && c <= 'z'; };
   if (!known || !(s[5] >= 'A' && s[5] <= 'Z') || !lower(s[6]) || !lower(s[7]) || !(s[9] == ' ' || is_digit(s[9])))
     return out;
   for (std::size_t k : {10, 12, 13, 15, 16, 18, 19, 21, 22, 23, 24})
     if (!is_digit(s[k])) return out;
   out.shape = true;
+  if (!read_month) return out;
   const auto two = [&](std::size_t k) { return (s[k] - '0') * 10 + (s[k + 1] - '0'); };
-  out.month = core::parse_month(s.substr(5, 3)).value_or(0);
+  out.month = english_month(s.data() + 5);  // core::parse_month's answer for `[A-Z][a-z]{2}`
   out.day = s[9] == ' ' ? s[10] - '0' : two(9);
   out.hour = two(12);
   out.minute = two(15);
@@ -489,12 +507,12 @@ CtimeStamp read_ctime_stamp(std::string_view s) {
 }
 }  // namespace
 
-bool starts_with_ctime_stamp(std::string_view raw) { return read_ctime_stamp(raw).shape; }
+bool starts_with_ctime_stamp(std::string_view raw) { return read_ctime_stamp(raw, false).shape; }
 
 bool starts_with_ctime_wall_stamp(std::string_view raw) {
   // read_bracket_stamp's ctime branch: the weekday skipped, read_month_stamp's month, day and
   // read_clock's bounds, then the year and the `]`.
-  const CtimeStamp c = read_ctime_stamp(raw);
+  const CtimeStamp c = read_ctime_stamp(raw, true);
   return c.shape && c.month > 0 && c.day >= 1 && c.day <= 31 && c.hour <= 24 && c.minute <= 59 && c.second < 61;
 }
 
@@ -531,11 +549,7 @@ bool read_traditional_syslog(std::string_view s, int year_hint, KernelLine& out)
   const int h = (s[7] - '0') * 10 + (s[8] - '0'), m = (s[10] - '0') * 10 + (s[11] - '0');
   const int sec = (s[13] - '0') * 10 + (s[14] - '0');
   if (day < 1 || day > 31 || h > 24 || m > 59 || sec >= 61) return false;
-  static constexpr std::string_view kMonths = "janfebmaraprmayjunjulaugsepoctnovdec";
-  const char t[3] = {static_cast<char>(s[0] + ('a' - 'A')), s[1], s[2]};
-  int month = 0;
-  for (std::size_t k = 0; k < 12 && month == 0; ++k)
-    if (kMonths[3 * k] == t[0] && kMonths[3 * k + 1] == t[1] && kMonths[3 * k + 2] == t[2]) month = static_cast<int>(k + 1);
+  const int month = english_month(s.data());  // month_of's answer for `[A-Z][a-z]{2}`
   if (month == 0) return false;
   KernelLine line;
   const std::size_t header = read_header(s, 16, true, line);
