@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstring>
 #include <optional>
 #include <span>
 #include <string_view>
@@ -123,14 +124,21 @@ char fold(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c + ('a' - '
 /// The bytes an escape writes that a part can hold: `"`, `\`, tab.
 bool escape_written(char c) { return c == '"' || c == '\\' || c == '\t'; }
 
-/// Whether `part` holds `literal` (lower case, holding an escape_written byte), ASCII
-/// case-insensitively: tried only where the part has that byte (a few places a part).
-bool holds_folded(std::string_view part, std::string_view literal) {
-  const std::size_t pin = static_cast<std::size_t>(std::find_if(literal.begin(), literal.end(), escape_written) - literal.begin());
-  for (std::size_t at = part.find(literal[pin]); at != std::string_view::npos; at = part.find(literal[pin], at + 1)) {
-    if (at < pin || at - pin + literal.size() > part.size()) continue;
-    const std::string_view here = part.substr(at - pin, literal.size());
-    if (std::equal(here.begin(), here.end(), literal.begin(), [](char t, char l) { return fold(t) == l; })) return true;
+/// A literal holding an escape_written byte (lower case), and the place of its first such byte.
+struct EscapedLiteral {
+  std::string text;
+  std::size_t pin = 0;
+};
+
+/// Whether `part` holds `literal`, ASCII case-insensitively: tried only where the part has the
+/// literal's pinned byte (a few places a part).
+bool holds_folded(std::string_view part, const EscapedLiteral& literal) {
+  const std::string_view l = literal.text;
+  const std::size_t pin = literal.pin;
+  for (std::size_t at = part.find(l[pin]); at != std::string_view::npos; at = part.find(l[pin], at + 1)) {
+    if (at < pin || at - pin + l.size() > part.size()) continue;
+    const std::string_view here = part.substr(at - pin, l.size());
+    if (std::equal(here.begin(), here.end(), l.begin(), [](char t, char c) { return fold(t) == c; })) return true;
   }
   return false;
 }
@@ -147,7 +155,7 @@ LiteralHit part_hit(bool entry_no_hit, std::string_view part, const Escaped& esc
   if (part.find('"') == std::string_view::npos && part.find('\\') == std::string_view::npos &&
       part.find('\t') == std::string_view::npos)
     return LiteralHit::no;
-  for (const std::string& literal : escaped())
+  for (const EscapedLiteral& literal : escaped())
     if (holds_folded(part, literal)) return LiteralHit::unknown;
   return LiteralHit::no;
 }
@@ -164,15 +172,17 @@ void parse_journal_json(std::string_view text, ParseContext& ctx) {
   // no signal, so those checks are skipped for its message (part_hit).
   const std::span<const std::uint8_t> hits = ctx.line_hits_of(text);
   // The literals of that scan holding a byte an escape writes (part_hit), read once if asked.
-  std::optional<std::vector<std::string>> escaped_literals;
-  const auto escaped = [&]() -> const std::vector<std::string>& {
+  std::optional<std::vector<EscapedLiteral>> escaped_literals;
+  const auto escaped = [&]() -> const std::vector<EscapedLiteral>& {
     if (!escaped_literals) {
       escaped_literals.emplace();
       if (ctx.signals != nullptr)
         for (std::string literal : ctx.signals->block_literals(kernel_log_markers())) {
-          if (std::none_of(literal.begin(), literal.end(), escape_written)) continue;
+          const auto pin = std::find_if(literal.begin(), literal.end(), escape_written);
+          if (pin == literal.end()) continue;
+          const auto at = static_cast<std::size_t>(pin - literal.begin());
           for (char& c : literal) c = fold(c);
-          escaped_literals->push_back(std::move(literal));
+          escaped_literals->push_back({std::move(literal), at});
         }
     }
     return *escaped_literals;
@@ -180,8 +190,10 @@ void parse_journal_json(std::string_view text, ParseContext& ctx) {
   std::string padded;  // the entry and simdjson's padding: one buffer for every entry
   std::string bytes;
   const auto parse = [&](std::string_view value, object& obj) {
-    padded.assign(value);
-    padded.resize(value.size() + simdjson::SIMDJSON_PADDING);
+    // simdjson reads up to SIMDJSON_PADDING bytes past the value: the buffer keeps that much
+    // room (what lies there is never part of the value).
+    if (padded.size() < value.size() + simdjson::SIMDJSON_PADDING) padded.resize(value.size() + simdjson::SIMDJSON_PADDING);
+    std::memcpy(padded.data(), value.data(), value.size());
     return !json.parse(padded.data(), value.size(), false).get_object().get(obj);
   };
   // The text's census: no control byte, CR or `^` anywhere (then a message holds one only
