@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <cstring>
 
 #include "culprit/ingest/sniff.hpp"
 #include "culprit/text/lines.hpp"
@@ -13,6 +14,7 @@
 #include "ingest/formats/cgroup_memory.hpp"
 #include "ingest/formats/proc_status.hpp"
 #include "ingest/formats/gpustat.hpp"
+#include "ingest/formats/json_spans.hpp"
 #include "ingest/formats/kernel_oom_report.hpp"
 #include "ingest/formats/kernel_stamp.hpp"
 #include "ingest/formats/meminfo.hpp"
@@ -291,26 +293,6 @@ bool looks_like_csv_output(std::string_view line) {
   return true;
 }
 
-/// Brace/bracket depth change of one line of JSON, ignoring brackets inside strings.
-int json_depth_change(std::string_view line) {
-  int d = 0;
-  bool in_string = false;
-  for (size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (in_string) {
-      if (c == '\\') ++i;
-      else if (c == '"') in_string = false;
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '{' || c == '[') {
-      ++d;
-    } else if (c == '}' || c == ']') {
-      --d;
-    }
-  }
-  return d;
-}
-
 /// A line that starts a JSON value: `{…`, a json-seq record (RS then `{`), `[` alone, `[{…`.
 bool starts_json_value(std::string_view line) {
   // Asked of every line: most start with a byte that settles it.
@@ -363,13 +345,14 @@ bool window_holds(Scan& scan, std::size_t k, const char* a, const char* w) {
   if (w <= c.to) return false;                             // none ends before `to`
   // No place from `a` ends before `to`: one starting at `to - (size - 1)` or later may.
   const char* start = std::max(a, c.to - std::min<std::ptrdiff_t>(c.to - a, static_cast<std::ptrdiff_t>(key.size()) - 1));
-  const std::string_view window(start, static_cast<std::size_t>(w - start));
-  const std::size_t at = window.find(key);
-  if (at == std::string_view::npos) {
+  // memmem, not string_view::find: find looks for the key's first byte, a `"` (every few bytes
+  // of JSON), and compares the key at each; memmem skips by the key's byte pairs.
+  const void* at = memmem(start, static_cast<std::size_t>(w - start), key.data(), key.size());
+  if (at == nullptr) {
     c.to = w;
     return false;
   }
-  c.found = start + at;
+  c.found = static_cast<const char*>(at);
   return true;
 }
 
@@ -390,7 +373,7 @@ size_t json_run_end(const std::vector<std::string_view>& lines, size_t i, size_t
     size_t j = k;
     const size_t limit = std::min(e, k + kMaxJsonValueLines);
     for (; j < limit; ++j) {
-      depth += json_depth_change(lines[j]);
+      depth += json::depth_change(lines[j]);
       if (depth <= 0) break;
     }
     if (j >= limit) {
@@ -629,7 +612,7 @@ bool kernel_stamp_regex(std::string_view line) {
   static const text::Pattern syslog(
       R"(^(?:[A-Z][^\s\d]{2,7} [ \d]\d \d\d:\d\d:\d\d(?:\.\d+)?|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)))"
       R"( [A-Za-z0-9_.-]+ [^\s:\[]+(?:\[\d+\])?: )");
-  if (syslog_header_fast(line)) return true;
+  if (syslog_header_fast(line) || kernel::starts_with_ctime_stamp(line)) return true;
   if (!iso_stamp_may_match(line)) return false;
   return re.matches(line) || syslog.matches(line);
 }

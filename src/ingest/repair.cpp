@@ -452,8 +452,10 @@ bool may_have_gutters(const Lines& lines, TextOf text_of) {
 bool may_be_chrome(Sv line, Sv s) {
   if (s.empty()) return false;
   const char c = s[0];
-  if (!(c == '`' || c == '~' || c == '>' || c == '\\' || c == '#' || c == 'A' || c == '[' ||
-        (is_digit(c) && gha_stamp(line))))
+  // `A` only for Buildkite's "Actions for L<n>" (is_buildkite_actions): a syslog month (`Apr`,
+  // `Aug`) opens every line of a kern.log, and each sent the whole text down the repair path.
+  if (!(c == '`' || c == '~' || c == '>' || c == '\\' || c == '#' || (c == 'A' && s.starts_with("Actions for L")) ||
+        c == '[' || (is_digit(c) && gha_stamp(line))))
     return false;
   return c != '[' || s.back() == ']';
 }

@@ -45,11 +45,30 @@ std::optional<double> rtc_epoch(std::string_view message) {
   return static_cast<double>(v);
 }
 
+/// Whether a line with no literal may still change the parser's state when read while nothing
+/// is open (line()): a /dev/kmsg record (its dictionary lines follow; a kmsg header holds a
+/// `;`), a program stamp that gives a syslog source its year and zone (ProgramClock: `time=`),
+/// or a boot stamp `[  12.345…]` that a wall stamp before it pairs with (a clock anchor). False
+/// only where the line holds none of those bytes: every other record without a literal opens no
+/// block, matches no signal and ends no driver run (the RTC anchor's words are a marker).
+bool may_carry_state(std::string_view raw) {
+  // The boot stamp first: a kern.log line has one near its start.
+  for (std::size_t at = raw.find('['); at != std::string_view::npos; at = raw.find('[', at + 1)) {
+    std::size_t k = at + 1;
+    while (k < raw.size() && raw[k] == ' ') ++k;
+    const std::size_t digits = k;
+    while (k < raw.size() && text::is_digit(raw[k])) ++k;
+    if (k > digits && k < raw.size() && raw[k] == '.') return true;
+  }
+  return raw.find(';') != std::string_view::npos || raw.find("time=") != std::string_view::npos;
+}
+
 }  // namespace
 
 void KernelLogParser::note_anchor(std::int64_t seg_line, const KernelLine& kl) {
-  // The pair's two clocks first; the event (its strings) is made only where it starts a run or
-  // lowers its run's offset: every line of a kern.log quotes the kernel stamp.
+  // The pair's two clocks first; the record is kept (as data) only where it starts a run or
+  // lowers its run's offset, and the event is made once a run, in emit_anchors: every line of
+  // a kern.log quotes the kernel stamp.
   std::optional<double> wall, boot;
   std::string_view source = ctx_.format == "journal_json" ? "journald" : "syslog";
   const bool paired = kl.boot_ts && (kl.ts || (kl.ts_kind == core::TsKind::wall_no_year && kl.ts_value));
@@ -64,45 +83,79 @@ void KernelLogParser::note_anchor(std::int64_t seg_line, const KernelLine& kl) {
   } else {
     return;
   }
-  const auto event = [&] {
-    core::Event ev = ctx_.make_event(seg_line);
-    if (paired) {
-      apply_stamp(kl, ev);
-    } else {
-      if (!kl.host.empty()) ev.host = std::string(kl.host);
-      ev.ts = *wall;
-      ev.ts_kind = core::TsKind::wall;
-      ev.ts_raw = std::to_string(static_cast<std::int64_t>(*wall));
-      ev.set_number("boot_ts", *boot);
-    }
-    ev.set("anchor", std::string(source));
-    return ev;
+  const auto keep = [&](AnchorRun::Record& r) {
+    r.seg_line = seg_line;
+    r.rtc = !paired;
+    r.wall = *wall;
+    r.boot = *boot;
+    r.ts_kind = kl.ts_kind;
+    r.ts = kl.ts;
+    r.ts_value = kl.ts_value;
+    r.boot_ts = kl.boot_ts;
+    r.ident_pid = kl.ident_pid;
+    r.kernel = kl.kernel;
+    r.ts_raw.assign(kl.ts_raw);  // (assign: the run's strings are reused, not reallocated)
+    r.host.assign(kl.host);
+    r.ident.assign(kl.ident);
   };
   const double diff = *wall - *boot;
   // The event's host: the line's own, else the source's (make_event; apply_stamp likewise).
-  auto& runs = anchors_[kl.host.empty() ? ctx_.host : std::string(kl.host)];
-  if (runs.empty() || source == "rtc" || runs.back().event.field_or("anchor") != source ||
+  // (The last host's runs are kept at hand: a file's lines are mostly one host's.)
+  const std::string_view host = kl.host.empty() ? std::string_view(ctx_.host) : kl.host;
+  if (last_anchor_runs_ == nullptr || host != last_anchor_host_) {
+    last_anchor_host_.assign(host);
+    last_anchor_runs_ = &anchors_[last_anchor_host_];
+  }
+  auto& runs = *last_anchor_runs_;
+  if (runs.empty() || source == "rtc" || runs.back().source != source ||
       (std::fabs(diff - runs.back().diff) > kAnchorJump && runs.size() < kMaxAnchorRuns)) {
-    runs.push_back({event(), diff, 1});
+    runs.push_back({source, {}, diff, 1});
+    keep(runs.back().best);
     return;
   }
   AnchorRun& run = runs.back();
   ++run.records;
   if (diff < run.diff) {
-    run.event = event();
+    keep(run.best);
     run.diff = diff;
   }
+}
+
+core::Event KernelLogParser::anchor_event(const AnchorRun& run) const {
+  const AnchorRun::Record& r = run.best;
+  core::Event ev = ctx_.make_event(r.seg_line);
+  if (!r.rtc) {
+    KernelLine kl;
+    kl.ts_kind = r.ts_kind;
+    kl.ts = r.ts;
+    kl.ts_value = r.ts_value;
+    kl.boot_ts = r.boot_ts;
+    kl.ident_pid = r.ident_pid;
+    kl.kernel = r.kernel;
+    kl.ts_raw = r.ts_raw;
+    kl.host = r.host;
+    kl.ident = r.ident;
+    apply_stamp(kl, ev);
+  } else {
+    if (!r.host.empty()) ev.host = r.host;
+    ev.ts = r.wall;
+    ev.ts_kind = core::TsKind::wall;
+    ev.ts_raw = std::to_string(static_cast<std::int64_t>(r.wall));
+    ev.set_number("boot_ts", r.boot);
+  }
+  ev.set("anchor", std::string(run.source));
+  return ev;
 }
 
 void KernelLogParser::emit_anchors() {
   for (auto& [host, runs] : anchors_) {
     for (auto& run : runs) {
-      core::Event& e = run.event;
+      core::Event e = anchor_event(run);
       e.kind = std::string(core::kind::kLog);
       e.rule = std::string(core::parser_rule::kKernelClockAnchor);
       e.severity = core::Severity::debug;
       e.set_int("records", run.records);
-      const std::string source = e.field_or("anchor");
+      const std::string source(run.source);
       e.message = source == "rtc"
                       ? std::string("clock anchor: the kernel set the system clock from the RTC at this boot stamp")
                       : fmt::format("clock anchor: {} kernel record{} carry both a wall-clock stamp and the kernel's "
@@ -112,26 +165,41 @@ void KernelLogParser::emit_anchors() {
     }
   }
   anchors_.clear();
+  last_anchor_runs_ = nullptr;
 }
 
 void KernelLogParser::line(std::int64_t seg_line, std::string_view raw, LiteralHit hit, bool known_stamped) {
   // A routine dmesg line (the block scan found no signal literal or marker in it) while no
   // report, kmsg record or run of driver lines is open changes nothing: it opens no block, makes
-  // no event, ends no run and anchors no clock. Most lines of a big dmesg are this.
+  // no event, ends no run and anchors no clock. Most lines of a big dmesg are this, and of a
+  // `dmesg -T`: a wall stamp alone anchors no clock either (no boot stamp beside it).
+  // Nor does any other such line that cannot hold what a record without a literal still acts on
+  // (may_carry_state): a syslog / journal line of a host's daemons, a wall-stamped kernel line.
   if (hit == LiteralHit::no && blocks_.empty() && !prev_kmsg_ && falls_.idle() &&
-      (known_stamped || starts_with_boot_stamp(raw)))
+      (known_stamped || starts_with_boot_stamp(raw) || starts_with_ctime_wall_stamp(raw) || !may_carry_state(raw)))
     return;
   KernelLine kl = parse_kernel_line(raw, ctx_.year_hint);
   program_clock_.adopt(kl);
   bool after_kmsg = prev_kmsg_;
   prev_kmsg_ = kl.kmsg || (after_kmsg && is_kmsg_dict_line(raw));
   if (after_kmsg && is_kmsg_dict_line(raw)) return;
+  // Such a line that does carry a stamp pair (every kern.log line: the kernel's boot stamp
+  // quoted after the wall one) only anchors the clock: record() would find no block to feed or
+  // open, no signal to try and no driver run to end.
+  if (hit == LiteralHit::no && blocks_.empty() && falls_.idle()) {
+    note_anchor(seg_line, kl);
+    return;
+  }
+  record(seg_line, raw, kl, hit);
+}
+
+void KernelLogParser::record(std::int64_t seg_line, std::string_view raw, const KernelLine& kl, LiteralHit hit) {
   hit_ = hit;
-  record(seg_line, raw, kl);
+  record_line(seg_line, raw, kl);
   hit_ = LiteralHit::unknown;
 }
 
-void KernelLogParser::record(std::int64_t seg_line, std::string_view raw, const KernelLine& kl) {
+void KernelLogParser::record_line(std::int64_t seg_line, std::string_view raw, const KernelLine& kl) {
   note_anchor(seg_line, kl);
   // A line with neither stamp nor host may be the terminal-wrapped tail of the previous
   // host's task-table row; otherwise lines group by their own host.

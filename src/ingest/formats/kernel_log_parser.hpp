@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -31,7 +32,8 @@ class KernelLogParser {
 
   /// One record whose stamp and header are already known (journald JSON). `kl.message` must
   /// stay valid for the duration of the call; `raw` is offered as a wrapped-row continuation.
-  void record(std::int64_t seg_line, std::string_view raw, const KernelLine& kl);
+  /// `hit`: as for line(), of `kl.message` (`no`: no signal literal or marker lies in it).
+  void record(std::int64_t seg_line, std::string_view raw, const KernelLine& kl, LiteralHit hit = LiteralHit::unknown);
 
   /// Emits every open block, then the clock anchors seen (see note_anchor).
   void finish();
@@ -43,19 +45,37 @@ class KernelLogParser {
   /// host's boot-relative stamps although plain lines are not stored. A new run starts when
   /// the difference moves by more than a few seconds (a suspend, a clock step).
   struct AnchorRun {
-    core::Event event;  ///< the record with the smallest difference (receive delays only add)
+    /// The record with the smallest difference (receive delays only add): what its event is
+    /// made of, kept as data, so that the event is built once a run, at the end (in a kern.log
+    /// nearly every line lowers the difference: its boot stamp moves within the wall second).
+    struct Record {
+      std::int64_t seg_line = 0;
+      bool rtc = false;  ///< from the RTC line: wall and boot alone
+      double wall = 0, boot = 0;
+      core::TsKind ts_kind = core::TsKind::none;
+      std::optional<double> ts, ts_value, boot_ts;
+      std::optional<std::int64_t> ident_pid;
+      bool kernel = true;
+      std::string ts_raw, host, ident;  ///< copies: the line's text is gone by the end
+    };
+    std::string_view source;  ///< "syslog", "journald" or "rtc"
+    Record best;
     double diff = 0;
     std::int64_t records = 0;
   };
+  core::Event anchor_event(const AnchorRun& run) const;
   void note_anchor(std::int64_t seg_line, const KernelLine& kl);
   void emit_anchors();
   void signals(std::int64_t seg_line, const KernelLine& kl, bool inside_block);
+  void record_line(std::int64_t seg_line, std::string_view raw, const KernelLine& kl);
 
   ParseContext& ctx_;
   std::map<std::string, OomBlock> blocks_;
   std::string last_key_;
   bool prev_kmsg_ = false;
   std::map<std::string, std::vector<AnchorRun>> anchors_;  // per host
+  std::string last_anchor_host_;                            ///< the host note_anchor last asked for
+  std::vector<AnchorRun>* last_anchor_runs_ = nullptr;      ///< its runs (map nodes do not move)
   FallOffTracker falls_;
   LiteralHit hit_ = LiteralHit::unknown;  ///< of the text line line() is reading
 };

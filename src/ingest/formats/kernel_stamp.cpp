@@ -3,6 +3,7 @@
 // prefix has a fixed shape that a cursor checks in a few comparisons.
 #include "kernel_stamp.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cctype>
 #include <charconv>
@@ -27,10 +28,22 @@ std::size_t skip_spaces(std::string_view s, std::size_t i) {
 
 /// Reads digits at `i`; returns the count read (0: none) and the value.
 std::size_t read_uint(std::string_view s, std::size_t i, std::int64_t& value) {
+  // (One bound and one comparison a digit: every kernel stamp is read with this.)
+  const std::size_t end = std::min(s.size(), i + 18);
+  std::int64_t v = 0;
   std::size_t j = i;
-  value = 0;
-  while (j < s.size() && is_digit(s[j]) && j - i < 18) value = value * 10 + (s[j++] - '0');
+  for (; j < end; ++j) {
+    const unsigned digit = static_cast<unsigned char>(s[j]) - unsigned{'0'};
+    if (digit > 9) break;
+    v = v * 10 + digit;
+  }
+  value = v;
   return j - i;
+}
+
+/// The value of four digits at `i` (the caller has checked them): a year.
+int four_digits(std::string_view s, std::size_t i) {
+  return (s[i] - '0') * 1000 + (s[i + 1] - '0') * 100 + (s[i + 2] - '0') * 10 + (s[i + 3] - '0');
 }
 
 /// `digits.digits` (the printk clock) at `i`; returns chars consumed (0: none).
@@ -40,8 +53,10 @@ std::size_t read_seconds(std::string_view s, std::size_t i, double& value) {
   if (n == 0 || i + n >= s.size() || s[i + n] != '.') return 0;
   std::size_t m = read_uint(s, i + n + 1, frac);
   if (m == 0) return 0;
-  double scale = 1;
-  for (std::size_t k = 0; k < m; ++k) scale *= 10;
+  // 10^m, m <= 18 (read_uint's bound): each exact in a double, as the product of tens it was.
+  static constexpr double kScale[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9,
+                                      1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18};
+  const double scale = kScale[m];
   value = static_cast<double>(whole) + static_cast<double>(frac) / scale;
   return n + 1 + m;
 }
@@ -95,7 +110,7 @@ std::size_t read_iso(std::string_view s, std::size_t i, char date_time_sep, IsoS
   for (std::size_t k : {0, 1, 2, 3, 5, 6, 8, 9})
     if (!is_digit(s[i + k])) return 0;
   if (s[i + 4] != '-' || s[i + 7] != '-' || s[i + 10] != date_time_sep) return 0;
-  int year = std::stoi(std::string(s.substr(i, 4)));
+  int year = four_digits(s, i);
   int month = (s[i + 5] - '0') * 10 + (s[i + 6] - '0');
   int day = (s[i + 8] - '0') * 10 + (s[i + 9] - '0');
   if (month < 1 || month > 12 || day < 1 || day > 31) return 0;
@@ -136,8 +151,16 @@ std::size_t read_iso(std::string_view s, std::size_t i, char date_time_sep, IsoS
 /// (de, fr, es, it, pt, nl), the local abbreviation (`Mär`, `avr.`, `dic`, `mag`, `out`,
 /// `mrt`), case-insensitive; the token is the whole word, dot included. nullopt otherwise.
 std::optional<int> month_of(std::string_view token) {
-  if (token.size() == 3)
-    if (auto m = core::parse_month(token)) return m;
+  if (token.size() == 3) {
+    // English first, folded as ASCII (core::parse_month's tolower, in the C locale culprit runs
+    // in, without a call a byte): every line of a syslog file names its month.
+    static constexpr std::string_view kMonths = "janfebmaraprmayjunjulaugsepoctnovdec";
+    const auto fold = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c + ('a' - 'A')) : c; };
+    const char t[3] = {fold(token[0]), fold(token[1]), fold(token[2])};
+    for (std::size_t k = 0; k < 12; ++k)
+      if (kMonths[3 * k] == t[0] && kMonths[3 * k + 1] == t[1] && kMonths[3 * k + 2] == t[2])
+        return static_cast<int>(k + 1);
+  }
   std::string t;
   for (char c : token) t += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   if (!t.empty() && t.back() == '.') t.pop_back();
@@ -301,7 +324,7 @@ std::size_t read_bracket_stamp(std::string_view s, std::size_t i, int year_hint,
     std::size_t y = k + n;
     if (y < body.size() && body[y] == ' ' && y + 5 <= body.size() && is_digit(body[y + 1]) && is_digit(body[y + 2]) &&
         is_digit(body[y + 3]) && is_digit(body[y + 4]) && delta_ok(y + 5)) {
-      int year = std::stoi(std::string(body.substr(y + 1, 4)));
+      int year = four_digits(body, y + 1);
       out.ts_kind = core::TsKind::wall;
       out.ts = core::civil_to_epoch(year, month, day, h, m, sec);
       out.ts_raw = s.substr(i, close - i + 1);
@@ -342,7 +365,7 @@ std::size_t read_bracket_stamp(std::string_view s, std::size_t i, int year_hint,
       if (c > 0 && y < body.size() && body[y] == ' ' && y + 5 <= body.size() && is_digit(body[y + 1]) &&
           is_digit(body[y + 2]) && is_digit(body[y + 3]) && is_digit(body[y + 4]) && delta_ok(y + 5)) {
         out.ts_kind = core::TsKind::wall;
-        out.ts = core::civil_to_epoch(std::stoi(std::string(body.substr(y + 1, 4))), *mon, static_cast<int>(d), hh, mm, ss);
+        out.ts = core::civil_to_epoch(four_digits(body, y + 1), *mon, static_cast<int>(d), hh, mm, ss);
         out.ts_raw = s.substr(i, close - i + 1);
         return close - i + 1;
       }
@@ -442,6 +465,57 @@ bool starts_with_boot_stamp(std::string_view raw) {
   return i > fraction && i < raw.size() && raw[i] == ']';
 }
 
+namespace {
+/// The ctime stamp's fields at their fixed places (`[Www Mmm dD HH:MM:SS YYYY]`): whether the bytes
+/// are the regex's, and the month (0: not an English one), day and clock read from them.
+struct CtimeStamp {
+  bool shape = false;
+  int month = 0, day = 0, hour = 0, minute = 0, second = 0;
+};
+/// The number of the English month `m` names, its first byte upper case and the other two lower
+/// case (as dmesg -T and syslog print it); 0 for any other.
+int english_month(const char* m) {
+  static constexpr std::string_view kMonths = "JanFebMarAprMayJunJulAugSepOctNovDec";
+  for (std::size_t k = 0; k < 12; ++k)
+    if (kMonths[3 * k] == m[0] && kMonths[3 * k + 1] == m[1] && kMonths[3 * k + 2] == m[2]) return static_cast<int>(k + 1);
+  return 0;
+}
+
+CtimeStamp read_ctime_stamp(std::string_view s, bool read_month) {
+  CtimeStamp out;
+  if (s.size() < 26 || s[0] != '[' || s[4] != ' ' || s[8] != ' ' || s[11] != ' ' || s[14] != ':' || s[17] != ':' ||
+      s[20] != ' ' || s[25] != ']')
+    return out;
+  static constexpr std::string_view kWeekdays = "MonTueWedThuFriSatSun";
+  bool known = false;
+  for (std::size_t k = 0; k < 7 && !known; ++k)
+    known = kWeekdays[3 * k] == s[1] && kWeekdays[3 * k + 1] == s[2] && kWeekdays[3 * k + 2] == s[3];
+  const auto lower = [](char c) { return c >= 'a' && c <= 'z'; };
+  if (!known || !(s[5] >= 'A' && s[5] <= 'Z') || !lower(s[6]) || !lower(s[7]) || !(s[9] == ' ' || is_digit(s[9])))
+    return out;
+  for (std::size_t k : {10, 12, 13, 15, 16, 18, 19, 21, 22, 23, 24})
+    if (!is_digit(s[k])) return out;
+  out.shape = true;
+  if (!read_month) return out;
+  const auto two = [&](std::size_t k) { return (s[k] - '0') * 10 + (s[k + 1] - '0'); };
+  out.month = english_month(s.data() + 5);  // core::parse_month's answer for `[A-Z][a-z]{2}`
+  out.day = s[9] == ' ' ? s[10] - '0' : two(9);
+  out.hour = two(12);
+  out.minute = two(15);
+  out.second = two(18);
+  return out;
+}
+}  // namespace
+
+bool starts_with_ctime_stamp(std::string_view raw) { return read_ctime_stamp(raw, false).shape; }
+
+bool starts_with_ctime_wall_stamp(std::string_view raw) {
+  // read_bracket_stamp's ctime branch: the weekday skipped, read_month_stamp's month, day and
+  // read_clock's bounds, then the year and the `]`.
+  const CtimeStamp c = read_ctime_stamp(raw, true);
+  return c.shape && c.month > 0 && c.day >= 1 && c.day <= 31 && c.hour <= 24 && c.minute <= 59 && c.second < 61;
+}
+
 bool is_kmsg_dict_line(std::string_view line) {
   if (line.size() < 3 || line[0] != ' ' || !std::isupper(static_cast<unsigned char>(line[1]))) return false;
   for (std::size_t i = 1; i < line.size(); ++i) {
@@ -452,7 +526,63 @@ bool is_kmsg_dict_line(std::string_view line) {
   return false;
 }
 
+namespace {
+
+/// The commonest kernel-log line, a traditional syslog header (rsyslog, `journalctl -o short`),
+/// read in place: `Mmm dD HH:MM:SS host ident[pid]: ` with an English month, one blank between
+/// the fields and no fraction, then the kernel's boot stamp `[   12.345678] ` if one follows.
+/// False where the line is not that shape (the general walk in parse_kernel_line reads it);
+/// where true, `out` is what that walk gives (the same readers after the stamp; held to it on
+/// every fixture line and their edits by test_kernel_stamp_syslog.cpp). Every line of a
+/// kern.log is read for its stamp pair (the clock anchor).
+bool read_traditional_syslog(std::string_view s, int year_hint, KernelLine& out) {
+  const std::size_t n = s.size();
+  if (n < 17 || !(s[0] >= 'A' && s[0] <= 'Z') || !(s[1] >= 'a' && s[1] <= 'z') || !(s[2] >= 'a' && s[2] <= 'z') ||
+      s[3] != ' ' || s[6] != ' ' || s[15] != ' ' || s[16] == ' ' || s[9] != ':' || s[12] != ':')
+    return false;
+  int day = 0;
+  if (s[4] == ' ' && is_digit(s[5])) day = s[5] - '0';
+  else if (is_digit(s[4]) && is_digit(s[5])) day = (s[4] - '0') * 10 + (s[5] - '0');
+  else return false;
+  for (std::size_t k : {7, 8, 10, 11, 13, 14})
+    if (!is_digit(s[k])) return false;
+  const int h = (s[7] - '0') * 10 + (s[8] - '0'), m = (s[10] - '0') * 10 + (s[11] - '0');
+  const int sec = (s[13] - '0') * 10 + (s[14] - '0');
+  if (day < 1 || day > 31 || h > 24 || m > 59 || sec >= 61) return false;
+  const int month = english_month(s.data());  // month_of's answer for `[A-Z][a-z]{2}`
+  if (month == 0) return false;
+  KernelLine line;
+  const std::size_t header = read_header(s, 16, true, line);
+  if (header == 0) return false;
+  set_no_year(line, month, day, h, m, sec, year_hint);
+  line.ts_raw = s.substr(0, 15);
+  std::size_t i = 16 + header;
+  // The boot stamp the general walk reads after a wall stamp (read_bracket_stamp's boot form,
+  // `[`, blanks, seconds, `]`); any other bracket there is left to that walk.
+  if (i < n && s[i] == '[') {
+    const std::size_t digits = skip_spaces(s, i + 1);
+    double boot = 0;
+    const std::size_t read = read_seconds(s, digits, boot);
+    if (read == 0 || digits + read >= n || s[digits + read] != ']' || digits + read - i > 64) return false;
+    line.boot_ts = boot;
+    i = digits + read + 1;
+    i += read_caller(s, i, line);
+    i = after_separator(s, i);
+  }
+  line.message = s.substr(i);
+  out = line;
+  return true;
+}
+
+}  // namespace
+
 KernelLine parse_kernel_line(std::string_view s, int year_hint) {
+  KernelLine out;
+  if (read_traditional_syslog(s, year_hint, out)) return out;
+  return parse_kernel_line_walk(s, year_hint);
+}
+
+KernelLine parse_kernel_line_walk(std::string_view s, int year_hint) {
   KernelLine out;
   std::size_t i = 0;
 

@@ -48,6 +48,10 @@ struct KernelLine {
 /// Peels the prefixes of one line (no line terminator). Never fails: unknown text is a message
 /// with no stamp.
 KernelLine parse_kernel_line(std::string_view line, int year_hint);
+/// parse_kernel_line without its shortcut for the traditional syslog header (a kern.log line
+/// read in place): the walk through every prefix form, which the shortcut must agree with
+/// (test_kernel_stamp_syslog.cpp holds it to it).
+KernelLine parse_kernel_line_walk(std::string_view line, int year_hint);
 
 /// The year and zone of one source's syslog stamps, from a program that stamps its own lines in
 /// full (Go's slog and logrus text format, `time=2024-05-15T12:01:44.512+02:00`: Ollama,
@@ -68,6 +72,17 @@ class ProgramClock {
 /// digits): the commonest kernel line, told by its bytes before any regex. Such a line carries
 /// no wall-clock stamp.
 bool starts_with_boot_stamp(std::string_view raw);
+
+/// True when `raw` opens with dmesg -T's stamp in English, `[Www Mmm dD HH:MM:SS YYYY]`, byte for
+/// byte as the ctime alternative of the sniffer's kernel-stamp regex reads it
+/// (`\[(?:Mon|…|Sun) [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4}\]`): true only where that
+/// alternative matches. Every line of a `dmesg -T` file is asked.
+bool starts_with_ctime_stamp(std::string_view raw);
+
+/// starts_with_ctime_stamp, where parse_kernel_line also reads the stamp as a wall-clock time
+/// (an English month, a day 1-31, a clock to 24:59:60): the line is then a kernel record with
+/// that stamp alone (no host, no boot stamp, no kmsg header).
+bool starts_with_ctime_wall_stamp(std::string_view raw);
 
 /// A /dev/kmsg dictionary line (` SUBSYSTEM=pci`, ` DEVICE=+pci:…`) that follows a record.
 bool is_kmsg_dict_line(std::string_view line);
