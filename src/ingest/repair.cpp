@@ -295,9 +295,10 @@ std::vector<std::string> split_escaped(Sv line) {
 /// (level, blank, `MM-DD `) and Python logging's default `INFO:name:` (level, colon, a name).
 bool level_header(Sv s) {
   static constexpr std::array<Sv, 6> kLevels = {"DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL", "WARN"};
-  if (s.empty() || !(s[0] == 'D' || s[0] == 'I' || s[0] == 'W' || s[0] == 'E' || s[0] == 'C')) return false;  // every line asks
+  // Every line is asked: each level's first two bytes are compared before the whole name.
+  if (s.size() < 2) return false;
   for (const Sv level : kLevels) {
-    if (!s.starts_with(level) || s.size() < level.size() + 2) continue;
+    if (s[0] != level[0] || s[1] != level[1] || s.size() < level.size() + 2 || !s.starts_with(level)) continue;
     const Sv rest = s.substr(level.size());
     if (rest[0] == ':' && (is_alpha(rest[1]) || rest[1] == '_')) return true;
     if (rest.size() >= 7 && rest[0] == ' ' && is_digit(rest[1]) && is_digit(rest[2]) && rest[3] == '-' &&

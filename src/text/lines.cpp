@@ -128,24 +128,28 @@ std::vector<std::string_view> split_lines(std::string_view text, const RareBytes
     if (line_start < end) lines.emplace_back(line_start, static_cast<std::size_t>(end - line_start));
     return lines;
   }
-  // memchr for '\n' (SIMD in glibc), then a memchr for a lone '\r' inside the line. Lines
-  // ending "\r\n" drop the '\r'.
-  while (p < end) {
-    const char* nl = static_cast<const char*>(std::memchr(p, '\n', static_cast<std::size_t>(end - p)));
-    const char* stop = nl ? nl : end;
-    const char* line_start = p;
-    for (const char* cr; has_cr && (cr = static_cast<const char*>(std::memchr(line_start, '\r', static_cast<std::size_t>(stop - line_start))));) {
-      if (cr + 1 == stop && nl) break;  // the '\r' of "\r\n"
-      lines.emplace_back(line_start, static_cast<std::size_t>(cr - line_start));
-      line_start = cr + 1;
-    }
-    std::size_t len = static_cast<std::size_t>(stop - line_start);
-    if (nl && len > 0 && line_start[len - 1] == '\r') --len;
-    if (nl || len > 0 || line_start < end) {
-      if (nl || line_start < end) lines.emplace_back(line_start, len);
-    }
-    p = nl ? nl + 1 : end;
+  // With a `\r`: the terminators of 64 bytes as one word (each `\n` and each `\r`), taken lowest
+  // first as above. A `\r` right before a `\n` ends its line with it (the `\n` is then passed
+  // over: it lies before the next line's start); any other `\r` ends a line of its own (a
+  // progress bar's redraw). A memchr per line and another per `\r` cost more than the bytes.
+  const char* line_start = p;
+  const auto terminator = [&](const char* at) {
+    if (at < line_start) return;  // the `\n` of a `\r\n` already taken
+    lines.emplace_back(line_start, static_cast<std::size_t>(at - line_start));
+    line_start = at + 1 + (*at == '\r' && at + 1 < end && at[1] == '\n');
+  };
+  std::size_t i = 0;
+  std::uint64_t nls[detail::kBitWords], crs[detail::kBitWords];
+  while (text.size() - i >= 64) {
+    const std::size_t count = std::min((text.size() - i) / 64, detail::kBitWords);
+    detail::equal_bits(p + i, count, '\n', nls);
+    detail::equal_bits(p + i, count, '\r', crs);
+    for (std::size_t k = 0; k < count; ++k, i += 64)
+      for (std::uint64_t ends = nls[k] | crs[k]; ends != 0; ends &= ends - 1) terminator(p + i + __builtin_ctzll(ends));
   }
+  for (; i < text.size(); ++i)
+    if (p[i] == '\n' || p[i] == '\r') terminator(p + i);
+  if (line_start < end) lines.emplace_back(line_start, static_cast<std::size_t>(end - line_start));
   return lines;
 }
 

@@ -133,6 +133,37 @@ TEST_CASE("count_line_ends counts the lines that end as split_lines ends them", 
   CHECK(count_line_ends(big) == 5001);
 }
 
+TEST_CASE("split_lines with a \\r agrees with a byte walk on random terminators at every offset", "[text]") {
+  // The reference: \n ends a line, \r\n ends one, a lone \r ends one; a last line without a
+  // terminator is a line. Words of 64 bytes are where the vector walk could go wrong: a \r\n
+  // across two words, runs of terminators, a \r at the text's end.
+  const auto reference = [](std::string_view t) {
+    std::vector<std::string_view> out;
+    std::size_t start = 0;
+    for (std::size_t i = 0; i < t.size(); ++i) {
+      if (t[i] != '\n' && t[i] != '\r') continue;
+      out.push_back(t.substr(start, i - start));
+      if (t[i] == '\r' && i + 1 < t.size() && t[i + 1] == '\n') ++i;
+      start = i + 1;
+    }
+    if (start < t.size()) out.push_back(t.substr(start));
+    return out;
+  };
+  std::mt19937 rng(37);
+  for (const std::size_t size : {1u, 2u, 63u, 64u, 65u, 127u, 128u, 129u, 300u, 5000u}) {
+    for (const unsigned percent : {3u, 30u, 90u}) {
+      std::string text(size, 'x');
+      for (char& c : text) {
+        const unsigned r = rng() % 100;
+        c = r < percent / 2 ? '\r' : r < percent ? '\n' : 'a';
+      }
+      text[rng() % size] = '\r';  // the vector walk only runs where there is one
+      INFO("size " << size << ", " << percent << "% terminators");
+      CHECK(split_lines(text) == reference(text));
+    }
+  }
+}
+
 TEST_CASE("count_line_ends agrees with split_lines on random \\r and \\n at every offset", "[text]") {
   // The count with a \r takes pairs sixteen starts a step, summed every 255 steps: a \r\n across
   // a step's edge, past a sum, at the text's ends and in runs of terminators are the cases a
