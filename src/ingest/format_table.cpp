@@ -166,14 +166,51 @@ const ShapedRows& shaped_by_rank(Scope scope) {
   return scope == Scope::block ? r.shaped_block : scope == Scope::line ? r.shaped_line : r.shaped_fallback;
 }
 
+namespace {
+/// Every row's anchors, once each, hand-written; `short_ones`: those under kMinPassAnchorBytes,
+/// else the rest.
+std::vector<std::string> anchors_of_length(bool short_ones) {
+  std::set<std::string> once;
+  for (const FormatSpec& f : kTable)
+    for (std::string_view a : f.anchors)
+      if (const std::string literal = text::hand_written_literal(a); (literal.size() < kMinPassAnchorBytes) == short_ones)
+        once.emplace(literal);
+  return std::vector<std::string>(once.begin(), once.end());
+}
+}  // namespace
+
 const std::vector<std::string>& anchor_literals() {
-  static const std::vector<std::string> all = [] {
-    std::set<std::string> once;
-    for (const FormatSpec& f : kTable)
-      for (std::string_view a : f.anchors) once.emplace(text::hand_written_literal(a));
-    return std::vector<std::string>(once.begin(), once.end());
-  }();
+  static const std::vector<std::string> all = anchors_of_length(false);
   return all;
+}
+
+const std::vector<std::string>& short_anchor_literals() {
+  static const std::vector<std::string> all = anchors_of_length(true);
+  return all;
+}
+
+void mark_short_anchors(std::string_view text, const std::vector<std::string_view>& lines,
+                        std::vector<unsigned char>& bits, unsigned char bit) {
+  for (const std::string& anchor : short_anchor_literals()) {
+    std::size_t k = 0;  // the places come in order, and so do the lines
+    const auto mark = [&](std::size_t at) {
+      while (k < lines.size() && static_cast<std::size_t>(lines[k].data() - text.data()) + lines[k].size() < at + anchor.size())
+        ++k;
+      if (k == lines.size()) return false;
+      // Inside line k unless it spans the line's end (no terminator lies in an anchor, so only a
+      // place before the line's start, in the terminator itself, would).
+      if (static_cast<std::size_t>(lines[k].data() - text.data()) <= at) bits[k] |= bit;
+      return true;
+    };
+    const auto letter = [](char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'); };
+    if (std::none_of(anchor.begin(), anchor.end(), letter)) {
+      text::for_each_pattern(text, anchor, '\0', mark);  // no letter to fold: the bit-word pass
+      continue;
+    }
+    for (std::size_t at = text::find_folded(text, anchor); at != std::string_view::npos && mark(at);
+         at = text::find_folded(text, anchor, at + 1)) {
+    }
+  }
 }
 
 void mark_boot_stamps(const std::vector<std::string_view>& lines, std::vector<unsigned char>& bits) {

@@ -64,6 +64,7 @@ bool line_hits(std::string_view text, const std::vector<std::string_view>& lines
     if (k == lines.size()) break;
     out[k] |= static_cast<std::uint8_t>(hit.ids);
   }
+  mark_short_anchors(text, lines, out, kAnchorHit);  // every list of this pass holds the anchors
   mark_boot_stamps(lines, out);
   return true;
 }

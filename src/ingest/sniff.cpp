@@ -193,6 +193,7 @@ std::unique_ptr<std::vector<unsigned char>> anchored_lines(std::string_view text
     if (k == lines.size()) break;
     (*out)[k] = kAnchoredBit;
   }
+  mark_short_anchors(text, lines, *out, kAnchoredBit);
   mark_boot_stamps(lines, *out);
   return out;
 }

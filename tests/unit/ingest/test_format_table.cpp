@@ -390,3 +390,31 @@ TEST_CASE("format table: a section's pattern lines are the lines holding the pat
   CHECK(part.holds_pattern(":??:??.", 4));
   CHECK_FALSE(part.holds_pattern(":??:??.", 5));
 }
+
+TEST_CASE("format table: a short anchor is marked by its own pass, as the block pass would mark it",
+          "[format_table]") {
+  using namespace culprit::ingest;
+  // The block pass holds no anchor shorter than kMinPassAnchorBytes; the kernel's old stack
+  // frame `[<` is one, found by mark_short_anchors in every line that holds it, wherever in it.
+  const auto& pass = anchor_literals();
+  CHECK(std::none_of(pass.begin(), pass.end(), [](const std::string& a) { return a.size() < kMinPassAnchorBytes; }));
+  const auto& short_ones = short_anchor_literals();
+  REQUIRE(std::find(short_ones.begin(), short_ones.end(), "[<") != short_ones.end());
+  const std::string text =
+      "[<ffffffff8108a1b2>] dump_stack+0x19/0x1b\n"      // 0: at the start
+      "  ? [<ffffffff81130a31>] ? oom_kill_process\r\n"  // 1: behind an unreliable frame's `? `
+      "INFO step 1 [rank0] < 3\n"                        // 2: a `[` and a `<` apart: none
+      "tail [\n"                                         // 3: a `[` that ends its line...
+      "<b> x\r"                                          // 4: ...then a `<`: no anchor across an end
+      "[<0>] uvm_spin_loop+0xb4/0x100 [nvidia_uvm]";     // 5: /proc/PID/stack, no terminator
+  const auto lines = culprit::text::split_lines(text);
+  REQUIRE(lines.size() == 6);
+  std::vector<unsigned char> bits(lines.size(), 0);
+  mark_short_anchors(text, lines, bits, kAnchoredBit);
+  CHECK(bits == std::vector<unsigned char>{kAnchoredBit, kAnchoredBit, 0, 0, 0, kAnchoredBit});
+  // The marks add to what a line holds (the block pass's bits are kept).
+  std::vector<unsigned char> kept(lines.size(), 8);
+  mark_short_anchors(text, lines, kept, kAnchoredBit);
+  CHECK(kept[0] == (8 | kAnchoredBit));
+  CHECK(kept[2] == 8);
+}
