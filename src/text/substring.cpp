@@ -1,4 +1,4 @@
-// text::find and text::contains: a substring search for the checks asked of every line.
+// text::find, text::contains and text::find_folded: a substring search for the checks asked of every line.
 //
 // std::string_view::find looks for the needle's first byte with memchr and compares the rest at
 // each place it lands: a call per place. The checks asked of each line look for needles that
@@ -14,79 +14,72 @@
 
 namespace culprit::text {
 
-std::size_t find(std::string_view s, std::string_view needle, std::size_t from) {
+namespace {
+
+unsigned char fold(unsigned char c) { return c >= 'A' && c <= 'Z' ? static_cast<unsigned char>(c | 0x20) : c; }
+/// The bit that folds a byte onto `c`'s lower case where `c` is a letter (0x20), else 0. A
+/// letter's two cases differ in bit 0x20 alone, and OR-ing it in maps no other byte onto a
+/// lower-case letter: the OR-ed byte equals the letter's lower case exactly where the text holds
+/// either case (other bytes are compared as they are).
+unsigned char fold_bit(unsigned char c) { return (fold(c) >= 'a' && fold(c) <= 'z') ? 0x20 : 0; }
+
+/// Where `s` first holds `needle` at or after `from` (npos: nowhere), its bytes compared as they
+/// are or, kFolded, with a letter's two cases alike: sixteen starts a step are weighed by the
+/// needle's first and last bytes, and only where both match is the whole compared.
+template <bool kFolded>
+std::size_t find_by_ends(std::string_view s, std::string_view needle, std::size_t from) {
   constexpr std::size_t kNone = std::string_view::npos;
   const std::size_t n = needle.size();
   if (from > s.size()) return kNone;
   if (n == 0) return from;
   if (n > s.size() - from) return kNone;
   const char* p = s.data();
-  if (n == 1) {
+  if (!kFolded && n == 1) {
     const void* at = std::memchr(p + from, needle[0], s.size() - from);
     return at ? static_cast<std::size_t>(static_cast<const char*>(at) - p) : kNone;
   }
   using namespace detail;
   const std::size_t last = n - 1;
   const std::size_t starts_end = s.size() - last;  // every start lies in [from, starts_end)
-  // The bytes between the first and the last (none for a needle of two: the filter is the match).
-  const auto rest_matches = [&](std::size_t at) { return n == 2 || std::memcmp(p + at + 1, needle.data() + 1, n - 2) == 0; };
-  std::size_t i = from;
-  const Bytes16 first = splat16(static_cast<unsigned char>(needle[0]));
-  const Bytes16 final = splat16(static_cast<unsigned char>(needle[last]));
-  // load16(p + i + last) reads up to p[starts_end - 1 + last] = the last byte of s.
-  for (; i + 16 <= starts_end; i += 16) {
-    for (unsigned bits = bits16((load16(p + i) == first) & (load16(p + i + last) == final)); bits != 0;
-         bits &= bits - 1) {
-      const std::size_t at = i + static_cast<std::size_t>(__builtin_ctz(bits));
-      if (rest_matches(at)) return at;
-    }
-  }
-  for (; i < starts_end; ++i)
-    if (p[i] == needle[0] && p[i + last] == needle[last] && rest_matches(i)) return i;
-  return kNone;
-}
-
-bool contains(std::string_view s, std::string_view needle) { return find(s, needle) != std::string_view::npos; }
-
-namespace {
-unsigned char fold(unsigned char c) { return c >= 'A' && c <= 'Z' ? static_cast<unsigned char>(c | 0x20) : c; }
-/// The bits that fold a byte of a vector onto `c`'s lower case: 0x20 where `c` is a letter.
-unsigned char fold_bit(unsigned char c) { return (fold(c) >= 'a' && fold(c) <= 'z') ? 0x20 : 0; }
-}  // namespace
-
-std::size_t find_folded(std::string_view s, std::string_view needle, std::size_t from) {
-  constexpr std::size_t kNone = std::string_view::npos;
-  const std::size_t n = needle.size();
-  if (from > s.size()) return kNone;
-  if (n == 0) return from;
-  if (n > s.size() - from) return kNone;
-  using namespace detail;
-  const char* p = s.data();
-  const std::size_t last = n - 1;
-  const std::size_t starts_end = s.size() - last;
+  const auto u0 = static_cast<unsigned char>(needle[0]), ul = static_cast<unsigned char>(needle[last]);
+  const unsigned char bit0 = kFolded ? fold_bit(u0) : 0, bitl = kFolded ? fold_bit(ul) : 0;
+  const unsigned char want0 = kFolded ? fold(u0) : u0, wantl = kFolded ? fold(ul) : ul;
+  // The whole, where the ends matched: exactly the bytes between them (none for a needle of two:
+  // the ends are the match), or every byte folded.
   const auto matches = [&](std::size_t at) {
+    if (!kFolded) return n == 2 || std::memcmp(p + at + 1, needle.data() + 1, n - 2) == 0;
     for (std::size_t k = 0; k < n; ++k)
       if (fold(static_cast<unsigned char>(p[at + k])) != fold(static_cast<unsigned char>(needle[k]))) return false;
     return true;
   };
-  const auto u0 = static_cast<unsigned char>(needle[0]), ul = static_cast<unsigned char>(needle[last]);
-  // A letter's two cases differ in bit 0x20 alone, and OR-ing it in maps no other byte onto a
-  // lower-case letter: where the needle's byte is a letter, the OR-ed lane equals its lower
-  // case exactly where the text holds either case (other bytes are compared as they are).
-  const Bytes16 first = splat16(fold(u0)), first_bit = splat16(fold_bit(u0));
-  const Bytes16 final = splat16(fold(ul)), final_bit = splat16(fold_bit(ul));
+  const Bytes16 first = splat16(want0), first_bit = splat16(bit0);
+  const Bytes16 final = splat16(wantl), final_bit = splat16(bitl);
   std::size_t i = from;
+  // load16(p + i + last) reads up to p[starts_end - 1 + last] = the last byte of s.
   for (; i + 16 <= starts_end; i += 16) {
-    for (unsigned bits =
-             bits16(((load16(p + i) | first_bit) == first) & ((load16(p + i + last) | final_bit) == final));
+    for (unsigned bits = bits16(((load16(p + i) | first_bit) == first) & ((load16(p + i + last) | final_bit) == final));
          bits != 0; bits &= bits - 1) {
       const std::size_t at = i + static_cast<std::size_t>(__builtin_ctz(bits));
       if (matches(at)) return at;
     }
   }
   for (; i < starts_end; ++i)
-    if (matches(i)) return i;
+    if ((static_cast<unsigned char>(p[i]) | bit0) == want0 && (static_cast<unsigned char>(p[i + last]) | bitl) == wantl &&
+        matches(i))
+      return i;
   return kNone;
+}
+
+}  // namespace
+
+std::size_t find(std::string_view s, std::string_view needle, std::size_t from) {
+  return find_by_ends<false>(s, needle, from);
+}
+
+bool contains(std::string_view s, std::string_view needle) { return find(s, needle) != std::string_view::npos; }
+
+std::size_t find_folded(std::string_view s, std::string_view needle, std::size_t from) {
+  return find_by_ends<true>(s, needle, from);
 }
 
 }  // namespace culprit::text
