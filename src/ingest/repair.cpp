@@ -150,10 +150,15 @@ Gutter read_gutter(Sv line) {
 
 // ---- 3. ANSI escapes written as text -------------------------------------------------------
 
+/// The ways a log writes ESC as text before a CSI's `[`: the first starts with `#`, the rest with a
+/// backslash (has_text_escape looks for each kind its own way).
+constexpr Sv kTextEscapeForms[] = {"#033[", "\\033[", "\\x1b[", "\\x1B[", "\\u001b[", "\\u001B[", "\\e["};
+constexpr Sv kHashEscapeForm = kTextEscapeForms[0];
+static_assert(kHashEscapeForm[0] == '#');
+
 /// Length of a textual ESC at `s[i]` followed by a CSI (`[` digits/`;` then a letter), else 0.
 std::size_t text_escape(Sv s, std::size_t i) {
-  static constexpr Sv kForms[] = {"#033[", "\\033[", "\\x1b[", "\\x1B[", "\\u001b[", "\\u001B[", "\\e["};
-  for (Sv f : kForms) {
+  for (Sv f : kTextEscapeForms) {
     // The second byte first: a log full of `#` (SGLang's `#new-seq`) compares once a `#`.
     if (i + 1 >= s.size() || s[i + 1] != f[1] || s.compare(i, f.size(), f) != 0) continue;
     std::size_t j = i + f.size();
@@ -170,8 +175,7 @@ std::size_t text_escape(Sv s, std::size_t i) {
 /// `|#######   |` puts a `#` in every line of a training log.
 bool has_text_escape(Sv s, const text::RareBytes& rare = text::RareBytes::all()) {
   if (rare.may_hold('#')) {
-    constexpr Sv kHashForm = "#033[";  // text_escape's one form that starts with a `#`
-    for (std::size_t at = text::find(s, kHashForm); at != Sv::npos; at = text::find(s, kHashForm, at + 1))
+    for (std::size_t at = text::find(s, kHashEscapeForm); at != Sv::npos; at = text::find(s, kHashEscapeForm, at + 1))
       if (text_escape(s, at)) return true;
   }
   if (rare.may_hold('\\')) {  // (without a census, the memchr below is the scan)
