@@ -192,14 +192,11 @@ const std::vector<std::string>& short_anchor_literals() {
 void mark_short_anchors(std::string_view text, const std::vector<std::string_view>& lines,
                         std::vector<unsigned char>& bits, unsigned char bit) {
   for (const std::string& anchor : short_anchor_literals()) {
-    std::size_t k = 0;  // the places come in order, and so do the lines
+    LineOfEnd line_of(text, lines);  // the places come in order, and so do the lines
     const auto mark = [&](std::size_t at) {
-      while (k < lines.size() && static_cast<std::size_t>(lines[k].data() - text.data()) + lines[k].size() < at + anchor.size())
-        ++k;
+      const std::size_t k = line_of(at + anchor.size());
       if (k == lines.size()) return false;
-      // Inside line k unless it spans the line's end (no terminator lies in an anchor, so only a
-      // place before the line's start, in the terminator itself, would).
-      if (static_cast<std::size_t>(lines[k].data() - text.data()) <= at) bits[k] |= bit;
+      bits[k] |= bit;
       return true;
     };
     const auto letter = [](char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'); };

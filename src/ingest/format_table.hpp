@@ -212,6 +212,24 @@ const std::vector<std::string>& anchor_literals();
 /// input's one pass a quarter slower; mark_short_anchors finds them instead.
 inline constexpr std::size_t kMinPassAnchorBytes = 3;
 const std::vector<std::string>& short_anchor_literals();
+/// The line of `lines` (text::split_lines(text)) a match of the text ends in (begin < end <=
+/// begin + size: a literal holds no terminator), for matches handed on in order of their end:
+/// the block passes' one walk from their hits to the lines.
+class LineOfEnd {
+ public:
+  LineOfEnd(std::string_view text, const std::vector<std::string_view>& lines) : text_(text), lines_(lines) {}
+  /// The line's index; lines.size() past the last line.
+  std::size_t operator()(std::size_t end) {
+    while (k_ < lines_.size() && static_cast<std::size_t>(lines_[k_].data() - text_.data()) + lines_[k_].size() < end) ++k_;
+    return k_;
+  }
+
+ private:
+  std::string_view text_;
+  const std::vector<std::string_view>& lines_;
+  std::size_t k_ = 0;
+};
+
 /// Sets `bit` in `bits[k]` for each line k of `lines` (text::split_lines(text)) that holds a short
 /// anchor, case-folded as the block pass compares: one vector search of `text` for each.
 void mark_short_anchors(std::string_view text, const std::vector<std::string_view>& lines,

@@ -57,10 +57,9 @@ bool line_hits(std::string_view text, const std::vector<std::string_view>& lines
     for (const std::size_t end : ends) hits.push_back({end, unknown_ids});
   }
   out.assign(lines.size(), 0);
-  // Hits come in order of their line; a hit ends in line k when begin < end <= begin + size.
-  std::size_t k = 0;
+  LineOfEnd line_of(text, lines);  // hits come in order of their line
   for (const auto& hit : hits) {
-    while (k < lines.size() && static_cast<std::size_t>(lines[k].data() - text.data()) + lines[k].size() < hit.end) ++k;
+    const std::size_t k = line_of(hit.end);
     if (k == lines.size()) break;
     out[k] |= static_cast<std::uint8_t>(hit.ids);
   }

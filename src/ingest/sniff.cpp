@@ -184,12 +184,9 @@ std::unique_ptr<std::vector<unsigned char>> anchored_lines(std::string_view text
   std::vector<size_t> ends;
   if (!scanner.hit_lines(text, ends)) return nullptr;
   auto out = std::make_unique<std::vector<unsigned char>>(lines.size(), 0);
-  // Hits come in order of their line; a hit ends in line k when begin < end <= begin + size.
-  size_t k = 0;
+  LineOfEnd line_of(text, lines);  // hits come in order of their line
   for (const size_t end : ends) {
-    while (k < lines.size() &&
-           static_cast<size_t>(lines[k].data() - text.data()) + lines[k].size() < end)
-      ++k;
+    const size_t k = line_of(end);
     if (k == lines.size()) break;
     (*out)[k] = kAnchoredBit;
   }
