@@ -88,12 +88,8 @@ void KernelLogParser::note_anchor(std::int64_t seg_line, const KernelLine& kl) {
     r.rtc = !paired;
     r.wall = *wall;
     r.boot = *boot;
-    r.ts_kind = kl.ts_kind;
-    r.ts = kl.ts;
-    r.ts_value = kl.ts_value;
-    r.boot_ts = kl.boot_ts;
-    r.ident_pid = kl.ident_pid;
-    r.kernel = kl.kernel;
+    r.line = kl;
+    r.line.message = r.line.ts_raw = r.line.host = r.line.ident = r.line.caller = {};  // views of the line's text
     r.ts_raw.assign(kl.ts_raw);  // (assign: the run's strings are reused, not reallocated)
     r.host.assign(kl.host);
     r.ident.assign(kl.ident);
@@ -121,21 +117,19 @@ void KernelLogParser::note_anchor(std::int64_t seg_line, const KernelLine& kl) {
   }
 }
 
+KernelLine KernelLogParser::AnchorRun::Record::stamp() const {
+  KernelLine kl = line;
+  kl.ts_raw = ts_raw;
+  kl.host = host;
+  kl.ident = ident;
+  return kl;
+}
+
 core::Event KernelLogParser::anchor_event(const AnchorRun& run) const {
   const AnchorRun::Record& r = run.best;
   core::Event ev = ctx_.make_event(r.seg_line);
   if (!r.rtc) {
-    KernelLine kl;
-    kl.ts_kind = r.ts_kind;
-    kl.ts = r.ts;
-    kl.ts_value = r.ts_value;
-    kl.boot_ts = r.boot_ts;
-    kl.ident_pid = r.ident_pid;
-    kl.kernel = r.kernel;
-    kl.ts_raw = r.ts_raw;
-    kl.host = r.host;
-    kl.ident = r.ident;
-    apply_stamp(kl, ev);
+    apply_stamp(r.stamp(), ev);
   } else {
     if (!r.host.empty()) ev.host = r.host;
     ev.ts = r.wall;

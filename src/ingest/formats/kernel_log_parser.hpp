@@ -52,11 +52,11 @@ class KernelLogParser {
       std::int64_t seg_line = 0;
       bool rtc = false;  ///< from the RTC line: wall and boot alone
       double wall = 0, boot = 0;
-      core::TsKind ts_kind = core::TsKind::none;
-      std::optional<double> ts, ts_value, boot_ts;
-      std::optional<std::int64_t> ident_pid;
-      bool kernel = true;
-      std::string ts_raw, host, ident;  ///< copies: the line's text is gone by the end
+      /// The line's stamp (what apply_stamp reads), its texts in the copies below: the line's
+      /// own text is gone by the end (stamp() points it at them).
+      KernelLine line;
+      std::string ts_raw, host, ident;
+      KernelLine stamp() const;
     };
     std::string_view source;  ///< "syslog", "journald" or "rtc"
     Record best;
