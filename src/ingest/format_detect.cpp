@@ -659,6 +659,8 @@ bool ps_shape(std::string_view line) {
   // ps_block's two ways in: a header (parse_header's first tokens, then the `PID` in it; the
   // cheap test first), or a row whose header grep ate. Each turns a line away by its first byte
   // (ps_first), which the sniffer asks before this.
+  // Both start with two tokens that may_open_listing reads first: a log line fails there.
+  if (!ps::may_open_listing(line)) return false;
   const std::string_view t = trim(line);
   return (ps::may_be_header(t) && contains(line, "PID")) || ps::headerless_layout(t) != nullptr;
 }

@@ -196,6 +196,28 @@ bool may_start_listing(char c) {
   return header_start(c) || is_user_char(c);
 }
 
+bool may_open_listing(Sv line) {
+  std::size_t i = 0;
+  while (i < line.size() && text::is_space(line[i])) ++i;
+  // The first token: a user name (starts_like_row) or a column name (header_token), at most
+  // kMaxUser bytes either way.
+  const std::size_t first = i;
+  while (i < line.size() && i - first <= kMaxUser && (is_user_char(line[i]) || line[i] == '%')) ++i;
+  if (i == first || i - first > kMaxUser || i == line.size() || (line[i] != ' ' && line[i] != '\t')) return false;
+  while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
+  if (i == line.size()) return false;
+  if (header_start(line[i])) return true;  // a header's second column name
+  // A row's PID, then its %CPU or PPID (starts_like_row): digits (and a dot) to the next blank.
+  // Syslog's `Apr  9 00:47:19` fails at the clock's colon.
+  for (int token = 0; token < 2; ++token) {
+    while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
+    const std::size_t b = i;
+    while (i < line.size() && (text::is_digit(line[i]) || (token == 1 && line[i] == '.'))) ++i;
+    if (i == b || (i < line.size() && line[i] != ' ' && line[i] != '\t')) return false;
+  }
+  return true;
+}
+
 bool may_be_header(Sv line) {
   if (line.size() > 400) return false;
   // The first two tokens, each cut only once the one before it passed: a log line fails at its

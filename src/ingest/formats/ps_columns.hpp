@@ -25,6 +25,12 @@ std::optional<Header> parse_header(std::string_view line);
 /// Whether a header or a header-less row may start with byte `c` (its first after blanks): a
 /// column name's first byte, or a user name's. False for most log lines (`[`, ESC, `(`).
 bool may_start_listing(char c);
+/// Whether `line` may be a header or a header-less row, by its first two tokens alone (blanks
+/// before them skipped as trim() skips them): the first a run of user-name or column-name bytes,
+/// then a column name's first byte, or a row's PID and %CPU or PPID (digits, the second maybe
+/// with a dot, each closed by a blank or the line's end). Every line ps_shape accepts passes; a log line (`INFO 04-09 …`, `Apr  8 12:00:01`)
+/// fails within its first dozen bytes, before the readers below split anything.
+bool may_open_listing(std::string_view line);
 /// parse_header's first checks, reading at most the first two tokens: false when `line` cannot
 /// be a header (over 400 bytes, or its first or second token no column name).
 bool may_be_header(std::string_view line);

@@ -2,9 +2,14 @@
 // header recognition, segmentation inside a paste, and bad input (cut rows, missing columns,
 // huge values) that must never crash.
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 
 #include "culprit/core/time.hpp"
 #include "culprit/ingest/sniff.hpp"
+#include "culprit/text/lines.hpp"
+#include "ingest/format_detect.hpp"
 #include "ingest/formats/ps_columns.hpp"
 #include "unit/ingest/gpu_fixture_runner.hpp"
 
@@ -153,4 +158,44 @@ TEST_CASE("ps: a header-less `ps aux | grep` row is its own ps segment, the grep
   CHECK(found);
   // A log line with numbers around it stays an app log.
   CHECK(culprit::ingest::sniff_format("step 100 1.7 14.4 89506440 28604880 loss 0.5\nstep 101 done\n") == "app_log");
+}
+
+TEST_CASE("ps: may_open_listing passes every header and row the readers accept, and turns log lines away", "[ps]") {
+  namespace ps = culprit::ingest::ps;
+  namespace fs = std::filesystem;
+  // Every line of every ps fixture, each also behind an indent: what ps_shape (or parse_header,
+  // or the header-less layouts) accepts, the pre-check must pass.
+  std::size_t accepted = 0;
+  for (const auto& entry : fs::directory_iterator(fs::path(CULPRIT_SOURCE_DIR) / "fixtures" / "formats" / "ps")) {
+    if (entry.path().extension() != ".txt") continue;
+    std::ifstream in(entry.path(), std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    for (const auto line : culprit::text::split_lines(ss.str())) {
+      for (const std::string& l : {std::string(line), " \t " + std::string(line)}) {
+        const auto t = culprit::text::trim(l);
+        const bool reader = culprit::ingest::detect::ps_shape(l) || ps::parse_header(t) || ps::headerless_layout(t);
+        if (!reader) continue;
+        ++accepted;
+        INFO(entry.path().filename().string() << ": " << l);
+        CHECK(ps::may_open_listing(l));
+      }
+    }
+  }
+  CHECK(accepted > 20);
+  CHECK(ps::may_open_listing("USER         PID %CPU %MEM    VSZ   RSS TTY      STAT START   TIME COMMAND"));
+  CHECK(ps::may_open_listing("  PID TTY          TIME CMD"));
+  CHECK(ps::may_open_listing("%CPU PID COMMAND"));
+  CHECK(ps::may_open_listing(std::string(32, 'u') + " 1395  1.7"));
+  CHECK(ps::may_open_listing("root 1 0.0"));
+  CHECK(ps::may_open_listing("bob 883120 882977 0 Apr08"));
+  CHECK_FALSE(ps::may_open_listing("root 1"));  // no third token
+  CHECK_FALSE(ps::may_open_listing(std::string(33, 'u') + " 1395  1.7"));
+  CHECK_FALSE(ps::may_open_listing("INFO 04-09 00:47:22 [scheduler.py:84] Finished request cmpl-61009ba2cb3179ff."));
+  CHECK_FALSE(ps::may_open_listing("Apr  9 00:47:19 gpu-node-3 kernel: [ 93.118204] python3 invoked oom-killer"));
+  CHECK_FALSE(ps::may_open_listing("INFO:root 1395  1.7 14.4"));
+  CHECK_FALSE(ps::may_open_listing("worker 7a 0.53"));
+  CHECK_FALSE(ps::may_open_listing("alone"));
+  CHECK_FALSE(ps::may_open_listing("alone   "));
+  CHECK_FALSE(ps::may_open_listing(""));
 }
