@@ -54,14 +54,25 @@ std::size_t find_by_ends(std::string_view s, std::string_view needle, std::size_
   };
   const Bytes16 first = splat16(want0), first_bit = splat16(bit0);
   const Bytes16 final = splat16(wantl), final_bit = splat16(bitl);
+  // The starts [at, at + 16) whose ends match, as bits; load16(p + at + last) reads up to
+  // p[starts_end - 1 + last] = the last byte of s.
+  const auto ends_match = [&](std::size_t at) {
+    return bits16(((load16(p + at) | first_bit) == first) & ((load16(p + at + last) | final_bit) == final));
+  };
+  const auto first_match = [&](std::size_t at, unsigned bits) {
+    for (; bits != 0; bits &= bits - 1)
+      if (const std::size_t k = at + static_cast<std::size_t>(__builtin_ctz(bits)); matches(k)) return k;
+    return kNone;
+  };
   std::size_t i = from;
-  // load16(p + i + last) reads up to p[starts_end - 1 + last] = the last byte of s.
-  for (; i + 16 <= starts_end; i += 16) {
-    for (unsigned bits = bits16(((load16(p + i) | first_bit) == first) & ((load16(p + i + last) | final_bit) == final));
-         bits != 0; bits &= bits - 1) {
-      const std::size_t at = i + static_cast<std::size_t>(__builtin_ctz(bits));
-      if (matches(at)) return at;
-    }
+  for (; i + 16 <= starts_end; i += 16)
+    if (const std::size_t k = first_match(i, ends_match(i)); k != kNone) return k;
+  // The last starts (fewer than sixteen) in one step that ends at starts_end: it overlaps
+  // starts already weighed (or before `from`), whose bits are cleared. A line's tail is one
+  // vector step instead of up to fifteen byte steps.
+  if (i < starts_end && starts_end >= 16) {
+    const std::size_t at = starts_end - 16;
+    return first_match(at, ends_match(at) & ~((1u << (i - at)) - 1u));
   }
   for (; i < starts_end; ++i)
     if ((static_cast<unsigned char>(p[i]) | bit0) == want0 && (static_cast<unsigned char>(p[i + last]) | bitl) == wantl &&
