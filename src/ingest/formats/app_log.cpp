@@ -147,8 +147,13 @@ bool names_pid(Sv raw) {
 }
 
 /// The writer's prefix `raw` starts with, or empty: `worker` (its worker_prefix) where it has
-/// one, else NCCL_DEBUG's `host:pid:tid [dev] `.
-Sv pid_prefix(Sv raw, Sv worker) { return worker.empty() ? raw.substr(0, nccl_prefix_length(raw)) : worker; }
+/// one, else NCCL_DEBUG's `host:pid:tid [dev] `. `nccl_word` false: the line holds no `NCCL`
+/// (the input's pass said so), so it has no such tag either — NCCL's debug.cc prints `NCCL INFO`,
+/// `NCCL WARN` or `NCCL TRACE` after every tag (formats.md §3.4) — and none is looked for.
+Sv pid_prefix(Sv raw, Sv worker, bool nccl_word = true) {
+  if (!worker.empty()) return worker;
+  return nccl_word ? raw.substr(0, nccl_prefix_length(raw)) : Sv();
+}
 Sv pid_prefix(Sv raw) { return pid_prefix(raw, worker_prefix(raw)); }
 
 class AppLogParser {
@@ -268,7 +273,7 @@ bool AppLogParser::skippable(Sv raw, LiteralHit hit, bool process_word) const {
   } else {
     pid_word = names_pid(raw);
     const Sv worker = pid_word ? worker_prefix(raw) : Sv();  // a worker prefix holds `pid=`
-    prefix = pid_prefix(raw, worker);
+    prefix = pid_prefix(raw, worker, process_word);
     const auto it = prefix.empty() ? sighted_prefixes_.end() : sighted_prefixes_.find(prefix);
     sighted = it != sighted_prefixes_.end();
     if (sighted && !worker.empty()) last_sighted_ = *it;  // a sighted prefix stays sighted
