@@ -451,15 +451,18 @@ bool may_be_bracket_stamp(std::string_view line, std::size_t open) {
 }
 
 /// RE2's \s: tab, newline, form feed, carriage return, blank (not \v, which is_space takes).
-bool regex_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r'; }
+constexpr bool regex_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r'; }
 /// RE2's \w (ASCII in every mode).
-bool regex_word(char c) { return is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
+constexpr bool regex_word(char c) { return is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
+constexpr text::ByteSet kRegexSpace(regex_space);
+constexpr text::ByteSet kRegexWord(regex_word);
+/// The bytes of a month stamp's name, `[^\s\d]`.
+constexpr text::ByteSet kMonthNameByte([](char c) { return !(is_digit(c) || regex_space(c)); });
 
 /// A syslog month stamp `[A-Z][^\s\d]{2,7} [ \d]\d dd:dd:dd` (`Apr  9 00:47:19`, `Mär 09 …`); the
 /// ` host kernel: ` form starts with one too.
 bool month_stamp(std::string_view line) {
-  std::size_t m = 1;
-  while (m < line.size() && m <= 8 && !(is_digit(line[m]) || regex_space(line[m]))) ++m;
+  const std::size_t m = kMonthNameByte.span(line.substr(0, 9), 1);
   if (m < 3 || m > 8 || m + 12 > line.size() || line[m] != ' ') return false;
   const std::string_view t = line.substr(m + 1, 11);  // `[ \d]\d dd:dd:dd`
   return (t[0] == ' ' || is_digit(t[0])) && is_digit(t[1]) && t[2] == ' ' && is_digit(t[3]) && is_digit(t[4]) && t[5] == ':' &&
@@ -472,12 +475,10 @@ bool facility_level_stamp(std::string_view line) {
   std::size_t i = 0;
   const auto word = [&] {
     const std::size_t from = i;
-    while (i < line.size() && regex_word(line[i])) ++i;
+    i = kRegexWord.span(line, i);
     return i > from;
   };
-  const auto blanks = [&] {
-    while (i < line.size() && regex_space(line[i])) ++i;
-  };
+  const auto blanks = [&] { i = kRegexSpace.span(line, i); };
   if (!word()) return false;
   blanks();
   if (i == line.size() || line[i] != ':') return false;
@@ -485,7 +486,7 @@ bool facility_level_stamp(std::string_view line) {
   blanks();
   if (!word()) return false;
   blanks();
-  return line.substr(i, 3) == ": [";
+  return i + 2 < line.size() && line[i] == ':' && line[i + 1] == ' ' && line[i + 2] == '[';
 }
 
 }  // namespace

@@ -99,7 +99,7 @@ int binary_percent(std::string_view text, bool may_hold_nul = true);
 std::size_t count_line_ends(std::string_view text);
 
 /// An ASCII digit (std::isdigit without the locale and the cast to unsigned char).
-inline bool is_digit(char c) { return c >= '0' && c <= '9'; }
+constexpr bool is_digit(char c) { return c >= '0' && c <= '9'; }
 /// 1 to `max_digits` ASCII digits and nothing else: a table cell's count, pid or MiB. The bound
 /// (at most 18 for decimal_value) keeps the value inside int64.
 inline bool is_decimal(std::string_view s, std::size_t max_digits) {
@@ -116,11 +116,30 @@ inline std::int64_t decimal_value(std::string_view s) {
 }
 /// A byte of a host or user name as logs and prompts print them: an ASCII letter or digit, `-`,
 /// `.` or `_`.
-inline bool is_host_char(char c) {
+constexpr bool is_host_char(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || is_digit(c) || c == '-' || c == '.' || c == '_';
 }
+/// A set of bytes as 256 flags, for the loops that read every line's first bytes by class (a
+/// user name's, RE2's \w): a load and a test a byte, where a chain of range compares costs
+/// several. Built at compile time from a predicate: `constexpr ByteSet kWord(regex_word)`.
+class ByteSet {
+ public:
+  template <class Pred>
+  constexpr explicit ByteSet(Pred member) {
+    for (int c = 0; c < 256; ++c) in_[c] = member(static_cast<char>(c));
+  }
+  constexpr bool operator()(char c) const { return in_[static_cast<unsigned char>(c)]; }
+  /// Where the run of member bytes of `s` that starts at `i` ends (`i` itself where s[i] is none).
+  constexpr std::size_t span(std::string_view s, std::size_t i) const {
+    while (i < s.size() && in_[static_cast<unsigned char>(s[i])]) ++i;
+    return i;
+  }
+
+ private:
+  bool in_[256] = {};
+};
 /// The ASCII whitespace trim() removes: space, \t, \r, \n, \v, \f.
-inline bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; }
+constexpr bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; }
 /// Without leading and trailing ASCII whitespace (is_space). Inline: the sniffer and the repair
 /// ask them of every line, where a call costs as much as the trimming.
 inline std::string_view trim_left(std::string_view s) {
