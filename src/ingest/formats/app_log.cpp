@@ -20,6 +20,7 @@
 #include "culprit/text/signal_set.hpp"
 #include "culprit/text/lines.hpp"
 #include "ingest/formats/line_prefix.hpp"
+#include "ingest/formats/pid_words.hpp"
 #include "ingest/formats/ray_memory_table.hpp"
 #include "ingest/formats/torch_oom.hpp"
 #include "ingest/formats/torchrun_block.hpp"
@@ -51,8 +52,6 @@ const std::vector<std::string>& fast_path_markers() {
 namespace {
 
 // The words skippable() asks of a line it would skip: whether it names a process.
-constexpr std::string_view kPidWord = "pid";
-constexpr std::string_view kPidWordUpper = "PID";
 constexpr std::string_view kNcclWord = "NCCL";
 constexpr std::string_view kTorchPath = "torch/";
 
@@ -139,13 +138,6 @@ Sv worker_prefix(Sv raw) {
   return close == Sv::npos ? Sv() : raw.substr(0, close + 1);
 }
 
-/// Whether `raw` holds `pid` or `PID` (not `Pid`): one case-folded pass for both spellings.
-bool names_pid(Sv raw) {
-  for (std::size_t at = text::find_folded(raw, kPidWord); at != Sv::npos; at = text::find_folded(raw, kPidWord, at + 1))
-    if (const Sv word = raw.substr(at, kPidWord.size()); word == kPidWord || word == kPidWordUpper) return true;
-  return false;
-}
-
 /// The writer's prefix `raw` starts with, or empty: `worker` (its worker_prefix) where it has
 /// one, else NCCL_DEBUG's `host:pid:tid [dev] `. `nccl_word` false: the line holds no `NCCL`
 /// (the input's pass said so), so it has no such tag either — NCCL's debug.cc prints `NCCL INFO`,
@@ -161,7 +153,7 @@ class AppLogParser {
   /// `text`: all the parser will read, whose pasted escapes (`^[[`) are looked for once here.
   AppLogParser(ParseContext& ctx, PeelOptions options, Sv text)
       : ctx_(ctx), options_(options), caret_escapes_(ctx.rare.may_hold('^') && text.find("^[[") != Sv::npos),
-        may_escape_(ctx.rare.may_hold_control()) {
+        may_escape_(ctx.rare.may_hold_control()), pid_words_(text) {
     options_.plain = !may_escape_ && !caret_escapes_;
   }
 
@@ -236,6 +228,7 @@ class AppLogParser {
   static constexpr std::size_t kMaxSightedPrefixes = 256;
   bool caret_escapes_;            // the text holds a pasted `^[[` somewhere (most never do)
   bool may_escape_;               // the census of the text leaves an ESC possible (no census: yes)
+  mutable PidWords pid_words_;    // names_pid for the text's lines, in order (skippable)
   Sv skipped_raw_;                // the last line the fast path skipped (its stamp is peeled lazily)
   std::int64_t skipped_seg_ = 0;
 };
@@ -271,7 +264,7 @@ bool AppLogParser::skippable(Sv raw, LiteralHit hit, bool process_word) const {
     prefix = raw.substr(0, last_sighted_.size());
     sighted = true;
   } else {
-    pid_word = names_pid(raw);
+    pid_word = pid_words_.in(raw);
     const Sv worker = pid_word ? worker_prefix(raw) : Sv();  // a worker prefix holds `pid=`
     prefix = pid_prefix(raw, worker, process_word);
     const auto it = prefix.empty() ? sighted_prefixes_.end() : sighted_prefixes_.find(prefix);
