@@ -251,12 +251,12 @@ bool holds_smi_bracket_value(std::string_view line) {
 bool may_hold_bus_id_cell(std::string_view line) {
   bool found = false;
   text::for_each_pattern(line, kSmiCsvShapePattern, '?', [&](std::size_t at) {
-    const std::size_t end = at + 8;  // the cell is line[at - 8, at + 8)
-    found = at >= 8 && (end == line.size() || text::is_space(line[end]) || line[end] == ',');
+    found = bus_id_cell_at(line, at);
     return !found;
   });
   return found;
 }
+
 
 /// A header-less CSV row that can only be nvidia-smi's: `, `-separated cells, one of them a
 /// `<n> MiB` memory value, a bracketed `[N/A]` / `[Not Supported]`, or a PCI bus id.
@@ -430,6 +430,11 @@ Detection json_block(Scan& scan, size_t i, std::string_view id) {
 }
 
 }  // namespace
+
+bool bus_id_cell_at(std::string_view line, std::size_t at) {
+  const std::size_t end = at + 8;  // the cell is line[at - 8, at + 8)
+  return at >= 8 && end <= line.size() && (end == line.size() || text::is_space(line[end]) || line[end] == ',');
+}
 
 namespace {
 

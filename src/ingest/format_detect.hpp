@@ -86,6 +86,11 @@ bool smi_csv_shape(std::string_view line);    ///< `, ` cells and a PCI bus id's
 bool smi_csv_first(char c);
 /// What smi_csv_shape needs, as FormatSpec::unanchored_pattern (`?`: any byte).
 inline constexpr std::string_view kSmiCsvShapePattern = ":??:??.";
+/// Whether the kSmiCsvShapePattern match at `at` of `line` may be a PCI bus id cell's
+/// (`00000000:3B:00.0`): the cell's 8 bytes before it, and after the cell the line's end, a
+/// blank or a `,` (its FormatSpec::unanchored_pattern_fits). A time of day with its fraction
+/// (`T00:47:22.011932`, in every line of a container runtime's or glog's log) is no cell.
+bool bus_id_cell_at(std::string_view line, std::size_t at);
 /// A gpustat GPU line (`[0] name | 45°C,  0 % | 15234 / 24576 MB | …`, gpustat.hpp).
 bool gpustat_shape(std::string_view line);
 /// `[`. Not ESC: a line opening with a colour code is asked no block shape (most are a worker's

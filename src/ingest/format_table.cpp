@@ -65,7 +65,8 @@ constexpr FormatSpec kTable[] = {
      .announced_by = detect::announces_smi_csv, .continues = detect::continues_smi_csv,
      .parse = parse_nvidia_smi_csv, .merges = false,
      .anchors = detect::kSmiCsvAnchors, .unanchored = detect::smi_csv_shape, .unanchored_first = detect::smi_csv_first,
-     .unanchored_pattern = detect::kSmiCsvShapePattern, .samples = {"nvidia_smi_csv"}},
+     .unanchored_pattern = detect::kSmiCsvShapePattern, .unanchored_pattern_fits = detect::bus_id_cell_at,
+     .samples = {"nvidia_smi_csv"}},
     {.id = format::kGpustat, .scope = Scope::block, .score = 60, .detect = detect::gpustat_block,
      .parse = parse_gpustat, .merges = false,
      .unanchored = detect::gpustat_shape, .unanchored_first = detect::gpustat_first,
@@ -121,11 +122,11 @@ const Ranks& ranks() {
 
 }  // namespace
 
-std::size_t Scan::pattern_lines_for(std::string_view pattern) const {
+std::size_t Scan::pattern_lines_for(std::string_view pattern, PatternFits fits) const {
   auto it = std::find_if(pattern_lines.begin(), pattern_lines.end(),
-                         [pattern](const PatternLines& p) { return p.pattern == pattern; });
+                         [pattern, fits](const PatternLines& p) { return p.pattern == pattern && p.fits == fits; });
   if (it == pattern_lines.end()) {
-    PatternLines found{pattern, std::vector<unsigned char>(end > begin ? end - begin : 0, 0)};
+    PatternLines found{pattern, fits, std::vector<unsigned char>(end > begin ? end - begin : 0, 0)};
     if (end > begin) {
       const char* base = lines[begin].data();
       const std::string_view text(base, static_cast<std::size_t>(lines[end - 1].data() + lines[end - 1].size() - base));
@@ -135,7 +136,8 @@ std::size_t Scan::pattern_lines_for(std::string_view pattern) const {
         // The line the match ends in; it holds the match when it starts there too (a match
         // across a line end holds in neither line).
         while (k + 1 < end && lines[k].data() + lines[k].size() < hit + pattern.size()) ++k;
-        if (lines[k].data() <= hit && hit + pattern.size() <= lines[k].data() + lines[k].size())
+        if (lines[k].data() <= hit && hit + pattern.size() <= lines[k].data() + lines[k].size() &&
+            (fits == nullptr || fits(lines[k], static_cast<std::size_t>(hit - lines[k].data()))))
           found.holds[k - begin] = 1;
         return true;
       });

@@ -61,21 +61,26 @@ struct Scan {
   /// ask of a pattern finds its lines for the whole of [begin, end) in one pass over their text
   /// (text::find_pattern), so a row that needs it is asked only at those lines. `lines` are
   /// split_lines of one text, in order, as everywhere the sniffer reads.
-  bool holds_pattern(std::string_view pattern, std::size_t i) const {
+  /// `fits` (FormatSpec::unanchored_pattern_fits): where a match must lie in its line to count
+  /// (nullptr: anywhere).
+  using PatternFits = bool (*)(std::string_view line, std::size_t at);
+  bool holds_pattern(std::string_view pattern, std::size_t i, PatternFits fits = nullptr) const {
     // Inline: asked at every line without an anchor. A row's pattern is its table entry's own
     // string, so the one last asked is told by its address.
-    if (last_pattern >= pattern_lines.size() || pattern_lines[last_pattern].pattern.data() != pattern.data())
-      last_pattern = pattern_lines_for(pattern);
+    if (last_pattern >= pattern_lines.size() || pattern_lines[last_pattern].pattern.data() != pattern.data() ||
+        pattern_lines[last_pattern].fits != fits)
+      last_pattern = pattern_lines_for(pattern, fits);
     return i >= begin && i < end && pattern_lines[last_pattern].holds[i - begin] != 0;
   }
   struct PatternLines {
     std::string_view pattern;
+    PatternFits fits = nullptr;
     std::vector<unsigned char> holds;  ///< per line of [begin, end)
   };
   mutable std::vector<PatternLines> pattern_lines;
 
-  /// The index in pattern_lines of `pattern`'s lines, found (one pass) the first time.
-  std::size_t pattern_lines_for(std::string_view pattern) const;
+  /// The index in pattern_lines of `pattern`'s lines (where `fits`), found (one pass) the first time.
+  std::size_t pattern_lines_for(std::string_view pattern, PatternFits fits = nullptr) const;
   mutable std::size_t last_pattern = static_cast<std::size_t>(-1);
 
   /// Memo of the JSON value run at line `at` (formats.md's JSON formats share its framing, and
@@ -157,6 +162,10 @@ struct FormatSpec {
   /// (a PCI bus id's `:??:??.`): the sniffer finds the lines holding it in one pass over a
   /// section's text (Scan::holds_pattern) and asks `unanchored` only there. Empty: none.
   std::string_view unanchored_pattern{};
+  /// Where in its line a match of unanchored_pattern must lie for `unanchored` to pass there
+  /// (a bus id's pattern with the cell's bytes around it): the pass marks only such lines, so a
+  /// line whose every match is a stamp's `00:47:22.011` is not asked. nullptr: anywhere.
+  Scan::PatternFits unanchored_pattern_fits = nullptr;
   /// Sample folders under fixtures/formats/ (lnav's `sample`s): the tests run every detector on them.
   std::array<std::string_view, 3> samples{};
 };
@@ -176,7 +185,8 @@ std::span<const FormatSpec* const> formats_by_rank(Scope scope);
 inline bool may_anchor(const FormatSpec& f, const Scan& scan, std::size_t i) {
   if (scan.may_anchor(i) || (f.anchors.empty() && f.unanchored == nullptr)) return true;
   if (f.unanchored == nullptr) return false;
-  if (!f.unanchored_pattern.empty() && !scan.holds_pattern(f.unanchored_pattern, i)) return false;
+  if (!f.unanchored_pattern.empty() && !scan.holds_pattern(f.unanchored_pattern, i, f.unanchored_pattern_fits))
+    return false;
   Scan::ShapeMemo& memo = scan.shape_memo;
   if (memo.at != i || memo.shape != f.unanchored) memo = {i, f.unanchored, f.unanchored(scan.lines[i])};
   return memo.result;

@@ -391,6 +391,30 @@ TEST_CASE("format table: a section's pattern lines are the lines holding the pat
   CHECK_FALSE(part.holds_pattern(":??:??.", 5));
 }
 
+TEST_CASE("format table: a pattern with a place marks only the lines where a match fits it", "[format_table]") {
+  // nvidia-smi CSV's bus id cell (detect::bus_id_cell_at): a docker -t or glog clock holds the
+  // pattern in every line, never the 16-byte cell; the lines marked are those where
+  // may_hold_bus_id_cell's per-line search finds a fitting match.
+  const std::string text =
+      "2026-04-09T00:47:22.011932000Z INFO 04-09 00:47:22 [engine.py:291] Avg prompt throughput: 2.0 tokens/s, x\n"
+      "0, 00000000:3B:00.0, 81559 MiB\n"
+      "I0409 00:47:22.123456  1234 gpu_device.cc:1928] Created device, memory: 79.1 GiB\n"
+      "NVIDIA H100, 00000000:65:00.0\n"
+      "ends in a cut cell 00000000:3B:00.\n"
+      "00000000:3B:00.0,rest";
+  const auto lines = culprit::text::split_lines(text);
+  REQUIRE(lines.size() == 6);
+  Scan scan{lines, 0, lines.size()};
+  std::vector<bool> held, fitting;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    held.push_back(scan.holds_pattern(culprit::ingest::detect::kSmiCsvShapePattern, i));
+    fitting.push_back(scan.holds_pattern(culprit::ingest::detect::kSmiCsvShapePattern, i, culprit::ingest::detect::bus_id_cell_at));
+  }
+  CHECK(held == std::vector<bool>{true, true, true, true, true, true});
+  CHECK(fitting == std::vector<bool>{false, true, false, true, false, true});
+  CHECK(scan.pattern_lines.size() == 2);  // the same pattern with and without a place: two sets
+}
+
 TEST_CASE("format table: a short anchor is marked by its own pass, as the block pass would mark it",
           "[format_table]") {
   using namespace culprit::ingest;
