@@ -618,8 +618,11 @@ bool kernel_stamp_regex(std::string_view line) {
   static const text::Pattern syslog(
       R"(^(?:[A-Z][^\s\d]{2,7} [ \d]\d \d\d:\d\d:\d\d(?:\.\d+)?|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)))"
       R"( [A-Za-z0-9_.-]+ [^\s:\[]+(?:\[\d+\])?: )");
-  if (syslog_header_fast(line) || kernel::starts_with_ctime_stamp(line)) return true;
+  // An ISO-stamped line no alternative can match is turned away first: every line of a
+  // container runtime's log opens with such a stamp, and syslog_header_fast would read it to
+  // its tag again. (Where syslog_header_fast matches, iso_stamp_may_match does too.)
   if (!iso_stamp_may_match(line)) return false;
+  if (syslog_header_fast(line) || kernel::starts_with_ctime_stamp(line)) return true;
   return re.matches(line) || syslog.matches(line);
 }
 

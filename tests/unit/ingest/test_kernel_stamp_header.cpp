@@ -18,6 +18,11 @@ TEST_CASE("syslog and journal short headers are kernel stamps however the tag re
   CHECK(kernel_stamp_regex("2026-04-09T00:47:22+0000 node-00 kernel: audit: type=1400"));
   CHECK(kernel_stamp_regex("2026-04-09T00:47:22.123+02:00 node_00 systemd-oomd[734]: Killed /user.slice"));
   CHECK(kernel_stamp_regex("2026-04-09T00:47:22,5Z h kubelet: x"));
+  // ISO headers pass the ISO check asked before the byte reader (iso_stamp_may_match): with a
+  // pid, a fraction and a zone of each form.
+  CHECK(kernel_stamp_regex("2026-04-09T00:47:22.123456+02:00 gpu-node.example.org containerd[1234]: x"));
+  CHECK(kernel_stamp_regex("2026-04-09T00:47:22Z h t[1]: "));
+  CHECK(kernel_stamp_regex("2026-04-09T00:47:22-0700 h slurmd: error: x"));
   CHECK(kernel_stamp_regex("Apr  9 00:47:22 node-00 tag: "));  // nothing after the tag's `: `
   // A cut zone is no syslog stamp, but the kernel tag's own alternative takes any stamp tail.
   CHECK(kernel_stamp_regex("2026-04-09T00:47:22+0 node-00 kernel: x"));
