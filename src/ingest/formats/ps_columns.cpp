@@ -48,7 +48,7 @@ Col column_of(Sv name) {
 }
 
 /// How a column name starts: `%` (`%CPU`) or a capital.
-bool header_start(char c) { return c == '%' || (c >= 'A' && c <= 'Z'); }
+constexpr bool header_start(char c) { return c == '%' || (c >= 'A' && c <= 'Z'); }
 
 /// The longest column name a header holds.
 constexpr std::size_t kMaxHeaderToken = 12;
@@ -80,7 +80,7 @@ bool is_weekday(Sv t) {
 // and flags, pr_start / pr_stime's `HH:MM`, `MmmDD` and `YYYY`, pr_time / pr_etime's times).
 /// A byte of a user name: ASCII letters and digits by their bytes (std::isalnum is a call per
 /// byte, and culprit runs in the "C" locale, where it means the same), `_ - . + $`.
-bool is_user_char(char c) {
+constexpr bool is_user_char(char c) {
   const char lower = static_cast<char>(c | 0x20);
   return (lower >= 'a' && lower <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-' || c == '.' || c == '+' ||
          c == '$';
@@ -197,23 +197,27 @@ bool may_start_listing(char c) {
 }
 
 bool may_open_listing(Sv line) {
+  // Byte classes as tables (text::ByteSet): every line of a log with a letter first is asked.
+  static constexpr text::ByteSet kName([](char c) { return is_user_char(c) || c == '%'; });
+  static constexpr text::ByteSet kBlank([](char c) { return c == ' ' || c == '\t'; });
+  static constexpr text::ByteSet kDigit(text::is_digit);
+  static constexpr text::ByteSet kDigitOrDot([](char c) { return text::is_digit(c) || c == '.'; });
   std::size_t i = 0;
   while (i < line.size() && text::is_space(line[i])) ++i;
   // The first token: a user name (starts_like_row) or a column name (header_token), at most
   // kMaxUser bytes either way.
   const std::size_t first = i;
-  while (i < line.size() && i - first <= kMaxUser && (is_user_char(line[i]) || line[i] == '%')) ++i;
-  if (i == first || i - first > kMaxUser || i == line.size() || (line[i] != ' ' && line[i] != '\t')) return false;
-  while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
+  i = kName.span(line.substr(0, first + kMaxUser + 1), i);
+  if (i == first || i - first > kMaxUser || i == line.size() || !kBlank(line[i])) return false;
+  i = kBlank.span(line, i);
   if (i == line.size()) return false;
   if (header_start(line[i])) return true;  // a header's second column name
   // A row's PID, then its %CPU or PPID (starts_like_row): digits (and a dot) to the next blank.
   // Syslog's `Apr  9 00:47:19` fails at the clock's colon.
-  for (int token = 0; token < 2; ++token) {
-    while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
-    const std::size_t b = i;
-    while (i < line.size() && (text::is_digit(line[i]) || (token == 1 && line[i] == '.'))) ++i;
-    if (i == b || (i < line.size() && line[i] != ' ' && line[i] != '\t')) return false;
+  for (const text::ByteSet* token : {&kDigit, &kDigitOrDot}) {
+    const std::size_t b = i = kBlank.span(line, i);
+    i = token->span(line, i);
+    if (i == b || (i < line.size() && !kBlank(line[i]))) return false;
   }
   return true;
 }
