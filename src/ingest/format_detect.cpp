@@ -546,34 +546,35 @@ namespace {
 /// where the pattern matches as well (false: the regexes decide). Every line of a kern.log or a
 /// `messages` file is asked: the two regexes were a sixth of such a scan.
 bool syslog_header_fast(std::string_view s) {
+  static constexpr text::ByteSet kDigit(is_digit);
+  static constexpr text::ByteSet kHostByte([](char c) {
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || is_digit(c) || c == '_' || c == '.' || c == '-';
+  });
+  static constexpr text::ByteSet kTagByte([](char c) { return c > ' ' && c < 0x7f && c != ':' && c != '['; });
+  // The shortest header is `Mmm dd hh:mm:ss h t: ` (21 bytes): every fixed place below is inside.
   const std::size_t n = s.size();
-  const auto d = [&](std::size_t k) { return k < n && is_digit(s[k]); };
-  const auto at = [&](std::size_t k, char c) { return k < n && s[k] == c; };
-  const auto lower = [&](std::size_t k) { return k < n && s[k] >= 'a' && s[k] <= 'z'; };
+  if (n < 21) return false;
+  const char* p = s.data();
+  const auto d = [p](std::size_t k) { return is_digit(p[k]); };
+  const auto lower = [p](std::size_t k) { return p[k] >= 'a' && p[k] <= 'z'; };
   const auto hms = [&](std::size_t k) {
-    return d(k) && d(k + 1) && at(k + 2, ':') && d(k + 3) && d(k + 4) && at(k + 5, ':') && d(k + 6) && d(k + 7);
+    return d(k) && d(k + 1) && p[k + 2] == ':' && d(k + 3) && d(k + 4) && p[k + 5] == ':' && d(k + 6) && d(k + 7);
   };
   std::size_t i = 0;
-  if (n > 0 && s[0] >= 'A' && s[0] <= 'Z' && lower(1) && lower(2) && at(3, ' ')) {
-    if (!(at(4, ' ') || d(4)) || !d(5) || !at(6, ' ') || !hms(7)) return false;
+  if (p[0] >= 'A' && p[0] <= 'Z' && lower(1) && lower(2) && p[3] == ' ') {
+    if (!(p[4] == ' ' || d(4)) || !d(5) || p[6] != ' ' || !hms(7)) return false;
     i = 15;
-    if (at(i, '.') && d(i + 1)) {
-      ++i;
-      while (d(i)) ++i;
-    }
-  } else if (d(0) && d(1) && d(2) && d(3) && at(4, '-') && d(5) && d(6) && at(7, '-') && d(8) && d(9) && at(10, 'T') &&
+    if (p[i] == '.' && d(i + 1)) i = kDigit.span(s, i + 1);
+  } else if (d(0) && d(1) && d(2) && d(3) && p[4] == '-' && d(5) && d(6) && p[7] == '-' && d(8) && d(9) && p[10] == 'T' &&
              hms(11)) {
     i = 19;
-    if ((at(i, '.') || at(i, ',')) && d(i + 1)) {
+    if ((p[i] == '.' || p[i] == ',') && d(i + 1)) i = kDigit.span(s, i + 1);
+    if (i < n && p[i] == 'Z') {
       ++i;
-      while (d(i)) ++i;
-    }
-    if (at(i, 'Z')) {
-      ++i;
-    } else if ((at(i, '+') || at(i, '-')) && d(i + 1) && d(i + 2)) {
+    } else if (i + 2 < n && (p[i] == '+' || p[i] == '-') && d(i + 1) && d(i + 2)) {
       i += 3;
-      if (at(i, ':')) ++i;
-      if (!d(i) || !d(i + 1)) return false;
+      if (i < n && p[i] == ':') ++i;
+      if (i + 1 >= n || !d(i) || !d(i + 1)) return false;
       i += 2;
     } else {
       return false;
@@ -581,23 +582,20 @@ bool syslog_header_fast(std::string_view s) {
   } else {
     return false;
   }
-  if (!at(i, ' ')) return false;
+  if (i >= n || p[i] != ' ') return false;
   const std::size_t host = ++i;
-  const auto host_byte = [](char c) {
-    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || is_digit(c) || c == '_' || c == '.' || c == '-';
-  };
-  while (i < n && host_byte(s[i])) ++i;
-  if (i == host || !at(i, ' ')) return false;
+  i = kHostByte.span(s, i);
+  if (i == host || i >= n || p[i] != ' ') return false;
   const std::size_t tag = ++i;
-  while (i < n && s[i] > ' ' && s[i] < 0x7f && s[i] != ':' && s[i] != '[') ++i;
+  i = kTagByte.span(s, i);
   if (i == tag) return false;
-  if (at(i, '[')) {
+  if (i < n && p[i] == '[') {
     const std::size_t pid = ++i;
-    while (d(i)) ++i;
-    if (i == pid || !at(i, ']')) return false;
+    i = kDigit.span(s, i);
+    if (i == pid || i >= n || p[i] != ']') return false;
     ++i;
   }
-  return at(i, ':') && at(i + 1, ' ');
+  return i + 1 < n && p[i] == ':' && p[i + 1] == ' ';
 }
 }  // namespace
 

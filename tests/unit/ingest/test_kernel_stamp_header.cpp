@@ -24,6 +24,8 @@ TEST_CASE("syslog and journal short headers are kernel stamps however the tag re
   CHECK(kernel_stamp_regex("2026-04-09T00:47:22Z h t[1]: "));
   CHECK(kernel_stamp_regex("2026-04-09T00:47:22-0700 h slurmd: error: x"));
   CHECK(kernel_stamp_regex("Apr  9 00:47:22 node-00 tag: "));  // nothing after the tag's `: `
+  CHECK(kernel_stamp_regex("Apr  9 00:47:22 h t: "));           // the shortest header there is
+  CHECK(kernel_stamp_regex("Apr  9 00:47:22.5 h t[7]: "));
   // A cut zone is no syslog stamp, but the kernel tag's own alternative takes any stamp tail.
   CHECK(kernel_stamp_regex("2026-04-09T00:47:22+0 node-00 kernel: x"));
 }
@@ -32,6 +34,8 @@ TEST_CASE("lines one byte short of a syslog header are no kernel stamp", "[kerne
   CHECK_FALSE(kernel_stamp_regex("Apr  9 00:47:22 node-00 tag[12 x: y"));     // an unclosed pid
   CHECK_FALSE(kernel_stamp_regex("Apr  9 00:47:22 node-00 tag[]: y"));        // no pid digits
   CHECK_FALSE(kernel_stamp_regex("Apr  9 00:47:22 node-00 tag:x"));           // no blank after the colon
+  CHECK_FALSE(kernel_stamp_regex("Apr  9 00:47:22 h t:"));                     // cut before the blank
+  CHECK_FALSE(kernel_stamp_regex("Apr  9 00:47:22. h t: x"));                  // a dot without a fraction
   CHECK_FALSE(kernel_stamp_regex("Apr  9 00:47:22 node:00 tag: x"));          // a colon in the host
   CHECK_FALSE(kernel_stamp_regex("Apr  9 00:47 node-00 tag: x"));             // no seconds
   CHECK_FALSE(kernel_stamp_regex("INFO 04-09 00:47:22 [engine.py:291] Avg prompt throughput"));
