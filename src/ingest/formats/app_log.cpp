@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <set>
+#include <unordered_set>
 
 #include "culprit/core/job_evidence.hpp"
 #include "culprit/core/parser_rules.hpp"
@@ -223,7 +224,14 @@ class AppLogParser {
   std::int64_t prev_time_line_ = 0;
   // The `(VllmWorker rank=0 pid=3300)`-style prefixes already sighted (pid_prefix): one per rank
   // of a log that interleaves them, up to kMaxSightedPrefixes.
-  std::set<std::string, std::less<>> sighted_prefixes_;
+  // Hashed, looked up by a view of the line (the transparent hash and std::equal_to<>): a log
+  // that interleaves its ranks looks one up a line, where an ordered set compared each line
+  // with several prefixes.
+  struct PrefixHash {
+    using is_transparent = void;
+    std::size_t operator()(Sv s) const noexcept { return std::hash<Sv>{}(s); }
+  };
+  std::unordered_set<std::string, PrefixHash, std::equal_to<>> sighted_prefixes_;
   mutable Sv last_sighted_;  // the `pid=` prefix last looked up and sighted (an element of sighted_prefixes_)
   static constexpr std::size_t kMaxSightedPrefixes = 256;
   bool caret_escapes_;            // the text holds a pasted `^[[` somewhere (most never do)
