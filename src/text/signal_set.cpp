@@ -1,5 +1,5 @@
-// SignalSet: literal prefilter (one Aho–Corasick pass per line), then the candidates' regexes
-// without captures, then captures for the ones that matched. The prefilter may pass false
+// SignalSet: literal prefilter (one literal scan per line: Hyperscan, else Aho–Corasick), then
+// each candidate's clauses and its regex, run once with captures. The prefilter may pass false
 // candidates but never drops a real match: literals are required substrings of every match.
 #include "culprit/text/signal_set.hpp"
 
