@@ -1,6 +1,7 @@
 // Pattern: one RE2 with its named groups. Construction never throws (RE2 reports errors as values
-// and log_errors is off, so a bad user rule prints nothing on its own); match() captures only
-// after the caller has decided the line is worth capturing ("match first, capture second").
+// and log_errors is off, so a bad user rule prints nothing on its own). matches() says yes or no;
+// match() captures, and says no for the same price: RE2 runs its DFA over the text before it
+// captures, so a caller that wants the captures of a match calls match() alone.
 #include "culprit/text/pattern.hpp"
 
 #include <re2/re2.h>

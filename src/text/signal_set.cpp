@@ -1,5 +1,5 @@
-// SignalSet: literal prefilter (one Aho–Corasick pass per line), then the candidates' regexes
-// without captures, then captures for the ones that matched. The prefilter may pass false
+// SignalSet: literal prefilter (one literal scan per line: Hyperscan, else Aho–Corasick), then
+// each candidate's clauses and its regex, run once with captures. The prefilter may pass false
 // candidates but never drops a real match: literals are required substrings of every match.
 #include "culprit/text/signal_set.hpp"
 
@@ -142,17 +142,18 @@ bool SignalSet::applies(const Signal& signal, std::string_view line,
     return false;
   // The clauses before the regex (which may not be compiled yet); with the prefilter off every
   // regex runs on every line, so the equivalence tests hold the clauses to the regexes.
-  if (prefilter_ && !meets(signal.clauses, line)) return false;
-  return signal.pattern && signal.pattern->matches(line);
+  return !prefilter_ || meets(signal.clauses, line);
 }
 
 void SignalSet::try_signal(std::uint32_t index, std::string_view line, std::string_view format,
                            std::vector<SignalMatch>& out) const {
   const Signal& signal = signals_[index];
-  if (!applies(signal, line, format)) return;
+  if (!signal.pattern || !applies(signal, line, format)) return;
+  // One search that captures: RE2 runs its DFA first and says no as cheaply as a search without
+  // captures would, so a separate yes-or-no search first only repeated the DFA on a match.
   SignalMatch m;
+  if (!signal.pattern->match(line, m.captures)) return;
   m.signal = &signal;
-  signal.pattern->match(line, m.captures);
   out.push_back(std::move(m));
 }
 

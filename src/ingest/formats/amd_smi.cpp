@@ -48,6 +48,18 @@ bool is_indented_key(Sv line) {
 
 }  // namespace
 
+bool may_anchor_block(Sv line) {
+  // monitor_header's words are split at spaces and tabs after trim(), and its first is the GPU
+  // column or TIMESTAMP; parse_key_line's key runs to the first colon after the indent.
+  const Sv t = trim(line);
+  const Sv first = t.substr(0, t.find_first_of(" \t"));
+  if (first == "GPU" || first == "TIMESTAMP") return true;
+  std::size_t indent = 0;
+  while (indent < line.size() && line[indent] == ' ') ++indent;
+  const Sv key = line.substr(indent);
+  return indent > 0 && (key.starts_with("MEM_USAGE:") || key.starts_with("PROCESS_INFO:"));
+}
+
 std::optional<KeyLine> parse_key_line(Sv line) {
   if (line.size() > kMaxLine) return std::nullopt;
   if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
@@ -85,6 +97,9 @@ std::optional<std::int64_t> size_value(Sv value) {
 namespace detect {
 
 Detection amd_smi_block(Scan& scan, std::size_t i) {
+  // Asked at every line holding any row's anchor (a vLLM line's `total`): most are turned away
+  // here, before monitor_header splits them into words.
+  if (!amd_smi::may_anchor_block(scan.lines[i])) return {};
   if (!amd_smi::monitor_header(scan.lines[i]).empty()) return amd_smi_monitor_block(scan, i);
   const auto& lines = scan.lines;
   const std::size_t b = scan.begin, e = scan.end;

@@ -22,6 +22,11 @@ struct KeyLine {
 };
 std::optional<KeyLine> parse_key_line(std::string_view line);
 
+/// Whether `line` may anchor a block (detect::amd_smi_block): its first word is a monitor
+/// header's (`GPU`, `TIMESTAMP`), or it is an indented `MEM_USAGE:` / `PROCESS_INFO:` key. A
+/// cheap test that never turns away a line either of them takes (a unit test holds it to them).
+bool may_anchor_block(std::string_view line);
+
 /// `196592 MB`, `42.5 GB`, `512.0 KB`, `0.0 B` (amdsmi_helpers: powers of 1024) -> bytes.
 std::optional<std::int64_t> size_value(std::string_view value);
 

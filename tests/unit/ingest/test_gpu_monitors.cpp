@@ -3,8 +3,10 @@
 #include <catch2/catch.hpp>
 
 #include <string>
+#include <vector>
 
 #include "culprit/ingest/sniff.hpp"
+#include "culprit/text/lines.hpp"
 #include "ingest/formats/amd_smi.hpp"
 #include "ingest/formats/nvitop.hpp"
 #include "ingest/formats/rocm_smi.hpp"
@@ -216,4 +218,39 @@ TEST_CASE("gpu monitors: junk never crashes the parsers", "[gpu][nvitop][rocm_sm
     for (const char* s : {"", "\xE2\x94\x82", "|", "||", "GPU[", "GPU: ", "=", "\xE2\x94\x82\xE2\x94\x82"})
       CHECK_NOTHROW(run(parse, "x", s));
   }
+}
+
+TEST_CASE("amd_smi: the anchor-line test never turns away a line the block detector takes", "[gpu][amd_smi][sniff]") {
+  using namespace culprit::ingest::amd_smi;
+  // What amd_smi_block anchors at: a monitor header, or an indented MEM_USAGE / PROCESS_INFO key.
+  const auto anchors = [](std::string_view line) {
+    const auto k = parse_key_line(line);
+    return !monitor_header(line).empty() ||
+           (k && k->indent > 0 && (k->key == "MEM_USAGE" || k->key == "PROCESS_INFO"));
+  };
+  const std::string vllm =
+      "INFO 04-09 00:47:22 [scheduler.py:84] Memory profiling takes 0.37 seconds; the current vLLM instance can "
+      "use total_gpu_memory (79.19GiB) x gpu_memory_utilization (0.90) = 71.27GiB";
+  std::vector<std::string> lines = {vllm,
+      "GPU  VRAM_USED  VRAM_TOTAL", "\tGPU\tVRAM_USED\tVRAM_TOTAL\r", " TIMESTAMP  GPU  VRAM_USED  VRAM_TOTAL",
+      "GPU  NAME  PID  VRAM_MEM", "    MEM_USAGE:", "  PROCESS_INFO: No running processes detected",
+      "    MEM_USAGE:\r", "        MEM_USAGE: 42.5 GB",
+      // look-alikes: each is turned away by both
+      "MEM_USAGE:", "\tMEM_USAGE:", "  MEM_USAGE :", "  mem_usage:", "GPUS  VRAM_USED  VRAM_TOTAL",
+      "GPU KV cache usage: 7.4%, VRAM_TOTAL", "  VRAM_MEM: 1 GB", ""};
+  for (const auto& f : culprit::test::fixtures_in("amd_smi")) {
+    const std::string text = culprit::test::read_file(f.string());
+    for (std::string_view line : culprit::text::split_lines(text)) lines.emplace_back(line);
+  }
+  int anchored = 0;
+  for (const std::string& line : lines) {
+    INFO(line);
+    if (!anchors(line)) continue;
+    ++anchored;
+    CHECK(may_anchor_block(line));
+  }
+  CHECK(anchored >= 10);  // the fixtures' headers and sections, and the lines above
+  CHECK_FALSE(may_anchor_block(vllm));  // a `total` anchors it for other tables: turned away at once
+  CHECK_FALSE(may_anchor_block("MEM_USAGE:"));
+  CHECK_FALSE(may_anchor_block("  MEM_USAGE :"));
 }
