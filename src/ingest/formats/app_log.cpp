@@ -8,6 +8,7 @@
 #include <cmath>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <unordered_set>
 
@@ -327,11 +328,16 @@ void AppLogParser::line(std::int64_t seg, Sv raw, LiteralHit hit, bool process_w
     return;
   }
   settle_year_probes();
+  // The last skipped line's stamp, peeled once if either question below asks it.
+  std::optional<PeeledTime> skipped_time;
+  const auto skipped_stamp = [&]() -> const PeeledTime& {
+    if (!skipped_time) skipped_time = peel_line(skipped_raw_, options_).time;
+    return *skipped_time;
+  };
   if (skipped_seg_ > prev_time_line_ && skipped_seg_ == seg - 1) {
     // The skipped previous line's stamp, for a bare traceback opening on this line.
-    const PeeledLine prev = peel_line(skipped_raw_, options_);
-    if (prev.time.kind != core::TsKind::none) {
-      prev_time_ = prev.time;
+    if (const PeeledTime& prev = skipped_stamp(); prev.kind != core::TsKind::none) {
+      prev_time_ = prev;
       prev_time_line_ = skipped_seg_;
     }
   }
@@ -340,7 +346,7 @@ void AppLogParser::line(std::int64_t seg, Sv raw, LiteralHit hit, bool process_w
   // A year-less stamp: a full date on a line the fast path skipped since the last one known is
   // newer (one peel per such line, not per skipped line); a year rolls over from it (Dec → Jan).
   if (p.time.kind == core::TsKind::wall_no_year && skipped_seg_ > dated_seg_ && skipped_seg_ < seg)
-    note_dated(peel_line(skipped_raw_, options_).time, skipped_seg_);
+    note_dated(skipped_stamp(), skipped_seg_);
   note_dated(p.time, seg);
   if (p.pid && sighted_prefixes_.size() < kMaxSightedPrefixes) {
     // Remember the writer's prefix (with its colour codes) so repeats can skip peeling.
