@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <fmt/format.h>
+#include <sqlite3.h>
 
 #include <cmath>
 
@@ -548,4 +549,21 @@ TEST_CASE("clock: the zone of --tz is the one at the latest stamp the year place
   CHECK(*t.ts(jul) == Approx(utc(2026, 7, 1, 10, 0, 0)));
   CHECK(*t.ts(jan) == Approx(utc(2026, 1, 10, 10, 0, 0)));  // one offset per host
   CHECK(has(t.method("h"), "zoneless stamps in UTC+02:00 (--tz)"));
+}
+
+TEST_CASE("clock: aligning a kept timeline again leaves its prepared statements prepared", "[clock]") {
+  // A scan aligns each incident in its thread's spare timeline: registering the SQL functions
+  // again would expire every statement the connection keeps, and SQLite would prepare each again.
+  Timeline t("h");
+  t.add("h", TsKind::wall_no_year, std::nullopt, no_year(4, 9, 0, 47, 22), "Apr  9 00:47:22");
+  REQUIRE(t.align().empty());
+  std::string err;
+  auto st = t.db->prepare("SELECT count(*) FROM events WHERE ts IS NOT NULL", err);
+  REQUIRE(st);
+  REQUIRE(st->step());
+  REQUIRE(store::align_clocks(*t.db).empty());
+  st->reset();
+  REQUIRE(st->step());
+  CHECK(sqlite3_column_int(st->handle(), 0) == 1);
+  CHECK(sqlite3_stmt_status(st->handle(), SQLITE_STMTSTATUS_REPREPARE, 0) == 0);
 }
