@@ -326,11 +326,11 @@ class Aligner {
   /// The SQL functions the passes use, registered once per connection: registering one again
   /// makes SQLite expire every statement the connection has prepared, and a scan keeps its
   /// statements in its spare timeline from incident to incident (each of them was prepared again
-  /// per incident: 7 M instructions).
+  /// per incident: 7 M instructions). A statement that calls both compiles once they are there
+  /// (kept: the next incident's check finds it prepared).
   std::string functions() {
-    auto have = db_.query("SELECT count(*) AS n FROM pragma_function_list"
-                          " WHERE name IN ('culprit_stamp_zoned', 'culprit_nearest')");
-    if (have.error.empty() && !have.rows.empty() && have.rows[0]["n"].as_int().value_or(0) == 2) return {};
+    std::string missing;
+    if (db_.prepare_kept("SELECT culprit_stamp_zoned(''), culprit_nearest(0, 0, 0, 0, NULL)", missing)) return {};
     if (sqlite3_create_function_v2(db_.handle(), "culprit_stamp_zoned", 1,
                                    SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_DIRECTONLY, nullptr,
                                    stamp_zoned_sql, nullptr, nullptr, nullptr) != SQLITE_OK ||
