@@ -82,7 +82,7 @@ TEST_CASE("timeline writer: the events' indexes are built at finish and hold eve
   CHECK(db->query("PRAGMA integrity_check").rows.at(0).values.at(0).as_text() == "ok");
 }
 
-TEST_CASE("timeline writer: unfinished, the indexes stay; a second writer's rows are indexed with the first's", "[store]") {
+TEST_CASE("timeline writer: unfinished, the indexes stay, and a second writer's rows are indexed with the first's", "[store]") {
   auto fresh = empty_timeline();
   auto db = empty_timeline();
   {
