@@ -96,8 +96,8 @@ struct TimelineWriter::Impl {
   /// of the finished table builds an index for less than the B-tree search per row that keeps it
   /// up row by row (a fifth of each event's insert where one line in ten is an event; issue 38).
   /// Not sooner: a change of schema makes the connection prepare its kept statements again (a
-  /// scan's spare timeline keeps them from incident to incident), which a few hundred events do
-  /// not repay. Nothing reads the events by an index while the writer writes; inside its
+  /// scan's spare timeline keeps them from incident to incident; ~7 M instructions), which fewer
+  /// events do not repay. Nothing reads the events by an index while the writer writes; inside its
   /// transaction, so a writer that never finishes leaves the schema as it was.
   void defer_event_indexes() {
     auto rows = db.query("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'events'"
