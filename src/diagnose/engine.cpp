@@ -152,6 +152,7 @@ Verdict diagnose(store::Database& db, const rules::RuleSet& rules, core::Diagnos
     problems.push_back({core::DiagLevel::error, "diagnose-roles", "", err});
 
   std::vector<Finding> findings;
+  HostReads host_reads(db);  // the findings' per-host reads, each made once
   // Preparing a query costs more than running it over a paste's timeline (SQLite parses and
   // plans each one: 0.7 M instructions on average, 25 of them); a diagnosis whose kinds the
   // timeline lacks would yield nothing, so it is not prepared. The prefilter switch
@@ -208,7 +209,7 @@ Verdict diagnose(store::Database& db, const rules::RuleSet& rules, core::Diagnos
       if (rule.ledger == rules::ledger::kGpu) {
         std::optional<Budget> budget;  // this finding's ledger
         if (f.event_id) {
-          auto ledger = build_ledger(db, f.event_id);
+          auto ledger = build_ledger(host_reads, f.event_id);
           budget = ledger.budget;
           f.culprit_by_default = ledger.by_default;
           if (ledger.culprit) {
@@ -226,7 +227,7 @@ Verdict diagnose(store::Database& db, const rules::RuleSet& rules, core::Diagnos
         if (f.culprit) attach_place(db, *f.culprit);  // the advice names the container or pod to stop
         const bool job = !f.culprit || f.culprit->role == "job";
         set_extra("culprit_action",
-                  culprit_action(f.culprit, job ? job_settings_advice(load_job_settings(db, f.culprit ? f.culprit->host : f.host))
+                  culprit_action(f.culprit, job ? job_settings_advice(host_reads.job_settings(f.culprit ? f.culprit->host : f.host))
                                                 : std::string(),
                                  job ? footprint_advice(load_footprint_facts(db, f.event_id)) : std::string(), budget ? &*budget : nullptr));
       }

@@ -44,7 +44,8 @@ std::optional<std::int64_t> sole_worker_pid(store::Database& db, const std::stri
 
 }  // namespace
 
-GpuLedgerInput load_ledger_input(store::Database& db, std::int64_t event_id, std::vector<Evidence>& evidence) {
+GpuLedgerInput load_ledger_input(HostReads& reads, std::int64_t event_id, std::vector<Evidence>& evidence) {
+  store::Database& db = reads.db();
   GpuLedgerInput in;
   auto ev = db.query_bound(fmt::format(
       "SELECT e.id, e.host, e.ts, e.pid, e.comm, e.line, e.source_id, e.kind, e.rule, s.name AS source, e.message,"
@@ -117,11 +118,7 @@ GpuLedgerInput load_ledger_input(store::Database& db, std::int64_t event_id, std
   }
   if (!self_pid) self_pid = sole_worker_pid(db, host);
   in.self_pid = self_pid;
-  if (!in.multi_rank) {
-    auto ranks = db.query_bound("SELECT count(DISTINCT rank) AS n FROM events WHERE host = ?1 AND rank IS NOT NULL",
-                                {host});
-    in.multi_rank = !ranks.rows.empty() && ranks.rows[0]["n"].as_int().value_or(0) > 1;
-  }
+  if (!in.multi_rank) in.multi_rank = reads.multi_rank(host);
   // Creating the CUDA context failed: a frame or call of the process's first CUDA use (kind
   // cuda_first_use: cuCtxCreate, lazy init, a device query; rules/signals/cuda_first_use.toml)
   // near an error that asks for no size (an allocator's request is the process allocating).
@@ -308,8 +305,14 @@ GpuLedgerInput load_ledger_input(store::Database& db, std::int64_t event_id, std
 }
 
 LedgerResult build_ledger(store::Database& db, std::int64_t event_id) {
+  HostReads reads(db);
+  return build_ledger(reads, event_id);
+}
+
+LedgerResult build_ledger(HostReads& reads, std::int64_t event_id) {
+  store::Database& db = reads.db();
   std::vector<Evidence> evidence;
-  const GpuLedgerInput in = load_ledger_input(db, event_id, evidence);
+  const GpuLedgerInput in = load_ledger_input(reads, event_id, evidence);
   if (in.host.empty() && !in.capacity && !in.requested && in.holders.empty() && !in.self_pid) {
     auto exists = db.query_bound("SELECT 1 FROM events WHERE id = CAST(?1 AS INTEGER)", {std::to_string(event_id)});
     if (exists.rows.empty()) return {};
@@ -377,6 +380,23 @@ std::vector<JobSetting> load_job_settings(store::Database& db, const std::string
   std::vector<JobSetting> out;
   for (const auto& r : rows.rows) out.push_back({r["setting"].as_text(), r["value"].as_text(), r["place"].as_text()});
   return out;
+}
+
+bool load_multi_rank(store::Database& db, const std::string& host) {
+  auto ranks = db.query_bound("SELECT count(DISTINCT rank) AS n FROM events WHERE host = ?1 AND rank IS NOT NULL", {host});
+  return !ranks.rows.empty() && ranks.rows[0]["n"].as_int().value_or(0) > 1;
+}
+
+const std::vector<JobSetting>& HostReads::job_settings(const std::string& host) {
+  auto it = settings_.find(host);
+  if (it == settings_.end()) it = settings_.emplace(host, load_job_settings(db_, host)).first;
+  return it->second;
+}
+
+bool HostReads::multi_rank(const std::string& host) {
+  auto it = multi_rank_.find(host);
+  if (it == multi_rank_.end()) it = multi_rank_.emplace(host, load_multi_rank(db_, host)).first;
+  return it->second;
 }
 
 FootprintFacts load_footprint_facts(store::Database& db, std::int64_t event_id) {

@@ -2,6 +2,7 @@
 // once — the GPU ledger's input, the host OOM record, the advice's facts.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -15,20 +16,43 @@
 
 namespace culprit::diagnose {
 
+/// The GPU-memory settings the job's logs on `host` echo (at most 4, first seen first).
+std::vector<JobSetting> load_job_settings(store::Database& db, const std::string& host);
+
+/// Whether the events of `host` name more than one distinct rank.
+bool load_multi_rank(store::Database& db, const std::string& host);
+
+/// The per-host reads that every finding on a host asks alike (load_job_settings,
+/// load_multi_rank), each made once per diagnosis: nothing writes the events while the findings
+/// are made, and each read scans every event of the host (on a vLLM log where one line in ten is
+/// a memory line that echoes a setting, two findings paid a fifth of the diagnosis twice; issue
+/// 38). One database's, for one diagnosis: make a new one after the timeline changes.
+class HostReads {
+ public:
+  explicit HostReads(store::Database& db) : db_(db) {}
+  store::Database& db() { return db_; }
+  const std::vector<JobSetting>& job_settings(const std::string& host);
+  bool multi_rank(const std::string& host);
+
+ private:
+  store::Database& db_;
+  std::map<std::string, std::vector<JobSetting>> settings_;
+  std::map<std::string, bool> multi_rank_;
+};
+
 /// The records decide_ledger() needs for the failure event `event_id` (a cuda_oom or
 /// startup_mem_check event): the figures the error quoted, the GPU snapshot of the same host and
 /// GPU nearest in time, the holders' names and roles, the failing process. Snapshot lines that
 /// back the ledger go to `evidence`.
-GpuLedgerInput load_ledger_input(store::Database& db, std::int64_t event_id, std::vector<Evidence>& evidence);
+GpuLedgerInput load_ledger_input(HostReads& reads, std::int64_t event_id, std::vector<Evidence>& evidence);
 
-/// load_ledger_input() then decide_ledger(); an unknown event gives an empty result.
+/// load_ledger_input() then decide_ledger(); an unknown event gives an empty result. The first
+/// form reads the host's facts afresh.
 LedgerResult build_ledger(store::Database& db, std::int64_t event_id);
+LedgerResult build_ledger(HostReads& reads, std::int64_t event_id);
 
 /// Reads the record of the kernel_oom event `event_id`; nullopt when it is not a report.
 std::optional<HostOomRecord> load_host_oom(store::Database& db, std::int64_t event_id);
-
-/// The GPU-memory settings the job's logs on `host` echo (at most 4, first seen first).
-std::vector<JobSetting> load_job_settings(store::Database& db, const std::string& host);
 
 /// What the failure event's signal declares about the job's footprint.
 FootprintFacts load_footprint_facts(store::Database& db, std::int64_t event_id);

@@ -96,13 +96,35 @@ double in_year(int y, double v) {
   return core::civil_to_epoch(y, 1, 1, 0, 0, 0) + v - (!leap(y) && v >= 5184000 ? 86400 : 0);
 }
 
-/// SQL choosing, of three candidate expressions, the one nearest `ref`.
+/// What one UPDATE of place_events() placed: the latest instant culprit_nearest() chose.
+struct Placed {
+  std::optional<double> latest;
+};
+constexpr const char* kPlacedPointer = "culprit_placed";
+
+/// SQL `culprit_nearest(a, b, c, ref, placed)`: of three candidate instants, the one nearest
+/// `ref` (a tie to the earlier), as the CASE of abs() differences it replaces chose it (the same
+/// IEEE operations on the same doubles: the same value), each candidate evaluated once, not up to
+/// three times. The instant chosen goes into `placed`, a Placed bound as a pointer
+/// (sqlite3_bind_pointer: no SQL text can forge one), so that no second scan of the host's events
+/// asks for the latest. NULL when a candidate is NULL.
+void nearest_sql_fn(sqlite3_context* ctx, int /*argc*/, sqlite3_value** argv) {
+  for (int i = 0; i < 4; ++i)
+    if (sqlite3_value_type(argv[i]) == SQLITE_NULL) return sqlite3_result_null(ctx);
+  const double a = sqlite3_value_double(argv[0]), b = sqlite3_value_double(argv[1]),
+               c = sqlite3_value_double(argv[2]), r = sqlite3_value_double(argv[3]);
+  const double t = std::fabs(a - r) <= std::fabs(b - r) && std::fabs(a - r) <= std::fabs(c - r) ? a
+                   : std::fabs(b - r) <= std::fabs(c - r)                                          ? b
+                                                                                                   : c;
+  if (auto* placed = static_cast<Placed*>(sqlite3_value_pointer(argv[4], kPlacedPointer)))
+    placed->latest = placed->latest ? std::max(*placed->latest, t) : t;
+  sqlite3_result_double(ctx, t);
+}
+
+/// SQL choosing, of three candidate expressions, the one nearest `ref` (nearest_sql_fn; ?2 the
+/// Placed pointer).
 std::string nearest_sql(const std::string& a, const std::string& b, const std::string& c, double ref) {
-  const std::string r = num(ref);
-  return fmt::format(
-      "CASE WHEN abs({a} - {r}) <= abs({b} - {r}) AND abs({a} - {r}) <= abs({c} - {r}) THEN {a}"
-      " WHEN abs({b} - {r}) <= abs({c} - {r}) THEN {b} ELSE {c} END",
-      fmt::arg("a", a), fmt::arg("b", b), fmt::arg("c", c), fmt::arg("r", r));
+  return fmt::format("culprit_nearest({}, {}, {}, {}, ?2)", a, b, c, num(ref));
 }
 
 /// A year-less stamp its parser placed from the dated lines of its own source (issue 37, finding
@@ -284,10 +306,7 @@ class Aligner {
   }
 
   std::string run() {
-    if (sqlite3_create_function_v2(db_.handle(), "culprit_stamp_zoned", 1,
-                                   SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_DIRECTONLY, nullptr,
-                                   stamp_zoned_sql, nullptr, nullptr, nullptr) != SQLITE_OK)
-      return sqlite3_errmsg(db_.handle());
+    if (auto err = functions(); !err.empty()) return err;
     if (auto err = hosts(); !err.empty()) return err;
     if (auto err = take_census(); !err.empty()) return err;
     if (census_.count("") > 0) hosts_.push_back("");
@@ -304,6 +323,23 @@ class Aligner {
   }
 
  private:
+  /// The SQL functions the passes use, registered once per connection: registering one again
+  /// makes SQLite expire every statement the connection has prepared, and a scan keeps its
+  /// statements in its spare timeline from incident to incident (each of them was prepared again
+  /// per incident: 7 M instructions). A statement that calls both compiles once they are there
+  /// (kept: the next incident's check finds it prepared).
+  std::string functions() {
+    std::string missing;
+    if (db_.prepare_kept("SELECT culprit_stamp_zoned(''), culprit_nearest(0, 0, 0, 0, NULL)", missing)) return {};
+    if (sqlite3_create_function_v2(db_.handle(), "culprit_stamp_zoned", 1,
+                                   SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_DIRECTONLY, nullptr,
+                                   stamp_zoned_sql, nullptr, nullptr, nullptr) != SQLITE_OK ||
+        sqlite3_create_function_v2(db_.handle(), "culprit_nearest", 5, SQLITE_UTF8 | SQLITE_DIRECTONLY, nullptr,
+                                   nearest_sql_fn, nullptr, nullptr, nullptr) != SQLITE_OK)
+      return sqlite3_errmsg(db_.handle());
+    return {};
+  }
+
   std::string hosts() {
     // One named host: unnamed sources (a docker inspect, a worker log) are its.
     auto named = db_.query(
@@ -402,22 +438,28 @@ class Aligner {
     return &census_[h];
   }
   /// An UPDATE of host `h`'s unplaced stamps of kind `ts_kind` (wall_no_year or time_of_day,
-  /// ?1 the host), then one count of its placed stamps of that kind and their latest: those it
-  /// placed are placed, zoneless stamps, and the census stays true. (RETURNING ts cost more: its
-  /// rows go through a table of their own.)
+  /// ?1 the host, ?2 the Placed that culprit_nearest() fills): every row it changes is placed, a
+  /// zoneless stamp, so the census stays true from the count of changes and the latest instant
+  /// placed — no second scan of the host's events (it cost as much as the UPDATE; RETURNING ts
+  /// cost more: its rows go through a table of their own).
   std::string place_events(const std::string& h, std::string_view ts_kind, const std::string& sql) {
-    if (auto err = db_.exec_bound(sql, {h}); !err.empty()) return err;
+    std::string err;
+    auto st = db_.prepare(sql, err);
+    if (!st) return err;
+    Placed placed;
+    st->bind(1, std::string_view(h));
+    sqlite3_bind_pointer(st->handle(), 2, &placed, kPlacedPointer, nullptr);
+    while (st->step()) {
+    }
+    if (!st->error().empty()) return st->error();
     HostCensus* c = census(h);
     if (c == nullptr) return {};
-    auto r = db_.query_bound("SELECT count(ts) AS placed, max(ts) AS latest FROM events WHERE host = ?1 AND ts_kind = ?2",
-                             {h, ts_kind});
-    if (!r.error.empty()) return r.error;
+    const std::int64_t changed = sqlite3_changes64(db_.handle());
     std::int64_t& before = ts_kind == "wall_no_year" ? c->no_year_placed : c->time_placed;
-    const std::int64_t now = r.rows.at(0)["placed"].as_int().value_or(0);
-    c->placed += now - before;
-    c->zoneless += now - before;
-    before = now;
-    if (auto latest = r.rows.at(0)["latest"].as_double()) c->max_ts = c->max_ts ? std::max(*c->max_ts, *latest) : *latest;
+    c->placed += changed;
+    c->zoneless += changed;
+    before += changed;
+    if (placed.latest) c->max_ts = c->max_ts ? std::max(*c->max_ts, *placed.latest) : *placed.latest;
     return {};
   }
   /// exec_bound() of an UPDATE of host `h`'s events (?1): the census no longer speaks for it.

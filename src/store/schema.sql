@@ -68,6 +68,9 @@ CREATE TABLE events (
   message   TEXT NOT NULL,      -- the text with transport prefixes peeled (blocks: the key line)
   fields    TEXT NOT NULL       -- JSON object of extracted fields (json_extract(fields, '$.x'))
 );
+-- The three indexes below are the timeline's at every moment a reader sees it; the ingest's
+-- writer (store/timeline.cpp) drops them past a few thousand events and builds them again from
+-- this text before its transaction commits (one sort costs less than a B-tree search per row).
 -- By kind in line order (id: the same order as an index of kind alone, so no query's rows change
 -- order), carrying the signal or parser (`rule`): rules ask for `kind = 'log' AND rule = …`, and
 -- where one line in ten is a routine `log` event (a KV-cache reading) each such rule looked up

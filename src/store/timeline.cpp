@@ -36,6 +36,10 @@ void append_json_string(std::string& out, std::string_view s) {
   out += '"';
 }
 
+/// How many events a writer writes with the events table's indexes kept up row by row before it
+/// drops them for finish() to build (Impl::defer_event_indexes).
+constexpr std::int64_t kDeferIndexesAfter = 2048;
+
 struct ProcessAgg {
   std::vector<std::string> names;
   std::string cmdline, container, user, job_evidence, state;
@@ -74,6 +78,8 @@ struct TimelineWriter::Impl {
   std::map<std::pair<std::string, std::int64_t>, ProcessAgg> processes;
   std::set<std::string> hosts;
   std::set<std::string> unified_hosts;  // hosts whose GPU memory is host memory
+  std::vector<std::string> deferred_indexes;  // CREATE INDEX statements finish() runs (defer_event_indexes)
+  std::int64_t events = 0;                    // events written
   std::string error;
 
   explicit Impl(Database& d) : db(d) {}
@@ -83,6 +89,24 @@ struct TimelineWriter::Impl {
     auto s = db.prepare_kept(sql, err);
     if (!s && error.empty()) error = fmt::format("{} (in: {})", err, sql);
     return s;
+  }
+
+  /// Past kDeferIndexesAfter events, drops the events table's indexes for finish() to build
+  /// again from the same CREATE INDEX text (the schema's, read back from sqlite_master): one sort
+  /// of the finished table builds an index for less than the B-tree search per row that keeps it
+  /// up row by row (a fifth of each event's insert where one line in ten is an event; issue 38).
+  /// Not sooner: a change of schema makes the connection prepare its kept statements again (a
+  /// scan's spare timeline keeps them from incident to incident; ~7 M instructions), which fewer
+  /// events do not repay. Nothing reads the events by an index while the writer writes; inside its
+  /// transaction, so a writer that never finishes leaves the schema as it was.
+  void defer_event_indexes() {
+    auto rows = db.query("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'events'"
+                         " AND sql IS NOT NULL ORDER BY rowid");
+    if (!rows.error.empty()) return;
+    for (const auto& r : rows.rows) {
+      if (!db.exec(fmt::format("DROP INDEX \"{}\"", r["name"].as_text())).empty()) continue;
+      deferred_indexes.push_back(r["sql"].as_text());
+    }
   }
 };
 
@@ -160,7 +184,9 @@ std::int64_t TimelineWriter::add_event(const core::Event& e) {
   st.bind_static(16, fields);
   st.step();
   if (!e.host.empty()) m.hosts.insert(e.host);
-  return m.db.last_insert_id();
+  const std::int64_t id = m.db.last_insert_id();
+  if (++m.events == kDeferIndexesAfter) m.defer_event_indexes();
+  return id;
 }
 
 void TimelineWriter::add_gpu_snapshot(const core::GpuSnapshot& g) {
@@ -353,6 +379,9 @@ std::string TimelineWriter::finish() {
       h->step();
     }
   }
+  for (const auto& sql : m.deferred_indexes)
+    if (auto e = m.db.exec(sql); !e.empty() && m.error.empty()) m.error = e;
+  m.deferred_indexes.clear();
   std::string result = m.error;
   const std::string commit = m.tx->commit();
   if (result.empty()) result = commit;

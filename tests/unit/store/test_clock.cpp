@@ -3,6 +3,11 @@
 // kind of anchor (and not placed without one), suspends, --boot-time, and what `hosts` records.
 #include <catch2/catch.hpp>
 
+#include <fmt/format.h>
+#include <sqlite3.h>
+
+#include <cmath>
+
 #include "culprit/core/time.hpp"
 #include "culprit/store/clock.hpp"
 #include "culprit/store/database.hpp"
@@ -479,4 +484,86 @@ TEST_CASE("clock: a source's first and last times and its clock: the most common
   CHECK(r.rows[2]["clock"].as_text() == "none");
   CHECK(r.rows[2]["first_ts"].is_null());
   CHECK(r.rows[2]["last_ts"].is_null());
+}
+
+namespace {
+
+/// The SQL that placed year-less and time-only stamps before culprit_nearest() (issue 38): the
+/// CASE of abs() differences over three candidates, written out; the test's oracle.
+std::string case_nearest(const std::string& a, const std::string& b, const std::string& c, double ref) {
+  const std::string r = fmt::format("{:.6f}", ref);
+  return fmt::format("CASE WHEN abs({0} - {3}) <= abs({1} - {3}) AND abs({0} - {3}) <= abs({2} - {3}) THEN {0}"
+                     " WHEN abs({1} - {3}) <= abs({2} - {3}) THEN {1} ELSE {2} END",
+                     a, b, c, r);
+}
+std::string case_in_year(int y) {
+  const bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+  return fmt::format("({:.6f} + ts_value - CASE WHEN {} AND ts_value >= 5184000 THEN 86400 ELSE 0 END)",
+                     culprit::core::civil_to_epoch(y, 1, 1, 0, 0, 0), leap ? 0 : 1);
+}
+
+}  // namespace
+
+TEST_CASE("clock: year-less and time-only stamps take, to the bit, the instant the CASE chose", "[clock]") {
+  Timeline t("syslog-1");
+  // A stamp for every day counted as in a leap year (Feb 29 and Mar 1 among them), at a time with
+  // a fraction, around a reference on New Year's morning: the year before, of, and after (2028 is
+  // a leap year, 2027 not).
+  for (int day = 0; day < 366; ++day) t.add("syslog-1", TsKind::wall_no_year, std::nullopt, day * 86400.0 + 45296.789, "x");
+  const double ref = utc(2027, 1, 1, 0, 0, 5.25);
+  t.new_source("syslog-1", "app_log");
+  t.add("syslog-1", TsKind::wall, ref, std::nullopt, "2027-01-01T00:00:05.25Z", "cuda_oom");
+  t.new_source("spark-1", "app_log");
+  for (int s = 0; s < 86400; s += 997) t.add("spark-1", TsKind::time_of_day, std::nullopt, s + 0.125, "x", "log");
+  const double spark_ref = utc(2026, 4, 9, 13, 0, 20.5);
+  t.add("spark-1", TsKind::wall, spark_ref, std::nullopt, "2026-04-09T13:00:20.5Z", "cuda_oom");
+  REQUIRE(t.align().empty());
+  const auto differ = [&](const std::string& host, const std::string& kind, const std::string& expected) {
+    auto r = t.db->query(fmt::format("SELECT count(*) AS n, sum(ts IS NOT ({0})) AS differ FROM events"
+                                     " WHERE host = '{1}' AND ts_kind = '{2}'",
+                                     expected, host, kind));
+    REQUIRE(r.error.empty());
+    CHECK(r.rows.at(0)["n"].as_int().value_or(0) > 80);
+    return r.rows.at(0)["differ"].as_int().value_or(-1);
+  };
+  CHECK(differ("syslog-1", "wall_no_year", case_nearest(case_in_year(2026), case_in_year(2027), case_in_year(2028), ref)) == 0);
+  const double day = std::floor(spark_ref / 86400) * 86400;
+  CHECK(differ("spark-1", "time_of_day",
+               case_nearest(fmt::format("{:.6f} + ts_value", day - 86400), fmt::format("{:.6f} + ts_value", day),
+                            fmt::format("{:.6f} + ts_value", day + 86400), spark_ref)) == 0);
+}
+
+TEST_CASE("clock: the zone of --tz is the one at the latest stamp the year placement placed", "[clock]") {
+  if (!store::zone_offset("Europe/Berlin", 0)) return;  // no zoneinfo on this machine
+  // Only year-less stamps: before their years are placed the host has no stamp at all, so the
+  // instant --tz's offset is taken at is the latest they were placed at (summer: +02:00), not
+  // today's (winter: +01:00).
+  Timeline t("h");
+  auto jan = t.add("h", TsKind::wall_no_year, std::nullopt, no_year(1, 10, 12, 0, 0), "Jan 10 12:00:00");
+  auto jul = t.add("h", TsKind::wall_no_year, std::nullopt, no_year(7, 1, 12, 0, 0), "Jul  1 12:00:00");
+  store::ClockOptions o;
+  o.default_year = 2026;
+  o.now = utc(2027, 1, 15, 12, 0, 0);
+  o.tz = "Europe/Berlin";
+  REQUIRE(t.align(o).empty());
+  CHECK(*t.ts(jul) == Approx(utc(2026, 7, 1, 10, 0, 0)));
+  CHECK(*t.ts(jan) == Approx(utc(2026, 1, 10, 10, 0, 0)));  // one offset per host
+  CHECK(has(t.method("h"), "zoneless stamps in UTC+02:00 (--tz)"));
+}
+
+TEST_CASE("clock: aligning a kept timeline again leaves its prepared statements prepared", "[clock]") {
+  // A scan aligns each incident in its thread's spare timeline: registering the SQL functions
+  // again would expire every statement the connection keeps, and SQLite would prepare each again.
+  Timeline t("h");
+  t.add("h", TsKind::wall_no_year, std::nullopt, no_year(4, 9, 0, 47, 22), "Apr  9 00:47:22");
+  REQUIRE(t.align().empty());
+  std::string err;
+  auto st = t.db->prepare("SELECT count(*) FROM events WHERE ts IS NOT NULL", err);
+  REQUIRE(st);
+  REQUIRE(st->step());
+  REQUIRE(store::align_clocks(*t.db).empty());
+  st->reset();
+  REQUIRE(st->step());
+  CHECK(sqlite3_column_int(st->handle(), 0) == 1);
+  CHECK(sqlite3_stmt_status(st->handle(), SQLITE_STMTSTATUS_REPREPARE, 0) == 0);
 }

@@ -1,0 +1,89 @@
+// HostReads: the findings' per-host reads (the job's memory settings, whether a host's events
+// name several ranks), made once per diagnosis, answer as the reads they memoise do, host by
+// host, over a timeline with settings of several hosts and values (issue 38).
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <vector>
+
+#include "diagnose/load.hpp"
+#include "culprit/ingest/pipeline.hpp"
+#include "culprit/rules/loader.hpp"
+#include "culprit/store/clock.hpp"
+#include "culprit/store/timeline.hpp"
+
+namespace {
+
+using namespace culprit;
+
+struct Log {
+  std::string name, host, text;
+};
+
+std::unique_ptr<store::Database> timeline(const std::vector<Log>& logs) {
+  static const rules::LoadResult loaded = rules::load_rules(rules::builtin_rules());
+  std::string err;
+  auto db = store::Database::open(":memory:", err);
+  REQUIRE(db);
+  REQUIRE(db->ensure_schema().empty());
+  core::Diagnostics problems;
+  {
+    store::TimelineWriter writer(*db);
+    for (const auto& l : logs) ingest::ingest({l.name, l.host, l.name, l.text}, loaded.rules.signals, writer, problems);
+    REQUIRE(writer.finish().empty());
+  }
+  REQUIRE(store::align_clocks(*db).empty());
+  return db;
+}
+
+bool same(const std::vector<diagnose::JobSetting>& a, const std::vector<diagnose::JobSetting>& b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (a[i].setting != b[i].setting || a[i].value != b[i].value || a[i].place != b[i].place) return false;
+  return true;
+}
+
+}  // namespace
+
+TEST_CASE("host reads: each host's settings and ranks, as the uncached reads give them", "[diagnose][settings]") {
+  const auto db = timeline({
+      {"a/serve.log", "node-a",
+       "INFO 04-09 00:47:20 [arg_utils.py:1] non-default args: {'gpu_memory_utilization': 0.9}\n"
+       "INFO 04-09 00:47:21 [worker.py:2] gpu_memory_utilization=0.90, free memory 2.43 GiB\n"
+       "INFO 04-09 00:47:22 [worker.py:2] gpu_memory_utilization=0.95, free memory 2.40 GiB\n"
+       "INFO 04-09 00:47:23 [worker.py:2] gpu_memory_utilization=0.90, free memory 2.41 GiB\n"},
+      {"b/train.log", "node-b",
+       "[rank0]: + export XLA_PYTHON_CLIENT_MEM_FRACTION=0.75\n"
+       "[rank1]: + export XLA_PYTHON_CLIENT_PREALLOCATE=false\n"},
+      {"c/train.log", "node-c",
+       "[rank3]: + export TF_FORCE_GPU_ALLOW_GROWTH=true\n[rank3]: + export TF_FORCE_GPU_ALLOW_GROWTH=true\n"},
+  });
+  diagnose::HostReads reads(*db);
+  for (const std::string host : {"node-a", "node-b", "node-c", "node-x"}) {
+    CAPTURE(host);
+    const auto uncached = diagnose::load_job_settings(*db, host);
+    CHECK(same(reads.job_settings(host), uncached));
+    CHECK(same(reads.job_settings(host), uncached));  // the kept answer, asked again
+    CHECK(reads.multi_rank(host) == diagnose::load_multi_rank(*db, host));
+    CHECK(reads.multi_rank(host) == diagnose::load_multi_rank(*db, host));
+  }
+  // What they are: each host's own, first seen first, a repeated value once.
+  const auto& a = reads.job_settings("node-a");
+  REQUIRE(a.size() == 3);
+  CHECK(a[0].value == "0.9");
+  CHECK(a[0].place == "a/serve.log:1");
+  CHECK(a[1].value == "0.90");
+  CHECK(a[1].place == "a/serve.log:2");
+  CHECK(a[2].value == "0.95");
+  const auto& b = reads.job_settings("node-b");
+  REQUIRE(b.size() == 2);
+  CHECK(b[0].setting == "XLA_PYTHON_CLIENT_MEM_FRACTION");
+  CHECK(b[1].setting == "XLA_PYTHON_CLIENT_PREALLOCATE");
+  const auto& c = reads.job_settings("node-c");
+  REQUIRE(c.size() == 1);
+  CHECK(c[0].place == "c/train.log:1");
+  CHECK(reads.job_settings("node-x").empty());
+  CHECK(reads.multi_rank("node-b"));
+  CHECK_FALSE(reads.multi_rank("node-c"));  // one rank, twice
+  CHECK_FALSE(reads.multi_rank("node-a"));
+}
