@@ -171,7 +171,8 @@ TEST_CASE("ps: may_open_listing passes every header and row the readers accept, 
     std::ifstream in(entry.path(), std::ios::binary);
     std::stringstream ss;
     ss << in.rdbuf();
-    for (const auto line : culprit::text::split_lines(ss.str())) {
+    const std::string text = ss.str();  // the lines are views of it
+    for (const auto line : culprit::text::split_lines(text)) {
       for (const std::string& l : {std::string(line), " \t " + std::string(line)}) {
         const auto t = culprit::text::trim(l);
         const bool reader = culprit::ingest::detect::ps_shape(l) || ps::parse_header(t) || ps::headerless_layout(t);
