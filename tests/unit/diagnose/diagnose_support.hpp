@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -24,25 +25,39 @@ struct TextInput {
   std::string text;
 };
 
-/// The verdict for `inputs`, each a file with its host, as `culprit` would give it; with
-/// `report_data`, also what the reports show beside it (diagnose::add_report_data).
-inline diagnose::Verdict diagnose_texts(const std::vector<TextInput>& inputs, bool report_data = false) {
+/// The shipped rules, loaded once.
+inline const rules::LoadResult& shipped_rules() {
   static const rules::LoadResult loaded = rules::load_rules(rules::builtin_rules());
+  return loaded;
+}
+
+/// `inputs`, each a file with its host, ingested into an in-memory timeline with the shipped
+/// rules and their clocks aligned, as `culprit` does before it diagnoses; what the ingest noted
+/// goes to `problems`.
+inline std::unique_ptr<store::Database> timeline_of_texts(const std::vector<TextInput>& inputs,
+                                                          core::Diagnostics& problems) {
   std::string err;
   auto db = store::Database::open(":memory:", err);
   REQUIRE(db);
   REQUIRE(db->ensure_schema().empty());
-  core::Diagnostics problems;
   {
     store::TimelineWriter writer(*db);
     for (const auto& in : inputs) {
       ingest::IngestInput i{in.name, in.host, in.name, in.text};
-      ingest::ingest(i, loaded.rules.signals, writer, problems);
+      ingest::ingest(i, shipped_rules().rules.signals, writer, problems);
     }
     REQUIRE(writer.finish().empty());
   }
   REQUIRE(store::align_clocks(*db).empty());
-  auto v = diagnose::diagnose(*db, loaded.rules, problems);
+  return db;
+}
+
+/// The verdict for `inputs`, each a file with its host, as `culprit` would give it; with
+/// `report_data`, also what the reports show beside it (diagnose::add_report_data).
+inline diagnose::Verdict diagnose_texts(const std::vector<TextInput>& inputs, bool report_data = false) {
+  core::Diagnostics problems;
+  auto db = timeline_of_texts(inputs, problems);
+  auto v = diagnose::diagnose(*db, shipped_rules().rules, problems);
   if (report_data) diagnose::add_report_data(*db, v);
   return v;
 }

@@ -7,33 +7,15 @@
 #include <vector>
 
 #include "diagnose/load.hpp"
-#include "culprit/ingest/pipeline.hpp"
-#include "culprit/rules/loader.hpp"
-#include "culprit/store/clock.hpp"
-#include "culprit/store/timeline.hpp"
+#include "unit/diagnose/diagnose_support.hpp"
 
 namespace {
 
 using namespace culprit;
 
-struct Log {
-  std::string name, host, text;
-};
-
-std::unique_ptr<store::Database> timeline(const std::vector<Log>& logs) {
-  static const rules::LoadResult loaded = rules::load_rules(rules::builtin_rules());
-  std::string err;
-  auto db = store::Database::open(":memory:", err);
-  REQUIRE(db);
-  REQUIRE(db->ensure_schema().empty());
+std::unique_ptr<store::Database> timeline(const std::vector<test::TextInput>& logs) {
   core::Diagnostics problems;
-  {
-    store::TimelineWriter writer(*db);
-    for (const auto& l : logs) ingest::ingest({l.name, l.host, l.name, l.text}, loaded.rules.signals, writer, problems);
-    REQUIRE(writer.finish().empty());
-  }
-  REQUIRE(store::align_clocks(*db).empty());
-  return db;
+  return test::timeline_of_texts(logs, problems);
 }
 
 bool same(const std::vector<diagnose::JobSetting>& a, const std::vector<diagnose::JobSetting>& b) {
