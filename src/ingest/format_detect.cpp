@@ -546,10 +546,7 @@ namespace {
 /// where the pattern matches as well (false: the regexes decide). Every line of a kern.log or a
 /// `messages` file is asked: the two regexes were a sixth of such a scan.
 bool syslog_header_fast(std::string_view s) {
-  static constexpr text::ByteSet kDigit(is_digit);
-  static constexpr text::ByteSet kHostByte([](char c) {
-    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || is_digit(c) || c == '_' || c == '.' || c == '-';
-  });
+  using text::kDigits;
   static constexpr text::ByteSet kTagByte([](char c) { return c > ' ' && c < 0x7f && c != ':' && c != '['; });
   // The shortest header is `Mmm dd hh:mm:ss h t: ` (21 bytes): every fixed place below is inside.
   const std::size_t n = s.size();
@@ -564,11 +561,11 @@ bool syslog_header_fast(std::string_view s) {
   if (p[0] >= 'A' && p[0] <= 'Z' && lower(1) && lower(2) && p[3] == ' ') {
     if (!(p[4] == ' ' || d(4)) || !d(5) || p[6] != ' ' || !hms(7)) return false;
     i = 15;
-    if (p[i] == '.' && d(i + 1)) i = kDigit.span(s, i + 1);
+    if (p[i] == '.' && d(i + 1)) i = kDigits.span(s, i + 1);
   } else if (d(0) && d(1) && d(2) && d(3) && p[4] == '-' && d(5) && d(6) && p[7] == '-' && d(8) && d(9) && p[10] == 'T' &&
              hms(11)) {
     i = 19;
-    if ((p[i] == '.' || p[i] == ',') && d(i + 1)) i = kDigit.span(s, i + 1);
+    if ((p[i] == '.' || p[i] == ',') && d(i + 1)) i = kDigits.span(s, i + 1);
     if (i < n && p[i] == 'Z') {
       ++i;
     } else if (i + 2 < n && (p[i] == '+' || p[i] == '-') && d(i + 1) && d(i + 2)) {
@@ -584,14 +581,14 @@ bool syslog_header_fast(std::string_view s) {
   }
   if (i >= n || p[i] != ' ') return false;
   const std::size_t host = ++i;
-  i = kHostByte.span(s, i);
+  i = text::kHostChars.span(s, i);
   if (i == host || i >= n || p[i] != ' ') return false;
   const std::size_t tag = ++i;
   i = kTagByte.span(s, i);
   if (i == tag) return false;
   if (i < n && p[i] == '[') {
     const std::size_t pid = ++i;
-    i = kDigit.span(s, i);
+    i = kDigits.span(s, i);
     if (i == pid || i >= n || p[i] != ']') return false;
     ++i;
   }

@@ -138,6 +138,10 @@ class ByteSet {
  private:
   bool in_[256] = {};
 };
+/// is_digit as a ByteSet, for the checks that read runs of digits.
+inline constexpr ByteSet kDigits(is_digit);
+/// is_host_char as a ByteSet.
+inline constexpr ByteSet kHostChars(is_host_char);
 /// The ASCII whitespace trim() removes: space, \t, \r, \n, \v, \f.
 constexpr bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; }
 /// Without leading and trailing ASCII whitespace (is_space). Inline: the sniffer and the repair

@@ -200,7 +200,6 @@ bool may_open_listing(Sv line) {
   // Byte classes as tables (text::ByteSet): every line of a log with a letter first is asked.
   static constexpr text::ByteSet kName([](char c) { return is_user_char(c) || c == '%'; });
   static constexpr text::ByteSet kBlank([](char c) { return c == ' ' || c == '\t'; });
-  static constexpr text::ByteSet kDigit(text::is_digit);
   static constexpr text::ByteSet kDigitOrDot([](char c) { return text::is_digit(c) || c == '.'; });
   std::size_t i = 0;
   while (i < line.size() && text::is_space(line[i])) ++i;
@@ -214,7 +213,7 @@ bool may_open_listing(Sv line) {
   if (header_start(line[i])) return true;  // a header's second column name
   // A row's PID, then its %CPU or PPID (starts_like_row): digits (and a dot) to the next blank.
   // Syslog's `Apr  9 00:47:19` fails at the clock's colon.
-  for (const text::ByteSet* token : {&kDigit, &kDigitOrDot}) {
+  for (const text::ByteSet* token : {&text::kDigits, &kDigitOrDot}) {
     const std::size_t b = i = kBlank.span(line, i);
     i = token->span(line, i);
     if (i == b || (i < line.size() && !kBlank(line[i]))) return false;
