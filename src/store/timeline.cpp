@@ -8,6 +8,8 @@
 #include <map>
 #include <set>
 
+#include "culprit/store/clock.hpp"
+
 namespace culprit::store {
 namespace {
 
@@ -114,7 +116,7 @@ TimelineWriter::TimelineWriter(Database& db) : impl_(std::make_unique<Impl>(db))
   auto& m = *impl_;
   m.tx = std::make_unique<Transaction>(db);
   m.source = m.prep(
-      "INSERT INTO sources(name,host,format,bytes,lines,first_line,origin,host_from) VALUES(?,?,?,?,?,?,?,?)");
+      "INSERT INTO sources(name,host,format,bytes,lines,first_line,origin,host_from,clock) VALUES(?,?,?,?,?,?,?,?,?)");
   m.event = m.prep(
       "INSERT INTO events(source_id,line,line_end,ts,ts_raw,ts_kind,ts_value,host,pid,comm,rank,kind,"
       "severity,rule,message,fields) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
@@ -153,6 +155,7 @@ std::int64_t TimelineWriter::add_source(const core::SourceInfo& s) {
   m.source->bind(6, s.first_line);
   m.source->bind(7, s.origin);
   m.source->bind(8, s.host_from);
+  m.source->bind(9, kNoSourceClock);  // align_clocks writes the clock of a source that has one
   m.source->step();
   if (!s.host.empty()) m.hosts.insert(s.host);
   return m.db.last_insert_id();

@@ -37,6 +37,11 @@ struct BootTime {
 };
 std::optional<BootTime> parse_boot_time(std::string_view text, std::string_view tz);
 
+/// sources.clock of a source with no stamped event. The timeline writer inserts each source so,
+/// and align_clocks writes a source's row only where its values change, so a folder of small
+/// files without stamps (most of a batch) costs no UPDATE per source.
+inline constexpr std::string_view kNoSourceClock = "none";
+
 /// Runs the alignment passes (clock.cpp explains them) once per timeline (a second run would
 /// shift zoneless stamps again). Returns an error message or empty. Events that cannot be
 /// placed keep ts NULL and still count (ordered by source and line).

@@ -486,6 +486,27 @@ TEST_CASE("clock: a source's first and last times and its clock: the most common
   CHECK(r.rows[2]["last_ts"].is_null());
 }
 
+// A batch of small files is mostly sources without a stamped event: align_clocks writes a
+// source's row only where its first_ts, last_ts or clock change (issue 38), and a row that came
+// in with another clock (an older writer's '') is still set.
+TEST_CASE("clock: only the sources whose clock or times change are written", "[clock]") {
+  Timeline t("n1");
+  t.add("n1", TsKind::wall, utc(2026, 4, 9, 0, 0, 20), std::nullopt, "2026-04-09T00:00:20Z", "xid");
+  for (int i = 0; i < 50; ++i) t.new_source("n1", "free");  // no events
+  REQUIRE(t.db->exec("UPDATE sources SET clock = '' WHERE id = 3").empty());
+  REQUIRE(t.db->exec("CREATE TEMP TABLE written(id INTEGER);"
+                     "CREATE TEMP TRIGGER log_write AFTER UPDATE ON sources BEGIN"
+                     " INSERT INTO written VALUES(new.id); END;").empty());
+  REQUIRE(t.align().empty());
+  auto w = t.db->query("SELECT id FROM written ORDER BY id");
+  REQUIRE(w.rows.size() == 2);
+  CHECK(w.rows[0]["id"].as_int() == 1);  // its wall stamp
+  CHECK(w.rows[1]["id"].as_int() == 3);  // '' to none
+  auto r = t.db->query("SELECT count(*) AS n FROM sources WHERE clock = 'none' AND first_ts IS NULL AND last_ts IS NULL");
+  CHECK(r.rows.at(0)["n"].as_int() == 50);
+  CHECK(t.db->query("SELECT clock FROM sources WHERE id = 1").rows.at(0)["clock"].as_text() == "wall");
+}
+
 namespace {
 
 /// The SQL that placed year-less and time-only stamps before culprit_nearest() (issue 38): the
