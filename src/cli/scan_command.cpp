@@ -172,6 +172,8 @@ int run_scan(const std::vector<std::string>& args) {
     parts_guard.emplace(fmt::format("{}.part-{}-", o.db_path, ::getpid()), mine.size());
     tmp_guard.emplace(fmt::format("{}.tmp-{}", o.db_path, ::getpid()));
   }
+  // The rows' JSON reports: printed by --format json, stored by --db; nothing else reads them.
+  const bool with_json = o.format == "json" || !o.db_path.empty();
   auto worker = [&] {
     for (size_t i = next++; i < mine.size(); i = next++) {
       culprit::Options options;
@@ -200,7 +202,7 @@ int run_scan(const std::vector<std::string>& args) {
       // Redacted, the rows are made once every incident is in (below), so that one name is one
       // placeholder across the whole scan.
       if (o.redact) analyses[i] = std::move(analysis);
-      else rows[i] = make_row(mine[i], analysis);
+      else rows[i] = make_row(mine[i], analysis, with_json);
       bytes_done += bytes[i];
       ++done;
       if (show_progress || !said.empty()) {
@@ -222,7 +224,7 @@ int run_scan(const std::vector<std::string>& args) {
     for (const auto& a : analyses) redactor.collect(a.verdict);
     for (size_t i = 0; i < mine.size(); ++i) {
       analyses[i].verdict = redactor.apply(analyses[i].verdict);
-      rows[i] = make_row(mine[i], analyses[i]);
+      rows[i] = make_row(mine[i], analyses[i], with_json);
       analyses[i] = {};
     }
   }

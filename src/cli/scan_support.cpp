@@ -113,7 +113,7 @@ std::int64_t incident_bytes(const Incident& incident) {
   return total;
 }
 
-ScanRow make_row(const Incident& incident, const culprit::Analysis& analysis) {
+ScanRow make_row(const Incident& incident, const culprit::Analysis& analysis, bool json) {
   ScanRow row;
   const auto& v = analysis.verdict;
   row.incident = incident.name;
@@ -137,10 +137,12 @@ ScanRow make_row(const Incident& incident, const culprit::Analysis& analysis) {
       row.when = fmt::format("{:04}-{:02}-{:02} {:02}:{:02}:{:02}", utc.tm_year + 1900, utc.tm_mon + 1, utc.tm_mday,
                              utc.tm_hour, utc.tm_min, utc.tm_sec);
   }
-  std::string json = culprit::render(analysis, culprit::Format::json);
-  while (!json.empty() && json.back() == '\n') json.pop_back();
+  if (!json) return row;
+  std::string rendered = culprit::render(analysis, culprit::Format::json);
+  while (!rendered.empty() && rendered.back() == '\n') rendered.pop_back();
   // The incident path goes first, quoted by the contract's own JSON writer.
-  row.json = fmt::format("{{\"incident\":{},{}", report::json_quote(incident.name), json.size() > 1 ? json.substr(1) : std::string("}"));
+  row.json = fmt::format("{{\"incident\":{},{}", report::json_quote(incident.name),
+                         rendered.size() > 1 ? rendered.substr(1) : std::string("}"));
   return row;
 }
 

@@ -35,13 +35,16 @@ std::vector<Incident> find_incidents(const std::vector<std::string>& paths, bool
                                      core::Diagnostics& problems);
 
 struct ScanRow {
-  std::string incident, verdict, confidence, culprit, where, json;
+  std::string incident, verdict, confidence, culprit, where;
+  std::string json;  ///< `{"incident":…}` and the JSON report, one line; '' unless make_row was asked for it
   std::string when;  ///< the root failure's time, `2024-05-15 10:22:31` UTC, or '' when unplaced
   std::string role;  ///< the culprit's role (job | foreign | unknown …), '' when none is named
   bool readable = true;
 };
-/// The incident's row; unreadable when no source was read (`analysis.sources` 0).
-ScanRow make_row(const Incident& incident, const culprit::Analysis& analysis);
+/// The incident's row; unreadable when no source was read (`analysis.sources` 0). `json`: whether
+/// the row carries the incident's JSON report (`--format json`, `--db`); a table or Markdown
+/// does not print it, and rendering it was a tenth of a scan of many small files.
+ScanRow make_row(const Incident& incident, const culprit::Analysis& analysis, bool json);
 
 std::string format_table(const std::vector<ScanRow>& rows);
 std::string format_markdown(const std::vector<ScanRow>& rows);  ///< the table as Markdown
