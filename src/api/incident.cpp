@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "api/job_end.hpp"
 #include "culprit/api/snapshot_manifest.hpp"
@@ -40,42 +42,49 @@ std::string listed_name(const std::string& name) {
 /// formats in order of appearance and the one with the most lines as `format`; the clock id of
 /// its largest stamped segment (store/clock.cpp); the host's clock sentence as `clock_note`.
 void add_sources(store::Database& db, diagnose::Verdict& v) {
+  // The columns by place (kName…): a folder of small files is thousands of rows, and reading
+  // each cell by name and copying it was most of what this cost.
   auto rows = db.query(
       "SELECT s.name, s.host, s.format, s.lines, s.bytes, s.clock, s.host_from,"
       " coalesce(h.clock_method, '') AS clock_note FROM sources s LEFT JOIN hosts h ON h.name = s.host ORDER BY s.id");
+  enum Column : std::size_t { kName, kHost, kFormat, kLines, kBytes, kClock, kHostFrom, kClockNote, kColumns };
   struct Largest {
     std::int64_t format_lines = -1, clock_lines = -1;
   };
-  std::map<std::pair<std::string, std::string>, std::size_t> index;
+  std::unordered_map<std::string, std::size_t> index;  // listed name '\n' host -> v.sources
   std::vector<Largest> largest;
   const std::size_t first = v.sources.size();
-  std::set<std::string> file_names;  // (name, host) seen: a sample series counts its files
-  for (const auto& r : rows.rows) {
-    const std::string file = r["name"].as_text(), host = r["host"].as_text();
+  std::unordered_set<std::string> file_names;  // file '\n' host seen: a sample series counts its files
+  std::string key;
+  for (auto& r : rows.rows) {
+    if (r.values.size() != kColumns) continue;
+    const std::string& file = r.values[kName].s;
+    const std::string& host = r.values[kHost].s;
     const std::string name = listed_name(file);
-    auto [it, fresh] = index.emplace(std::make_pair(name, host), v.sources.size());
+    key.assign(name).append(1, '\n').append(host);
+    auto [it, fresh] = index.try_emplace(key, v.sources.size());
     if (fresh) {
       diagnose::SourceSummary s;
       s.name = name;
       s.host = host;
       s.clock = "none";
-      s.clock_note = r["clock_note"].as_text();
+      s.clock_note = std::move(r.values[kClockNote].s);
       v.sources.push_back(std::move(s));
       largest.emplace_back();
     }
     auto& s = v.sources[it->second];
     if (name != file && file_names.insert(file + '\n' + host).second && !fresh) ++s.files;
     auto& big = largest[it->second - first];
-    const std::int64_t lines = r["lines"].as_int().value_or(0);
+    const std::int64_t lines = r.values[kLines].as_int().value_or(0);
     s.lines += lines;
-    s.bytes += r["bytes"].as_int().value_or(0);
-    const std::string format = r["format"].as_text();
+    s.bytes += r.values[kBytes].as_int().value_or(0);
+    std::string& format = r.values[kFormat].s;
     if (std::find(s.formats.begin(), s.formats.end(), format) == s.formats.end()) s.formats.push_back(format);
-    if (lines > big.format_lines) s.format = format, big.format_lines = lines;
-    const std::string clock = r["clock"].as_text();
-    if (!clock.empty() && clock != "none" && lines > big.clock_lines) s.clock = clock, big.clock_lines = lines;
+    if (lines > big.format_lines) s.format = std::move(format), big.format_lines = lines;
+    std::string& clock = r.values[kClock].s;
+    if (!clock.empty() && clock != "none" && lines > big.clock_lines) s.clock = std::move(clock), big.clock_lines = lines;
     // Segments of one paste that got their hosts differently: `launcher line, prompt`.
-    const std::string from = r["host_from"].as_text();
+    const std::string& from = r.values[kHostFrom].s;
     if (!from.empty() && (", " + s.host_from + ", ").find(", " + from + ", ") == std::string::npos)
       s.host_from += (s.host_from.empty() ? "" : ", ") + from;
   }
