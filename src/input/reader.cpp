@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <set>
@@ -40,11 +41,34 @@ bool excluded(const std::string& name, const ReadOptions& options) {
 }
 
 /// Folder names that describe content, not a node; they never become host names.
-bool generic_folder(const std::string& name) {
-  static const std::set<std::string> kGeneric = {
-      "logs", "log", "var", "tmp", "output", "outputs", "data", "kernel", "dmesg", "journal",
-      "nvidia", "gpu", "workers", "worker", "ranks", "artifacts", "incident", "syslog", "inputs", "input", "."};
-  return kGeneric.count(name) > 0;
+/// Folder names that name no node (`logs/`, `var/`): sorted, for binary_search.
+constexpr std::string_view kGenericFolders[] = {
+    ".",      "artifacts", "data",  "dmesg",  "gpu",     "incident", "input",   "inputs", "journal", "kernel", "log",
+    "logs",   "nvidia",    "output", "outputs", "ranks", "syslog",   "tmp",     "var",    "worker",  "workers"};
+static_assert(std::is_sorted(std::begin(kGenericFolders), std::end(kGenericFolders)));
+
+bool generic_folder(std::string_view name) {
+  return std::binary_search(std::begin(kGenericFolders), std::end(kGenericFolders), name);
+}
+
+/// `path`'s parts as std::filesystem::path iterates them on POSIX, without building one (asked
+/// of every file a folder walk finds): `/` for a leading run of slashes, each name between
+/// slashes (a run counts as one), and an empty part for a trailing slash.
+template <class F>
+void for_each_path_part(std::string_view path, F&& part) {
+  std::size_t i = 0;
+  if (!path.empty() && path[0] == '/') {
+    part(std::string_view("/"));
+    while (i < path.size() && path[i] == '/') ++i;
+  }
+  while (i < path.size()) {
+    const std::size_t end = std::min(path.find('/', i), path.size());
+    part(path.substr(i, end - i));
+    if (end == path.size()) return;
+    i = end;
+    while (i < path.size() && path[i] == '/') ++i;
+    if (i == path.size()) part(std::string_view());  // a trailing slash
+  }
 }
 
 /// Read-only, without updating the access time where the kernel lets us (O_NOATIME needs
@@ -368,16 +392,16 @@ bool holds_node_folders(const std::vector<FolderWalk::File>& files) {
 }  // namespace
 
 std::string host_from_relative_path(const std::string& relative) {
-  fs::path p(relative);
-  std::vector<std::string> parts;
-  for (const auto& part : p) parts.push_back(part.string());
+  // The first `host=NAME` folder, else the first folder of no generic name; never the file's own.
+  std::vector<std::string_view> parts;
+  for_each_path_part(relative, [&parts](std::string_view part) { parts.push_back(part); });
   if (parts.size() < 2) return {};
   for (size_t i = 0; i + 1 < parts.size(); ++i) {
-    const auto& part = parts[i];
-    if (part.rfind("host=", 0) == 0 && part.size() > 5) return part.substr(5);
+    const auto part = parts[i];
+    if (part.rfind("host=", 0) == 0 && part.size() > 5) return std::string(part.substr(5));
   }
   for (size_t i = 0; i + 1 < parts.size(); ++i)
-    if (!generic_folder(parts[i])) return parts[i];
+    if (!generic_folder(parts[i])) return std::string(parts[i]);
   return {};
 }
 

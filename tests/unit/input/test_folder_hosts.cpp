@@ -7,6 +7,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <random>
+#include <set>
 
 #include "culprit/input/reader.hpp"
 
@@ -73,4 +75,45 @@ TEST_CASE("a file named alone, or a generic folder, takes no host from its path"
   CHECK(d.read({(d.path / "logs").string()}) == std::vector<std::string>{"train.log @ ()"});
   CHECK(d.read({(d.path / "logs/train.log").string()}).front().find(" @ ()") != std::string::npos);
   CHECK(d.read({(d.path / "logs/train.log").string()}, "n1").front().find(" @n1 (--host)") != std::string::npos);
+}
+
+namespace {
+
+/// host_from_relative_path as it was written with std::filesystem::path (issue 38 replaced the
+/// path and its parts' strings by views of the text): the oracle for the one below.
+std::string host_by_fs_path(const std::string& relative) {
+  static const std::set<std::string> kGeneric = {
+      "logs", "log", "var", "tmp", "output", "outputs", "data", "kernel", "dmesg", "journal",
+      "nvidia", "gpu", "workers", "worker", "ranks", "artifacts", "incident", "syslog", "inputs", "input", "."};
+  std::vector<std::string> parts;
+  for (const auto& part : fs::path(relative)) parts.push_back(part.string());
+  if (parts.size() < 2) return {};
+  for (size_t i = 0; i + 1 < parts.size(); ++i)
+    if (parts[i].rfind("host=", 0) == 0 && parts[i].size() > 5) return parts[i].substr(5);
+  for (size_t i = 0; i + 1 < parts.size(); ++i)
+    if (!kGeneric.count(parts[i])) return parts[i];
+  return {};
+}
+
+}  // namespace
+
+TEST_CASE("host_from_relative_path: parts as std::filesystem::path splits them", "[input][hosts]") {
+  using culprit::input::host_from_relative_path;
+  CHECK(host_from_relative_path("spark-b/sglang.log") == "spark-b");
+  CHECK(host_from_relative_path("logs/host=gpu-3/rank0/x.log") == "gpu-3");
+  CHECK(host_from_relative_path("./logs/gpu-27/vllm-worker/part-00402") == "gpu-27");
+  CHECK(host_from_relative_path("worker.log").empty());
+  CHECK(host_from_relative_path("logs/worker.log").empty());
+  // Odd names an archive may hold: slashes doubled, leading, trailing.
+  for (const char* odd : {"a//b", "/a/b", "//a/b", "a/b/", "a/", "/", "//", "", "logs//", "./x", "host=/y", "host=z//w/"})
+    CHECK(host_from_relative_path(odd) == host_by_fs_path(odd));
+  std::mt19937 rng(38);
+  const std::string alphabet[] = {"/", "/", "a", "logs", ".", "host=", "host=n1", "gpu", "b7", "//"};
+  for (int n = 0; n < 5000; ++n) {
+    std::string path;
+    const int k = static_cast<int>(rng() % 7);
+    for (int j = 0; j < k; ++j) path += alphabet[rng() % std::size(alphabet)];
+    INFO(path);
+    CHECK(host_from_relative_path(path) == host_by_fs_path(path));
+  }
 }
