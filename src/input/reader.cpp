@@ -282,7 +282,10 @@ class FolderWalk {
     for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
       std::error_code type_ec;  // where the listing tells no type, these stat: a type not told is not regular
       const bool regular = !it->is_symlink(type_ec) && !type_ec && it->is_regular_file(type_ec) && !type_ec;
-      names.emplace_back(it->path().filename().string(), regular);
+      // An entry's path is `dir` joined with its name, which holds no `/`: the name is its tail
+      // (path::filename() split the whole path into parts again, for each file).
+      const std::string& entry = it->path().native();
+      names.emplace_back(entry.substr(entry.rfind('/') + 1), regular);
     }
     if (ec) {
       ctx_.warn(code::kUnreadable, rel.empty() ? root_ : rel, fmt::format("cannot list the folder: {}", ec.message()));
@@ -291,7 +294,8 @@ class FolderWalk {
     std::sort(names.begin(), names.end());
     for (const auto& [name, regular] : names) {
       if (excluded(name, ctx_.options)) continue;
-      const std::string path = (fs::path(dir) / name).string();
+      // fs::path(dir) / name, joined as text: one separator, none after a `dir` ending in one.
+      const std::string path = dir.empty() ? name : dir + (dir.back() == '/' ? "" : "/") + name;
       const std::string child = rel.empty() ? name : rel + "/" + name;
       if (regular) {
         files_.push_back({path, child, S_IFREG});
