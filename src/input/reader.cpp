@@ -18,6 +18,7 @@
 #include <iterator>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string_view>
 #include <utility>
@@ -396,17 +397,18 @@ bool holds_node_folders(const std::vector<FolderWalk::File>& files) {
 }  // namespace
 
 std::string host_from_relative_path(const std::string& relative) {
-  // The first `host=NAME` folder, else the first folder of no generic name; never the file's own.
-  std::vector<std::string_view> parts;
-  for_each_path_part(relative, [&parts](std::string_view part) { parts.push_back(part); });
-  if (parts.size() < 2) return {};
-  for (size_t i = 0; i + 1 < parts.size(); ++i) {
-    const auto part = parts[i];
-    if (part.rfind("host=", 0) == 0 && part.size() > 5) return std::string(part.substr(5));
-  }
-  for (size_t i = 0; i + 1 < parts.size(); ++i)
-    if (!generic_folder(parts[i])) return std::string(parts[i]);
-  return {};
+  // The first `host=NAME` folder, else the first folder of no generic name; never the file's
+  // own name (the last part: a part is read once the next one shows it was a folder).
+  std::optional<std::string_view> folder, host, named;
+  for_each_path_part(relative, [&](std::string_view part) {
+    if (folder) {
+      if (!host && folder->rfind("host=", 0) == 0 && folder->size() > 5) host = folder->substr(5);
+      if (!named && !generic_folder(*folder)) named = folder;
+    }
+    folder = part;
+  });
+  if (host) return std::string(*host);
+  return named ? std::string(*named) : std::string();
 }
 
 std::string folder_host(const std::string& folder) {
