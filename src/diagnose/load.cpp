@@ -371,10 +371,13 @@ std::optional<HostOomRecord> load_host_oom(store::Database& db, std::int64_t eve
 
 std::vector<JobSetting> load_job_settings(store::Database& db, const std::string& host) {
   auto rows = db.query_bound(
+      // `place` is a bare column beside min(e.id): SQLite takes it from the row of that minimum,
+      // the setting's first line (min() of the text put `log:10` before `log:9`), and builds it
+      // only where the minimum moves, not for each of thousands of repeated lines.
       fmt::format("SELECT json_extract(e.fields, '$.setting') AS setting, json_extract(e.fields, '$.value') AS value,"
-                  " min(s.name || ':' || e.line) AS place FROM events e JOIN sources s ON s.id = e.source_id"
+                  " s.name || ':' || e.line AS place, min(e.id) AS first FROM events e JOIN sources s ON s.id = e.source_id"
                   " WHERE {} AND e.host = ?1 AND json_extract(e.fields, '$.setting') IS NOT NULL"
-                  " GROUP BY setting, value ORDER BY min(e.id) LIMIT 4",
+                  " GROUP BY setting, value ORDER BY first LIMIT 4",
                   core::fact::provides_sql(core::fact::kMemorySetting)),
       {host});
   std::vector<JobSetting> out;

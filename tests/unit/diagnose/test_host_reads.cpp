@@ -69,3 +69,17 @@ TEST_CASE("host reads: each host's settings and ranks, as the uncached reads giv
   CHECK_FALSE(reads.multi_rank("node-c"));  // one rank, twice
   CHECK_FALSE(reads.multi_rank("node-a"));
 }
+
+// A setting is placed at its first line, not at the smallest `file:line` as text (`log:10` sorts
+// before `log:9`): the advice named a line far down a long log for a setting its start printed.
+TEST_CASE("host reads: a setting's place is its first line", "[diagnose][settings]") {
+  std::string log;
+  for (int k = 1; k <= 12; ++k)
+    log += k < 9 ? "INFO 04-09 00:47:20 [metrics.py:1] Avg prompt throughput: 1.0 tokens/s\n"
+                 : "INFO 04-09 00:47:21 [worker.py:2] gpu_memory_utilization=0.90, free memory 2.43 GiB\n";
+  const auto db = timeline({{"a/serve.log", "node-a", log}});
+  const auto settings = diagnose::load_job_settings(*db, "node-a");
+  REQUIRE(settings.size() == 1);
+  CHECK(settings[0].value == "0.90");
+  CHECK(settings[0].place == "a/serve.log:9");
+}
