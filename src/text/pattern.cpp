@@ -6,6 +6,7 @@
 
 #include <re2/re2.h>
 
+#include <atomic>
 #include <mutex>
 
 #include "group_names.hpp"
@@ -21,6 +22,9 @@ re2::StringPiece piece(std::string_view s) { return re2::StringPiece(s.data(), s
 /// The RE2 and its group names, built once.
 struct Pattern::Compiled {
   std::once_flag once;
+  /// Set once `once` has built it: asked first, as std::call_once sets thread-local state and
+  /// calls into pthread_once each time (~450 instructions a match of a signal's pattern).
+  std::atomic<bool> built{false};
   std::unique_ptr<re2::RE2> re;
   std::string error;
   std::vector<std::string> names;  // by group index (1-based groups at [i-1]); empty if unnamed
@@ -67,7 +71,11 @@ Pattern::Pattern(Pattern&&) noexcept = default;
 Pattern& Pattern::operator=(Pattern&&) noexcept = default;
 
 const Pattern::Compiled& Pattern::compiled() const {
-  std::call_once(state_->once, [this] { state_->build(source_); });
+  if (!state_->built.load(std::memory_order_acquire))
+    std::call_once(state_->once, [this] {
+      state_->build(source_);
+      state_->built.store(true, std::memory_order_release);
+    });
   return *state_;
 }
 
