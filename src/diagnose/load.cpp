@@ -450,23 +450,28 @@ std::optional<double> job_first_ts(store::Database& db) {
 /// C+G): a display server outlives every job and is nobody's culprit.
 std::optional<RoleFacts::Holder::Outlived> outlived_job(store::Database& db, const std::string& host, std::int64_t pid) {
   constexpr double kSettle = 5;
-  auto r = db.query_bound(
-      "WITH seen AS (SELECT max(g.ts) AS ts, max(gp.mem_used) AS bytes FROM gpu_snapshots g"
-      "  JOIN gpu_processes gp ON gp.snapshot_id = g.id WHERE g.host = ?1 AND gp.pid = CAST(?2 AS INTEGER)"
-      "  AND g.ts IS NOT NULL AND instr(gp.type, 'C') > 0),"
-      " ended AS (SELECT e.ts, s.name AS source, e.line FROM events e JOIN sources s ON s.id = e.source_id, seen"
-      "  WHERE e.host = ?1 AND e.ts IS NOT NULL AND e.ts + " + std::to_string(kSettle) + " <= seen.ts"
-      "  AND s.format = 'app_log' AND (e.pid IS NULL OR e.pid <> CAST(?2 AS INTEGER))"
-      "  AND (e.kind IN ('engine_failure', 'signal_exit') OR json_extract(e.fields, '$.exitcode') IS NOT NULL"
-      "       OR json_extract(e.fields, '$.signal_name') IS NOT NULL)"
-      "  ORDER BY e.ts DESC LIMIT 1)"
-      " SELECT seen.ts AS seen_ts, seen.bytes AS bytes, ended.ts AS end_ts, ended.source, ended.line"
-      " FROM seen, ended",
+  // The snapshot first: without a dated one listing the holder there is nothing to outlive, and
+  // the ends are not looked for (one query of both read every event of the host's app logs, with
+  // its JSON, for each holder, snapshot or none).
+  auto seen = db.query_bound(
+      "SELECT max(g.ts) AS ts, max(gp.mem_used) AS bytes FROM gpu_snapshots g"
+      " JOIN gpu_processes gp ON gp.snapshot_id = g.id WHERE g.host = ?1 AND gp.pid = CAST(?2 AS INTEGER)"
+      " AND g.ts IS NOT NULL AND instr(gp.type, 'C') > 0",
       {host, std::to_string(pid)});
-  if (r.rows.empty()) return std::nullopt;
-  const auto& row = r.rows[0];
-  return RoleFacts::Holder::Outlived{row["seen_ts"].as_double().value_or(0), row["end_ts"].as_double().value_or(0),
-                                     row["bytes"].as_int(), row["source"].as_text(), row["line"].as_int().value_or(0)};
+  if (seen.rows.empty() || seen.rows[0]["ts"].is_null()) return std::nullopt;
+  const double seen_ts = seen.rows[0]["ts"].as_double().value_or(0);
+  auto ended = db.query_bound(
+      "SELECT e.ts, s.name AS source, e.line FROM events e JOIN sources s ON s.id = e.source_id"
+      " WHERE e.host = ?1 AND e.ts IS NOT NULL AND e.ts + " + std::to_string(kSettle) + " <= CAST(?3 AS REAL)"
+      " AND s.format = 'app_log' AND (e.pid IS NULL OR e.pid <> CAST(?2 AS INTEGER))"
+      " AND (e.kind IN ('engine_failure', 'signal_exit') OR json_extract(e.fields, '$.exitcode') IS NOT NULL"
+      "      OR json_extract(e.fields, '$.signal_name') IS NOT NULL)"
+      " ORDER BY e.ts DESC LIMIT 1",
+      {host, std::to_string(pid), fmt::format("{:.17g}", seen_ts)});  // 17 digits: the double itself
+  if (ended.rows.empty()) return std::nullopt;
+  const auto& row = ended.rows[0];
+  return RoleFacts::Holder::Outlived{seen_ts, row["ts"].as_double().value_or(0), seen.rows[0]["bytes"].as_int(),
+                                     row["source"].as_text(), row["line"].as_int().value_or(0)};
 }
 
 }  // namespace
