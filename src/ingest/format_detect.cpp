@@ -678,21 +678,28 @@ bool kernel_shape(std::string_view line, bool known_stamped) {
   // priority, peeled by the kernel parser).
   if (line.empty() || !(may_open_kernel_line(line[0]) || line[0] == ' ' || line[0] == '\t')) return false;
   if (is_kernel_line(line, known_stamped)) return true;
-  // A task row `[  1234]     0  1234 …` (kernel::is_task_row), here or behind a
-  // prefix: a `]` after a digit, then blanks and a digit.
+  // A task row `[  1234]     0  1234 …` (kernel::is_task_row), here or behind a prefix: a `[`,
+  // blanks, digits and `]`, then blanks and a digit. Not any `]` after a digit: a glog or
+  // TensorFlow line's `bfc_allocator.cc:674] 2 Chunks` is no task row.
+  // What follows the `]` first: a log line's `file.py:84] Finished` fails there.
   for (size_t p = line.find(']'); p != std::string_view::npos; p = line.find(']', p + 1)) {
     if (p == 0 || !is_digit(line[p - 1])) continue;
     size_t k = p + 1;
     while (k < line.size() && text::is_space(line[k])) ++k;
-    if (k > p + 1 && k < line.size() && is_digit(line[k])) return true;
+    if (k == p + 1 || k == line.size() || !is_digit(line[k])) continue;
+    size_t open = p - 1;
+    while (open > 0 && is_digit(line[open - 1])) --open;
+    while (open > 0 && text::is_space(line[open - 1])) --open;
+    if (open > 0 && line[open - 1] == '[') return true;
   }
   return false;
 }
 
-/// kernel_line at line i, asked only where the line may anchor (Scan::anchored): a line with no
-/// kernel anchor literal is kernel text only by its shape.
+/// kernel_line at line i, asked only where the line may hold one of the kernel row's anchors
+/// (Scan::anchored, kKernelAnchorBit): a line with none is kernel text only by its shape.
 bool kernel_at(const Scan& scan, size_t i) {
-  return scan.may_anchor(i) ? kernel_line(scan.lines[i]) : kernel_shape(scan.lines[i], scan.known_boot_stamped(i));
+  return scan.may_anchor(i, kKernelAnchorBit) ? kernel_line(scan.lines[i])
+                                              : kernel_shape(scan.lines[i], scan.known_boot_stamped(i));
 }
 }  // namespace
 
@@ -704,7 +711,7 @@ Detection kernel_run(Scan& scan, size_t i) {
   if (!kernel_at(scan, i)) return {};
   // A memory.stat record's key/value lines follow its opener, which holds the anchor
   // `Memory cgroup `: a line without an anchor opens none.
-  const auto opens_stats = [&scan](size_t k) { return scan.may_anchor(k) && opens_memcg_stats(scan.lines[k]); };
+  const auto opens_stats = [&scan](size_t k) { return scan.may_anchor(k, kKernelAnchorBit) && opens_memcg_stats(scan.lines[k]); };
   bool in_stats = opens_stats(i);
   size_t j = i + 1;
   while (j < e) {

@@ -4,6 +4,7 @@
 #include "ingest/format_table.hpp"
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -87,7 +88,8 @@ constexpr FormatSpec kTable[] = {
      .anchors = detect::kDockerPsAnchors, .samples = {"docker"}},
     {.id = format::kKernelLog, .scope = Scope::line, .score = 20, .detect = detect::kernel_run,
      .claims_line = detect::kernel_line, .parse = parse_kernel_log, .merges = true,
-     .anchors = detect::kKernelAnchors, .unanchored = detect::kernel_shape, .samples = {"kernel"}},
+     .anchors = detect::kKernelAnchors, .anchor_bit = kKernelAnchorBit, .unanchored = detect::kernel_shape,
+     .samples = {"kernel"}},
     {.id = format::kAppLog, .scope = Scope::fallback, .score = 0, .parse = parse_app_log, .merges = true,
      .samples = {"app_log", "torch_oom", "traceback"}},
 };
@@ -191,14 +193,36 @@ const std::vector<std::string>& short_anchor_literals() {
   return all;
 }
 
+unsigned char anchor_bits(std::string_view literal) {
+  // Each row's anchors read once (a pass's list asks this of each of its literals).
+  static const auto kBits = [] {
+    std::map<std::string, unsigned char, std::less<>> bits;
+    for (const FormatSpec& f : kTable)
+      for (std::string_view a : f.anchors) {
+        unsigned char& b = bits.try_emplace(text::hand_written_literal(a), kAnchoredBit).first->second;
+        b = static_cast<unsigned char>(b | f.anchor_bit);
+      }
+    return bits;
+  }();
+  const auto it = kBits.find(literal);
+  return it == kBits.end() ? kAnchoredBit : it->second;
+}
+
 void mark_short_anchors(std::string_view text, const std::vector<std::string_view>& lines,
-                        std::vector<unsigned char>& bits, unsigned char bit) {
-  for (const std::string& anchor : short_anchor_literals()) {
+                        std::vector<unsigned char>& bits) {
+  static const std::vector<unsigned char> kMarks = [] {  // each short anchor's anchor_bits
+    std::vector<unsigned char> marks;
+    for (const std::string& anchor : short_anchor_literals()) marks.push_back(anchor_bits(anchor));
+    return marks;
+  }();
+  for (std::size_t a = 0; a < kMarks.size(); ++a) {
+    const std::string& anchor = short_anchor_literals()[a];
+    const unsigned char marks = kMarks[a];
     LineOfEnd line_of(text, lines);  // the places come in order, and so do the lines
     const auto mark = [&](std::size_t at) {
       const std::size_t k = line_of(at + anchor.size());
       if (k == lines.size()) return false;
-      bits[k] |= bit;
+      bits[k] |= marks;
       return true;
     };
     const auto letter = [](char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'); };

@@ -28,6 +28,12 @@ inline constexpr unsigned char kAnchoredBit = 1;
 /// kernel parser, which each ask it of such a line, ask it once. A line without it is asked as
 /// before: the bit only ever saves the question.
 inline constexpr unsigned char kBootStampBit = 8;
+/// The bit of Scan::anchored that marks a line that may hold one of the kernel row's own
+/// anchors (its FormatSpec::anchor_bit): set beside kAnchoredBit by a pass that tells which
+/// literal it found, and with it wherever a pass cannot tell. A line holding only another row's
+/// anchor (a vLLM line's `total`) is then asked the kernel row's shape check, as a line holding
+/// none is, not its full reading (5k instructions a line on a log where a line in ten holds one).
+inline constexpr unsigned char kKernelAnchorBit = 32;
 /// Sets kBootStampBit in `bits[k]` for each line k of `lines` that opens with a boot stamp
 /// (`bits` holds one entry per line).
 void mark_boot_stamps(const std::vector<std::string_view>& lines, std::vector<unsigned char>& bits);
@@ -42,7 +48,9 @@ struct Scan {
   /// bits are other lists', line_hits.hpp). nullptr: not known, every line may hold one. A line
   /// without one is asked only the `unanchored` checks.
   const std::vector<unsigned char>* anchored = nullptr;
-  bool may_anchor(std::size_t i) const { return anchored == nullptr || ((*anchored)[i] & kAnchoredBit) != 0; }
+  bool may_anchor(std::size_t i) const { return may_anchor(i, kAnchoredBit); }
+  /// Whether line i may hold an anchor of the rows `bit` marks (a FormatSpec::anchor_bit).
+  bool may_anchor(std::size_t i, unsigned char bit) const { return anchored == nullptr || ((*anchored)[i] & bit) != 0; }
   /// Whether the pass found line i opening with a boot stamp (kBootStampBit); false: not known.
   bool known_boot_stamped(std::size_t i) const {
     return anchored != nullptr && ((*anchored)[i] & kBootStampBit) != 0;
@@ -152,6 +160,9 @@ struct FormatSpec {
   /// (the anchor-coverage test runs every detector over every sample to check it). Empty
   /// `anchors` and no `unanchored`: the detector runs at every line.
   std::span<const std::string_view> anchors{};
+  /// The bit of Scan::anchored that marks this row's own anchors (kKernelAnchorBit), where the
+  /// block pass marks them apart; kAnchoredBit (any row's anchor) where it does not.
+  unsigned char anchor_bit = kAnchoredBit;
   bool (*unanchored)(std::string_view line) = nullptr;
   /// The bytes a line may start with (its first after leading whitespace, text::trim_left)
   /// where `unanchored` passes: the sniffer asks that row's shape nothing at a line starting
@@ -183,7 +194,7 @@ std::span<const FormatSpec* const> formats_by_rank(Scope scope);
 /// anchor literal (Scan::anchored), `f` has no anchors declared, or its `unanchored` check says so.
 /// Inline: the sniffer asks it of every row at every line.
 inline bool may_anchor(const FormatSpec& f, const Scan& scan, std::size_t i) {
-  if (scan.may_anchor(i) || (f.anchors.empty() && f.unanchored == nullptr)) return true;
+  if (scan.may_anchor(i, f.anchor_bit) || (f.anchors.empty() && f.unanchored == nullptr)) return true;
   if (f.unanchored == nullptr) return false;
   if (!f.unanchored_pattern.empty() && !scan.holds_pattern(f.unanchored_pattern, i, f.unanchored_pattern_fits))
     return false;
@@ -240,9 +251,14 @@ class LineOfEnd {
   std::size_t k_ = 0;
 };
 
-/// Sets `bit` in `bits[k]` for each line k of `lines` (text::split_lines(text)) that holds a short
-/// anchor, case-folded as the block pass compares: one vector search of `text` for each.
+/// The Scan::anchored bits of an anchor literal (as anchor_literals() and short_anchor_literals()
+/// spell it): kAnchoredBit, and the anchor_bit of each row whose anchor it is.
+unsigned char anchor_bits(std::string_view literal);
+
+/// Sets the short anchor's anchor_bits in `bits[k]` for each line k of `lines`
+/// (text::split_lines(text)) that holds a short anchor, case-folded as the block pass compares:
+/// one vector search of `text` for each.
 void mark_short_anchors(std::string_view text, const std::vector<std::string_view>& lines,
-                        std::vector<unsigned char>& bits, unsigned char bit);
+                        std::vector<unsigned char>& bits);
 
 }  // namespace culprit::ingest

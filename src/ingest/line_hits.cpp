@@ -17,7 +17,7 @@ text::LiteralList line_hit_list(const std::vector<std::string>& app_log, const s
   std::vector<std::pair<std::string_view, std::uint32_t>> all;
   const auto& anchors = anchor_literals();
   all.reserve(anchors.size() + app_log.size() + kernel_log.size() + process.size());
-  for (const std::string& anchor : anchors) all.emplace_back(anchor, kAnchorHit);
+  for (const std::string& anchor : anchors) all.emplace_back(anchor, anchor_bits(anchor));  // kAnchorHit and its rows' own
   for (const std::string& literal : app_log) all.emplace_back(literal, kAppLogHit);
   for (const std::string& literal : kernel_log) all.emplace_back(literal, kKernelLogHit);
   for (const std::string& word : process) all.emplace_back(word, kProcessWordHit);
@@ -54,7 +54,9 @@ bool line_hits(std::string_view text, const std::vector<std::string_view>& lines
   if (!scanner.hit_line_ids(text, hits, rare)) {
     std::vector<std::size_t> ends;
     if (unknown_ids == 0 || !scanner.hit_lines(text, ends)) return false;
-    for (const std::size_t end : ends) hits.push_back({end, unknown_ids});
+    // A line whose hit may be an anchor may be any row's.
+    const std::uint8_t ids = (unknown_ids & kAnchorHit) != 0 ? unknown_ids | kKernelAnchorHit : unknown_ids;
+    for (const std::size_t end : ends) hits.push_back({end, ids});
   }
   out.assign(lines.size(), 0);
   LineOfEnd line_of(text, lines);  // hits come in order of their line
@@ -63,7 +65,7 @@ bool line_hits(std::string_view text, const std::vector<std::string_view>& lines
     if (k == lines.size()) break;
     out[k] |= static_cast<std::uint8_t>(hit.ids);
   }
-  mark_short_anchors(text, lines, out, kAnchorHit);  // every list of this pass holds the anchors
+  mark_short_anchors(text, lines, out);  // every list of this pass holds the anchors
   mark_boot_stamps(lines, out);
   return true;
 }

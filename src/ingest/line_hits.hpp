@@ -25,6 +25,7 @@ enum LineHitBit : std::uint8_t {
   kKernelLogHit = 4,  ///< a signal literal or a kernel-log marker (kernel_log_markers)
   kBootStampLine = kBootStampBit,  ///< no hit: the line opens with a boot stamp (format_table.hpp)
   kProcessWordHit = 16,  ///< a process word (process_words), case-folded: the line may name a process
+  kKernelAnchorHit = kKernelAnchorBit,  ///< an anchor of the kernel row's own (format_table.hpp)
 };
 
 /// The pass's list: every literal of the three lists once, its id the bits of the lists it is in

@@ -188,9 +188,9 @@ std::unique_ptr<std::vector<unsigned char>> anchored_lines(std::string_view text
   for (const size_t end : ends) {
     const size_t k = line_of(end);
     if (k == lines.size()) break;
-    (*out)[k] = kAnchoredBit;
+    (*out)[k] = kAnchoredBit | kKernelAnchorBit;  // the pass tells no literal: any row's
   }
-  mark_short_anchors(text, lines, *out, kAnchoredBit);
+  mark_short_anchors(text, lines, *out);
   mark_boot_stamps(lines, *out);
   return out;
 }

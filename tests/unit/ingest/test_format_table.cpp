@@ -13,6 +13,7 @@
 #include "culprit/ingest/parser.hpp"
 #include "culprit/ingest/sniff.hpp"
 #include "culprit/text/lines.hpp"
+#include "culprit/text/literal_set.hpp"
 #include "ingest/format_detect.hpp"
 #include "ingest/format_table.hpp"
 #include "unit/ingest/fixture_files.hpp"
@@ -307,6 +308,14 @@ TEST_CASE("format table: anchor shape checks turn routine log lines away", "[for
   // Look-alikes that pass: a prefixed task row (oom_kill.c's dump_task format), a PCI cell.
   CHECK(kernel_shape("Apr 01 14:13:32 host: [   1234]     0  1234    12345"));
   CHECK(kernel_shape("[   12.345678] Out of memory: Killed process 4242 (python3)"));
+  CHECK(kernel_shape("[ 1478.687080] [  1234]     0  1234   175081    31404"));  // behind a stamp
+  CHECK(kernel_shape("[\t42]\t0 42 7"));
+  // A `]` after a digit, then a number, is no task row unless a `[` and blanks open the pid:
+  // TensorFlow's and glog's `file.cc:674] 2 …`, an SGLang rank tag.
+  CHECK_FALSE(kernel_shape("2018-06-02 13:26:47.411476: I tensorflow/core/common_runtime/bfc_allocator.cc:674] 2 Chunks of size 277348352 totalling 529.00MiB"));
+  CHECK_FALSE(kernel_shape("I0409 00:47:22.144169   3306 service.cc:168] 3 devices"));
+  CHECK_FALSE(kernel_shape("[2026-04-09 00:47:22 TP7] 12 reqs"));
+  CHECK_FALSE(kernel_shape("[x 12] 3"));
   CHECK(smi_csv_shape("0, NVIDIA A100-SXM4-80GB, 00000000:07:00.0, 81920"));
   CHECK(smi_csv_shape("0, NVIDIA A100-SXM4-80GB, 00000000:07:00.0"));     // the last cell
   CHECK(smi_csv_shape("0, NVIDIA A100-SXM4-80GB, 00000000:07:00.0 , 1"));  // a blank before the `, `
@@ -434,11 +443,56 @@ TEST_CASE("format table: a short anchor is marked by its own pass, as the block 
   const auto lines = culprit::text::split_lines(text);
   REQUIRE(lines.size() == 6);
   std::vector<unsigned char> bits(lines.size(), 0);
-  mark_short_anchors(text, lines, bits, kAnchoredBit);
-  CHECK(bits == std::vector<unsigned char>{kAnchoredBit, kAnchoredBit, 0, 0, 0, kAnchoredBit});
+  mark_short_anchors(text, lines, bits);
+  // `[<` is the kernel row's own anchor: its bit goes with the generic one.
+  constexpr unsigned char kKernel = kAnchoredBit | kKernelAnchorBit;
+  CHECK(bits == std::vector<unsigned char>{kKernel, kKernel, 0, 0, 0, kKernel});
   // The marks add to what a line holds (the block pass's bits are kept).
   std::vector<unsigned char> kept(lines.size(), 8);
-  mark_short_anchors(text, lines, kept, kAnchoredBit);
-  CHECK(kept[0] == (8 | kAnchoredBit));
+  mark_short_anchors(text, lines, kept);
+  CHECK(kept[0] == (8 | kKernel));
   CHECK(kept[2] == 8);
+}
+
+TEST_CASE("format table: the kernel row's anchors are marked apart from other rows'", "[format_table]") {
+  using namespace culprit::ingest;
+  // Every kernel anchor carries the kernel row's bit; an anchor only another row has does not,
+  // so that a line holding it alone is asked the kernel row's shape check, as a line holding no
+  // anchor is.
+  for (std::string_view a : detect::kKernelAnchors) {
+    INFO(a);
+    CHECK(anchor_bits(culprit::text::hand_written_literal(a)) == (kAnchoredBit | kKernelAnchorBit));
+  }
+  std::size_t others = 0;
+  for (const FormatSpec& f : format_table()) {
+    if (f.anchor_bit == kKernelAnchorBit) continue;
+    CHECK(f.anchor_bit == kAnchoredBit);
+    for (std::string_view a : f.anchors) {
+      const std::string literal = culprit::text::hand_written_literal(a);
+      const bool kernel = std::any_of(std::begin(detect::kKernelAnchors), std::end(detect::kKernelAnchors),
+                                      [&](std::string_view k) { return culprit::text::hand_written_literal(k) == literal; });
+      INFO(f.id << ": " << a);
+      CHECK(anchor_bits(literal) == (kernel ? (kAnchoredBit | kKernelAnchorBit) : kAnchoredBit));
+      others += !kernel;
+    }
+  }
+  CHECK(others > 20);  // the other rows have anchors of their own (35 when written)
+  // The kernel row reads a line holding only another row's anchor as it reads a line holding
+  // none: by its shape (a task row's `7] 12` passes it; a vLLM line does not).
+  const std::vector<std::string_view> lines = {"INFO 04-09 00:47:22 [worker.py:84] total_gpu_memory 79.19GiB",
+                                               "[2026-04-09 00:47:22 TP7] 12 reqs, #token: 3413, free 2.1 GB",
+                                               "[  1234]     0  1234   175081    31404"};
+  for (std::size_t k = 0; k < lines.size(); ++k) {
+    INFO(lines[k]);
+    const auto run_with = [&](unsigned char bits) {
+      const std::vector<unsigned char> anchored(lines.size(), bits);
+      Scan scan{lines, k, k + 1};
+      scan.anchored = &anchored;
+      return detect::kernel_run(scan, k).found();
+    };
+    CHECK(run_with(kAnchoredBit) == run_with(0));
+    CHECK(run_with(0) == detect::kernel_shape(lines[k]));
+  }
+  CHECK_FALSE(detect::kernel_shape(lines[0]));
+  CHECK(detect::kernel_shape(lines[2]));
 }
