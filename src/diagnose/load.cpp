@@ -435,7 +435,7 @@ std::optional<double> job_first_ts(store::Database& db) {
       "SELECT min(e.ts) AS t0 FROM events e JOIN sources s ON s.id = e.source_id "
       "WHERE e.ts IS NOT NULL AND s.format = 'app_log'");
   if (!own.rows.empty() && !own.rows[0]["t0"].is_null()) return own.rows[0]["t0"].as_double();
-  auto any = db.query("SELECT min(ts) AS t0 FROM events WHERE ts IS NOT NULL AND kind <> 'log'");
+  auto any = db.query("SELECT min(ts) AS t0 FROM events WHERE ts IS NOT NULL AND " + store::not_in_sql("kind", {"log"}));
   if (any.rows.empty() || any.rows[0]["t0"].is_null()) return std::nullopt;
   return any.rows[0]["t0"].as_double();
 }
@@ -500,7 +500,8 @@ RoleFacts load_role_facts(store::Database& db, std::string& error) {
   // command event in each.
   auto sources = db.query(
       "WITH ev AS MATERIALIZED (SELECT source_id, message || ' ' || fields AS t,"
-      " row_number() OVER (PARTITION BY source_id ORDER BY id) AS rn FROM events WHERE kind <> 'log')"
+      " row_number() OVER (PARTITION BY source_id ORDER BY id) AS rn FROM events WHERE " +
+      store::not_in_sql("kind", {"log"}) + ")"
       " SELECT s.host, s.name, group_concat(ev.t, ' ') AS text FROM sources s"
       " LEFT JOIN ev ON ev.source_id = s.id AND ev.rn <= 50 WHERE s.format = 'app_log' GROUP BY s.id");
   for (const auto& row : sources.rows)
@@ -509,7 +510,8 @@ RoleFacts load_role_facts(store::Database& db, std::string& error) {
     f.containers.push_back({c["host"].as_text(), c["name"].as_text(), c["image"].as_text(), c["command"].as_text(),
                             c["status"].as_text(), c["up_seconds"].as_double(), c["id"].as_text()});
   // The job's age: from its first event to its last (a container up longer predates it).
-  auto span = db.query("SELECT min(ts) AS t0, max(ts) AS t1 FROM events WHERE ts IS NOT NULL AND kind <> 'log'");
+  auto span = db.query("SELECT min(ts) AS t0, max(ts) AS t1 FROM events WHERE ts IS NOT NULL AND " +
+                       store::not_in_sql("kind", {"log"}));
   if (!span.rows.empty() && !span.rows[0]["t0"].is_null())
     f.job_age = span.rows[0]["t1"].as_double().value_or(0) - span.rows[0]["t0"].as_double().value_or(0);
   f.job_t0 = job_first_ts(db);

@@ -214,7 +214,7 @@ std::vector<TimelineEvent> load_timeline(store::Database& db, const TimelineQuer
   if (!query.hosts.empty()) where.push_back("e.host IN (SELECT value FROM json_each(" + bind(json_array(query.hosts)) + "))");
   if (!query.kinds.empty()) where.push_back("e.kind IN (SELECT value FROM json_each(" + bind(json_array(query.kinds)) + "))");
   else if (!query.include_log)  // context, not failures; an allocator snapshot's sites are its section's detail
-    where.push_back("e.kind NOT IN ('log', 'command', 'allocator_site')");
+    where.push_back(store::not_in_sql("e.kind", {"log", "command", "allocator_site"}));
   if (query.from) where.push_back("e.ts >= CAST(" + bind(finite_number(query.from)) + " AS REAL)");
   if (query.to) where.push_back("e.ts <= CAST(" + bind(finite_number(query.to)) + " AS REAL)");
   std::string cond;

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <mutex>
@@ -331,6 +332,17 @@ std::string sql_literal(std::string_view s) {
     out += c;
   }
   return out + "'";
+}
+
+std::string not_in_sql(std::string_view column, std::vector<std::string_view> values) {
+  std::sort(values.begin(), values.end());
+  values.erase(std::unique(values.begin(), values.end()), values.end());
+  if (values.empty()) return "1";
+  const std::string c(column);
+  std::string out = "(" + c + " < " + sql_literal(values.front());
+  for (std::size_t k = 1; k < values.size(); ++k)
+    out += " OR (" + c + " > " + sql_literal(values[k - 1]) + " AND " + c + " < " + sql_literal(values[k]) + ")";
+  return out + " OR " + c + " > " + sql_literal(values.back()) + ")";
 }
 
 int Database::schema_version() {
