@@ -324,9 +324,11 @@ std::vector<MemorySeries> load_memory_series(store::Database& db) {
       " json_extract(e.fields, '$.usage_bytes') AS usage, json_extract(e.fields, '$.limit_bytes') AS lim,"
       " json_extract(e.fields, '$.limit_unlimited') AS unlimited"
       " FROM events e JOIN sources s ON s.id = e.source_id"
-      " WHERE e.rule = ?1 AND e.ts IS NOT NULL"
+      // Its parser writes them as `log` events: the kind is asked first, so that events_kind
+      // (kind, id, rule) finds them without reading every event's row.
+      " WHERE e.kind = ?2 AND e.rule = ?1 AND e.ts IS NOT NULL"
       " ORDER BY e.host, cgroup, e.ts, e.source_id, e.line",
-      {core::parser_rule::kCgroupMemory});
+      {core::parser_rule::kCgroupMemory, core::kind::kLog});
   const std::size_t first_cgroup = out.size();
   for (const auto& r : cgroup.rows) {
     const std::string name = r["host"].as_text(), path = r["cgroup"].as_text();

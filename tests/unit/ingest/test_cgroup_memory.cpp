@@ -39,7 +39,7 @@ TEST_CASE("cgroup memory: a v2 listing gives usage, limit, events, path and its 
   REQUIRE(evs.size() == 1);
   const auto& e = evs[0];
   CHECK(e.rule == "cgroup_memory");
-  CHECK(e.kind == "log");
+  CHECK(e.kind == "log");  // load_memory_series finds them by this kind (events_kind)
   CHECK(e.host == "gpu-7");
   CHECK(e.line == 1);
   CHECK(e.field_or("cgroup") == "/system.slice/slurmstepd.scope/job_4711");
