@@ -341,9 +341,11 @@ class Aligner {
   }
 
   std::string hosts() {
-    // One named host: unnamed sources (a docker inspect, a worker log) are its.
+    // One named host: unnamed sources (a docker inspect, a worker log) are its. The events' named
+    // hosts as `host > ''` (every text but '' sorts after it): a range of events_host_pid, where
+    // `<> ''` read every event, and a batch's logs name no host in most of them.
     auto named = db_.query(
-        "SELECT DISTINCT host FROM events WHERE host <> '' UNION SELECT DISTINCT host FROM sources WHERE host <> ''");
+        "SELECT DISTINCT host FROM events WHERE host > '' UNION SELECT DISTINCT host FROM sources WHERE host <> ''");
     if (!named.error.empty()) return named.error;
     if (named.rows.size() == 1) {
       const std::string h = sql_literal(named.rows[0]["host"].as_text());
@@ -360,7 +362,7 @@ class Aligner {
         return err;
     }
     if (auto err = db_.exec(
-            "INSERT OR IGNORE INTO hosts(name) SELECT DISTINCT host FROM events WHERE host <> '';"
+            "INSERT OR IGNORE INTO hosts(name) SELECT DISTINCT host FROM events WHERE host > '';"
             "INSERT OR IGNORE INTO hosts(name) SELECT DISTINCT host FROM sources WHERE host <> '';");
         !err.empty())
       return err;
