@@ -74,14 +74,17 @@ struct Scan {
   using PatternFits = bool (*)(std::string_view line, std::size_t at);
   bool holds_pattern(std::string_view pattern, std::size_t i, PatternFits fits = nullptr) const {
     // Inline: asked at every line without an anchor. A row's pattern is its table entry's own
-    // string, so its lines are found by the address among the few patterns asked (two rows ask
-    // theirs in turn at each line opening with `[`: a memo of the last one missed every time).
-    std::size_t at = 0;
-    while (at < pattern_lines.size() &&
-           (pattern_lines[at].pattern.data() != pattern.data() || pattern_lines[at].fits != fits))
-      ++at;
-    if (at == pattern_lines.size()) at = pattern_lines_for(pattern, fits);
-    return i >= begin && i < end && pattern_lines[at].holds[i - begin] != 0;
+    // string, so its lines are told by the address: the last asked, else among the few asked
+    // (two rows ask theirs in turn at each line opening with `[`; each went out to a call).
+    const auto is = [&](std::size_t at) {
+      return pattern_lines[at].pattern.data() == pattern.data() && pattern_lines[at].fits == fits;
+    };
+    if (last_pattern >= pattern_lines.size() || !is(last_pattern)) {
+      std::size_t at = 0;
+      while (at < pattern_lines.size() && !is(at)) ++at;
+      last_pattern = at < pattern_lines.size() ? at : pattern_lines_for(pattern, fits);
+    }
+    return i >= begin && i < end && pattern_lines[last_pattern].holds[i - begin] != 0;
   }
   struct PatternLines {
     std::string_view pattern;
@@ -92,6 +95,7 @@ struct Scan {
 
   /// The index in pattern_lines of `pattern`'s lines (where `fits`), found (one pass) the first time.
   std::size_t pattern_lines_for(std::string_view pattern, PatternFits fits = nullptr) const;
+  mutable std::size_t last_pattern = static_cast<std::size_t>(-1);  ///< the pattern asked last
 
   /// Memo of the JSON value run at line `at` (formats.md's JSON formats share its framing, and
   /// each detector asks for it at the same line).
