@@ -3,6 +3,7 @@
 // loops: a folder or file reached twice (symbolic links, bind mounts) is read once.
 #include "culprit/input/reader.hpp"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <sys/stat.h>
@@ -260,6 +261,37 @@ void read_path(const std::string& path, const std::string& display, const std::s
 /// folder of 40 000 small logs: a system call each, on a VM a few microseconds), so a second
 /// link is found among the files only where the tree holds a symbolic link to one; a second hard
 /// link, by read_path's stat of the opened file.
+/// fs::path(dir) / name, joined as text (`name` holds no `/`): one separator, none after a `dir`
+/// ending in one.
+std::string join_path(const std::string& dir, std::string_view name) {
+  std::string path = dir;
+  if (!path.empty() && path.back() != '/') path += '/';
+  return path.append(name);
+}
+
+/// The entries of folder `dir` but `.` and `..`, each with whether it is a regular file by its
+/// entry (the type readdir tells, else lstat's: a symbolic link is not one), in `names`; 0, or
+/// the errno of a listing that failed. readdir, not std::filesystem::directory_iterator, which
+/// builds and splits a path for each entry (4k instructions a file of a folder of small ones).
+int list_folder(const std::string& dir, std::vector<std::pair<std::string, bool>>& names) {
+  DIR* folder = ::opendir(dir.c_str());
+  if (folder == nullptr) return errno;
+  const std::unique_ptr<DIR, int (*)(DIR*)> close(folder, ::closedir);
+  for (;;) {
+    errno = 0;
+    const dirent* entry = ::readdir(folder);
+    if (entry == nullptr) return errno;
+    const std::string_view name = entry->d_name;
+    if (name == "." || name == "..") continue;
+    bool regular = entry->d_type == DT_REG;
+    if (entry->d_type == DT_UNKNOWN) {
+      struct stat st {};
+      regular = ::lstat(join_path(dir, name).c_str(), &st) == 0 && S_ISREG(st.st_mode);
+    }
+    names.emplace_back(name, regular);
+  }
+}
+
 class FolderWalk {
  public:
   FolderWalk(const std::string& root, ReadContext& ctx) : root_(root), ctx_(ctx) {}
@@ -278,25 +310,15 @@ class FolderWalk {
 
  private:
   void walk(const std::string& dir, const std::string& rel, int depth) {
-    std::error_code ec;
     std::vector<std::pair<std::string, bool>> names;  // (name, a regular file by its entry)
-    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-      std::error_code type_ec;  // where the listing tells no type, these stat: a type not told is not regular
-      const bool regular = !it->is_symlink(type_ec) && !type_ec && it->is_regular_file(type_ec) && !type_ec;
-      // An entry's path is `dir` joined with its name, which holds no `/`: the name is its tail
-      // (path::filename() split the whole path into parts again, for each file).
-      const std::string& entry = it->path().native();
-      names.emplace_back(entry.substr(entry.rfind('/') + 1), regular);
-    }
-    if (ec) {
-      ctx_.warn(code::kUnreadable, rel.empty() ? root_ : rel, fmt::format("cannot list the folder: {}", ec.message()));
+    if (const int err = list_folder(dir, names); err != 0) {
+      ctx_.warn(code::kUnreadable, rel.empty() ? root_ : rel, fmt::format("cannot list the folder: {}", errno_text(err)));
       return;
     }
     std::sort(names.begin(), names.end());
     for (const auto& [name, regular] : names) {
       if (excluded(name, ctx_.options)) continue;
-      // fs::path(dir) / name, joined as text: one separator, none after a `dir` ending in one.
-      const std::string path = dir.empty() ? name : dir + (dir.back() == '/' ? "" : "/") + name;
+      const std::string path = join_path(dir, name);
       const std::string child = rel.empty() ? name : rel + "/" + name;
       if (regular) {
         files_.push_back({path, child, S_IFREG});
