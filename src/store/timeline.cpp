@@ -147,15 +147,17 @@ std::int64_t TimelineWriter::add_source(const core::SourceInfo& s) {
   auto& m = *impl_;
   if (!m.source) return 0;
   m.source->reset();
-  m.source->bind(1, s.name);
-  m.source->bind(2, s.host);
-  m.source->bind(3, s.format);
+  // The texts without a copy (Statement::bind_static): `s` outlives the step, and each is bound
+  // again for the next source (a folder of small files is thousands of sources).
+  m.source->bind_static(1, s.name);
+  m.source->bind_static(2, s.host);
+  m.source->bind_static(3, s.format);
   m.source->bind(4, s.bytes);
   m.source->bind(5, s.lines);
   m.source->bind(6, s.first_line);
-  m.source->bind(7, s.origin);
-  m.source->bind(8, s.host_from);
-  m.source->bind(9, kNoSourceClock);  // align_clocks writes the clock of a source that has one
+  m.source->bind_static(7, s.origin);
+  m.source->bind_static(8, s.host_from);
+  m.source->bind_static(9, kNoSourceClock);  // align_clocks writes the clock of a source that has one
   m.source->step();
   if (!s.host.empty()) m.hosts.insert(s.host);
   return m.db.last_insert_id();
