@@ -120,6 +120,12 @@ struct Options {
   /// No readable input is Errc::no_input; false gives the (empty) Analysis instead, with
   /// `sources` 0 (`culprit scan` lists such an incident as unreadable).
   bool empty_is_error = true;
+  /// The report's parts beside the verdict: the list of sources (`sources`) and the report's
+  /// data (`data`: the cross-host timeline, memory and GPU series, OOM tables). false: the
+  /// verdict, its findings and what was skipped only, for a caller that prints no more
+  /// (`culprit scan`'s table, where the per-source summary of a folder of small files was a
+  /// tenth of the work).
+  bool report_details = true;
 };
 
 struct Analysis {

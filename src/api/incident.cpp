@@ -227,14 +227,17 @@ IncidentResult run_incident(const SourceReader& read, const rules::RuleSet& rule
   if (auto err = store::align_clocks(*db, clock_options); !err.empty())
     result.problems.push_back({core::DiagLevel::error, "clock", "", err});
   result.verdict = diagnose::diagnose(*db, rules, result.problems, options.rule_timeout_seconds);
-  add_sources(*db, result.verdict);
-  // Snapshot commands that did not answer come first: the list of sources may be cut.
-  result.verdict.sources.insert(result.verdict.sources.begin(), manifests.unanswered.begin(),
-                                manifests.unanswered.end());
-  diagnose::add_report_data(*db, result.verdict);
+  if (options.report_details) {
+    add_sources(*db, result.verdict);
+    // Snapshot commands that did not answer come first: the list of sources may be cut.
+    result.verdict.sources.insert(result.verdict.sources.begin(), manifests.unanswered.begin(),
+                                  manifests.unanswered.end());
+    diagnose::add_report_data(*db, result.verdict);
+  }
   for (const auto& p : result.problems)
     if (p.code.rfind("input-", 0) == 0) result.verdict.skipped.push_back(p.to_string());
-  save_findings(*db, result.verdict);
+  // Only a timeline kept in a file is queried again; an in-memory one is emptied for the next.
+  if (!options.db_path.empty()) save_findings(*db, result.verdict);
   store::Database::keep_as_spare(std::move(db));  // the next incident on this thread starts from it
   return result;
 }

@@ -183,6 +183,7 @@ int run_scan(const std::vector<std::string>& args) {
       options.tz = o.tz;
       options.empty_is_error = false;  // an unreadable incident is a row saying so
       options.input_folder_is_host = false;  // an incident folder is named after the incident, not a node
+      options.report_details = with_json;      // the table and Markdown print the verdict's headline only
       // Cores the other incidents leave free go to this one's big inputs.
       options.threads = std::max(1u, jobs / std::max<unsigned>(1u, static_cast<unsigned>(
                                                 std::min<std::size_t>(jobs, mine.size() - i))));

@@ -3,6 +3,7 @@
 // in-memory inputs, one Rules shared by concurrent analyses, and render's formats.
 #include <catch2/catch.hpp>
 
+#include <filesystem>
 #include <string>
 #include <thread>
 #include <vector>
@@ -149,4 +150,43 @@ TEST_CASE("api: render's formats and options") {
   CHECK(culprit::parse_format("htm") == culprit::Format::html);
   CHECK_FALSE(culprit::parse_format("yaml"));
   CHECK_FALSE(culprit::version().empty());
+}
+
+// Options::report_details false (`culprit scan`'s table): the verdict and its findings as the
+// whole analysis has them, without the sources list and the report's data, on every fixture
+// incident.
+TEST_CASE("api: the verdict without the report's details is the verdict with them") {
+  const std::filesystem::path fixtures = std::filesystem::path(CULPRIT_SOURCE_DIR) / "fixtures" / "incidents";
+  std::size_t compared = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(fixtures)) {
+    const auto inputs = entry.path() / "inputs";
+    if (!std::filesystem::is_directory(inputs)) continue;
+    INFO(entry.path().filename().string());
+    culprit::Options full, headline;
+    headline.report_details = false;
+    auto a = culprit::analyze({culprit::Input::file(inputs.string())}, full, rules());
+    auto b = culprit::analyze({culprit::Input::file(inputs.string())}, headline, rules());
+    REQUIRE(a);
+    REQUIRE(b);
+    CHECK(b->verdict.verdict == a->verdict.verdict);
+    CHECK(b->verdict.confidence == a->verdict.confidence);
+    CHECK(b->verdict.summary == a->verdict.summary);
+    CHECK(b->verdict.culprit.has_value() == a->verdict.culprit.has_value());
+    if (a->verdict.culprit && b->verdict.culprit) {
+      CHECK(b->verdict.culprit->pid == a->verdict.culprit->pid);
+      CHECK(b->verdict.culprit->name == a->verdict.culprit->name);
+      CHECK(b->verdict.culprit->role == a->verdict.culprit->role);
+      CHECK(b->verdict.culprit->host == a->verdict.culprit->host);
+    }
+    CHECK(b->verdict.root.has_value() == a->verdict.root.has_value());
+    if (a->verdict.root && b->verdict.root) CHECK(b->verdict.root->event_id == a->verdict.root->event_id);
+    CHECK(b->verdict.findings.size() == a->verdict.findings.size());
+    CHECK(b->verdict.skipped == a->verdict.skipped);
+    CHECK(b->sources == a->sources);
+    CHECK(b->verdict.sources.empty());
+    CHECK(b->verdict.data.timeline.empty());
+    CHECK(b->verdict.data.hosts.empty());
+    ++compared;
+  }
+  CHECK(compared >= 10);
 }
