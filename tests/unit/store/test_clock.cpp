@@ -431,7 +431,9 @@ TEST_CASE("clock: stamps dated from their own source's lines keep that year", "[
                     "E515 10:32:14", "nccl_timeout", f.fields);
   t.new_source("node-a", "kernel_log");
   auto sys = t.add("node-a", TsKind::wall_no_year, std::nullopt, no_year(5, 15, 10, 32, 20), "May 15 10:32:20");
-  REQUIRE(t.align({.now = utc(2026, 12, 5, 0, 0, 0)}).empty());
+  store::ClockOptions o;
+  o.now = utc(2026, 12, 5, 0, 0, 0);
+  REQUIRE(t.align(o).empty());
   CHECK(*t.ts(glog) == Approx(utc(2024, 5, 15, 10, 32, 14)));
   CHECK(*t.ts(sys) == Approx(utc(2024, 5, 15, 10, 32, 20)));
   CHECK(has(t.method("node-a"), "years from the source's own dated lines"));
