@@ -42,8 +42,8 @@ bool excluded(const std::string& name, const ReadOptions& options) {
   return false;
 }
 
-/// Folder names that describe content, not a node; they never become host names.
-/// Folder names that name no node (`logs/`, `var/`): sorted, for binary_search.
+/// Folder names that describe content, not a node (`logs/`, `var/`); they never become host
+/// names. Sorted, for binary_search.
 constexpr std::string_view kGenericFolders[] = {
     ".",      "artifacts", "data",  "dmesg",  "gpu",     "incident", "input",   "inputs", "journal", "kernel", "log",
     "logs",   "nvidia",    "output", "outputs", "ranks", "syslog",   "tmp",     "var",    "worker",  "workers"};
@@ -256,11 +256,6 @@ void read_path(const std::string& path, const std::string& display, const std::s
   ::close(fd);
 }
 
-/// Lists a folder tree: every regular file once, in path order, without following a link back
-/// into a folder already listed. A file is told by its entry's type, not a stat() of its own (a
-/// folder of 40 000 small logs: a system call each, on a VM a few microseconds), so a second
-/// link is found among the files only where the tree holds a symbolic link to one; a second hard
-/// link, by read_path's stat of the opened file.
 /// fs::path(dir) / name, joined as text (`name` holds no `/`): one separator, none after a `dir`
 /// ending in one.
 std::string join_path(const std::string& dir, std::string_view name) {
@@ -292,6 +287,11 @@ int list_folder(const std::string& dir, std::vector<std::pair<std::string, bool>
   }
 }
 
+/// Lists a folder tree: every regular file once, in path order, without following a link back
+/// into a folder already listed. A file is told by its entry's type, not a stat() of its own (a
+/// folder of 40 000 small logs: a system call each, on a VM a few microseconds), so a second
+/// link is found among the files only where the tree holds a symbolic link to one; a second hard
+/// link, by read_path's stat of the opened file.
 class FolderWalk {
  public:
   FolderWalk(const std::string& root, ReadContext& ctx) : root_(root), ctx_(ctx) {}
