@@ -257,7 +257,6 @@ bool may_hold_bus_id_cell(std::string_view line) {
   return found;
 }
 
-
 /// A header-less CSV row that can only be nvidia-smi's: `, `-separated cells, one of them a
 /// `<n> MiB` memory value, a bracketed `[N/A]` / `[Not Supported]`, or a PCI bus id.
 bool is_smi_csv_row(std::string_view line) {
@@ -678,20 +677,11 @@ bool kernel_shape(std::string_view line, bool known_stamped) {
   // priority, peeled by the kernel parser).
   if (line.empty() || !(may_open_kernel_line(line[0]) || line[0] == ' ' || line[0] == '\t')) return false;
   if (is_kernel_line(line, known_stamped)) return true;
-  // A task row `[  1234]     0  1234 …` (kernel::is_task_row), here or behind a prefix: a `[`,
-  // blanks, digits and `]`, then blanks and a digit. Not any `]` after a digit: a glog or
-  // TensorFlow line's `bfc_allocator.cc:674] 2 Chunks` is no task row.
-  // What follows the `]` first: a log line's `file.py:84] Finished` fails there.
-  for (size_t p = line.find(']'); p != std::string_view::npos; p = line.find(']', p + 1)) {
-    if (p == 0 || !is_digit(line[p - 1])) continue;
-    size_t k = p + 1;
-    while (k < line.size() && text::is_space(line[k])) ++k;
-    if (k == p + 1 || k == line.size() || !is_digit(line[k])) continue;
-    size_t open = p - 1;
-    while (open > 0 && is_digit(line[open - 1])) --open;
-    while (open > 0 && text::is_space(line[open - 1])) --open;
-    if (open > 0 && line[open - 1] == '[') return true;
-  }
+  // A task row `[  1234]     0  1234 …`, here or behind a prefix the kernel parser peels: read
+  // by kernel::is_task_row itself at each `[` (a glog or TensorFlow line's `cc:674] 2 Chunks`
+  // is none; a vLLM line's `[file.py:84]` fails at its first byte).
+  for (size_t p = line.find('['); p != std::string_view::npos; p = line.find('[', p + 1))
+    if (kernel::is_task_row(line.substr(p))) return true;
   return false;
 }
 
