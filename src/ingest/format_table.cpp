@@ -210,14 +210,8 @@ unsigned char anchor_bits(std::string_view literal) {
 
 void mark_short_anchors(std::string_view text, const std::vector<std::string_view>& lines,
                         std::vector<unsigned char>& bits) {
-  static const std::vector<unsigned char> kMarks = [] {  // each short anchor's anchor_bits
-    std::vector<unsigned char> marks;
-    for (const std::string& anchor : short_anchor_literals()) marks.push_back(anchor_bits(anchor));
-    return marks;
-  }();
-  for (std::size_t a = 0; a < kMarks.size(); ++a) {
-    const std::string& anchor = short_anchor_literals()[a];
-    const unsigned char marks = kMarks[a];
+  for (const std::string& anchor : short_anchor_literals()) {
+    const unsigned char marks = anchor_bits(anchor);
     LineOfEnd line_of(text, lines);  // the places come in order, and so do the lines
     const auto mark = [&](std::size_t at) {
       const std::size_t k = line_of(at + anchor.size());
