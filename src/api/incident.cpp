@@ -67,7 +67,6 @@ void add_sources(store::Database& db, diagnose::Verdict& v) {
       diagnose::SourceSummary s;
       s.name = name;
       s.host = host;
-      s.clock = "none";
       s.clock_note = std::move(r.values[kClockNote].s);
       v.sources.push_back(std::move(s));
       largest.emplace_back();
@@ -82,7 +81,7 @@ void add_sources(store::Database& db, diagnose::Verdict& v) {
     if (std::find(s.formats.begin(), s.formats.end(), format) == s.formats.end()) s.formats.push_back(format);
     if (lines > big.format_lines) s.format = std::move(format), big.format_lines = lines;
     std::string& clock = r.values[kClock].s;
-    if (!clock.empty() && clock != "none" && lines > big.clock_lines) s.clock = std::move(clock), big.clock_lines = lines;
+    if (!clock.empty() && clock != store::kNoSourceClock && lines > big.clock_lines) s.clock = std::move(clock), big.clock_lines = lines;
     // Segments of one paste that got their hosts differently: `launcher line, prompt`.
     const std::string& from = r.values[kHostFrom].s;
     if (!from.empty() && (", " + s.host_from + ", ").find(", " + from + ", ") == std::string::npos)
