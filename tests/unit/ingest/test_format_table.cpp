@@ -477,22 +477,23 @@ TEST_CASE("format table: the kernel row's anchors are marked apart from other ro
     }
   }
   CHECK(others > 20);  // the other rows have anchors of their own (35 when written)
-  // The kernel row reads a line holding only another row's anchor as it reads a line holding
-  // none: by its shape (a task row's `7] 12` passes it; a vLLM line does not).
-  const std::vector<std::string_view> lines = {"INFO 04-09 00:47:22 [worker.py:84] total_gpu_memory 79.19GiB",
-                                               "[2026-04-09 00:47:22 TP7] 12 reqs, #token: 3413, free 2.1 GB",
+  // The kernel row goes by its own bit: a line the pass marked for another row's anchor only is
+  // read by the kernel shape, as a line holding no anchor is. An unstamped kill line (kernel
+  // content by its anchors, no stamp or task row for the shape) shows which was asked.
+  const std::vector<std::string_view> lines = {"Out of memory: Killed process 4242 (python3) total-vm:812345kB",
                                                "[  1234]     0  1234   175081    31404"};
-  for (std::size_t k = 0; k < lines.size(); ++k) {
-    INFO(lines[k]);
-    const auto run_with = [&](unsigned char bits) {
-      const std::vector<unsigned char> anchored(lines.size(), bits);
-      Scan scan{lines, k, k + 1};
-      scan.anchored = &anchored;
-      return detect::kernel_run(scan, k).found();
-    };
-    CHECK(run_with(kAnchoredBit) == run_with(0));
-    CHECK(run_with(0) == detect::kernel_shape(lines[k]));
-  }
-  CHECK_FALSE(detect::kernel_shape(lines[0]));
-  CHECK(detect::kernel_shape(lines[2]));
+  const auto found = [&](std::size_t k, unsigned char bits) {
+    const std::vector<unsigned char> anchored(lines.size(), bits);
+    Scan scan{lines, k, k + 1};
+    scan.anchored = &anchored;
+    return detect::kernel_run(scan, k).found();
+  };
+  REQUIRE(detect::kernel_line(lines[0]));
+  REQUIRE_FALSE(detect::kernel_shape(lines[0]));
+  CHECK(found(0, kAnchoredBit | kKernelAnchorBit));
+  CHECK_FALSE(found(0, kAnchoredBit));
+  CHECK_FALSE(found(0, 0));
+  // A task row is kernel text by its shape, whichever bits its line has.
+  for (const int bits : {0, int{kAnchoredBit}, kAnchoredBit | kKernelAnchorBit})
+    CHECK(found(1, static_cast<unsigned char>(bits)));
 }
