@@ -46,6 +46,10 @@ bool is_indented_key(Sv line) {
   return k && k->indent > 0;
 }
 
+/// The keys whose indented line anchors a block (amd_smi_block): a GPU's `MEM_USAGE:` section
+/// or its `PROCESS_INFO:` list.
+bool is_anchor_key(Sv key) { return key == "MEM_USAGE" || key == "PROCESS_INFO"; }
+
 }  // namespace
 
 bool may_anchor_block(Sv line) {
@@ -56,8 +60,8 @@ bool may_anchor_block(Sv line) {
   if (first == "GPU" || first == "TIMESTAMP") return true;
   std::size_t indent = 0;
   while (indent < line.size() && line[indent] == ' ') ++indent;
-  const Sv key = line.substr(indent);
-  return indent > 0 && (key.starts_with("MEM_USAGE:") || key.starts_with("PROCESS_INFO:"));
+  const std::size_t colon = line.find(':', indent);
+  return indent > 0 && colon != Sv::npos && is_anchor_key(line.substr(indent, colon - indent));
 }
 
 std::optional<KeyLine> parse_key_line(Sv line) {
@@ -104,7 +108,7 @@ Detection amd_smi_block(Scan& scan, std::size_t i) {
   const auto& lines = scan.lines;
   const std::size_t b = scan.begin, e = scan.end;
   const auto anchor = amd_smi::parse_key_line(lines[i]);
-  if (!anchor || anchor->indent == 0 || (anchor->key != "MEM_USAGE" && anchor->key != "PROCESS_INFO")) return {};
+  if (!anchor || anchor->indent == 0 || !amd_smi::is_anchor_key(anchor->key)) return {};
   // Up through indented keys to the `GPU: n` line that heads them.
   std::size_t start = i;
   while (start > b && i - start < amd_smi::kMaxUp && amd_smi::is_indented_key(lines[start - 1])) --start;
