@@ -153,7 +153,7 @@ void SourcePieces::split() {
   text.clear();
   Source piece = src_;  // the input's names and this piece's first line, without text
   piece.more = true;
-  text = text_with_room(piece_bytes_ + (piece_bytes_ >> 2));
+  text = text_with_room(piece_room());
   text.append(taken, end);
   taken.resize(end);
   piece.text = std::move(taken);
@@ -167,7 +167,7 @@ void SourcePieces::split() {
 void SourcePieces::reserve(std::int64_t size) {
   if (size <= 0 || !src_.text.empty()) return;
   if (piece_bytes_ != 0)
-    size = std::min<std::int64_t>(size, static_cast<std::int64_t>(piece_bytes_ + (piece_bytes_ >> 2)));
+    size = std::min<std::int64_t>(size, static_cast<std::int64_t>(piece_room()));
   src_.text = text_with_room(static_cast<std::size_t>(size));
 }
 
