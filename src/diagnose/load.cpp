@@ -371,14 +371,18 @@ std::optional<HostOomRecord> load_host_oom(store::Database& db, std::int64_t eve
 
 std::vector<JobSetting> load_job_settings(store::Database& db, const std::string& host) {
   auto rows = db.query_bound(
-      // `place` is a bare column beside min(e.id): SQLite takes it from the row of that minimum,
-      // the setting's first line (min() of the text put `log:10` before `log:9`), and builds it
-      // only where the minimum moves, not for each of thousands of repeated lines.
-      fmt::format("SELECT json_extract(e.fields, '$.setting') AS setting, json_extract(e.fields, '$.value') AS value,"
-                  " s.name || ':' || e.line AS place, min(e.id) AS first FROM events e JOIN sources s ON s.id = e.source_id"
-                  " WHERE {} AND e.host = ?1 AND json_extract(e.fields, '$.setting') IS NOT NULL"
-                  " GROUP BY setting, value ORDER BY first LIMIT 4",
-                  core::fact::provides_sql(core::fact::kMemorySetting)),
+      // The JSON is read once per distinct `fields` text, not once per event: a serving engine
+      // may echo its setting in a status line every few seconds, 10^4 events alike. `instr` on
+      // the text is what the JSON condition implies (the fact's name needs no escape), so it
+      // drops no row the condition keeps. `place` is the setting's first line (its least id).
+      fmt::format("WITH alike AS (SELECT fields, min(id) AS first FROM events WHERE host = ?1"
+                  " AND instr(fields, ' {0} ') > 0 GROUP BY fields),"
+                  " settings AS (SELECT json_extract(a.fields, '$.setting') AS setting,"
+                  " json_extract(a.fields, '$.value') AS value, min(a.first) AS first FROM alike a"
+                  " WHERE {1} AND json_extract(a.fields, '$.setting') IS NOT NULL GROUP BY setting, value)"
+                  " SELECT t.setting, t.value, s.name || ':' || e.line AS place, t.first FROM settings t"
+                  " JOIN events e ON e.id = t.first JOIN sources s ON s.id = e.source_id ORDER BY t.first LIMIT 4",
+                  core::fact::kMemorySetting, core::fact::provides_sql(core::fact::kMemorySetting, "a")),
       {host});
   std::vector<JobSetting> out;
   for (const auto& r : rows.rows) out.push_back({r["setting"].as_text(), r["value"].as_text(), r["place"].as_text()});
