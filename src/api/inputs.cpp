@@ -41,7 +41,10 @@ SourceReader reader_for(const std::vector<Input>& inputs, const Options& options
     read_options.max_line_bytes = static_cast<std::size_t>(options.max_line_bytes);
     read_options.piece_bytes = options.piece_bytes;
     read_options.piece_end = [](std::string_view text, bool head, bool must) {
-      return head && !ingest::reads_in_pieces(text) ? input::kWholeInput : ingest::quiet_piece_end(text, must);
+      if (head && !ingest::reads_in_pieces(text)) return input::kWholeInput;
+      bool crowded = false;
+      const std::size_t end = ingest::quiet_piece_end(text, must, &crowded);
+      return end == 0 && crowded ? input::kEndWhenMust : end;
     };
     for (std::size_t i = 0; i < inputs.size();) {
       read_options.default_host = host_of(inputs[i], options);

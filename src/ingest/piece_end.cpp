@@ -31,6 +31,9 @@ constexpr std::size_t kSearchBytes = std::size_t{256} << 10;
 constexpr std::size_t kMustSearchBytes = std::size_t{1} << 20;
 /// The end of the search read first (quiet_piece_end): some hundreds of lines.
 constexpr std::size_t kFirstSearchBytes = std::size_t{64} << 10;
+/// A search whose longest quiet run is shorter than this finds the text crowded
+/// (quiet_piece_end's `crowded`).
+constexpr std::size_t kCrowdedRunLines = kQuietLines / 4;
 
 /// Every literal that may open or carry a block: the format table's anchors and each line
 /// parser's markers, their ids the LineHitBit bits of the lists they are in (never the rules'
@@ -70,8 +73,9 @@ std::size_t line_start_from(std::string_view text, std::size_t at) {
 }
 
 /// quiet_piece_end's answer from the lines of text[from, end), hits of `bits` breaking a quiet
-/// stretch; 0 where none there will do.
-std::size_t quiet_end_after(std::string_view text, std::size_t from, std::uint8_t bits, bool must) {
+/// stretch; 0 where none there will do. `longest_run`: the most quiet lines in a row there.
+std::size_t quiet_end_after(std::string_view text, std::size_t from, std::uint8_t bits, bool must,
+                            std::size_t& longest_run) {
   const std::string_view region = text.substr(from);
   std::vector<std::string_view> lines = text::split_lines(region);
   // The last line may be cut off at the text's end: only whole lines count.
@@ -91,6 +95,7 @@ std::size_t quiet_end_after(std::string_view text, std::size_t from, std::uint8_
     row[k] = (bits & kKernelLogHit) != 0 && kernel::looks_like_task_row(lines[k]);
     hit[k] = (line_bits[k] & bits) != 0 || row[k];
     before[k + 1] = hit[k] ? 0 : before[k] + 1;
+    longest_run = std::max(longest_run, before[k + 1]);
   }
   for (std::size_t k = n; k-- > 0;) after[k] = hit[k] ? 0 : after[k + 1] + 1;
   // The latest line start inside a long enough quiet stretch; with `must`, else the one deepest
@@ -123,7 +128,8 @@ bool reads_in_pieces(std::string_view head) {
   return true;
 }
 
-std::size_t quiet_piece_end(std::string_view text, bool must) {
+std::size_t quiet_piece_end(std::string_view text, bool must, bool* crowded) {
+  if (crowded != nullptr) *crowded = false;
   const std::size_t search = must ? kMustSearchBytes : kSearchBytes;
   const std::size_t from = line_start_from(text, text.size() > search ? text.size() - search : 0);
   if (from == std::string_view::npos) return 0;  // one line: no line start to end at
@@ -132,12 +138,16 @@ std::size_t quiet_piece_end(std::string_view text, bool must) {
   // and kQuietLinesAfter after: where the search's last kFirstSearchBytes hold one, it is the
   // one the whole search finds (a later one would need its quiet lines to reach back past
   // this one, which has them already), so most piece ends read only that much.
+  std::size_t longest_run = 0;
   if (!must && text.size() - from > kFirstSearchBytes) {
     const std::size_t near = line_start_from(text, text.size() - kFirstSearchBytes);
     if (near != std::string_view::npos)
-      if (const std::size_t end = quiet_end_after(text, near, bits, must); end != 0) return end;
+      if (const std::size_t end = quiet_end_after(text, near, bits, must, longest_run); end != 0) return end;
   }
-  return quiet_end_after(text, from, bits, must);
+  longest_run = 0;
+  const std::size_t end = quiet_end_after(text, from, bits, must, longest_run);
+  if (crowded != nullptr) *crowded = end == 0 && longest_run < kCrowdedRunLines;
+  return end;
 }
 
 }  // namespace culprit::ingest

@@ -143,6 +143,10 @@ void SourcePieces::split() {
   if (end == 0 && !ctx_.options.piece_end) end = last_line_start(settled);
   if (end == 0 && text.size() >= kMaxPieceFactor * piece_bytes_)
     end = last_line_start(settled.substr(0, kMaxPieceFactor * piece_bytes_));
+  if (end == kEndWhenMust) {  // read on to where the piece must end (or a little, past it)
+    next_try_ = std::max(2 * piece_bytes_, text.size() + std::max<std::size_t>(piece_bytes_ / 8, 1));
+    return;
+  }
   // A piece never takes all there is, so the last one (finish()) is never empty.
   if (end == 0 || end >= text.size()) {  // read on (a little: piece_end looks again at the newest bytes)
     next_try_ = text.size() + std::max<std::size_t>(piece_bytes_ / 8, 1);

@@ -94,7 +94,10 @@ IngestStats ingest(const IngestInput& input, const text::SignalSet& signals, cor
 /// than that without such a literal. 0 where there is no such line; with `must` (the piece has
 /// grown long), then the line start deepest inside the longest quiet stretch, else the last
 /// line start that is not inside a kernel OOM report's task table, else 0 (the table goes on).
-std::size_t quiet_piece_end(std::string_view text, bool must = false);
+/// `crowded`, where given, says whether a 0 came from a text whose search held no quiet run of a
+/// quarter of that many lines (a log with a memory line in ten): no end is near, and a search
+/// before the piece must end would most likely find none either.
+std::size_t quiet_piece_end(std::string_view text, bool must = false, bool* crowded = nullptr);
 /// True when an input that starts with `head` may be read in pieces: it sniffs as a line log
 /// (application log, kernel log, journal JSON) and is not a terminal paste (a prompt's host
 /// holds for everything after it). A table, a document or a paste is read whole.

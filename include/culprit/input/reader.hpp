@@ -86,6 +86,9 @@ inline constexpr std::int64_t kMinPieceBytes = std::int64_t{128} << 10;
 
 /// What ReadOptions::piece_end says of an input that is not to be split.
 inline constexpr std::size_t kWholeInput = static_cast<std::size_t>(-1);
+/// What ReadOptions::piece_end says where no end is here and none is likely before the piece
+/// must end (the text is crowded with what opens blocks): the reader asks again only then.
+inline constexpr std::size_t kEndWhenMust = static_cast<std::size_t>(-2);
 
 struct ReadOptions {
   std::string default_host;                 ///< --host: for inputs that name none
@@ -110,8 +113,8 @@ struct ReadOptions {
   std::int64_t piece_bytes = 0;
   /// Where a piece may end in `text` (the settled bytes read since the last piece ended, at
   /// least piece_bytes; `head`: they start the input): a line start in (0, text.size()), 0 for
-  /// "not here, read on", or kWholeInput for "never split this input" (a document or a table
-  /// read as a whole). `must` says the piece has grown to twice piece_bytes; it still reads on
+  /// "not here, read on", kEndWhenMust for "not here, ask again when you must", or kWholeInput
+  /// for "never split this input" (a document or a table read as a whole). `must` says the piece has grown to twice piece_bytes; it still reads on
   /// while this returns 0, up to 64 times piece_bytes, where it ends at its last line start.
   /// Empty: always at the last line start.
   std::function<std::size_t(std::string_view text, bool head, bool must)> piece_end;

@@ -63,6 +63,30 @@ TEST_CASE("no piece end where every line holds a block opener or the quiet lines
   CHECK(quiet_piece_end(routine(0, 255)) == 0);
 }
 
+TEST_CASE("a text with no quiet run of 64 lines is crowded: no end is near", "[ingest]") {
+  bool crowded = false;
+  SECTION("an opener on every line") {
+    CHECK(quiet_piece_end(nccl_warnings(), false, &crowded) == 0);
+    CHECK(crowded);
+  }
+  SECTION("an opener in every ten lines (a memory line in ten)") {
+    std::string text;
+    for (int i = 0; i < 300; ++i) text += routine(i * 9, 9) + kTraceback.substr(kTraceback.rfind("[rank1]: torch"));
+    CHECK(quiet_piece_end(text, false, &crowded) == 0);
+    CHECK(crowded);
+  }
+  SECTION("quiet runs of 100 lines, too few for an end, are not crowded") {
+    std::string text;
+    for (int i = 0; i < 30; ++i) text += routine(i * 100, 100) + kTraceback;
+    CHECK(quiet_piece_end(text, false, &crowded) == 0);
+    CHECK_FALSE(crowded);
+  }
+  SECTION("a text with an end is not crowded") {
+    CHECK(quiet_piece_end(routine(0, 2000), false, &crowded) != 0);
+    CHECK_FALSE(crowded);
+  }
+}
+
 TEST_CASE("a piece never ends at a line that goes on from the one before", "[ingest]") {
   // 300 quiet lines, then only indented ones (bare, and under vLLM's worker prefix).
   std::string frames;

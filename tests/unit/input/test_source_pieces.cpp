@@ -146,6 +146,26 @@ TEST_CASE("a file past piece_bytes is handed on in pieces that are the file", "[
     require_pieces_are_the_input(pieces, whole[0]);
     CHECK(static_cast<std::int64_t>(pieces.front().text.size()) < kPiece);  // the end it chose, not the last
   }
+  SECTION("piece_end's kEndWhenMust: it is asked again only when the piece must end") {
+    int early = 0;
+    o.piece_end = [&early](std::string_view text, bool, bool must) -> std::size_t {
+      if (!must) {
+        ++early;
+        return culprit::input::kEndWhenMust;
+      }
+      CHECK(static_cast<std::int64_t>(text.size()) >= 2 * kPiece);
+      return text.rfind('\n', text.size() - 2) + 1;
+    };
+    const auto pieces = read(file.path, o, d);
+    require_pieces_are_the_input(pieces, whole[0]);
+    REQUIRE(pieces.size() >= 3);
+    // Once a piece, at piece_bytes (the last piece too where it grew that long), not at every
+    // eighth of piece_bytes read after.
+    CHECK(early >= static_cast<int>(pieces.size()) - 1);
+    CHECK(early <= static_cast<int>(pieces.size()));
+    for (std::size_t k = 0; k + 1 < pieces.size(); ++k)
+      CHECK(static_cast<std::int64_t>(pieces[k].text.size()) > 2 * kPiece - 4096);
+  }
   SECTION("past twice piece_bytes, piece_end is told it must end") {
     o.piece_end = [](std::string_view text, bool, bool must) -> std::size_t {
       if (!must) return 0;
