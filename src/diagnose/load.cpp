@@ -435,9 +435,13 @@ namespace {
 /// The job's first sign of life (UTC seconds): the earliest stamped line of the job's own logs
 /// (app-log sources), else the earliest event of any kind but plain log lines.
 std::optional<double> job_first_ts(store::Database& db) {
-  auto own = db.query(
-      "SELECT min(e.ts) AS t0 FROM events e JOIN sources s ON s.id = e.source_id "
-      "WHERE e.ts IS NOT NULL AND s.format = 'app_log'");
+  // Clock alignment gives each source its events' least ts (sources.first_ts): one row a
+  // source, where the join read every event. A timeline never aligned has none: its events.
+  auto own = db.query("SELECT min(first_ts) AS t0 FROM sources WHERE format = 'app_log'");
+  if (own.rows.empty() || own.rows[0]["t0"].is_null())
+    own = db.query(
+        "SELECT min(e.ts) AS t0 FROM events e JOIN sources s ON s.id = e.source_id "
+        "WHERE e.ts IS NOT NULL AND s.format = 'app_log'");
   if (!own.rows.empty() && !own.rows[0]["t0"].is_null()) return own.rows[0]["t0"].as_double();
   auto any = db.query("SELECT min(ts) AS t0 FROM events WHERE ts IS NOT NULL AND " + store::not_in_sql("kind", {"log"}));
   if (any.rows.empty() || any.rows[0]["t0"].is_null()) return std::nullopt;
@@ -501,12 +505,14 @@ RoleFacts load_role_facts(store::Database& db, std::string& error) {
   }
   // The job's own output: one pass over the events (a join on the numbered first 50 of each
   // source), not a scan per source: a paste of 10^4 prompt segments has 10^4 sources and a
-  // command event in each.
+  // command event in each. Its events are taken first (`own`, from events_kind), then numbered:
+  // numbered at once, the window's order made SQLite walk every event in source order and look
+  // each up for its kind (10^4 routine `log` lines).
   auto sources = db.query(
-      "WITH ev AS MATERIALIZED (SELECT source_id, message || ' ' || fields AS t,"
-      " row_number() OVER (PARTITION BY source_id ORDER BY id) AS rn FROM events WHERE " +
-      store::not_in_sql("kind", {"log"}) + ")"
-      " SELECT s.host, s.name, group_concat(ev.t, ' ') AS text FROM sources s"
+      "WITH own AS MATERIALIZED (SELECT source_id, id, message || ' ' || fields AS t FROM events WHERE " +
+      store::not_in_sql("kind", {"log"}) +
+      "), ev AS MATERIALIZED (SELECT source_id, t, row_number() OVER (PARTITION BY source_id ORDER BY id) AS rn"
+      " FROM own) SELECT s.host, s.name, group_concat(ev.t, ' ') AS text FROM sources s"
       " LEFT JOIN ev ON ev.source_id = s.id AND ev.rn <= 50 WHERE s.format = 'app_log' GROUP BY s.id");
   for (const auto& row : sources.rows)
     f.job_texts.push_back({row["host"].as_text(), row["name"].as_text() + " " + row["text"].as_text()});
