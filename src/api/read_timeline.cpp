@@ -76,7 +76,7 @@ std::string check_kinds(store::Database& db, const std::vector<std::string>& kin
   if (kinds.empty()) return {};
   std::set<std::string> known(core::kind::kAll.begin(), core::kind::kAll.end());
   std::set<std::string> held;
-  for (const auto& row : db.query("SELECT DISTINCT kind FROM events").rows) held.insert(row["kind"].as_text());
+  for (const auto& row : db.query(store::distinct_sql("events", "kind")).rows) held.insert(row["kind"].as_text());
   known.insert(held.begin(), held.end());
   for (const auto& kind : kinds) {
     if (known.count(kind)) continue;

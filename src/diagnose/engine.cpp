@@ -125,7 +125,7 @@ bool same_source(const Finding& a, const Finding& b) {
 /// The event kinds the timeline holds.
 std::set<std::string> event_kinds(store::Database& db) {
   std::set<std::string> kinds;
-  for (const auto& row : db.query("SELECT DISTINCT kind FROM events").rows) kinds.insert(row.values[0].as_text());
+  for (const auto& row : db.query(store::distinct_sql("events", "kind")).rows) kinds.insert(row.values[0].as_text());
   return kinds;
 }
 

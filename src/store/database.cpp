@@ -350,6 +350,14 @@ std::string not_in_sql(std::string_view column, std::vector<std::string_view> va
   return out + " OR " + c + " > " + sql_literal(values.back()) + ")";
 }
 
+std::string distinct_sql(std::string_view table, std::string_view column) {
+  return fmt::format(
+      "WITH RECURSIVE d({1}) AS (SELECT min({1}) FROM {0} UNION ALL"
+      " SELECT (SELECT min({1}) FROM {0} WHERE {1} > d.{1}) FROM d WHERE d.{1} IS NOT NULL)"
+      " SELECT {1} FROM d WHERE {1} IS NOT NULL",
+      table, column);
+}
+
 int Database::schema_version() {
   // One home for the number: schema.sql's `PRAGMA user_version = N;`.
   static const int version = [] {
