@@ -219,6 +219,24 @@ void check_diagnosis_kinds(Drafts& drafts, core::Diagnostics& problems) {
   }
 }
 
+/// A diagnosis's `event_rules` must each be quoted in its own query (`e.rule = 'x'`), else the
+/// engine would skip it over a timeline whose events it reads (a typo would silence it).
+void check_diagnosis_event_rules(Drafts& drafts, core::Diagnostics& problems) {
+  for (auto& d : drafts.diagnoses) {
+    if (d.broken) continue;
+    for (const auto& rule : d.rule.event_rules) {
+      if (!rule.empty() && d.rule.query.find("'" + rule + "'") != std::string::npos) continue;
+      d.broken = true;
+      problems.push_back(problem(code::kBadValue, d.where.at("event_rules"),
+                                 fmt::format("rule `{}` in the `event_rules` of `{}` is not quoted in its query; the "
+                                             "diagnosis runs only when the timeline holds an event of one of its "
+                                             "`event_rules`, so name the rules its query starts from ('{}')",
+                                             rule, d.rule.id, rule)));
+      break;
+    }
+  }
+}
+
 /// Checks one sample against the compiled set; returns false on a problem.
 bool check_sample(const SignalDraft& d, const SampleDraft& s, const text::Pattern& pattern,
                   const text::SignalSet& set, core::Diagnostics& problems) {
@@ -387,6 +405,7 @@ void compile_drafts(Drafts& drafts, const QueryChecker& check_query, bool check_
   check_diagnosis_ids(drafts, problems);
   check_signal_kinds(drafts, problems);
   check_diagnosis_kinds(drafts, problems);
+  check_diagnosis_event_rules(drafts, problems);
 
   // Regexes.
   std::vector<std::shared_ptr<const text::Pattern>> patterns(drafts.signals.size());

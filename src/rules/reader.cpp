@@ -40,8 +40,8 @@ namespace {
 constexpr std::array kSignalKeys = {"id",          "kind",   "severity", "pattern",  "formats", "literals",
                                     "description", "sample", "provides", "framework", "killer"};
 constexpr std::array kSampleKeys = {"line", "match", "fields"};
-constexpr std::array kDiagnosisKeys = {"id",      "verdict", "title",    "query",   "message",
-                                       "advice",  "priority", "fixtures", "ledger",  "kinds"};
+constexpr std::array kDiagnosisKeys = {"id",     "verdict",  "title",  "query", "message",    "advice",
+                                       "priority", "fixtures", "ledger", "kinds", "event_rules"};
 constexpr std::array kLedgers = {ledger::kGpu, ledger::kHost};
 constexpr std::array kFixtureKeys = {"fire", "quiet"};
 constexpr std::array kVerdicts = {"cuda_oom", "kernel_oom", "cgroup_oom", "userspace_oom_kill",
@@ -336,6 +336,7 @@ void read_diagnosis(const std::string& file, const toml::table& table, Drafts& o
                                            fmt::join(kLedgers, ", "))));
   }
   if (!r.strings("kinds", rule.kinds) && table.get("kinds")) r.fail();
+  if (!r.strings("event_rules", rule.event_rules) && table.get("event_rules")) r.fail();
   draft.where = r.where();
   if (const toml::node* fixtures = table.get("fixtures")) {
     if (const auto* ft = fixtures->as_table()) {

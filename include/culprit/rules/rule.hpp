@@ -54,6 +54,11 @@ struct DiagnosisRule {
   /// The event kinds its query starts from: it yields a row only where the timeline holds an
   /// event of one of them, so the engine prepares it only then (empty: it always runs).
   std::vector<std::string> kinds;
+  /// The `rule` of the events its query starts from (a signal's id, or a parser's own rule):
+  /// it yields a row only where the timeline holds an event of one of its kinds from one of
+  /// these, so the engine runs it only then (empty: any rule). A diagnosis of `log` events names
+  /// them: every timeline holds `log` events, and such a query reads all of them.
+  std::vector<std::string> event_rules;
   std::vector<std::string> fixtures_fire, fixtures_quiet;
   std::string file;
   int line = 0;

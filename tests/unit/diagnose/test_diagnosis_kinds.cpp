@@ -1,5 +1,7 @@
 // A diagnosis that names the event kinds its query starts from (`kinds`) is prepared only when the
-// timeline holds one of them; with the prefilter off (--no-prefilter) every query runs. A query
+// timeline holds one of them, and one that names their rules too (`event_rules`) only when it
+// holds an event of those kinds from one of those rules; with the prefilter off (--no-prefilter)
+// every query runs. A query
 // that cannot compile shows which ran: its error is a problem only when it was prepared.
 #include <catch2/catch.hpp>
 
@@ -10,8 +12,10 @@ namespace {
 
 using namespace culprit;
 
-rules::DiagnosisRule rule(std::string id, std::vector<std::string> kinds, std::string query) {
+rules::DiagnosisRule rule(std::string id, std::vector<std::string> kinds, std::string query,
+                          std::vector<std::string> event_rules = {}) {
   rules::DiagnosisRule r;
+  r.event_rules = std::move(event_rules);
   r.id = std::move(id);
   r.verdict = "not_oom";
   r.title = r.id;
@@ -53,4 +57,19 @@ TEST_CASE("a diagnosis whose kinds the timeline lacks is not prepared", "[diagno
 
   rules.signals.set_prefilter(false);  // --no-prefilter: every query runs
   CHECK(failed_queries(rules) == std::vector<std::string>{"absent-kind", "present-kind", "no-kinds"});
+}
+
+TEST_CASE("a diagnosis whose event rules the timeline lacks is not prepared", "[diagnose][kinds]") {
+  // The timeline's one event: kind `log`, rule `app_log`.
+  rules::RuleSet rules;
+  rules.diagnoses.push_back(rule("absent-rule", {"log"}, "SELECT * FROM no_such_table", {"oom_kill_described"}));
+  rules.diagnoses.push_back(rule("present-rule", {"log"}, "SELECT * FROM no_such_table", {"x", "app_log"}));
+  rules.diagnoses.push_back(rule("rule-of-another-kind", {"xid", "log"}, "SELECT * FROM no_such_table", {"nvrm_xid"}));
+  rules.diagnoses.push_back(rule("any-kind", {}, "SELECT * FROM no_such_table", {"app_log"}));
+  rules.diagnoses.push_back(rule("kind-absent", {"xid"}, "SELECT * FROM no_such_table", {"app_log"}));
+  CHECK(failed_queries(rules) == std::vector<std::string>{"present-rule", "any-kind"});
+
+  rules.signals.set_prefilter(false);  // --no-prefilter: every query runs
+  CHECK(failed_queries(rules) ==
+        std::vector<std::string>{"absent-rule", "present-rule", "rule-of-another-kind", "any-kind", "kind-absent"});
 }

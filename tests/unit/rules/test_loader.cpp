@@ -466,6 +466,26 @@ TEST_CASE("a diagnosis names the event kinds its query starts from", "[rules]") 
   CHECK(r.rules.diagnoses[0].kinds == std::vector<std::string>{"cuda_oom", "gpu_snapshot"});
 }
 
+TEST_CASE("a diagnosis names the rules of the events its query starts from, each quoted in its query", "[rules]") {
+  std::string text = kDiagnosis;
+  text.replace(text.find("priority = 10"), 13, "priority = 10\nkinds = [\"log\"]\nevent_rules = [\"oom_kill_described\"]");
+  text.replace(text.find("FROM events"), 11, "FROM events WHERE kind = 'log' AND rule = 'oom_kill_described'");
+  auto r = load(text);
+  INFO(dump(r.problems));
+  CHECK(r.problems.empty());
+  REQUIRE(r.rules.diagnoses.size() == 1);
+  CHECK(r.rules.diagnoses[0].event_rules == std::vector<std::string>{"oom_kill_described"});
+  SECTION("a rule its query does not quote would silence it: a load error") {
+    std::string typo = text;
+    typo.replace(typo.find("[\"oom_kill_described\"]"), 22, "[\"oom_kill_describd\"]");
+    auto bad = load(typo);
+    const auto d = only(bad.problems, rules::code::kBadValue);
+    CHECK(d.message.find("rule `oom_kill_describd` in the `event_rules` of `cuda_oom_foreign` is not quoted in its query") !=
+          std::string::npos);
+    CHECK(bad.rules.diagnoses.empty());
+  }
+}
+
 TEST_CASE("story: a misspelt kind would silence a diagnosis, so it is a load error", "[rules]") {
   std::string text = kDiagnosis;
   text.replace(text.find("priority = 10"), 13, "priority = 10\nkinds = [\"cuda_oomm\"]");
