@@ -172,7 +172,8 @@ void signal_rule_fields(IO& io, R& r) {  // SignalRule
 template <class IO, class R>
 void diagnosis_rule_fields(IO& io, R& r) {  // DiagnosisRule
   io(r.id), io(r.verdict), io(r.title), io(r.query), io(r.message), io(r.advice), io(r.priority);
-  io(r.ledger), io(r.kinds), io(r.event_rules), io(r.fixtures_fire), io(r.fixtures_quiet), io(r.file), io(r.line), io(r.column);
+  io(r.ledger), io(r.kinds), io(r.event_rules), io(r.fixtures_fire), io(r.fixtures_quiet);
+  io(r.file), io(r.line), io(r.column);
 }
 
 /// A compiled signal as build() left it: its literals are stored with both flags, so that the

@@ -114,8 +114,9 @@ struct ReadOptions {
   /// Where a piece may end in `text` (the settled bytes read since the last piece ended, at
   /// least piece_bytes; `head`: they start the input): a line start in (0, text.size()), 0 for
   /// "not here, read on", kEndWhenMust for "not here, ask again when you must", or kWholeInput
-  /// for "never split this input" (a document or a table read as a whole). `must` says the piece has grown to twice piece_bytes; it still reads on
-  /// while this returns 0, up to 64 times piece_bytes, where it ends at its last line start.
+  /// for "never split this input" (a document or a table read as a whole). `must` says the
+  /// piece has grown to twice piece_bytes; it still reads on while this returns 0, up to 64
+  /// times piece_bytes, where it ends at its last line start.
   /// Empty: always at the last line start.
   std::function<std::size_t(std::string_view text, bool head, bool must)> piece_end;
   int max_depth = 16;          ///< folder levels below an input (deeper ones are skipped)
