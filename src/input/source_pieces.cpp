@@ -133,23 +133,22 @@ void SourcePieces::split() {
     }
   }
   const std::string_view settled(text.data(), cutter_.settled(text));
-  const bool must = text.size() >= 2 * piece_bytes_;
+  const bool must = text.size() >= must_bytes();
   std::size_t end = ctx_.options.piece_end ? ctx_.options.piece_end(settled, pieces_ == 0, must) : 0;
   if (end == kWholeInput) {
     piece_bytes_ = 0;
     return;
   }
+  if (end == kEndWhenMust && must) end = 0;  // it must now: "not here", and the hard limit holds
   // Without piece_end at the last line start; past the hard limit, at the last one within it.
   if (end == 0 && !ctx_.options.piece_end) end = last_line_start(settled);
   if (end == 0 && text.size() >= kMaxPieceFactor * piece_bytes_)
     end = last_line_start(settled.substr(0, kMaxPieceFactor * piece_bytes_));
-  if (end == kEndWhenMust) {  // read on to where the piece must end (or a little, past it)
-    next_try_ = std::max(2 * piece_bytes_, text.size() + std::max<std::size_t>(piece_bytes_ / 8, 1));
-    return;
-  }
-  // A piece never takes all there is, so the last one (finish()) is never empty.
-  if (end == 0 || end >= text.size()) {  // read on (a little: piece_end looks again at the newest bytes)
-    next_try_ = text.size() + std::max<std::size_t>(piece_bytes_ / 8, 1);
+  // A piece never takes all there is, so the last one (finish()) is never empty. Read on a little
+  // (piece_end looks again at the newest bytes), or, told so, to where the piece must end.
+  if (end == 0 || end == kEndWhenMust || end >= text.size()) {
+    const std::size_t later = text.size() + std::max<std::size_t>(piece_bytes_ / 8, 1);
+    next_try_ = end == kEndWhenMust ? std::max(must_bytes(), later) : later;
     return;
   }
   const LineCutter::Account a = cutter_.take_front(std::string_view(text).substr(0, end));

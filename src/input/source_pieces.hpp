@@ -43,11 +43,13 @@ class SourcePieces {
 
  private:
   void split();
-  /// The room a piece's buffer is made with: what it holds when split() must end a piece (twice
-  /// piece_bytes_, where no quiet stretch came sooner: a log with a memory line in ten) and the
-  /// reads asked for after a try, so a piece never moves to a bigger buffer as it grows. A move
-  /// copies megabytes into fresh pages, and the buffer given back would not fit the next piece.
-  std::size_t piece_room() const { return 2 * piece_bytes_ + (piece_bytes_ >> 2); }
+  /// The size at which piece_end is told the piece must end (ReadOptions::piece_end's `must`).
+  std::size_t must_bytes() const { return 2 * piece_bytes_; }
+  /// The room a piece's buffer is made with: what it holds when split() must end a piece (where
+  /// no quiet stretch came sooner: a log with a memory line in ten) and the reads asked for
+  /// after a try, so a piece never moves to a bigger buffer as it grows. A move copies
+  /// megabytes into fresh pages, and the buffer given back would not fit the next piece.
+  std::size_t piece_room() const { return must_bytes() + (piece_bytes_ >> 2); }
   Source& src_;
   ReadContext& ctx_;
   LineCutter cutter_;

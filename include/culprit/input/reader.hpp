@@ -87,7 +87,8 @@ inline constexpr std::int64_t kMinPieceBytes = std::int64_t{128} << 10;
 /// What ReadOptions::piece_end says of an input that is not to be split.
 inline constexpr std::size_t kWholeInput = static_cast<std::size_t>(-1);
 /// What ReadOptions::piece_end says where no end is here and none is likely before the piece
-/// must end (the text is crowded with what opens blocks): the reader asks again only then.
+/// must end (the text is crowded with what opens blocks): the reader asks again only then. Said
+/// when it must, it is "not here" (0): the piece still stops at 64 times piece_bytes.
 inline constexpr std::size_t kEndWhenMust = static_cast<std::size_t>(-2);
 
 struct ReadOptions {
