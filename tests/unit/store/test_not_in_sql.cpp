@@ -4,6 +4,7 @@
 // distinct_sql: a DISTINCT as one index search per value, the same values.
 #include <catch2/catch.hpp>
 
+#include <memory>
 #include <random>
 #include <set>
 #include <string>
@@ -24,14 +25,21 @@ std::set<std::string> ids(Database& db, const std::string& where) {
   return out;
 }
 
-}  // namespace
-
-TEST_CASE("not_in_sql: the rows of NOT IN, read by the column's index", "[store]") {
+/// An in-memory database with table t(id, kind) and its index t_kind(kind, id); `kind_type` the
+/// column's declaration (`TEXT NOT NULL`, as the events' kind, or `TEXT`, NULLs allowed).
+std::unique_ptr<Database> kind_table(const std::string& kind_type) {
   std::string error;
   auto db = Database::open("", error);
   REQUIRE(db);
-  REQUIRE(db->exec("CREATE TABLE t (id INTEGER PRIMARY KEY, kind TEXT NOT NULL);"
+  REQUIRE(db->exec("CREATE TABLE t (id INTEGER PRIMARY KEY, kind " + kind_type + ");"
                    "CREATE INDEX t_kind ON t(kind, id);").empty());
+  return db;
+}
+
+}  // namespace
+
+TEST_CASE("not_in_sql: the rows of NOT IN, read by the column's index", "[store]") {
+  auto db = kind_table("TEXT NOT NULL");
   // Kinds around the values and between them: empty, a prefix, a longer one, quotes, bytes above ASCII.
   const std::vector<std::string> kinds = {"",    "a",      "command", "command_x", "comman", "log",  "log ",
                                           "lo",  "logs",   "xid",     "it's",      "allocator_site",
@@ -59,11 +67,7 @@ TEST_CASE("not_in_sql: the rows of NOT IN, read by the column's index", "[store]
 }
 
 TEST_CASE("distinct_sql: the values of DISTINCT, each found by one search of the column's index", "[store]") {
-  std::string error;
-  auto db = Database::open("", error);
-  REQUIRE(db);
-  REQUIRE(db->exec("CREATE TABLE t (id INTEGER PRIMARY KEY, kind TEXT);"
-                   "CREATE INDEX t_kind ON t(kind, id);").empty());
+  auto db = kind_table("TEXT");
   const auto distinct = [&db](const std::string& sql) {
     std::vector<std::string> out;
     const auto r = db->query(sql);
