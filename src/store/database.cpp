@@ -171,10 +171,11 @@ std::unique_ptr<Database> Database::open_scratch(std::string& error) {
   }
   auto db = open(":memory:", error);
   if (!db) return nullptr;
-  // No rollback journal: nothing rolls a scratch timeline back (an incident that fails is not
-  // diagnosed; the statements that may fail change one row), and the journal copied each page
-  // before its first change: every page an UPDATE of clock alignment touched, and every page
-  // the next incident on this thread reuses (10^4 events: 4 MB copied into fresh memory).
+  // No rollback journal: it copied each page before its first change in a transaction, every
+  // page an UPDATE of clock alignment touched and every page the next incident on this thread
+  // reuses (10^4 events: 4 MB copied into fresh memory). All it undid was a statement or the
+  // writer's transaction failing partway (out of memory): the run reports that error either
+  // way, and now diagnoses what was written rather than an emptied timeline.
   if (error = db->exec("PRAGMA journal_mode=OFF"); !error.empty()) return nullptr;
   if (error = db->ensure_schema(); !error.empty()) return nullptr;
   db->scratch_ = true;
