@@ -7,8 +7,13 @@
 //   - a listed difference passes against its label (the row is wrong or stale).
 // Misses that the ratchet does not list are printed, not failed on: the ratchet only goes up.
 //
-// Usage: culprit_real_cases --culprit BIN --cases DIR [--ratchet FILE] [--differences FILE]
-//          [--write-ratchet FILE] [--scorer PYTHON SCORE_PY] [--timeout S] [--jobs N] [-v]
+// Usage: culprit_real_cases (--culprit BIN [--keep DIR] | --replay DIR) --cases DIR [--ratchet FILE]
+//          [--differences FILE] [--write-ratchet FILE] [--scorer PYTHON SCORE_PY] [--timeout S]
+//          [--jobs N] [-v]
+//        culprit_real_cases replay DIR diagnose --format json --exclude expected.json CASE
+// --keep DIR keeps each case's outcome in DIR, with DIR/culprit, a script that replays them;
+// --replay DIR scores the outcomes kept there instead of running culprit, and gives score.py
+// DIR/culprit (kept_outcome.hpp). The ctests run culprit once (`real_cases.reports`) and replay.
 // Exit: 0 pass, 1 fail, 2 usage or unreadable files, 77 (ctest: skipped) when DIR is absent.
 #include <simdjson.h>
 
@@ -28,6 +33,7 @@
 
 #include <fmt/format.h>
 
+#include "kept_outcome.hpp"
 #include "ratchet.hpp"
 #include "scoring.hpp"
 #include "subprocess.hpp"
@@ -40,7 +46,7 @@ namespace {
 constexpr int kSkip = 77;
 
 struct Options {
-  std::string culprit, cases, ratchet, differences, write_ratchet, python, scorer;
+  std::string culprit, cases, ratchet, differences, write_ratchet, python, scorer, keep, replay;
   double timeout = 20;  // seconds per case, as score.py
   unsigned jobs = 2;
   bool verbose = false;
@@ -60,9 +66,23 @@ std::string read_file(const fs::path& p) {
   return s.str();
 }
 
-// score.py's run(): the same command line, the same reading of the outcome.
+// score.py's run(): the same command line (run now, or its outcome kept by an earlier run), the
+// same reading of the outcome.
 CaseScore run_case(const Options& o, const fs::path& dir, const std::string& expected) {
-  const Outcome r = run_command({o.culprit, "diagnose", "--format", "json", "--exclude", "expected.json", dir.string()}, o.timeout);
+  const std::string name = dir.filename().string();
+  Outcome r;
+  if (!o.replay.empty()) {
+    auto kept = kept_outcome(o.replay, name);
+    if (!kept) {
+      CaseScore missing;
+      missing.error = fmt::format("no outcome kept in {} (run the ctest real_cases.reports)", o.replay);
+      return missing;
+    }
+    r = std::move(*kept);
+  } else {
+    r = run_command({o.culprit, "diagnose", "--format", "json", "--exclude", "expected.json", dir.string()}, o.timeout);
+    if (!o.keep.empty()) keep_outcome(o.keep, name, r);
+  }
   CaseScore s;
   const std::string tail = r.err.size() > 200 ? r.err.substr(r.err.size() - 200) : r.err;
   if (r.timed_out) {
@@ -77,8 +97,10 @@ CaseScore run_case(const Options& o, const fs::path& dir, const std::string& exp
 }
 
 int usage() {
-  std::fputs("usage: culprit_real_cases --culprit BIN --cases DIR [--ratchet FILE] [--differences FILE]\n"
-             "         [--write-ratchet FILE] [--scorer PYTHON SCORE_PY] [--timeout S] [--jobs N] [-v]\n", stderr);
+  std::fputs("usage: culprit_real_cases (--culprit BIN [--keep DIR] | --replay DIR) --cases DIR [--ratchet FILE]\n"
+             "         [--differences FILE] [--write-ratchet FILE] [--scorer PYTHON SCORE_PY] [--timeout S]\n"
+             "         [--jobs N] [-v]\n"
+             "       culprit_real_cases replay DIR diagnose --format json --exclude expected.json CASE\n", stderr);
   return 2;
 }
 
@@ -94,7 +116,8 @@ Aspects passing_aspects(const CaseScore& s) {
 
 // Runs the shared scorer itself and compares its totals line with ours (`--scorer`).
 bool scorer_agrees(const Options& o, const Totals& totals) {
-  const Outcome r = run_command({o.python, o.scorer, "--culprit", o.culprit, "--cases", o.cases}, 60 * 20);
+  const std::string culprit = o.replay.empty() ? o.culprit : (fs::path(o.replay) / "culprit").string();
+  const Outcome r = run_command({o.python, o.scorer, "--culprit", culprit, "--cases", o.cases}, 60 * 20);
   std::string last;
   std::istringstream lines(r.out);
   for (std::string l; std::getline(lines, l);)
@@ -111,6 +134,7 @@ bool scorer_agrees(const Options& o, const Totals& totals) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc > 1 && std::string(argv[1]) == "replay") return replay_main(argc, argv);
   Options o;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -122,11 +146,15 @@ int main(int argc, char** argv) {
     else if (a == "--write-ratchet") o.write_ratchet = next();
     else if (a == "--scorer") { o.python = next(); o.scorer = next(); }
     else if (a == "--timeout") o.timeout = std::atof(next().c_str());
+    else if (a == "--keep") o.keep = next();
+    else if (a == "--replay") o.replay = next();
     else if (a == "--jobs") o.jobs = std::max(1, std::atoi(next().c_str()));
     else if (a == "-v" || a == "--verbose") o.verbose = true;
     else return usage();
   }
-  if (o.culprit.empty() || o.cases.empty() || o.timeout <= 0) return usage();
+  if (o.culprit.empty() == o.replay.empty() || (!o.keep.empty() && o.culprit.empty()) || o.cases.empty() ||
+      o.timeout <= 0)
+    return usage();
   std::error_code ec;
   if (!fs::is_directory(o.cases, ec)) {
     fmt::print("SKIP: no real-case set at {} (set CULPRIT_REAL_CASES_DIR to the folder of cases)\n", o.cases);
@@ -156,18 +184,30 @@ int main(int argc, char** argv) {
     fmt::print("SKIP: {} holds no case (a folder with expected.json)\n", o.cases);
     return kSkip;
   }
+  if (!o.keep.empty()) {
+    // A fresh folder: an outcome left from an earlier set must not be replayed for this one.
+    fs::remove_all(o.keep, ec);
+    fs::create_directories(o.keep, ec);
+    try {
+      const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+      write_replay_script(fs::absolute(o.keep), ec ? fs::absolute(argv[0]) : self);
+    } catch (const std::exception& e) {
+      fmt::print(stderr, "{}\n", e.what());
+      return 2;
+    }
+  }
 
   // Each case is its own culprit process; a few at a time (ctest runs other tests beside us).
   std::atomic<size_t> next_case{0};
-  std::atomic<bool> bad_label{false};
+  std::atomic<bool> broken{false};  // a label unread or an outcome not kept
   auto worker = [&] {
     for (size_t i; (i = next_case++) < cases.size();) {
       const auto t0 = std::chrono::steady_clock::now();
       try {
         cases[i].score = run_case(o, fs::path(o.cases) / cases[i].name, cases[i].expected);
-      } catch (const std::exception& e) {
-        cases[i].score.error = fmt::format("unreadable label: {}", e.what());
-        bad_label = true;
+      } catch (const std::exception& e) {  // an unreadable label, or an outcome that cannot be kept
+        cases[i].score.error = e.what();
+        broken = true;
       }
       cases[i].ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     }
@@ -219,8 +259,11 @@ int main(int argc, char** argv) {
     if (!passing.count(name)) failures.push_back(fmt::format("{}: the ratchet lists a case that is not in {}", name, o.cases));
 
   fmt::print("{}\n", totals.line());
-  fmt::print("{} cases in {:.1f} s of culprit time (slowest {} {:.0f} ms)\n", cases.size(), total_ms / 1000,
-             slowest->name, slowest->ms);
+  if (o.replay.empty())
+    fmt::print("{} cases in {:.1f} s of culprit time (slowest {} {:.0f} ms)\n", cases.size(), total_ms / 1000,
+               slowest->name, slowest->ms);
+  else
+    fmt::print("{} cases replayed from {}\n", cases.size(), o.replay);
   if (!o.ratchet.empty()) {
     size_t held = 0;
     for (const auto& [name, aspects] : ratchet) held += aspects.size();
@@ -239,7 +282,7 @@ int main(int argc, char** argv) {
     }
     fmt::print("wrote {}\n", o.write_ratchet);
   }
-  bool ok = failures.empty() && !bad_label;
+  bool ok = failures.empty() && !broken;
   for (const auto& f : failures) fmt::print("FAIL {}\n", f);
   if (!o.scorer.empty()) ok = scorer_agrees(o, totals) && ok;
   return ok ? 0 : 1;

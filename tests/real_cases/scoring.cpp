@@ -53,7 +53,7 @@ CaseScore score_case(const std::string& expected_json, const std::string& got_js
   simdjson::dom::parser exp_parser, got_parser, empty_parser;
   element exp, got, empty;
   if (exp_parser.parse(expected_json).get(exp) || !exp.is_object())
-    throw std::runtime_error("expected.json is not a JSON object");
+    throw std::runtime_error("unreadable label: expected.json is not a JSON object");
   if (empty_parser.parse(std::string("{}")).get(empty)) throw std::runtime_error("simdjson");
   CaseScore s;
   if (got_parser.parse(got_json).get(got) || !got.is_object()) {
