@@ -6,7 +6,9 @@
 #include <stdlib.h>  // mkdtemp
 
 #include <filesystem>
+#include <fstream>
 #include <string>
+#include <string_view>
 
 namespace culprit::test {
 
@@ -24,6 +26,11 @@ struct TempDir {
   TempDir(const TempDir&) = delete;
   TempDir& operator=(const TempDir&) = delete;
   std::string file(const char* name) const { return (path / name).string(); }
+  /// Writes `content` to the file `rel` below the folder, making the folders on its way.
+  void write(const std::string& rel, std::string_view content) const {
+    std::filesystem::create_directories((path / rel).parent_path());
+    std::ofstream(path / rel, std::ios::binary) << content;
+  }
 };
 
 }  // namespace culprit::test

@@ -15,12 +15,12 @@ namespace {
 
 using culprit::test::kHealthy;
 using culprit::test::kTorchOom;
-const culprit::Rules& rules() { return culprit::test::builtin_rules(); }
+using culprit::test::builtin_rules;
 
 }  // namespace
 
 TEST_CASE("api: a CUDA OOM traceback held in memory is diagnosed as the command would") {
-  auto analysis = culprit::analyze({culprit::Input::memory(kTorchOom)}, {}, rules());
+  auto analysis = culprit::analyze({culprit::Input::memory(kTorchOom)}, {}, builtin_rules());
   REQUIRE(analysis);
   CHECK(analysis->sources == 1);
   CHECK(analysis->verdict.verdict == "cuda_oom");
@@ -36,7 +36,7 @@ TEST_CASE("api: a CUDA OOM traceback held in memory is diagnosed as the command 
 }
 
 TEST_CASE("api: an ordinary log is read and gives no verdict, without an error") {
-  auto analysis = culprit::analyze({culprit::Input::memory(kHealthy)}, {}, rules());
+  auto analysis = culprit::analyze({culprit::Input::memory(kHealthy)}, {}, builtin_rules());
   REQUIRE(analysis);
   CHECK(analysis->sources == 1);
   CHECK(analysis->verdict.verdict == "unknown");
@@ -44,7 +44,7 @@ TEST_CASE("api: an ordinary log is read and gives no verdict, without an error")
 }
 
 TEST_CASE("api: an in-memory input's host and name") {
-  auto analysis = culprit::analyze({culprit::Input::memory(kTorchOom, "gpu-node-7", "train.log")}, {}, rules());
+  auto analysis = culprit::analyze({culprit::Input::memory(kTorchOom, "gpu-node-7", "train.log")}, {}, builtin_rules());
   REQUIRE(analysis);
   REQUIRE(analysis->verdict.sources.size() == 1);
   CHECK(analysis->verdict.sources[0].name == "train.log");
@@ -56,7 +56,7 @@ TEST_CASE("api: an in-memory input's host and name") {
   options.host = "login-1";
   auto both = culprit::analyze({culprit::Input::memory(kHealthy, "", "a.log"),
                                 culprit::Input::memory(kHealthy, "gpu-node-7", "b.log")},
-                               options, rules());
+                               options, builtin_rules());
   REQUIRE(both);
   REQUIRE(both->verdict.sources.size() == 2);
   CHECK(both->verdict.sources[0].host == "login-1");
@@ -65,13 +65,13 @@ TEST_CASE("api: an in-memory input's host and name") {
 
 TEST_CASE("api: what stops a run is a typed error") {
   SECTION("no input") {
-    auto r = culprit::analyze({}, {}, rules());
+    auto r = culprit::analyze({}, {}, builtin_rules());
     REQUIRE_FALSE(r);
     CHECK(r.error().code == culprit::Errc::no_input);
     CHECK(culprit::to_string(r.error().code) == "no_input");
   }
   SECTION("nothing readable: the reader's diagnostic comes with it") {
-    auto r = culprit::analyze({culprit::Input::file("/nonexistent/culprit-api-test/x.log")}, {}, rules());
+    auto r = culprit::analyze({culprit::Input::file("/nonexistent/culprit-api-test/x.log")}, {}, builtin_rules());
     REQUIRE_FALSE(r);
     CHECK(r.error().code == culprit::Errc::no_input);
     CHECK(r.error().message.find("no input could be read") == 0);
@@ -81,7 +81,7 @@ TEST_CASE("api: what stops a run is a typed error") {
   SECTION("nothing readable, asked for the empty analysis instead") {
     culprit::Options options;
     options.empty_is_error = false;
-    auto r = culprit::analyze({culprit::Input::file("/nonexistent/culprit-api-test/x.log")}, options, rules());
+    auto r = culprit::analyze({culprit::Input::file("/nonexistent/culprit-api-test/x.log")}, options, builtin_rules());
     REQUIRE(r);
     CHECK(r->sources == 0);
     CHECK(r->has_errors());
@@ -96,7 +96,7 @@ TEST_CASE("api: what stops a run is a typed error") {
     culprit::Options boot;
     boot.boot_times = {"no-equals-sign"};
     for (const auto& o : {tz, year, timeout, boot}) {
-      auto r = culprit::analyze({culprit::Input::memory(kTorchOom)}, o, rules());
+      auto r = culprit::analyze({culprit::Input::memory(kTorchOom)}, o, builtin_rules());
       REQUIRE_FALSE(r);
       CHECK(r.error().code == culprit::Errc::invalid_option);
       CHECK_FALSE(r.error().message.empty());
@@ -107,20 +107,21 @@ TEST_CASE("api: what stops a run is a typed error") {
   SECTION("a timeline file that cannot be created") {
     culprit::Options options;
     options.db_path = "/nonexistent/culprit-api-test/timeline.db";
-    auto r = culprit::analyze({culprit::Input::memory(kTorchOom)}, options, rules());
+    auto r = culprit::analyze({culprit::Input::memory(kTorchOom)}, options, builtin_rules());
     REQUIRE_FALSE(r);
     CHECK(r.error().code == culprit::Errc::database);
   }
 }
 
 TEST_CASE("api: one Rules serves concurrent analyses, and the answer is the same") {
-  const std::string alone =
-      culprit::render(*culprit::analyze({culprit::Input::memory(kTorchOom)}, {}, rules()), culprit::Format::json);
+  const std::string alone = culprit::render(*culprit::analyze({culprit::Input::memory(kTorchOom)}, {}, builtin_rules()),
+                                            culprit::Format::json);
   std::vector<std::string> out(4);
   std::vector<std::thread> threads;
   for (auto& o : out)
     threads.emplace_back([&o] {
-      o = culprit::render(*culprit::analyze({culprit::Input::memory(kTorchOom)}, {}, rules()), culprit::Format::json);
+      o = culprit::render(*culprit::analyze({culprit::Input::memory(kTorchOom)}, {}, builtin_rules()),
+                          culprit::Format::json);
     });
   for (auto& t : threads) t.join();
   for (const auto& o : out) CHECK(o == alone);
@@ -129,7 +130,7 @@ TEST_CASE("api: one Rules serves concurrent analyses, and the answer is the same
 }
 
 TEST_CASE("api: render's formats and options") {
-  auto analysis = culprit::analyze({culprit::Input::memory(kTorchOom, "gpu-node-7")}, {}, rules());
+  auto analysis = culprit::analyze({culprit::Input::memory(kTorchOom, "gpu-node-7")}, {}, builtin_rules());
   REQUIRE(analysis);
   const std::string json = culprit::render(*analysis, culprit::Format::json);
   CHECK(json.rfind("{\"schema_version\":", 0) == 0);
@@ -164,8 +165,8 @@ TEST_CASE("api: the verdict without the report's details is the verdict with the
     INFO(entry.path().filename().string());
     culprit::Options full, headline;
     headline.report_details = false;
-    auto a = culprit::analyze({culprit::Input::file(inputs.string())}, full, rules());
-    auto b = culprit::analyze({culprit::Input::file(inputs.string())}, headline, rules());
+    auto a = culprit::analyze({culprit::Input::file(inputs.string())}, full, builtin_rules());
+    auto b = culprit::analyze({culprit::Input::file(inputs.string())}, headline, builtin_rules());
     REQUIRE(a);
     REQUIRE(b);
     CHECK(b->verdict.verdict == a->verdict.verdict);

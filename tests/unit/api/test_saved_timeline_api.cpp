@@ -21,13 +21,13 @@ namespace {
 using culprit::test::kHealthy;
 using culprit::test::TempDir;
 using culprit::test::kTorchOom;
-const culprit::Rules& rules() { return culprit::test::builtin_rules(); }
+using culprit::test::builtin_rules;
 
 /// `text` analysed (host `host`) into the timeline file `db_path`.
 culprit::Analysis kept(const std::string& db_path, const char* text, const char* host) {
   culprit::Options options;
   options.db_path = db_path;
-  auto analysis = culprit::analyze({culprit::Input::memory(text, host, "train.log")}, options, rules());
+  auto analysis = culprit::analyze({culprit::Input::memory(text, host, "train.log")}, options, builtin_rules());
   REQUIRE(analysis);
   return std::move(analysis).value();
 }
@@ -202,7 +202,7 @@ TEST_CASE("api: read_timeline's typed errors") {
   CHECK(missing.error().code == culprit::Errc::not_found);
 
   // An analysis held in memory kept no timeline to read.
-  auto in_memory = culprit::analyze({culprit::Input::memory(kTorchOom)}, {}, rules());
+  auto in_memory = culprit::analyze({culprit::Input::memory(kTorchOom)}, {}, builtin_rules());
   REQUIRE(in_memory);
   auto none = culprit::read_timeline(*in_memory);
   REQUIRE_FALSE(none);

@@ -6,6 +6,8 @@
 
 #include "cli/option_checks.hpp"
 
+namespace option_checks_tests {
+
 using namespace culprit::cli;
 
 TEST_CASE("numeric options have ranges", "[cli][options]") {
@@ -63,3 +65,5 @@ TEST_CASE("output_columns: COLUMNS, then the terminal, then the fallback, under 
   CHECK(output_columns(nullptr, 250, 100, 0) == 250);  // no cap (timeline)
   for (const char* bad : {"", "0", "-5", "60x", "wide"}) CHECK(output_columns(bad, 80, 100, 100) == 80);
 }
+
+}  // namespace option_checks_tests

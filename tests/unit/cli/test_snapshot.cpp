@@ -13,6 +13,8 @@
 #include "cli/snapshot.hpp"
 #include "culprit/api/snapshot_manifest.hpp"
 
+namespace snapshot_tests {
+
 using namespace culprit::cli;
 using namespace culprit::api;
 
@@ -233,3 +235,5 @@ TEST_CASE("snapshot: a tool's presence is checked without /dev/null") {
           std::string::npos);
   }
 }
+
+}  // namespace snapshot_tests

@@ -9,6 +9,7 @@
 #include "cli/termination_log.hpp"
 #include "culprit/diagnose/finding.hpp"
 #include "unit/temp_dir.hpp"
+#include "unit/test_text.hpp"
 
 using culprit::cli::fit_utf8;
 using culprit::cli::kTerminationLogBytes;
@@ -16,18 +17,7 @@ using culprit::cli::termination_message;
 
 namespace {
 
-/// Whether `s` is valid UTF-8 (well-formed sequences, no surrogates or overlongs checked loosely).
-bool valid_utf8(const std::string& s) {
-  for (std::size_t i = 0; i < s.size();) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    const std::size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
-    if (n == 0 || i + n > s.size()) return false;
-    for (std::size_t k = 1; k < n; ++k)
-      if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) return false;
-    i += n;
-  }
-  return true;
-}
+using culprit::test::valid_utf8;
 
 culprit::Analysis cuda_oom(const std::string& culprit_name, const std::string& why) {
   culprit::Analysis a;

@@ -7,74 +7,76 @@
 #include <string>
 
 #include "culprit/core/cgroup_place.hpp"
+#include "unit/sample_container_ids.hpp"
 
 using culprit::core::cgroup_path_of;
 using culprit::core::cgroup_place;
 
 namespace {
-const std::string kId = "3f2a9c1b7d4e8a6f0c5b2d1e9f7a8b6c4d3e2f1a0b9c8d7e6f5a4b3c2d1e0f9a";
-const std::string kUid = "5e0c7d2a-91b4-4c3e-8f6a-2d7b1c9e4a13";
-const std::string kUidUnderscores = "5e0c7d2a_91b4_4c3e_8f6a_2d7b1c9e4a13";
+using culprit::test::kContainerId;
+using culprit::test::kPodUid;
+using culprit::test::kPodUidUnderscores;
 }  // namespace
 
 TEST_CASE("cgroup place: Docker under the systemd and cgroupfs drivers", "[core][cgroup_place]") {
-  auto p = cgroup_place("/system.slice/docker-" + kId + ".scope");
+  auto p = cgroup_place("/system.slice/docker-" + kContainerId + ".scope");
   CHECK(p.runtime == "docker");
-  CHECK(p.container_id == kId);
+  CHECK(p.container_id == kContainerId);
   CHECK(p.pod_uid.empty());
-  p = cgroup_place("/docker/" + kId);
+  p = cgroup_place("/docker/" + kContainerId);
   CHECK(p.runtime == "docker");
-  CHECK(p.container_id == kId);
+  CHECK(p.container_id == kContainerId);
   // A container running systemd (or a cgroup namespace) nests below its scope: still inside it.
-  p = cgroup_place("/system.slice/docker-" + kId + ".scope/init.scope");
-  CHECK(p.container_id == kId);
+  p = cgroup_place("/system.slice/docker-" + kContainerId + ".scope/init.scope");
+  CHECK(p.container_id == kContainerId);
 }
 
 TEST_CASE("cgroup place: Podman rootful, rootless and cgroupfs", "[core][cgroup_place]") {
-  auto p = cgroup_place("/machine.slice/libpod-" + kId + ".scope");
+  auto p = cgroup_place("/machine.slice/libpod-" + kContainerId + ".scope");
   CHECK(p.runtime == "podman");
-  CHECK(p.container_id == kId);
-  p = cgroup_place("/user.slice/user-1000.slice/user@1000.service/user.slice/libpod-" + kId + ".scope/container");
+  CHECK(p.container_id == kContainerId);
+  p = cgroup_place("/user.slice/user-1000.slice/user@1000.service/user.slice/libpod-" + kContainerId +
+                   ".scope/container");
   CHECK(p.runtime == "podman");
-  CHECK(p.container_id == kId);
-  p = cgroup_place("/libpod_parent/libpod-" + kId);
+  CHECK(p.container_id == kContainerId);
+  p = cgroup_place("/libpod_parent/libpod-" + kContainerId);
   CHECK(p.runtime == "podman");
-  CHECK(p.container_id == kId);
+  CHECK(p.container_id == kContainerId);
 }
 
 TEST_CASE("cgroup place: Kubernetes pods with containerd and CRI-O, each QoS class", "[core][cgroup_place]") {
-  auto p = cgroup_place("/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod" + kUidUnderscores +
-                        ".slice/cri-containerd-" + kId + ".scope");
+  auto p = cgroup_place("/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod" + kPodUidUnderscores +
+                        ".slice/cri-containerd-" + kContainerId + ".scope");
   CHECK(p.runtime == "containerd");
-  CHECK(p.container_id == kId);
-  CHECK(p.pod_uid == kUid);
+  CHECK(p.container_id == kContainerId);
+  CHECK(p.pod_uid == kPodUid);
   CHECK(p.qos == "burstable");
-  p = cgroup_place("/kubepods.slice/kubepods-pod" + kUidUnderscores + ".slice/crio-" + kId + ".scope");
+  p = cgroup_place("/kubepods.slice/kubepods-pod" + kPodUidUnderscores + ".slice/crio-" + kContainerId + ".scope");
   CHECK(p.runtime == "cri-o");
-  CHECK(p.pod_uid == kUid);
+  CHECK(p.pod_uid == kPodUid);
   CHECK(p.qos == "guaranteed");
-  p = cgroup_place("/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pod" + kUidUnderscores +
-                   ".slice/cri-containerd-" + kId + ".scope");
+  p = cgroup_place("/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pod" + kPodUidUnderscores +
+                   ".slice/cri-containerd-" + kContainerId + ".scope");
   CHECK(p.qos == "besteffort");
   // cgroupfs driver (cgroup v1 and v2): the runtime adds no prefix, the pod's folder tells.
-  p = cgroup_place("/kubepods/burstable/pod" + kUid + "/" + kId);
+  p = cgroup_place("/kubepods/burstable/pod" + kPodUid + "/" + kContainerId);
   CHECK(p.runtime.empty());
-  CHECK(p.container_id == kId);
-  CHECK(p.pod_uid == kUid);
+  CHECK(p.container_id == kContainerId);
+  CHECK(p.pod_uid == kPodUid);
   CHECK(p.qos == "burstable");
-  p = cgroup_place("/kubepods/pod" + kUid + "/crio-" + kId);
+  p = cgroup_place("/kubepods/pod" + kPodUid + "/crio-" + kContainerId);
   CHECK(p.runtime == "cri-o");
   CHECK(p.qos == "guaranteed");
   // The pod's own cgroup (its pause container's parent): a pod, no container.
-  p = cgroup_place("/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod" + kUidUnderscores + ".slice");
-  CHECK(p.pod_uid == kUid);
+  p = cgroup_place("/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod" + kPodUidUnderscores + ".slice");
+  CHECK(p.pod_uid == kPodUid);
   CHECK(p.container_id.empty());
 }
 
 TEST_CASE("cgroup place: nerdctl's containerd scope", "[core][cgroup_place]") {
-  auto p = cgroup_place("/system.slice/nerdctl-" + kId + ".scope");
+  auto p = cgroup_place("/system.slice/nerdctl-" + kContainerId + ".scope");
   CHECK(p.runtime == "containerd");
-  CHECK(p.container_id == kId);
+  CHECK(p.container_id == kContainerId);
 }
 
 TEST_CASE("cgroup place: look-alikes are no container", "[core][cgroup_place]") {
@@ -82,11 +84,11 @@ TEST_CASE("cgroup place: look-alikes are no container", "[core][cgroup_place]") 
        {std::string("/"), std::string("/user.slice/user-1000.slice/user@1000.service/app.slice/app-gnome-firefox-4242.scope"),
         std::string("/user.slice/user-1000.slice/session-3.scope"), std::string("/user.slice/user-1000.slice/user@1000.service"),
         std::string("/system.slice/docker.service"), std::string("/system.slice/containerd.service"),
-        std::string("/init.scope"), std::string("/machine.slice/libpod-conmon-" + kId + ".scope"),
-        std::string("/kubepods.slice/kubepods-burstable.slice/crio-conmon-" + kId + ".scope"),
+        std::string("/init.scope"), std::string("/machine.slice/libpod-conmon-" + kContainerId + ".scope"),
+        std::string("/kubepods.slice/kubepods-burstable.slice/crio-conmon-" + kContainerId + ".scope"),
         std::string("/system.slice/docker-3f2a9c1b7d4e.scope"),          // 12 hex digits: not an id
-        std::string("/system.slice/docker-" + kId.substr(0, 63) + "g.scope"),  // not hex
-        std::string("/" + kId),                                          // a bare id under no runtime or pod
+        std::string("/system.slice/docker-" + kContainerId.substr(0, 63) + "g.scope"),  // not hex
+        std::string("/" + kContainerId),                                          // a bare id under no runtime or pod
         std::string("/slurm/uid_1000/job_4242/step_0"), std::string("/process_api/7df78977862972e1b91b9f6f0914f713")}) {
     INFO(path);
     const auto p = cgroup_place(path);
@@ -95,14 +97,16 @@ TEST_CASE("cgroup place: look-alikes are no container", "[core][cgroup_place]") 
     CHECK(p.pod_uid.empty());
   }
   // `pod…` outside kubepods is someone's folder name.
-  CHECK(cgroup_place("/system.slice/pod" + kUid).pod_uid.empty());
+  CHECK(cgroup_place("/system.slice/pod" + kPodUid).pod_uid.empty());
 }
 
 TEST_CASE("cgroup path of a /proc/PID/cgroup file: v2, v1 and hybrid", "[core][cgroup_place]") {
-  CHECK(cgroup_path_of("0::/system.slice/docker-" + kId + ".scope\n") == "/system.slice/docker-" + kId + ".scope");
+  CHECK(cgroup_path_of("0::/system.slice/docker-" + kContainerId + ".scope\n") ==
+        "/system.slice/docker-" + kContainerId + ".scope");
   // v1: the memory controller's line, wherever it is among the hierarchies.
-  CHECK(cgroup_path_of("12:hugetlb:/docker/a\n11:memory:/docker/" + kId + "\n1:name=systemd:/docker/b\n0::/\n") ==
-        "/docker/" + kId);
+  CHECK(cgroup_path_of("12:hugetlb:/docker/a\n11:memory:/docker/" + kContainerId +
+                       "\n1:name=systemd:/docker/b\n0::/\n") ==
+        "/docker/" + kContainerId);
   // hybrid: an empty v2 line `0::/` gives way to v1's.
   CHECK(cgroup_path_of("4:memory:/process_api/x\n0::/\n") == "/process_api/x");
   CHECK(cgroup_path_of("9:cpu,cpuacct:/a\n3:pids:/b\n") == "/b");

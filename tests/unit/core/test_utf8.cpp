@@ -6,6 +6,8 @@
 
 #include "culprit/core/utf8.hpp"
 
+namespace utf8_tests {
+
 using namespace culprit;  // core::utf8
 
 TEST_CASE("core::utf8::columns counts code points, wide characters twice, combining marks not", "[core]") {
@@ -79,3 +81,5 @@ TEST_CASE("core::utf8::visible shows every control of a name on one line", "[cor
   for (int c = 0; c < 256; ++c) all += static_cast<char>(c);
   for (unsigned char c : core::utf8::visible(all)) CHECK((c >= 0x20 && c != 0x7f));
 }
+
+}  // namespace utf8_tests

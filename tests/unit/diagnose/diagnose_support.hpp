@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <utility>
@@ -60,6 +61,11 @@ inline diagnose::Verdict diagnose_texts(const std::vector<TextInput>& inputs, bo
   auto v = diagnose::diagnose(*db, shipped_rules().rules, problems);
   if (report_data) diagnose::add_report_data(*db, v);
   return v;
+}
+
+/// Whether a finding of the verdict `v` comes from the rule `rule`.
+inline bool has_rule(const diagnose::Verdict& v, const std::string& rule) {
+  return std::any_of(v.findings.begin(), v.findings.end(), [&](const auto& f) { return f.rule == rule; });
 }
 
 }  // namespace culprit::test

@@ -14,7 +14,7 @@
 
 namespace {
 
-std::string fixture(const char* path) {
+std::string monitor_fixture(const char* path) {
   std::ifstream in(std::filesystem::path(CULPRIT_SOURCE_DIR) / "fixtures/formats" / path, std::ios::binary);
   std::stringstream ss;
   ss << in.rdbuf();
@@ -28,7 +28,7 @@ const char* kError = "RuntimeError: HIP error: out of memory\n";
 
 TEST_CASE("amd monitors: rocm-smi's concise VRAM% of a full GPU, no process: invisible holder", "[diagnose][ledger][rocm_smi]") {
   const auto v = culprit::test::diagnose_texts(
-      {{"train.log", "mi-1", kError}, {"rocm-smi.txt", "mi-1", fixture("rocm_smi/v5-concise-full-gpu.txt")}});
+      {{"train.log", "mi-1", kError}, {"rocm-smi.txt", "mi-1", monitor_fixture("rocm_smi/v5-concise-full-gpu.txt")}});
   CHECK(v.verdict == "cuda_oom");
   // A share and no bytes: the budget holds no sizes, its arithmetic says the share.
   REQUIRE(v.budget);
@@ -47,7 +47,7 @@ TEST_CASE("amd monitors: rocm-smi's concise VRAM% of a full GPU, no process: inv
 
 TEST_CASE("amd monitors: amd-smi monitor's full GPU, no process table: invisible holder", "[diagnose][ledger][amd_smi]") {
   const auto v = culprit::test::diagnose_texts(
-      {{"train.log", "mi-2", kError}, {"amd-smi.txt", "mi-2", fixture("amd_smi/v6-monitor-full-gpu.txt")}});
+      {{"train.log", "mi-2", kError}, {"amd-smi.txt", "mi-2", monitor_fixture("amd_smi/v6-monitor-full-gpu.txt")}});
   REQUIRE(v.budget);
   CHECK(v.budget->rule == "invisible-holder");
   REQUIRE(v.budget->total);
@@ -56,21 +56,22 @@ TEST_CASE("amd monitors: amd-smi monitor's full GPU, no process table: invisible
 
 TEST_CASE("amd monitors: amd-smi monitor -q's row of N/A under a full GPU: invisible holder", "[diagnose][ledger][amd_smi]") {
   const auto v = culprit::test::diagnose_texts(
-      {{"train.log", "mi-2", kError}, {"amd-smi.txt", "mi-2", fixture("amd_smi/v6-monitor-vram-processes.txt")}});
+      {{"train.log", "mi-2", kError},
+       {"amd-smi.txt", "mi-2", monitor_fixture("amd_smi/v6-monitor-vram-processes.txt")}});
   REQUIRE(v.budget);
   CHECK(v.budget->rule == "invisible-holder");
 }
 
 TEST_CASE("amd monitors look-alikes: a GPU not full, a holder listed", "[diagnose][ledger][amd_smi]") {
   // The concise table with GPU 0 at 50 % (the same column widths).
-  std::string half = fixture("rocm_smi/v5-concise-full-gpu.txt");
+  std::string half = monitor_fixture("rocm_smi/v5-concise-full-gpu.txt");
   const auto at = half.find(" 98%");
   REQUIRE(at != std::string::npos);
   half.replace(at, 4, " 50%");
   const auto idle = culprit::test::diagnose_texts({{"train.log", "mi-1", kError}, {"rocm-smi.txt", "mi-1", half}});
   CHECK((!idle.budget || idle.budget->rule != "invisible-holder"));
   // amd-smi monitor -q listing a process on the full GPU 0: a holder is listed.
-  std::string listed = fixture("amd_smi/v6-monitor-vram-processes.txt");
+  std::string listed = monitor_fixture("amd_smi/v6-monitor-vram-processes.txt");
   const std::string none = "  0                   N/A      N/A       N/A       N/A       N/A        N/A     N/A     N/A";
   const auto row = listed.find(none);
   REQUIRE(row != std::string::npos);
@@ -81,7 +82,7 @@ TEST_CASE("amd monitors look-alikes: a GPU not full, a holder listed", "[diagnos
 
 TEST_CASE("amd monitors: amd-smi monitor -w, the interval nearest the failure decides", "[diagnose][ledger][amd_smi]") {
   // GPU 0 at 120334 MB (61 %) at 00:47:00Z, at 191862 MB (97.6 %) at 00:47:02Z.
-  const std::string watch = fixture("amd_smi/v6-monitor-watch.txt");
+  const std::string watch = monitor_fixture("amd_smi/v6-monitor-watch.txt");
   const auto late = culprit::test::diagnose_texts(
       {{"train.log", "mi-3", "2026-04-09 00:47:02,900 ERROR RuntimeError: HIP error: out of memory\n"},
        {"amd-smi.txt", "mi-3", watch}});

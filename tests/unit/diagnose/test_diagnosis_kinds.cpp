@@ -8,6 +8,8 @@
 #include "culprit/diagnose/engine.hpp"
 #include "culprit/store/database.hpp"
 
+namespace diagnosis_kinds_tests {
+
 namespace {
 
 using namespace culprit;
@@ -73,3 +75,5 @@ TEST_CASE("a diagnosis whose event rules the timeline lacks is not prepared", "[
   CHECK(failed_queries(rules) ==
         std::vector<std::string>{"absent-rule", "present-rule", "rule-of-another-kind", "any-kind", "kind-absent"});
 }
+
+}  // namespace diagnosis_kinds_tests

@@ -4,7 +4,6 @@
 // (4.19+ columns).
 #include <catch2/catch.hpp>
 
-#include <algorithm>
 #include <string>
 
 #include "unit/diagnose/diagnose_support.hpp"
@@ -12,12 +11,9 @@
 namespace {
 
 using culprit::test::diagnose_texts;
+using culprit::test::has_rule;
 
-bool has_rule(const culprit::diagnose::Verdict& v, const std::string& rule) {
-  return std::any_of(v.findings.begin(), v.findings.end(), [&](const auto& f) { return f.rule == rule; });
-}
-
-const std::string kTable =
+const std::string kTaskTable =
     "[  pid  ]   uid  tgid total_vm      rss pgtables_bytes swapents oom_score_adj name\n"
     "[    812]     0   812    12345     2345   110592        0             0 systemd-journal\n"
     "[  51822]  1000 51822 12582912  8126464 66277376        0             0 python3\n";
@@ -25,7 +21,7 @@ const std::string kTable =
 }  // namespace
 
 TEST_CASE("A task table without its head or kill line: the OOM killer ran, at low", "[diagnose][fragments]") {
-  const auto v = diagnose_texts({{"paste.txt", "", "here is what dmesg showed:\n" + kTable}});
+  const auto v = diagnose_texts({{"paste.txt", "", "here is what dmesg showed:\n" + kTaskTable}});
   CHECK(v.verdict == "kernel_oom");
   REQUIRE(v.root);
   CHECK(v.root->rule == "oom-task-table-only");

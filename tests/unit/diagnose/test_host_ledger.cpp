@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include "diagnose/host_ledger.hpp"
+#include "unit/diagnose/budget_terms.hpp"
 
 using culprit::diagnose::HostOomRecord;
 using culprit::diagnose::HostTask;
@@ -12,11 +13,7 @@ using culprit::diagnose::HostTask;
 namespace {
 constexpr std::int64_t GiB = 1LL << 30;
 
-/// The budget's sum, every holder in one term (a term not set counts 0): what JSON consumers add.
-std::int64_t terms(const culprit::diagnose::Budget& b) {
-  return b.free.value_or(0) + b.job.value_or(0) + b.foreign.value_or(0) + b.unattributed.value_or(0) +
-         b.host_processes.value_or(0) + b.kernel.value_or(0) + b.unexplained.value_or(0);
-}
+using culprit::test::terms;
 }  // namespace
 
 TEST_CASE("holder groups: one name is one holder, largest first, the victim marked", "[host_ledger]") {

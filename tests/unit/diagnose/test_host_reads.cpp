@@ -9,6 +9,8 @@
 #include "diagnose/load.hpp"
 #include "unit/diagnose/diagnose_support.hpp"
 
+namespace host_reads_tests {
+
 namespace {
 
 using namespace culprit;
@@ -83,3 +85,5 @@ TEST_CASE("host reads: a setting's place is its first line", "[diagnose][setting
   CHECK(settings[0].value == "0.90");
   CHECK(settings[0].place == "a/serve.log:9");
 }
+
+}  // namespace host_reads_tests

@@ -4,7 +4,6 @@
 // from a paste.
 #include <catch2/catch.hpp>
 
-#include <algorithm>
 #include <string>
 
 #include "unit/diagnose/diagnose_support.hpp"
@@ -12,10 +11,7 @@
 namespace {
 
 using culprit::test::diagnose_texts;
-
-bool has_rule(const culprit::diagnose::Verdict& v, const std::string& rule) {
-  return std::any_of(v.findings.begin(), v.findings.end(), [&](const auto& f) { return f.rule == rule; });
-}
+using culprit::test::has_rule;
 
 }  // namespace
 

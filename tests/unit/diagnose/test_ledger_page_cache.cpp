@@ -6,13 +6,18 @@
 
 #include "diagnose/advice.hpp"
 #include "diagnose/ledger_model.hpp"
+#include "unit/diagnose/budget_terms.hpp"
+#include "unit/test_units.hpp"
+
+namespace ledger_page_cache_tests {
 
 namespace {
 
 using namespace culprit::diagnose;
 
-std::int64_t gib(double v) { return static_cast<std::int64_t>(v * static_cast<double>(kGiB)); }
-std::int64_t mib(double v) { return static_cast<std::int64_t>(v * static_cast<double>(kMiB)); }
+using culprit::test::gib;
+using culprit::test::mib;
+using culprit::test::terms;
 
 /// The seed: 2.00 MiB asked, 1.06 MiB free of 119.70 GiB, a vLLM engine with 11.71 GiB, the
 /// worker itself 614 MiB, `free -h` showing `buff/cache` 100Gi.
@@ -98,14 +103,6 @@ TEST_CASE("look-alikes: no page cache holder on a discrete GPU or without a figu
   CHECK(culprit_action(small.culprit, "", "", &small.budget).find("drop_caches") == std::string::npos);
 }
 
-namespace {
-/// The budget's sum, every holder in one term (a term not set counts 0): what JSON consumers add.
-std::int64_t terms(const Budget& b) {
-  return b.free.value_or(0) + b.job.value_or(0) + b.foreign.value_or(0) + b.unattributed.value_or(0) +
-         b.host_processes.value_or(0) + b.kernel.value_or(0) + b.unexplained.value_or(0);
-}
-}  // namespace
-
 TEST_CASE("the budget sums to the total with every holder in a term", "[diagnose][ledger][unified]") {
   // The seed's display servers (Xorg, gnome-shell: no log names them) and a CPU process from `ps`.
   auto in = seed(true, gib(100));
@@ -151,3 +148,5 @@ TEST_CASE("holders listed beyond total - free leave a negative rest, not a made-
   for (const auto& a : r.budget.arithmetic) said |= a.find("so the rest is negative") != std::string::npos;
   CHECK(said);
 }
+
+}  // namespace ledger_page_cache_tests

@@ -11,13 +11,16 @@
 #include "diagnose/ledger_account.hpp"
 #include "diagnose/load.hpp"
 #include "diagnose/ledger_model.hpp"
+#include "unit/test_units.hpp"
+
+namespace ledger_rules_tests {
 
 namespace {
 
 using namespace culprit::diagnose;
 
-std::int64_t gib(double v) { return static_cast<std::int64_t>(v * static_cast<double>(kGiB)); }
-std::int64_t mib(double v) { return static_cast<std::int64_t>(v * static_cast<double>(kMiB)); }
+using culprit::test::gib;
+using culprit::test::mib;
 
 GpuHolder holder(std::int64_t pid, std::int64_t bytes, std::string role = "unknown", bool from_error = true) {
   GpuHolder h;
@@ -568,3 +571,5 @@ TEST_CASE("ledger rule second-instance: an engine's check beside a second instan
   running.kv_budget = false;
   CHECK(decide_ledger(running).rule != ledger_rule::kSecondInstance);
 }
+
+}  // namespace ledger_rules_tests

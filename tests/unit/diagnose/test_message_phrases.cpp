@@ -11,6 +11,8 @@
 #include "diagnose/phrases.hpp"
 #include "rules/draft.hpp"
 
+namespace message_phrases_tests {
+
 using namespace culprit;
 using diagnose::render_template;
 using diagnose::TemplateArgs;
@@ -137,3 +139,5 @@ TEST_CASE("a query column's value is one line of single spaces", "[diagnose][phr
   CHECK(template_value("pid_phrase", "") == "");
   CHECK(template_value("who", "Rank 3") == "Rank 3");
 }
+
+}  // namespace message_phrases_tests

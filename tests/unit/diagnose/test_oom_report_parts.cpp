@@ -14,6 +14,9 @@
 #include "culprit/report/renderer.hpp"
 #include "diagnose/oom_report_parts.hpp"
 #include "unit/diagnose/diagnose_support.hpp"
+#include "unit/test_text.hpp"
+
+namespace oom_report_parts_tests {
 
 namespace d = culprit::diagnose;
 namespace fs = std::filesystem;
@@ -31,7 +34,7 @@ std::string fixture(const char* name) {
 // No wrapping: a sentence is checked whole.
 const culprit::report::RenderOptions kWide{.color = false, .width = 0};
 
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+using culprit::test::contains;
 
 using Parts = std::vector<std::string>;
 
@@ -48,20 +51,20 @@ TEST_CASE("oom parts: each missing part says what it leaves unknown, by how the 
   CHECK(r.host == "gpu-a7");
   CHECK(r.seen == Parts{"summary"});
   REQUIRE(r.notes.size() == 4);
-  CHECK(has(r.notes[0], "no invoker line"));
-  CHECK(has(r.notes[1], "no Mem-Info block"));
+  CHECK(contains(r.notes[0], "no invoker line"));
+  CHECK(contains(r.notes[1], "no Mem-Info block"));
   CHECK(r.notes[2] == "no task table: the ledger of host processes is unknown");
-  CHECK(has(r.notes[3], "is missing: the victim is named from the oom-kill summary"));
+  CHECK(contains(r.notes[3], "is missing: the victim is named from the oom-kill summary"));
 
   // A cgroup's report: its usage block stands for Mem-Info, its table lists the cgroup's tasks.
   auto m = d::describe_oom_parts("", "", "mem_info,task_table", "", true);
   REQUIRE(m.notes.size() == 2);
-  CHECK(has(m.notes[0], "the cgroup's usage and limit are unknown"));
-  CHECK(has(m.notes[1], "the cgroup's processes"));
+  CHECK(contains(m.notes[0], "the cgroup's usage and limit are unknown"));
+  CHECK(contains(m.notes[1], "the cgroup's processes"));
 
-  CHECK(has(d::describe_oom_parts("", "", "kill_line", "selected", false).notes.at(0), "the process the kernel selected"));
-  CHECK(has(d::describe_oom_parts("", "", "kill_line", "reaper", false).notes.at(0), "OOM reaper"));
-  CHECK(has(d::describe_oom_parts("", "", "kill_line", "", false).notes.at(0), "no victim is named"));
+  CHECK(contains(d::describe_oom_parts("", "", "kill_line", "selected", false).notes.at(0), "the process the kernel selected"));
+  CHECK(contains(d::describe_oom_parts("", "", "kill_line", "reaper", false).notes.at(0), "OOM reaper"));
+  CHECK(contains(d::describe_oom_parts("", "", "kill_line", "", false).notes.at(0), "no victim is named"));
   CHECK(d::describe_oom_parts("", "invoker,kill_line", "", "kill_line", false).notes.empty());
 }
 
@@ -78,12 +81,12 @@ TEST_CASE("oom parts: a report whose head was cut opens at its task table and la
   CHECK(p.missing == Parts{"invoker", "mem_info"});
 
   const std::string text = culprit::report::render(v, culprit::report::Format::text, kWide);
-  CHECK(has(text, "Kernel OOM report on gpu-b3: parts missing"));
-  CHECK(has(text, "no Mem-Info block"));
+  CHECK(contains(text, "Kernel OOM report on gpu-b3: parts missing"));
+  CHECK(contains(text, "no Mem-Info block"));
   const std::string md = culprit::report::render(v, culprit::report::Format::markdown);
-  CHECK(has(md, "## Kernel OOM report on gpu-b3: parts missing"));
+  CHECK(contains(md, "## Kernel OOM report on gpu-b3: parts missing"));
   const std::string json = culprit::report::render(v, culprit::report::Format::json);
-  CHECK(has(json, R"("oom_parts":{"host":"gpu-b3","seen":["task_table","summary","kill_line"],"missing":["invoker","mem_info"])"));
+  CHECK(contains(json, R"("oom_parts":{"host":"gpu-b3","seen":["task_table","summary","kill_line"],"missing":["invoker","mem_info"])"));
 }
 
 TEST_CASE("oom parts: a lone oom-kill summary opens a report and names the victim without a kill line",
@@ -94,8 +97,8 @@ TEST_CASE("oom parts: a lone oom-kill summary opens a report and names the victi
   REQUIRE(v.data.oom_parts);
   CHECK(v.data.oom_parts->missing == Parts{"invoker", "mem_info", "task_table", "kill_line"});
   const std::string text = culprit::report::render(v, culprit::report::Format::text, kWide);
-  CHECK(has(text, "the victim is named from the oom-kill summary"));
-  CHECK(has(text, "no task table: the ledger of the cgroup's processes is unknown"));
+  CHECK(contains(text, "the victim is named from the oom-kill summary"));
+  CHECK(contains(text, "no task table: the ledger of the cgroup's processes is unknown"));
 }
 
 TEST_CASE("oom parts: a 4.4 report without its task table misses only the table (no summary before 5.0)",
@@ -111,8 +114,8 @@ TEST_CASE("oom parts: a whole report lacks nothing and the reports add no sectio
   const auto v = culprit::test::diagnose_texts({{"dmesg.txt", "node-3", fixture("dmesg-raw-6.8-global.txt")}}, true);
   REQUIRE(v.data.oom_parts);
   CHECK(v.data.oom_parts->missing.empty());
-  CHECK_FALSE(has(culprit::report::render(v, culprit::report::Format::text, kWide), "parts missing"));
-  CHECK_FALSE(has(culprit::report::render(v, culprit::report::Format::markdown), "parts missing"));
+  CHECK_FALSE(contains(culprit::report::render(v, culprit::report::Format::text, kWide), "parts missing"));
+  CHECK_FALSE(contains(culprit::report::render(v, culprit::report::Format::markdown), "parts missing"));
 }
 
 TEST_CASE("oom parts: a lone kill line is a report of one part", "[diagnose][oom_parts]") {
@@ -135,3 +138,5 @@ TEST_CASE("oom parts look-alike: a CUDA OOM's report has no kernel OOM parts", "
   CHECK_FALSE(v.data.oom_parts);
   CHECK(culprit::report::render(v, culprit::report::Format::json).find(R"("oom_parts":null)") != std::string::npos);
 }
+
+}  // namespace oom_report_parts_tests

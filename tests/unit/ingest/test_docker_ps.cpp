@@ -7,17 +7,18 @@
 #include "culprit/ingest/parser.hpp"
 #include "unit/ingest/fixture_files.hpp"
 #include "unit/ingest/recording_sink.hpp"
+#include "unit/json_values.hpp"
 
 using culprit::test::RecordingSink;
 
 namespace {
 
-struct Run {
+struct DockerPsRun {
   RecordingSink sink;
   culprit::core::Diagnostics diags;
 };
 
-void run_ps(std::string_view text, Run& r, const std::string& host = "h1") {
+void run_ps(std::string_view text, DockerPsRun& r, const std::string& host = "h1") {
   culprit::ingest::ParseContext ctx;
   ctx.sink = &r.sink;
   ctx.diagnostics = &r.diags;
@@ -27,7 +28,7 @@ void run_ps(std::string_view text, Run& r, const std::string& host = "h1") {
   culprit::ingest::parse_docker_ps(text, ctx);
 }
 
-std::string str(simdjson::dom::element v) { return std::string(std::string_view(v.get_string().value())); }
+using culprit::test::as_str;
 
 }  // namespace
 
@@ -40,8 +41,8 @@ TEST_CASE("docker ps fixtures parse as their .expect.json says", "[docker_ps][fi
       expect_path.replace_extension(".expect.json");
       simdjson::dom::parser jp;
       simdjson::dom::element doc = jp.load(expect_path.string());
-      Run r;
-      std::string host = str(doc["context"]["host"]);
+      DockerPsRun r;
+      std::string host = as_str(doc["context"]["host"]);
       run_ps(culprit::test::read_fixture(txt), r, host);
       auto want_c = doc["containers"].get_array();
       REQUIRE(r.sink.containers.size() == want_c.size());
@@ -52,13 +53,13 @@ TEST_CASE("docker ps fixtures parse as their .expect.json says", "[docker_ps][fi
         for (auto [key, v] : want.get_object()) {
           std::string k(key);
           INFO(txt.filename().string() << " container " << i << " key " << k);
-          if (k == "id") CHECK(c.id == str(v));
-          else if (k == "name") CHECK(c.name == str(v));
-          else if (k == "image") CHECK(c.image == str(v));
-          else if (k == "command") CHECK(c.command == str(v));
-          else if (k == "status") CHECK(c.status == str(v));
-          else if (k == "pod") CHECK(c.pod == str(v));
-          else if (k == "pod_namespace") CHECK(c.pod_namespace == str(v));
+          if (k == "id") CHECK(c.id == as_str(v));
+          else if (k == "name") CHECK(c.name == as_str(v));
+          else if (k == "image") CHECK(c.image == as_str(v));
+          else if (k == "command") CHECK(c.command == as_str(v));
+          else if (k == "status") CHECK(c.status == as_str(v));
+          else if (k == "pod") CHECK(c.pod == as_str(v));
+          else if (k == "pod_namespace") CHECK(c.pod_namespace == as_str(v));
           else if (k == "up_seconds") {
             if (v.is_null()) CHECK_FALSE(c.up_seconds.has_value());
             else { REQUIRE(c.up_seconds.has_value()); CHECK(*c.up_seconds == Approx(double(v.get_double().value()))); }
@@ -74,12 +75,12 @@ TEST_CASE("docker ps fixtures parse as their .expect.json says", "[docker_ps][fi
         const auto& e = exits[i++];
         CHECK(e.rule == "docker_ps_exited");
         CHECK(e.line == want["line"].get_int64().value());
-        CHECK(e.comm == str(want["comm"]));
+        CHECK(e.comm == as_str(want["comm"]));
         for (auto [key, v] : want["fields"].get_object()) {
           INFO("field " << key);
           const auto* f = e.field(key);
           REQUIRE(f != nullptr);
-          if (v.is_string()) CHECK(f->value == str(v));
+          if (v.is_string()) CHECK(f->value == as_str(v));
           else { CHECK(f->numeric); CHECK(std::stod(f->value) == Approx(double(v.get_double().value()))); }
         }
       }
@@ -93,7 +94,7 @@ TEST_CASE("docker ps: status wording to up_seconds and exit events", "[docker_ps
       "CONTAINER ID   IMAGE     COMMAND   CREATED         STATUS                       PORTS     NAMES\n";
   auto one = [&](const std::string& status) {
     std::string status_cell = status + std::string(status.size() < 29 ? 29 - status.size() : 1, ' ');
-    Run r;
+    DockerPsRun r;
     run_ps(std::string(header) + "0123456789ab   img       \"sh\"      2 hours ago     " + status_cell +
                "          web\n",
            r);
@@ -126,7 +127,7 @@ TEST_CASE("docker ps: status wording to up_seconds and exit events", "[docker_ps
 }
 
 TEST_CASE("docker ps: names with spaces in the command and an empty PORTS column", "[docker_ps]") {
-  Run r;
+  DockerPsRun r;
   run_ps("CONTAINER ID   IMAGE          COMMAND                  CREATED       STATUS       PORTS     NAMES\n"
          "a1b2c3d4e5f6   python:3.11    \"python -c 'import…\"   2 hours ago   Up 2 hours             my  app\n",
          r);
@@ -136,12 +137,12 @@ TEST_CASE("docker ps: names with spaces in the command and an empty PORTS column
 }
 
 TEST_CASE("docker ps: no header, garbage and huge lines are handled", "[docker_ps]") {
-  Run r;
+  DockerPsRun r;
   run_ps("Error response from daemon: dial unix /var/run/docker.sock: connect: permission denied\n", r);
   CHECK(r.sink.containers.empty());
   REQUIRE(r.diags.size() == 1);
   CHECK(r.diags[0].code == "docker_ps_no_header");
-  Run g;
+  DockerPsRun g;
   run_ps("CONTAINER ID   IMAGE   STATUS   NAMES\nonly-one-cell\n" + std::string(200000, ' ') + "x\n\xe2\x80\n", g);
   SUCCEED();
 }

@@ -12,12 +12,12 @@ using culprit::test::RecordingSink;
 
 namespace {
 
-struct Run {
+struct FreeRun {
   RecordingSink sink;
   culprit::core::Diagnostics diags;
 };
 
-void run_free(std::string_view text, Run& r, const std::string& host = "h1") {
+void run_free(std::string_view text, FreeRun& r, const std::string& host = "h1") {
   culprit::ingest::ParseContext ctx;
   ctx.sink = &r.sink;
   ctx.diagnostics = &r.diags;
@@ -53,7 +53,7 @@ TEST_CASE("free fixtures parse as their .expect.json says", "[free][fixtures]") 
       expect_path.replace_extension(".expect.json");
       simdjson::dom::parser jp;
       simdjson::dom::element doc = jp.load(expect_path.string());
-      Run r;
+      FreeRun r;
       std::string host(std::string_view(doc["context"]["host"].get_string().value()));
       run_free(culprit::test::read_fixture(txt), r, host);
       auto snaps = doc["snapshots"].get_array();
@@ -84,7 +84,7 @@ TEST_CASE("free fixtures parse as their .expect.json says", "[free][fixtures]") 
 
 TEST_CASE("free: bare numbers without a command line take their unit from the Mem total", "[free]") {
   SECTION("KiB totals (the default) need no note") {
-    Run r;
+    FreeRun r;
     run_free("               total        used        free      shared  buff/cache   available\n"
              "Mem:        65719036    21874524     1734196      512064    42110316    42585112\n", r);
     REQUIRE(r.sink.host_memory.size() == 1);
@@ -92,7 +92,7 @@ TEST_CASE("free: bare numbers without a command line take their unit from the Me
     CHECK(r.diags.empty());
   }
   SECTION("MiB totals of a 512 GiB host are read as MiB, with a note") {
-    Run r;
+    FreeRun r;
     run_free("               total        used        free      shared  buff/cache   available\n"
              "Mem:          515614      402113        3021         512      110480      109876\n"
              "Swap:             0           0           0\n", r);
@@ -103,13 +103,13 @@ TEST_CASE("free: bare numbers without a command line take their unit from the Me
     CHECK(r.sink.events[0].field_or("unit_guessed") == "1");
   }
   SECTION("GiB totals of a 2 TiB host are read as GiB") {
-    Run r;
+    FreeRun r;
     run_free("              total        used        free      shared  buff/cache   available\n"
              "Mem:           2015        1980           3           0          31          12\n", r);
     CHECK(r.sink.host_memory.at(0).total == 2015LL << 30);
   }
   SECTION("bytes (free -b) are read as bytes") {
-    Run r;
+    FreeRun r;
     run_free("               total        used        free      shared  buff/cache   available\n"
              "Mem:     67296292864 22399512576  1775816704   524353536 43120963584 43607154688\n", r);
     CHECK(r.sink.host_memory.at(0).total == 67296292864LL);
@@ -117,7 +117,7 @@ TEST_CASE("free: bare numbers without a command line take their unit from the Me
 }
 
 TEST_CASE("free: a command line names the unit", "[free]") {
-  Run r;
+  FreeRun r;
   run_free("aurora@spark-b:~$ free --mega\n"
            "               total        used        free      shared  buff/cache   available\n"
            "Mem:          128000       18000        2000          64      108000      110000\n", r);
@@ -127,7 +127,7 @@ TEST_CASE("free: a command line names the unit", "[free]") {
 }
 
 TEST_CASE("free: old procps -/+ buffers/cache row gives the cache-excluded used", "[free]") {
-  Run r;
+  FreeRun r;
   run_free("             total       used       free     shared    buffers     cached\n"
            "Mem:      65719036   63984840    1734196     512064    1234568   40875748\n"
            "-/+ buffers/cache:   21874524   43844512\n"
@@ -141,7 +141,7 @@ TEST_CASE("free: old procps -/+ buffers/cache row gives the cache-excluded used"
 }
 
 TEST_CASE("free -L prints one line per snapshot", "[free]") {
-  Run r;
+  FreeRun r;
   run_free("SwapUse           0 CachUse    41.1Gi  MemUse    20.5Gi MemFree     1.6Gi\n", r);
   REQUIRE(r.sink.host_memory.size() == 1);
   const auto& m = r.sink.host_memory[0];
@@ -151,7 +151,7 @@ TEST_CASE("free -L prints one line per snapshot", "[free]") {
 }
 
 TEST_CASE("free: text before the table, garbage and CRLF never break the parse", "[free]") {
-  Run r;
+  FreeRun r;
   run_free("Wed Apr  8 22:10:01 2026\r\n"
            "               total        used        free      shared  buff/cache   available\r\n"
            "Mem:           119Gi        17Gi       1.9Gi        61Mi       100Gi       102Gi\r\n"
@@ -159,7 +159,7 @@ TEST_CASE("free: text before the table, garbage and CRLF never break the parse",
   REQUIRE(r.sink.host_memory.size() == 1);
   CHECK(r.sink.host_memory[0].swap_total == 16LL << 30);
   CHECK(r.sink.host_memory[0].line == 3);
-  Run g;
+  FreeRun g;
   run_free("total used free\nMem: x y z\nSwap:\n\xff\xfe total used\n:::::\n", g);
   run_free(std::string(100000, 'x'), g);
   run_free("", g);

@@ -11,9 +11,10 @@
 #include "ingest/formats/nvitop.hpp"
 #include "ingest/formats/rocm_smi.hpp"
 #include "unit/ingest/gpu_fixture_runner.hpp"
+#include "unit/test_units.hpp"
 
 namespace {
-constexpr std::int64_t kMiB = 1024 * 1024;
+using culprit::test::kMiB;
 
 culprit::test::GpuRecordingSink run(void (*parse)(std::string_view, culprit::ingest::ParseContext&),
                                     std::string_view format, std::string_view text) {

@@ -8,13 +8,14 @@
 #include "ingest/format_detect.hpp"
 #include "ingest/formats/gpustat.hpp"
 #include "unit/ingest/gpu_fixture_runner.hpp"
+#include "unit/test_units.hpp"
 
 using culprit::ingest::detect::gpustat_shape;
 using culprit::ingest::gpustat::parse_gpu_line;
 using culprit::ingest::gpustat::parse_header;
 
 namespace {
-constexpr std::int64_t kMiB = 1024 * 1024;
+using culprit::test::kMiB;
 
 culprit::test::GpuRecordingSink parse_gpustat(std::string_view text, std::string host = {}) {
   culprit::test::GpuRecordingSink sink;

@@ -13,6 +13,7 @@
 #include "unit/ingest/fixture_files.hpp"
 #include "unit/ingest/recording_sink.hpp"
 #include "unit/ingest/host_test_signals.hpp"
+#include "unit/json_values.hpp"
 
 using culprit::core::Event;
 using culprit::test::RecordingSink;
@@ -20,8 +21,8 @@ using simdjson::dom::element;
 
 namespace {
 
-std::string as_str(element v) { return std::string(std::string_view(v.get_string().value())); }
-std::int64_t as_int(element v) { return v.get_int64().value(); }
+using culprit::test::as_str;
+using culprit::test::as_int;
 double as_num(element v) { return v.is_double() ? double(v.get_double().value()) : double(v.get_int64().value()); }
 
 struct Parsed {

@@ -14,6 +14,9 @@
 #include "culprit/ingest/parser.hpp"
 #include "unit/ingest/recording_sink.hpp"
 #include "unit/ingest/test_signals.hpp"
+#include "unit/json_values.hpp"
+
+namespace kernel_fixtures_tests {
 
 namespace fs = std::filesystem;
 using culprit::core::Event;
@@ -69,8 +72,8 @@ void check_fields(const Event& e, simdjson::dom::object fields) {
   }
 }
 
-std::int64_t as_int(simdjson::dom::element v) { return v.get_int64().value(); }
-std::string as_str(simdjson::dom::element v) { return std::string(std::string_view(v.get_string().value())); }
+using culprit::test::as_int;
+using culprit::test::as_str;
 
 void check_report(const RecordingSink& sink, const OomReport& r, simdjson::dom::object want) {
   const Event& e = sink.event_of(r);
@@ -268,3 +271,5 @@ TEST_CASE("kernel fixtures parse as their .expect.json says", "[kernel_log][fixt
     }
   }
 }
+
+}  // namespace kernel_fixtures_tests

@@ -12,13 +12,13 @@ using culprit::test::RecordingSink;
 
 namespace {
 
-struct Run {
+struct KernelRun {
   RecordingSink sink;
   culprit::core::Diagnostics diags;
   culprit::text::SignalSet signals = culprit::test::kernel_test_signals();
 };
 
-void run_kernel(std::string_view text, Run& r, std::string host = "ctx-host", int year_hint = 0) {
+void run_kernel(std::string_view text, KernelRun& r, std::string host = "ctx-host", int year_hint = 0) {
   culprit::ingest::ParseContext ctx;
   ctx.sink = &r.sink;
   ctx.signals = &r.signals;
@@ -43,7 +43,7 @@ const OomTask& task(const culprit::core::OomReport& r, std::int64_t pid) {
 // ---------------------------------------------------------------- task-table layouts
 
 TEST_CASE("task table 2.6.32 RHEL 6 layout (cpu, oom_adj)", "[kernel_log][task_table]") {
-  Run r;
+  KernelRun r;
   run_kernel("[ pid ]   uid  tgid total_vm      rss cpu oom_adj oom_score_adj name\n"
              "[ 2592]   501  2592  2132665  1781024   6       0             0 java\n"
              "[  512]     0   512     2767      102   1     -17         -1000 udevd\n"
@@ -61,7 +61,7 @@ TEST_CASE("task table 2.6.32 RHEL 6 layout (cpu, oom_adj)", "[kernel_log][task_t
 }
 
 TEST_CASE("task table 3.10 layout (nr_ptes swapents)", "[kernel_log][task_table]") {
-  Run r;
+  KernelRun r;
   run_kernel("[ pid ]   uid  tgid total_vm      rss nr_ptes swapents oom_score_adj name\n"
              "[  390]     0   390    39012     6739      78       51             0 systemd-journal\n"
              "[ 6576]    27  6576  8478723  5157251   16234   207011             0 mysqld\n"
@@ -78,7 +78,7 @@ TEST_CASE("task table 3.10 layout (nr_ptes swapents)", "[kernel_log][task_table]
 }
 
 TEST_CASE("task table 4.4-4.14 layout (nr_ptes nr_pmds)", "[kernel_log][task_table]") {
-  Run r;
+  KernelRun r;
   run_kernel("python invoked oom-killer: gfp_mask=0x24201ca(GFP_HIGHUSER_MOVABLE|__GFP_COLD), nodemask=0,  order=0, oom_score_adj=0\n"
              "[ pid ]   uid  tgid total_vm      rss nr_ptes nr_pmds swapents oom_score_adj name\n"
              "[ 1210]  1000  1210  3012331  2010223    4012      15        0             0 python\n"
@@ -94,7 +94,7 @@ TEST_CASE("task table 4.4-4.14 layout (nr_ptes nr_pmds)", "[kernel_log][task_tab
 }
 
 TEST_CASE("task table 4.15-4.18 layout (pgtables_bytes, 5-wide pid)", "[kernel_log][task_table]") {
-  Run r;
+  KernelRun r;
   run_kernel("[ pid ]   uid  tgid total_vm      rss pgtables_bytes swapents oom_score_adj name\n"
              "[23001]     0 23001 15456336  8344168 73531392        0             0 python\n"
              "Killed process 23001 (python) total-vm:61825344kB, anon-rss:33324544kB, file-rss:52128kB, shmem-rss:0kB\n",
@@ -106,7 +106,7 @@ TEST_CASE("task table 4.15-4.18 layout (pgtables_bytes, 5-wide pid)", "[kernel_l
 }
 
 TEST_CASE("task table 4.19-6.6 layout (banner, 7-wide pid)", "[kernel_log][task_table]") {
-  Run r;
+  KernelRun r;
   run_kernel("Tasks state (memory values in pages):\n"
              "[  pid  ]   uid  tgid total_vm      rss pgtables_bytes swapents oom_score_adj name\n"
              "[ 918273]     0 918273 143215104 16543056 88473600        0           985 pt_main_thread\n"
@@ -125,7 +125,7 @@ TEST_CASE("task table 4.19-6.6 layout (banner, 7-wide pid)", "[kernel_log][task_
 }
 
 TEST_CASE("task table 6.8+ layout (rss_anon rss_file rss_shmem)", "[kernel_log][task_table]") {
-  Run r;
+  KernelRun r;
   run_kernel("Tasks state (memory values in pages):\n"
              "[  pid  ]   uid  tgid total_vm      rss rss_anon rss_file rss_shmem pgtables_bytes swapents oom_score_adj name\n"
              "[   1365]   990  1365     4420      213      128       85         0    77824       96          -900 systemd-oomd\n"
@@ -145,7 +145,7 @@ TEST_CASE("task table 6.8+ layout (rss_anon rss_file rss_shmem)", "[kernel_log][
 }
 
 TEST_CASE("task names with spaces take the rest of the line", "[kernel_log][task_table]") {
-  Run r;
+  KernelRun r;
   run_kernel("[  pid  ]   uid  tgid total_vm      rss pgtables_bytes swapents oom_score_adj name\n"
              "[   4711]  1000  4711   755061   325556  5541888        0           167 Isolated Web Co\n"
              "[   4712]  1000  4712    30211     1201   262144        0             0 (sd-pam)\n"
@@ -158,7 +158,7 @@ TEST_CASE("task names with spaces take the rest of the line", "[kernel_log][task
 }
 
 TEST_CASE("task rows wrapped by a terminal: name on the next line, or cut inside a number", "[kernel_log][task_table]") {
-  Run r;
+  KernelRun r;
   run_kernel("[  100.000001] [  pid  ]   uid  tgid total_vm      rss pgtables_bytes swapents oom_score_adj name\n"
              "[  100.000002] [   4711]  1000  4711   755061   325556  5541888        0           167\n"
              "Isolated Web Co\n"
@@ -178,7 +178,7 @@ TEST_CASE("task rows wrapped by a terminal: name on the next line, or cut inside
 // ---------------------------------------------------------------- report grouping
 
 TEST_CASE("a kill line without a report becomes an oom_kill event", "[kernel_log]") {
-  Run r;
+  KernelRun r;
   run_kernel("[ 5823.771120] Memory cgroup out of memory: Killed process 3307 (python3) total-vm:8049324kB, anon-rss:15598812kB, file-rss:12044kB, shmem-rss:4096kB, UID:1000 pgtables:31020kB oom_score_adj:0\n"
              "[ 5824.001002] oom_reaper: reaped process 3307 (python3), now anon-rss:0kB, file-rss:0kB, shmem-rss:0kB\n",
              r);
@@ -196,7 +196,7 @@ TEST_CASE("a kill line without a report becomes an oom_kill event", "[kernel_log
 }
 
 TEST_CASE("a storm of rate-limited kills: one oom_kill per kill, 5.0 two-line form joined", "[kernel_log]") {
-  Run r;
+  KernelRun r;
   run_kernel("[  10.000001] Out of memory: Kill process 100 (a) score 900 or sacrifice child\n"
              "[  10.000002] Killed process 101 (a-child) total-vm:1000kB, anon-rss:800kB, file-rss:0kB, shmem-rss:0kB\n"
              "[  10.500001] Out of memory: Killed process 200 (b) total-vm:2000kB, anon-rss:1800kB, file-rss:0kB, shmem-rss:0kB, UID:0 pgtables:8kB oom_score_adj:0\n"
@@ -212,7 +212,7 @@ TEST_CASE("a storm of rate-limited kills: one oom_kill per kill, 5.0 two-line fo
 }
 
 TEST_CASE("a report cut before its kill line: kernel_oom with victim unknown and a note", "[kernel_log]") {
-  Run r;
+  KernelRun r;
   run_kernel("[  50.1] python invoked oom-killer: gfp_mask=0xcc0(GFP_KERNEL), order=0, oom_score_adj=0\n"
              "[  50.1] CPU: 1 PID: 77 Comm: python Not tainted 6.1.0 #1\n"
              "[  50.1] Mem-Info:\n",
@@ -227,7 +227,7 @@ TEST_CASE("a report cut before its kill line: kernel_oom with victim unknown and
 }
 
 TEST_CASE("two reports back to back are two events: a new invoked line closes a cut report", "[kernel_log]") {
-  Run r;
+  KernelRun r;
   run_kernel("[ 1.0] a invoked oom-killer: gfp_mask=0xcc0(GFP_KERNEL), order=0, oom_score_adj=0\n"
              "[ 1.0] Mem-Info:\n"
              "[ 1.1] b invoked oom-killer: gfp_mask=0xcc0(GFP_KERNEL), order=0, oom_score_adj=0\n"
@@ -244,7 +244,7 @@ TEST_CASE("two reports back to back are two events: a new invoked line closes a 
 }
 
 TEST_CASE("interleaved syslog lines of two hosts are grouped by host", "[kernel_log]") {
-  Run r;
+  KernelRun r;
   run_kernel(
       "Jun  2 08:12:09 node-a kernel: [  10.000001] python invoked oom-killer: gfp_mask=0xcc0(GFP_KERNEL), order=0, oom_score_adj=0\n"
       "Jun  2 08:12:09 node-b kernel: [  20.000001] java invoked oom-killer: gfp_mask=0xcc0(GFP_KERNEL), order=0, oom_score_adj=0\n"
@@ -271,7 +271,7 @@ TEST_CASE("interleaved syslog lines of two hosts are grouped by host", "[kernel_
 }
 
 TEST_CASE("lines far apart in time do not join one report", "[kernel_log]") {
-  Run r;
+  KernelRun r;
   run_kernel("[  10.0] python invoked oom-killer: gfp_mask=0xcc0(GFP_KERNEL), order=0, oom_score_adj=0\n"
              "[ 500.0] NVRM: Xid (PCI:0000:01:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.\n"
              "[ 900.0] Out of memory: Killed process 5 (x) total-vm:1kB, anon-rss:1kB, file-rss:0kB, shmem-rss:0kB\n",
@@ -283,7 +283,7 @@ TEST_CASE("lines far apart in time do not join one report", "[kernel_log]") {
 }
 
 TEST_CASE("a report whose lines carry different stamp styles still parses", "[kernel_log]") {
-  Run r;
+  KernelRun r;
   run_kernel("[  10.000001] python invoked oom-killer: gfp_mask=0xcc0(GFP_KERNEL), order=0, oom_score_adj=0\n"
              "Mem-Info:\n"
              "Jun  2 08:12:09 h kernel: Free swap  = 0kB\n"
@@ -297,7 +297,7 @@ TEST_CASE("a report whose lines carry different stamp styles still parses", "[ke
 // ---------------------------------------------------------------- classification and fields
 
 TEST_CASE("a global OOM that kills a task inside a container is not a memcg OOM", "[kernel_log]") {
-  Run r;
+  KernelRun r;
   run_kernel("python invoked oom-killer: gfp_mask=0x140cca(GFP_HIGHUSER_MOVABLE|__GFP_COMP), order=0, oom_score_adj=0\n"
              "Mem-Info:\n"
              "oom-kill:constraint=CONSTRAINT_NONE,nodemask=(null),cpuset=docker-3f2a9c0d5e7b4a1f8c6d2e9b0a7f3c5d1e8b6a4f2c0d9e7b5a3f1c8d6e4b2a09.scope,mems_allowed=0,global_oom,"
@@ -319,7 +319,7 @@ TEST_CASE("a global OOM that kills a task inside a container is not a memcg OOM"
 }
 
 TEST_CASE("memcg without a constraint line: `Task in … killed as a result of limit`", "[kernel_log]") {
-  Run r;
+  KernelRun r;
   run_kernel("python invoked oom-killer: gfp_mask=0x14000c0(GFP_KERNEL), nodemask=(null), order=0, oom_score_adj=0\n"
              "Task in /slurm/uid_1000/job_4242/step_0 killed as a result of limit of /slurm/uid_1000/job_4242\n"
              "memory: usage 8388608kB, limit 8388608kB, failcnt 52\n"
@@ -338,7 +338,7 @@ TEST_CASE("memcg without a constraint line: `Task in … killed as a result of l
 }
 
 TEST_CASE("sysrq / earlyoom kernel mode: order=-1 marks a manual trigger", "[kernel_log]") {
-  Run r;
+  KernelRun r;
   run_kernel("kworker/0:2 invoked oom-killer: gfp_mask=0xcc0(GFP_KERNEL), order=-1, oom_score_adj=0\n"
              "Mem-Info:\n"
              "Out of memory: Killed process 812 (python3) total-vm:1kB, anon-rss:1kB, file-rss:0kB, shmem-rss:0kB, UID:0 pgtables:4kB oom_score_adj:0\n",
@@ -350,7 +350,7 @@ TEST_CASE("sysrq / earlyoom kernel mode: order=-1 marks a manual trigger", "[ker
 }
 
 TEST_CASE("oom_kill_allocating_task reason is kept", "[kernel_log]") {
-  Run r;
+  KernelRun r;
   run_kernel("stress invoked oom-killer: gfp_mask=0x100cca(GFP_HIGHUSER_MOVABLE), order=0, oom_score_adj=0\n"
              "Mem-Info:\n"
              "Out of memory (oom_kill_allocating_task): Killed process 771 (stress) total-vm:4216kB, anon-rss:1084kB, file-rss:4kB, shmem-rss:0kB, UID:0 pgtables:52kB oom_score_adj:0\n",
@@ -361,7 +361,7 @@ TEST_CASE("oom_kill_allocating_task reason is kept", "[kernel_log]") {
 }
 
 TEST_CASE("a page allocation failure with its Mem-Info dump is not an OOM report", "[kernel_log]") {
-  Run r;
+  KernelRun r;
   run_kernel("[ 3.0] nvidia: page allocation failure: order:4, mode:0x40dc0(GFP_KERNEL|__GFP_COMP|__GFP_ZERO), nodemask=(null)\n"
              "[ 3.0] CPU: 5 PID: 9 Comm: nvidia Not tainted 6.1.0 #1\n"
              "[ 3.0] Mem-Info:\n"
@@ -374,7 +374,7 @@ TEST_CASE("a page allocation failure with its Mem-Info dump is not an OOM report
 }
 
 TEST_CASE("arm64 64 KiB pages are inferred from the victim row and the kill line", "[kernel_log]") {
-  Run r;
+  KernelRun r;
   run_kernel("[  pid  ]   uid  tgid total_vm      rss rss_anon rss_file rss_shmem pgtables_bytes swapents oom_score_adj name\n"
              "[   5120]  1000  5120  7012345  3278080  3276800     1024       256 110100480        0             0 pt_main_thread\n"
              "Out of memory: Killed process 5120 (pt_main_thread) total-vm:448790080kB, anon-rss:209715200kB, file-rss:65536kB, shmem-rss:16384kB, UID:1000 pgtables:107520kB oom_score_adj:0\n",
@@ -385,7 +385,7 @@ TEST_CASE("arm64 64 KiB pages are inferred from the victim row and the kill line
 }
 
 TEST_CASE("memory.oom.group: every group member is a victim", "[kernel_log]") {
-  Run r;
+  KernelRun r;
   run_kernel("[ 1.000] python3 invoked oom-killer: gfp_mask=0xcc0(GFP_KERNEL), order=0, oom_score_adj=0\n"
              "[ 1.001] memory: usage 16777216kB, limit 16777216kB, failcnt 3381\n"
              "[ 1.002] Memory cgroup out of memory: Killed process 3101 (python3) total-vm:1kB, anon-rss:1kB, file-rss:0kB, shmem-rss:0kB, UID:1000 pgtables:4kB oom_score_adj:0\n"
@@ -401,7 +401,7 @@ TEST_CASE("memory.oom.group: every group member is a victim", "[kernel_log]") {
 }
 
 TEST_CASE("3.x sharing-same-memory kills are extra victims", "[kernel_log]") {
-  Run r;
+  KernelRun r;
   run_kernel("java invoked oom-killer: gfp_mask=0x201da, order=0, oom_score_adj=0\n"
              "Mem-Info:\n"
              "Out of memory: Kill process 2592 (java) score 870 or sacrifice child\n"
@@ -416,7 +416,7 @@ TEST_CASE("3.x sharing-same-memory kills are extra victims", "[kernel_log]") {
 // ---------------------------------------------------------------- other lines and signals
 
 TEST_CASE("ordinary lines go through the signals with the line's stamp and host", "[kernel_log]") {
-  Run r;
+  KernelRun r;
   run_kernel("Apr  9 00:47:20 gpu-3 kernel: [ 1200.5] NVRM: Xid (PCI:0000:3b:00): 31, pid=12083, name=python3, Ch 00000010\n"
              "Apr  9 00:47:21 gpu-3 earlyoom[812]: sending SIGKILL to process 4242 uid 1000 \"python\": oom_score 900\n"
              "Apr  9 00:47:22 gpu-3 kernel: [ 1202.1] usb 1-1: new high-speed USB device number 2\n",
@@ -449,7 +449,7 @@ TEST_CASE("ordinary lines go through the signals with the line's stamp and host"
 }
 
 TEST_CASE("an Xid inside an OOM report is still an event: kmsg dictionary lines are skipped", "[kernel_log]") {
-  Run r;
+  KernelRun r;
   run_kernel("4,10,1000000,-;python invoked oom-killer: gfp_mask=0xcc0(GFP_KERNEL), order=0, oom_score_adj=0\n"
              "3,11,1000001,-;NVRM: Xid (PCI:0000:01:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.\n"
              " SUBSYSTEM=pci\n"
@@ -496,7 +496,7 @@ TEST_CASE("events_from_signals: size captures become bytes, pid and rank set the
 }
 
 TEST_CASE("bad input never crashes: huge lines, binary, invalid UTF-8, CRLF, cut reports", "[kernel_log]") {
-  Run r;
+  KernelRun r;
   std::string huge(1 << 20, 'A');
   run_kernel(huge + "\n" + "[" + huge + "]\n" + " invoked oom-killer: " + huge + "\n", r);
   static constexpr char kBinary[] = "\0\x01\x02\xff\xfe[ 1.0]\x80\x81 Killed process \xff (\xfe";

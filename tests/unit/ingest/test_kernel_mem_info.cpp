@@ -27,7 +27,7 @@ RecordingSink run_kernel(std::string_view text) {
 
 // A 5.4 global OOM (dmesg), Mem-Info as the kernel prints it; zone numbers chosen so that DMA32
 // sits between min and low and Normal under min.
-constexpr std::string_view kReport =
+constexpr std::string_view kMemInfoReport =
     "[ 7042.118204] python3 invoked oom-killer: gfp_mask=0x100cca(GFP_HIGHUSER_MOVABLE), order=0, oom_score_adj=0\n"
     "[ 7042.118210] CPU: 3 PID: 48213 Comm: python3 Tainted: G           OE     5.4.0-150-generic #167-Ubuntu\n"
     "[ 7042.118212] Hardware name: Supermicro SYS-4029GP-TRT/X11DPG-OT-CPU, BIOS 3.4 05/21/2021\n"
@@ -69,7 +69,7 @@ constexpr std::string_view kReport =
 }  // namespace
 
 TEST_CASE("Mem-Info figures land on the kernel_oom event", "[kernel_log][mem_info]") {
-  auto sink = run_kernel(kReport);
+  auto sink = run_kernel(kMemInfoReport);
   auto ooms = sink.of_kind("kernel_oom");
   REQUIRE(ooms.size() == 1);
   const auto& e = ooms[0];
@@ -148,7 +148,7 @@ TEST_CASE("/dev/kmsg records keep their priority and sequence number", "[kernel_
 // now left out as unknown; the report and the rest of its figures still come through.
 TEST_CASE("fuzz_ingest: kB and page counts past 2^63 bytes are unknown, not a signed overflow",
           "[kernel_log][mem_info][fuzz]") {
-  std::string text(kReport);
+  std::string text(kMemInfoReport);
   auto swap = [&](std::string_view from, std::string_view to) {
     const auto at = text.find(from);
     REQUIRE(at != std::string::npos);

@@ -3,10 +3,13 @@
 #include <catch2/catch.hpp>
 
 #include "ingest/formats/kernel_oom_report.hpp"
+#include "unit/test_units.hpp"
+
+namespace kernel_oom_lines_tests {
 
 using namespace culprit::ingest::kernel;
 
-constexpr std::int64_t kKiB = 1024;
+using culprit::test::kKiB;
 
 TEST_CASE("kill line 5.4+: reason, UID, pgtables, oom_score_adj", "[kernel_oom_lines]") {
   auto k = parse_kill_line("Out of memory: Killed process 49358 (grep) total-vm:9476316kB, anon-rss:6845824kB, "
@@ -225,3 +228,5 @@ TEST_CASE("cgroup paths name pods and containers", "[kernel_oom_lines]") {
   CHECK(user.pod_uid.empty());
   CHECK(user.container_id.empty());
 }
+
+}  // namespace kernel_oom_lines_tests

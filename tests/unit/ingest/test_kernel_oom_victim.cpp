@@ -12,6 +12,8 @@
 #include "unit/ingest/recording_sink.hpp"
 #include "unit/ingest/test_signals.hpp"
 
+namespace kernel_oom_victim_tests {
+
 using culprit::test::RecordingSink;
 
 namespace {
@@ -145,3 +147,5 @@ TEST_CASE("a memcg counter line with usage and limit opens a report even without
   run_kernel("memory usage 117964800kB, limit 117964800kB\n", prose);
   CHECK(prose.sink.oom_reports.empty());
 }
+
+}  // namespace kernel_oom_victim_tests

@@ -30,7 +30,7 @@ const culprit::text::Pattern& ctime_alternative() {
 
 /// Every line of every fixture, and every one-byte edit of each stamp below within its first
 /// 27 bytes (each byte replaced by one of a set that crosses every class the regex reads).
-std::vector<std::string> lines_to_check() {
+std::vector<std::string> ctime_lines_to_check() {
   std::vector<std::string> lines;
   for (const auto& path : culprit::test::text_fixtures()) {
     const std::string all = culprit::test::read_fixture(path);
@@ -60,7 +60,7 @@ std::vector<std::string> lines_to_check() {
 
 TEST_CASE("the -T stamp read in bytes agrees with the kernel stamp regex's ctime alternative", "[kernel_stamp]") {
   std::size_t stamped = 0;
-  for (const std::string& line : lines_to_check()) {
+  for (const std::string& line : ctime_lines_to_check()) {
     INFO(line);
     const bool fast = starts_with_ctime_stamp(line);
     REQUIRE(fast == ctime_alternative().matches(line));
@@ -74,7 +74,7 @@ TEST_CASE("the -T stamp read in bytes agrees with the kernel stamp regex's ctime
 
 TEST_CASE("a -T wall stamp read in bytes is the stamp parse_kernel_line reads, and nothing else", "[kernel_stamp]") {
   std::size_t walls = 0;
-  for (const std::string& line : lines_to_check()) {
+  for (const std::string& line : ctime_lines_to_check()) {
     if (!starts_with_ctime_wall_stamp(line)) continue;
     INFO(line);
     ++walls;

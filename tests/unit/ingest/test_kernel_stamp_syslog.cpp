@@ -18,7 +18,7 @@ using culprit::ingest::kernel::parse_kernel_line_walk;
 
 namespace {
 
-std::vector<std::string> lines_to_check() {
+std::vector<std::string> syslog_lines_to_check() {
   std::vector<std::string> lines;
   for (const auto& path : culprit::test::text_fixtures()) {
     const std::string all = culprit::test::read_fixture(path);
@@ -62,7 +62,7 @@ long place(std::string_view line, std::string_view part) {
 
 TEST_CASE("the traditional syslog header read in place gives what the prefix walk gives", "[kernel_stamp]") {
   std::size_t compared = 0;
-  for (const std::string& line : lines_to_check()) {
+  for (const std::string& line : syslog_lines_to_check()) {
     for (const int year : {0, 2026}) {
       INFO(line << " (year hint " << year << ")");
       const KernelLine got = parse_kernel_line(line, year);

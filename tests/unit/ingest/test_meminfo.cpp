@@ -13,19 +13,20 @@
 #include "ingest/formats/sample_stamp.hpp"
 #include "unit/ingest/fixture_files.hpp"
 #include "unit/ingest/recording_sink.hpp"
+#include "unit/test_units.hpp"
 
 using culprit::test::RecordingSink;
 
 namespace {
 
-constexpr std::int64_t kKiB = 1024;
+using culprit::test::kKiB;
 
-struct Run {
+struct MeminfoRun {
   RecordingSink sink;
   culprit::core::Diagnostics diags;
 };
 
-void run_meminfo(std::string_view text, Run& r) {
+void run_meminfo(std::string_view text, MeminfoRun& r) {
   culprit::ingest::ParseContext ctx;
   ctx.sink = &r.sink;
   ctx.diagnostics = &r.diags;
@@ -36,15 +37,15 @@ void run_meminfo(std::string_view text, Run& r) {
   culprit::ingest::parse_meminfo(text, ctx);
 }
 
-std::string fixture(const char* name) {
+std::string meminfo_fixture(const char* name) {
   return culprit::test::read_fixture(std::filesystem::path(CULPRIT_SOURCE_DIR) / "fixtures/formats/meminfo" / name);
 }
 
 }  // namespace
 
 TEST_CASE("meminfo: a 6.x listing under a sample stamp gives free's columns and its time", "[meminfo]") {
-  Run r;
-  run_meminfo(fixture("culprit-sample-6x.txt"), r);
+  MeminfoRun r;
+  run_meminfo(meminfo_fixture("culprit-sample-6x.txt"), r);
   REQUIRE(r.sink.host_memory.size() == 1);
   REQUIRE(r.sink.events.size() == 1);
   const auto& m = r.sink.host_memory[0];
@@ -72,8 +73,8 @@ TEST_CASE("meminfo: a 6.x listing under a sample stamp gives free's columns and 
 }
 
 TEST_CASE("meminfo: a 3.10 listing has no MemAvailable: used is total - free - buff/cache, no time", "[meminfo]") {
-  Run r;
-  run_meminfo(fixture("kernel-3.10-no-available.txt"), r);
+  MeminfoRun r;
+  run_meminfo(meminfo_fixture("kernel-3.10-no-available.txt"), r);
   REQUIRE(r.sink.host_memory.size() == 1);
   const auto& m = r.sink.host_memory[0];
   CHECK_FALSE(m.available.has_value());
@@ -89,7 +90,7 @@ TEST_CASE("meminfo: a loop of stamped listings gives one record each, in order",
   for (int i = 0; i < 3; ++i)
     text += "2026-04-09T00:47:1" + std::to_string(i) + "Z\nMemTotal:       16318412 kB\nMemFree:         " +
             std::to_string(900000 - i * 1000) + " kB\nMemAvailable:    " + std::to_string(4000000 - i * 100000) + " kB\n";
-  Run r;
+  MeminfoRun r;
   run_meminfo(text, r);
   REQUIRE(r.sink.host_memory.size() == 3);
   for (int i = 0; i < 3; ++i) {
@@ -98,7 +99,7 @@ TEST_CASE("meminfo: a loop of stamped listings gives one record each, in order",
     CHECK(*m.available == (4000000 - i * 100000) * kKiB);
   }
   // `grep MemTotal /proc/meminfo` alone: the total.
-  Run one;
+  MeminfoRun one;
   run_meminfo("MemTotal:       16318412 kB\n", one);
   REQUIRE(one.sink.host_memory.size() == 1);
   CHECK(*one.sink.host_memory[0].total == 16318412 * kKiB);
@@ -130,12 +131,12 @@ TEST_CASE("meminfo: the line shape, and look-alikes that are not it", "[meminfo]
 }
 
 TEST_CASE("meminfo: sniffed with its stamp: a paste keeps the prompt's host", "[meminfo]") {
-  const std::string text = fixture("culprit-sample-6x.txt");
+  const std::string text = meminfo_fixture("culprit-sample-6x.txt");
   CHECK(culprit::ingest::sniff_format(text) == "meminfo");
   const auto segs = culprit::ingest::segment_text(text);
   REQUIRE(segs.size() == 1);
   CHECK(segs[0].first_line == 1);  // the stamp line is the listing's
-  const auto paste = culprit::ingest::segment_text("aurora@gpu-7:~$ cat /proc/meminfo\n" + fixture("kernel-3.10-no-available.txt"));
+  const auto paste = culprit::ingest::segment_text("aurora@gpu-7:~$ cat /proc/meminfo\n" + meminfo_fixture("kernel-3.10-no-available.txt"));
   bool found = false;
   for (const auto& s : paste) {
     if (s.format != "meminfo") continue;

@@ -11,7 +11,7 @@ TEST_CASE("nvidia_smi_q fixtures", "[gpu][fixtures][smi_q]") {
 }
 
 namespace {
-const char* kReport =
+const char* kQueryReport =
     "==============NVSMI LOG==============\n"
     "\n"
     "Timestamp                                 : Thu Apr  9 00:47:22 2026\n"
@@ -39,7 +39,7 @@ const char* kReport =
 TEST_CASE("nvidia_smi_q: -l loop output gives one report per banner", "[gpu][smi_q]") {
   GpuRecordingSink sink;
   auto ctx = culprit::test::gpu_context(sink, "nvidia_smi_q");
-  const std::string two = std::string(kReport) + kReport;
+  const std::string two = std::string(kQueryReport) + kQueryReport;
   culprit::ingest::parse_nvidia_smi_q(two, ctx);
   CHECK(sink.events.size() == 2);
   REQUIRE(sink.snapshots.size() == 2);
@@ -48,7 +48,7 @@ TEST_CASE("nvidia_smi_q: -l loop output gives one report per banner", "[gpu][smi
 }
 
 TEST_CASE("nvidia_smi_q: found in a paste and in a bug report section", "[gpu][smi_q][sniff]") {
-  const std::string paste = std::string("root@gpu-node-3:~# nvidia-smi -q -d MEMORY,PIDS\n") + kReport +
+  const std::string paste = std::string("root@gpu-node-3:~# nvidia-smi -q -d MEMORY,PIDS\n") + kQueryReport +
                             "root@gpu-node-3:~# echo done\ndone\n";
   const auto segs = culprit::ingest::segment_text(paste);
   int found = 0;
@@ -67,13 +67,13 @@ TEST_CASE("nvidia_smi_q: found in a paste and in a bug report section", "[gpu][s
       "____________________________________________\n\n"
       "uname: Linux dgx-07 5.15.0-105-generic #115-Ubuntu SMP x86_64 x86_64 x86_64 GNU/Linux\n\n"
       "____________________________________________\n\n"
-      "/usr/bin/nvidia-smi --query\n\n") + kReport +
+      "/usr/bin/nvidia-smi --query\n\n") + kQueryReport +
       "____________________________________________\n\nEnd of NVIDIA bug report log file.\n";
   bool in_report = false;
   for (const auto& s : culprit::ingest::segment_text(report))
     if (s.format == "nvidia_smi_q") in_report = s.host == "dgx-07";
   CHECK(in_report);
-  CHECK(culprit::ingest::sniff_format(kReport) == "nvidia_smi_q");
+  CHECK(culprit::ingest::sniff_format(kQueryReport) == "nvidia_smi_q");
 }
 
 TEST_CASE("nvidia_smi_q: bad input never crashes", "[gpu][smi_q]") {

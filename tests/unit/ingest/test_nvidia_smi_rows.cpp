@@ -10,6 +10,7 @@
 #include "ingest/format_detect.hpp"
 #include "ingest/formats/smi_rows.hpp"
 #include "unit/ingest/gpu_test_support.hpp"
+#include "unit/test_units.hpp"
 
 using culprit::ingest::detect::smi_row_shape;
 using culprit::ingest::smi_rows::is_gpu_row;
@@ -17,7 +18,7 @@ using culprit::ingest::smi_rows::is_process_row;
 using culprit::test::parse_smi;
 
 namespace {
-constexpr std::int64_t kMiB = 1024 * 1024;
+using culprit::test::kMiB;
 
 /// The formats segment_text gives the lines of `text` (one entry per segment).
 std::vector<std::string> formats_of(const std::string& text) {

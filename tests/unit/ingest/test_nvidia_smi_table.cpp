@@ -3,11 +3,12 @@
 #include <catch2/catch.hpp>
 
 #include "unit/ingest/gpu_test_support.hpp"
+#include "unit/test_units.hpp"
 
 using culprit::test::parse_smi;
 
 namespace {
-constexpr std::int64_t kMiB = 1024 * 1024;
+using culprit::test::kMiB;
 
 // A 418-era table: 79 wide, no CUDA Version in the banner (drivers <= 410 print none).
 constexpr const char* kR410 =

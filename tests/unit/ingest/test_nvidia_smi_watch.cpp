@@ -10,7 +10,7 @@ using culprit::test::GpuRecordingSink;
 
 namespace {
 
-const char* kTable =
+const char* kSmiTable =
     "+---------------------------------------------------------------------------------------+\n"
     "| NVIDIA-SMI 535.129.03             Driver Version: 535.129.03   CUDA Version: 12.2     |\n"
     "|-----------------------------------------+----------------------+----------------------+\n"
@@ -42,7 +42,7 @@ TEST_CASE("nvidia-smi under watch: time and host from the header in each watch v
   const double t = culprit::core::civil_to_epoch(2026, 4, 9, 0, 47, 5);
   SECTION("procps-ng 3.3 / 4.0: host before the time") {
     GpuRecordingSink sink;
-    parse_table(std::string("Every 2.0s: nvidia-smi                          gpu-node-17: Thu Apr  9 00:47:05 2026\n\n") + kTable,
+    parse_table(std::string("Every 2.0s: nvidia-smi                          gpu-node-17: Thu Apr  9 00:47:05 2026\n\n") + kSmiTable,
                 sink, "paste-host");
     REQUIRE(sink.snapshots.size() == 1);
     CHECK(sink.snapshots[0].host == "gpu-node-17");
@@ -50,14 +50,14 @@ TEST_CASE("nvidia-smi under watch: time and host from the header in each watch v
   }
   SECTION("newer watch: a run-time tail after the time") {
     GpuRecordingSink sink;
-    parse_table(std::string("Every 1.0s: nvidia-smi               dgx-a: Thu Apr  9 00:47:05 2026 in 0.052s (0)\n\n") + kTable, sink);
+    parse_table(std::string("Every 1.0s: nvidia-smi               dgx-a: Thu Apr  9 00:47:05 2026 in 0.052s (0)\n\n") + kSmiTable, sink);
     REQUIRE(sink.snapshots.size() == 1);
     CHECK(sink.snapshots[0].host == "dgx-a");
     CHECK(sink.snapshots[0].ts == t);
   }
   SECTION("old procps watch: no host, the source's host stays") {
     GpuRecordingSink sink;
-    parse_table(std::string("Every 2.0s: nvidia-smi                                    Thu Apr  9 00:47:05 2026\n\n") + kTable,
+    parse_table(std::string("Every 2.0s: nvidia-smi                                    Thu Apr  9 00:47:05 2026\n\n") + kSmiTable,
                 sink, "node-b");
     REQUIRE(sink.snapshots.size() == 1);
     CHECK(sink.snapshots[0].host == "node-b");
@@ -67,7 +67,7 @@ TEST_CASE("nvidia-smi under watch: time and host from the header in each watch v
 
 TEST_CASE("nvidia-smi under watch inside a paste: the header joins the table's segment", "[gpu][watch][sniff]") {
   const std::string paste = std::string("some earlier output\n") +
-                            "Every 2.0s: nvidia-smi                          gpu-node-17: Thu Apr  9 00:47:05 2026\n\n" + kTable +
+                            "Every 2.0s: nvidia-smi                          gpu-node-17: Thu Apr  9 00:47:05 2026\n\n" + kSmiTable +
                             "[rank0]: torch.OutOfMemoryError: CUDA out of memory.\n";
   bool found = false;
   for (const auto& s : culprit::ingest::segment_text(paste)) {
@@ -84,7 +84,7 @@ TEST_CASE("nvidia-smi under watch inside a paste: the header joins the table's s
 }
 
 TEST_CASE("a Processes block pasted alone inside other text yields GPU-process rows", "[gpu][watch][sniff]") {
-  const std::string table(kTable);
+  const std::string table(kSmiTable);
   const std::string procs = table.substr(table.find("+-----------------------------------------------------------"
                                                     "----------------------------+\n| Processes:"));
   const std::string paste = "[rank1]: waiting\n" + procs + "[rank1]: done\n";

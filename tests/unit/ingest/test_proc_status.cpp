@@ -34,14 +34,14 @@ const culprit::core::ProcessSighting* find(const RecordingSink& s, std::int64_t 
   return nullptr;
 }
 
-std::string fixture(const std::string& name) {
+std::string proc_status_fixture(const std::string& name) {
   return culprit::test::read_fixture(std::filesystem::path(CULPRIT_SOURCE_DIR) / "fixtures/formats/proc_status" / name);
 }
 
 }  // namespace
 
 TEST_CASE("proc status: a Docker container's pid 1 read from the host's pid namespace", "[proc_status][fixtures]") {
-  const auto s = parse(fixture("docker-v2-host.txt"));
+  const auto s = parse(proc_status_fixture("docker-v2-host.txt"));
   REQUIRE(s.processes.size() == 3);
   const auto* holder = find(s, 48211);
   REQUIRE(holder);
@@ -65,7 +65,7 @@ TEST_CASE("proc status: a Docker container's pid 1 read from the host's pid name
 }
 
 TEST_CASE("proc status: Kubernetes on cgroup v1, a process in D state and a zombie", "[proc_status][fixtures]") {
-  const auto s = parse(fixture("k8s-v1-cgroupfs.txt"));
+  const auto s = parse(proc_status_fixture("k8s-v1-cgroupfs.txt"));
   REQUIRE(s.processes.size() == 2);
   const auto* d = find(s, 73012);
   REQUIRE(d);
@@ -83,7 +83,7 @@ TEST_CASE("proc status: Kubernetes on cgroup v1, a process in D state and a zomb
 
 TEST_CASE("proc status: a pid missing from a container's /proc is not gone", "[proc_status][fixtures]") {
   // From inside a container nvidia-smi's host pids are not there to see: no sighting, no `absent`.
-  const auto s = parse(fixture("inside-container.txt"));
+  const auto s = parse(proc_status_fixture("inside-container.txt"));
   REQUIRE(s.processes.size() == 1);
   CHECK(s.processes[0].pid == 7);
   CHECK(find(s, 48211) == nullptr);
@@ -141,7 +141,7 @@ TEST_CASE("proc status: cut files, garbage and huge values do not crash or inven
 }
 
 TEST_CASE("proc status: a job's limits table gives its address-space ceiling, unlimited gives none", "[proc_status][fixtures]") {
-  const auto sink = parse(fixture("job-limits.txt"));
+  const auto sink = parse(proc_status_fixture("job-limits.txt"));
   REQUIRE(sink.events.size() == 1);  // pid 7015's are all unlimited: nothing to say
   const auto& e = sink.events[0];
   CHECK(e.rule == "proc_limits");

@@ -13,6 +13,7 @@
 #include "ingest/formats/ray_memory_table.hpp"
 #include "unit/ingest/builtin_app_log.hpp"
 #include "unit/ingest/gpu_recording_sink.hpp"
+#include "unit/test_units.hpp"
 
 using culprit::ingest::classify_ray_command;
 using culprit::ingest::RayMemoryTable;
@@ -21,9 +22,9 @@ using culprit::ingest::RayProcessClass;
 
 namespace {
 
-constexpr std::int64_t kGiB = 1024LL * 1024 * 1024;
+using culprit::test::kGiB;
 
-culprit::test::GpuRecordingSink parse(const std::string& text, bool prefilter = true) {
+culprit::test::GpuRecordingSink parse_driver_log(const std::string& text, bool prefilter = true) {
   return culprit::test::parse_app_builtin(text, prefilter, "driver.log", "node-7");
 }
 
@@ -152,7 +153,7 @@ TEST_CASE("Ray 1.x error under an actor prefix: the table is read and tied to th
       "(Packer pid=7001, ip=10.2.0.4) 9100    2.10GiB /usr/lib/python3.9/site-packages/ray/core/src/ray/raylet/raylet --raylet_so\n"
       "(Packer pid=7001, ip=10.2.0.4) 9300    1.05GiB ray::Packer\n"
       "(Packer pid=7001, ip=10.2.0.4) In addition, up to 0.5 GiB of shared memory is currently being used by the Ray object store.\n";
-  const auto sink = parse(log);
+  const auto sink = parse_driver_log(log);
   const auto* kill = kill_event(sink);
   REQUIRE(kill);
   CHECK(kill->pid == 7001);
@@ -177,7 +178,7 @@ TEST_CASE("Ray 1.x error under an actor prefix: the table is read and tied to th
   CHECK(agent->cmdline.find("dashboard/agent.py") != std::string::npos);
   CHECK(sink.sighting(9300, true));
   // The rows are not scanned as log lines, and the prefilter changes nothing.
-  const auto full = parse(log, false);
+  const auto full = parse_driver_log(log, false);
   REQUIRE(full.events.size() == sink.events.size());
   for (std::size_t i = 0; i < full.events.size(); ++i) {
     CHECK(full.events[i].rule == sink.events[i].rule);
@@ -201,7 +202,7 @@ TEST_CASE("Ray 0.x error at the end of a traceback: GB rows without prefix", "[i
       "2202\t6.0GB\tray_RolloutWorker\n"
       "\n"
       "In addition, ~2.1 GB of shared memory is currently being used by the Ray object store.\n";
-  const auto sink = parse(log);
+  const auto sink = parse_driver_log(log);
   const auto t = tables(sink);
   REQUIRE(t.size() == 1);
   CHECK(t[0].field_or("top_pid") == "2201");
@@ -223,7 +224,7 @@ TEST_CASE("Ray 2.x kill message with the Top 10 table", "[ingest][ray_memory_tab
       "2001\t0.81\t/usr/lib/python3.11/site-packages/ray/core/src/ray/raylet/raylet --raylet_socket_name=/tmp/ray\n"
       "Refer to the documentation on how to address the out of memory issue: "
       "https://docs.ray.io/en/latest/ray-core/scheduling/ray-oom-prevention.html.\n";
-  const auto sink = parse(log);
+  const auto sink = parse_driver_log(log);
   const auto t = tables(sink);
   REQUIRE(t.size() == 1);
   CHECK(t[0].field_or("rows") == "3");
@@ -239,7 +240,7 @@ TEST_CASE("Ray 2.x kill message with the Top 10 table", "[ingest][ray_memory_tab
 
 TEST_CASE("look-alikes: a ps or top listing, a table far from any kill", "[ingest][ray_memory_table]") {
   SECTION("ps output after a Ray kill is not Ray's table") {
-    const auto sink = parse(
+    const auto sink = parse_driver_log(
         "ray.exceptions.OutOfMemoryError: Task was killed due to the node running low on memory.\n"
         "$ ps -eo pid,rss,comm\n"
         "  PID   RSS COMMAND\n"
@@ -248,7 +249,7 @@ TEST_CASE("look-alikes: a ps or top listing, a table far from any kill", "[inges
     CHECK_FALSE(sink.sighting(4402, false));
   }
   SECTION("Ray's header with no kill just before it") {
-    const auto sink = parse(
+    const auto sink = parse_driver_log(
         "ray.exceptions.OutOfMemoryError: Task was killed due to the node running low on memory.\n"
         "INFO one\nINFO two\nINFO three\nINFO four\nINFO five\n"
         "PID\tMEM(GB)\tCOMMAND\n"
@@ -256,7 +257,7 @@ TEST_CASE("look-alikes: a ps or top listing, a table far from any kill", "[inges
     CHECK(tables(sink).empty());
   }
   SECTION("a metrics table of a serving engine") {
-    const auto sink = parse(
+    const auto sink = parse_driver_log(
         "INFO 04-09 00:00:10 metrics.py:400 Avg prompt throughput: 351.2 tokens/s\n"
         "PID    MEM     COMMAND\n"
         "3300   12.1GiB python3 -m vllm.entrypoints.openai.api_server\n");

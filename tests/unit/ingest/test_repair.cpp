@@ -53,7 +53,7 @@ Repaired repair_without_signals(std::string_view in) {
   return r;
 }
 
-std::vector<std::string> lines_of(std::string_view s) {
+std::vector<std::string> split_lines_of(std::string_view s) {
   std::vector<std::string> out;
   for (auto l : culprit::text::split_lines(s)) out.emplace_back(l);
   return out;
@@ -107,7 +107,7 @@ TEST_CASE("a hand-wrapped known message is joined: its line map spans both lines
   const std::string wrapped = std::string(kVllmStartup.substr(0, 72)) + "\n" + std::string(kVllmStartup.substr(73)) +
                               "\nINFO 04-24 18:22:16 shutting down\n";
   const auto r = repair(wrapped);
-  const auto lines = lines_of(r.text);
+  const auto lines = split_lines_of(r.text);
   REQUIRE(lines.size() == 2);
   CHECK(lines[0] == kVllmStartup);
   CHECK(r.map.first_of(1) == 1);
@@ -121,7 +121,7 @@ TEST_CASE("a message wrapped by a terminal at 80 or 120 columns, mid-word, is jo
   for (std::size_t width : {80u, 120u}) {
     const std::string text = terminal_wrap(kRaylet, width) + "\n(raylet) done\n";
     const auto r = repair(text);
-    const auto lines = lines_of(r.text);
+    const auto lines = split_lines_of(r.text);
     INFO("width " << width);
     REQUIRE_FALSE(lines.empty());
     CHECK(lines[0].find("3 Workers (tasks / actors) killed due to memory pressure (OOM)") != std::string::npos);
@@ -158,7 +158,7 @@ TEST_CASE("a table whose rows share the widest width is not a terminal wrap", "[
 TEST_CASE("Markdown fences and quote markers are dropped", "[repair][chrome]") {
   // GitHub issue bodies: ```text fences; a reply quoting the log with `> `.
   const auto r = repair("```text\n> RuntimeError: step failed\n> \n>   File \"x.py\", line 3\n```\n");
-  const auto lines = lines_of(r.text);
+  const auto lines = split_lines_of(r.text);
   REQUIRE(lines.size() == 3);
   CHECK(lines[0] == "RuntimeError: step failed");
   CHECK(lines[1].empty());
@@ -173,7 +173,7 @@ TEST_CASE("Markdown fences and quote markers are dropped", "[repair][chrome]") {
 TEST_CASE("CI viewer chrome: Buildkite line actions, GitHub Actions commands", "[repair][chrome]") {
   // Buildkite's web UI copied as text: each log line is followed by "Actions for L<n>" and "<n>".
   const auto bk = repair("first line\nActions for L1512\n1512\nsecond line\nActions for L1513\n1513\n");
-  CHECK(lines_of(bk.text) == std::vector<std::string>{"first line", "second line"});
+  CHECK(split_lines_of(bk.text) == std::vector<std::string>{"first line", "second line"});
   CHECK(bk.map.first_of(2) == 4);
   CHECK(bk.report.ci_chrome.lines == 4);
   // A bare number that follows no "Actions for" line is data.
@@ -184,7 +184,7 @@ TEST_CASE("CI viewer chrome: Buildkite line actions, GitHub Actions commands", "
       "2024-05-01T10:00:01.0000000Z epoch 1\n"
       "2024-05-01T10:00:02.0000000Z ##[endgroup]\n"
       "##[error]Process completed with exit code 137.\n");
-  const auto gl = lines_of(gh.text);
+  const auto gl = split_lines_of(gh.text);
   REQUIRE(gl.size() == 3);
   CHECK(gl[0] == "2024-05-01T10:00:00.1234567Z Run python train.py");
   CHECK(gl[2] == "Process completed with exit code 137.");
@@ -195,7 +195,7 @@ TEST_CASE("CI viewer chrome: Buildkite line actions, GitHub Actions commands", "
 
 TEST_CASE("tmux and screen status lines are dropped", "[repair][chrome]") {
   const auto r = repair("python train.py\nKilled\n[detached (from session 0)]\n[screen is terminating]\n");
-  CHECK(lines_of(r.text) == std::vector<std::string>{"python train.py", "Killed"});
+  CHECK(split_lines_of(r.text) == std::vector<std::string>{"python train.py", "Killed"});
   CHECK(r.report.terminal.lines == 2);
   CHECK_FALSE(repair("[rank0]: step 10\n[exited] is what the tool printed\n").copied);
 }
@@ -203,14 +203,14 @@ TEST_CASE("tmux and screen status lines are dropped", "[repair][chrome]") {
 TEST_CASE("a line-number gutter on consecutive lines is dropped", "[repair][gutter]") {
   // `cat -n` (right-aligned number, tab), `less -N` / vim `:set nu` (number, space), web
   // viewers' `  45| ` and `L123 `.
-  CHECK(lines_of(repair("     7\tfirst\n     8\tsecond\n     9\tthird\n").text) ==
+  CHECK(split_lines_of(repair("     7\tfirst\n     8\tsecond\n     9\tthird\n").text) ==
         std::vector<std::string>{"first", "second", "third"});
-  CHECK(lines_of(repair(" 98 alpha\n 99 beta\n100 gamma\n").text) ==
+  CHECK(split_lines_of(repair(" 98 alpha\n 99 beta\n100 gamma\n").text) ==
         std::vector<std::string>{"alpha", "beta", "gamma"});
-  CHECK(lines_of(repair("  44| a\n  45| b\n  46|\n  47| d\n").text) ==
+  CHECK(split_lines_of(repair("  44| a\n  45| b\n  46|\n  47| d\n").text) ==
         std::vector<std::string>{"a", "b", "", "d"});
   const auto l = repair("L120 one\nL121 two\nL122 three\n");
-  CHECK(lines_of(l.text) == std::vector<std::string>{"one", "two", "three"});
+  CHECK(split_lines_of(l.text) == std::vector<std::string>{"one", "two", "three"});
   CHECK(l.report.gutter.lines == 3);
   CHECK(l.map.empty());  // no line moved: the numbers were already the input's
 }
@@ -226,7 +226,7 @@ TEST_CASE("a number column that is data is not a gutter", "[repair][gutter]") {
 TEST_CASE("ANSI colour codes written as text become escapes", "[repair][escape]") {
   // rsyslog's control-character escaping (#033), and escapes printed by a repr or a JSON dump.
   const auto r = repair("#033[2m#033[33m(raylet)#033[0m hello\nA \\033[1;31mred\\033[0m and \\x1b[0m end\n");
-  const auto lines = lines_of(r.text);
+  const auto lines = split_lines_of(r.text);
   REQUIRE(lines.size() == 2);
   CHECK(culprit::text::strip_ansi(lines[0]) == "(raylet) hello");
   CHECK(culprit::text::strip_ansi(lines[1]) == "A red and  end");
@@ -240,7 +240,7 @@ TEST_CASE("escaped newlines in a quoted value become lines", "[repair][unescape]
   const auto k = repair(
       "      message: \"Traceback (most recent call last):\\n  File \\\"train.py\\\", line 9, in <module>\\n"
       "RuntimeError: step failed\\n\"\n      reason: Error\n");
-  const auto kl = lines_of(k.text);
+  const auto kl = split_lines_of(k.text);
   REQUIRE(kl.size() == 5);
   CHECK(kl[0] == "      message: \"Traceback (most recent call last):");
   CHECK(kl[1] == "  File \"train.py\", line 9, in <module>");
@@ -250,10 +250,10 @@ TEST_CASE("escaped newlines in a quoted value become lines", "[repair][unescape]
   CHECK(k.report.unescape.lines == 1);
   // Rust's panic before 1.73: `thread 'main' panicked at '<msg>', src/main.rs:L:C`.
   const auto rust = repair("thread 'main' panicked at 'load failed:\\ncannot allocate memory', src/main.rs:4:5\n");
-  CHECK(lines_of(rust.text).size() == 2);
+  CHECK(split_lines_of(rust.text).size() == 2);
   // Python's repr of an exception, as Ray and logging print it.
   const auto py = repair("error=RuntimeError('step failed\\n\\tat stage 2')\n");
-  CHECK(lines_of(py.text) == std::vector<std::string>{"error=RuntimeError('step failed", "\tat stage 2')"});
+  CHECK(split_lines_of(py.text) == std::vector<std::string>{"error=RuntimeError('step failed", "\tat stage 2')"});
 }
 
 TEST_CASE("backslash-n that is not an escaped newline stays", "[repair][unescape]") {
@@ -355,7 +355,7 @@ TEST_CASE("an NCCL line starts a record: a wrapped one still joins", "[repair][w
   const std::string warn = "node-3:4411:4490 [1] include/alloc.h:103 NCCL WARN Cuda failure 'out of memory'";
   const std::string text = nccl + terminal_wrap(warn, 72) + "\n" + nccl;
   const auto r = repair(text);
-  const auto lines = lines_of(r.text);
+  const auto lines = split_lines_of(r.text);
   REQUIRE(lines.size() > 6);
   CHECK(lines[6] == warn);
 }
@@ -366,11 +366,11 @@ TEST_CASE("each stage's first look alone lets the repair run: nothing is skipped
   // unescape stage), and is repaired.
   const auto gutter = repair_without_signals("     7\tfirst\n     8\tsecond\n     9\tthird\n");
   CHECK(gutter.report.gutter.lines == 3);
-  CHECK(lines_of(gutter.text) == std::vector<std::string>{"first", "second", "third"});
+  CHECK(split_lines_of(gutter.text) == std::vector<std::string>{"first", "second", "third"});
   const auto escape = repair_without_signals("x \\033[1;31mred\\033[0m end\n");
   CHECK(escape.report.ansi_text.lines == 1);
   const auto fence = repair_without_signals("```\nplain line\n```\n");
-  CHECK(lines_of(fence.text) == std::vector<std::string>{"plain line"});
+  CHECK(split_lines_of(fence.text) == std::vector<std::string>{"plain line"});
   // With signals, a wrapped known message alone (no chrome, gutter or escape).
   const auto wrapped = repair("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total\n"
                               "capacity of 79.10 GiB of which 1.02 GiB is free.\n");
@@ -399,7 +399,7 @@ TEST_CASE("vLLM headers, worker prefixes and Python logging's default header sta
   const std::string head = "INFO 04-09 05:10:11 [worker.py:97] " + cut;
   const auto r = repair(head + "capacity of 79.10 GiB of which 1.02 GiB is free.\n");
   REQUIRE(r.copied);
-  CHECK(lines_of(r.text).front() ==
+  CHECK(split_lines_of(r.text).front() ==
         head.substr(0, head.size() - 1) + " capacity of 79.10 GiB of which 1.02 GiB is free.");
 }
 

@@ -10,13 +10,14 @@
 #include "culprit/ingest/sniff.hpp"
 #include "ingest/formats/torch_memory_snapshot.hpp"
 #include "unit/ingest/recording_sink.hpp"
+#include "unit/test_units.hpp"
 
 namespace tms = culprit::ingest::torch_memory;
 using culprit::ingest::sniff_format;
 
 namespace {
 
-constexpr std::int64_t kGiB = std::int64_t{1} << 30;
+using culprit::test::kGiB;
 
 std::string frame(const std::string& file, int line, const std::string& name) {
   return "{\"filename\": \"" + file + "\", \"line\": " + std::to_string(line) + ", \"name\": \"" + name + "\"}";

@@ -6,16 +6,18 @@
 
 #include "ingest/formats/torch_oom.hpp"
 #include "unit/ingest/gpu_test_support.hpp"
+#include "unit/test_units.hpp"
 
 using culprit::ingest::parse_torch_oom;
 using culprit::test::field;
 using culprit::test::parse_app;
 
 namespace {
-constexpr std::int64_t kMiB = 1024 * 1024;
-constexpr double kGiB = 1024.0 * 1024 * 1024;
-std::int64_t gib(double v) { return static_cast<std::int64_t>(std::llround(v * kGiB)); }
-std::int64_t mib(double v) { return static_cast<std::int64_t>(std::llround(v * kMiB)); }
+using culprit::test::kMiB;
+using culprit::test::kGiB;
+// A size the message prints in GiB (MiB), in bytes rounded to the nearest byte.
+std::int64_t rounded_gib(double v) { return static_cast<std::int64_t>(std::llround(v * kGiB)); }
+std::int64_t rounded_mib(double v) { return static_cast<std::int64_t>(std::llround(v * kMiB)); }
 }  // namespace
 
 TEST_CASE("1.0 generation with `cached`", "[gpu][torch_oom]") {
@@ -25,11 +27,11 @@ TEST_CASE("1.0 generation with `cached`", "[gpu][torch_oom]") {
   REQUIRE(oom);
   CHECK(oom->device == "CUDA");
   CHECK(*oom->gpu == 0);
-  CHECK(*oom->requested == mib(12.5));
-  CHECK(*oom->total == gib(10.92));
-  CHECK(*oom->allocated == mib(8.57));
-  CHECK(*oom->free == gib(9.28));
-  CHECK(*oom->reserved == mib(4.68));
+  CHECK(*oom->requested == rounded_mib(12.5));
+  CHECK(*oom->total == rounded_gib(10.92));
+  CHECK(*oom->allocated == rounded_mib(8.57));
+  CHECK(*oom->free == rounded_gib(9.28));
+  CHECK(*oom->reserved == rounded_mib(4.68));
   CHECK(oom->processes.empty());
 }
 
@@ -42,11 +44,11 @@ TEST_CASE("1.4–2.0 generation with `reserved in total` and `allowed`", "[gpu][
   REQUIRE(oom);
   CHECK(*oom->gpu == 4);
   CHECK(*oom->requested == 20 * kMiB);
-  CHECK(*oom->total == gib(31.75));
-  CHECK(*oom->allocated == gib(30.29));
-  CHECK(*oom->free == mib(3.75));
+  CHECK(*oom->total == rounded_gib(31.75));
+  CHECK(*oom->allocated == rounded_gib(30.29));
+  CHECK(*oom->free == rounded_mib(3.75));
   CHECK(*oom->allowed == 16 * 1024 * kMiB);
-  CHECK(*oom->reserved == gib(30.40));
+  CHECK(*oom->reserved == rounded_gib(30.40));
 }
 
 TEST_CASE("2.1 generation with the `capacty` typo and the NVML list", "[gpu][torch_oom]") {
@@ -58,14 +60,14 @@ TEST_CASE("2.1 generation with the `capacty` typo and the NVML list", "[gpu][tor
       "fragmentation.  See documentation for Memory Management and PYTORCH_CUDA_ALLOC_CONF");
   REQUIRE(oom);
   CHECK(*oom->gpu == 0);
-  CHECK(*oom->total == gib(14.75));
-  CHECK(*oom->free == mib(11.06));
+  CHECK(*oom->total == rounded_gib(14.75));
+  CHECK(*oom->free == rounded_mib(11.06));
   REQUIRE(oom->processes.size() == 1);
   CHECK(oom->processes[0].pid == 3258);
-  CHECK(*oom->processes[0].bytes == gib(14.73));
-  CHECK(*oom->allocated == gib(14.04));
-  CHECK(*oom->reserved_unallocated == mib(509.85));
-  CHECK(*oom->reserved == gib(14.04) + mib(509.85));
+  CHECK(*oom->processes[0].bytes == rounded_gib(14.73));
+  CHECK(*oom->allocated == rounded_gib(14.04));
+  CHECK(*oom->reserved_unallocated == rounded_mib(509.85));
+  CHECK(*oom->reserved == rounded_gib(14.04) + rounded_mib(509.85));
   CHECK_FALSE(oom->self_listed);
 }
 
@@ -82,10 +84,10 @@ TEST_CASE("2.2+ with several processes, this process, private pools and allowed"
   REQUIRE(oom->processes.size() == 1);
   CHECK(oom->processes[0].pid == 608946);
   CHECK(oom->self_listed);
-  CHECK(*oom->self == gib(13.33));
-  CHECK(*oom->allowed == gib(12.0));
+  CHECK(*oom->self == rounded_gib(13.33));
+  CHECK(*oom->allowed == rounded_gib(12.0));
   CHECK(*oom->private_pools == 46 * kMiB);
-  CHECK(*oom->reserved_unallocated == mib(736.86));
+  CHECK(*oom->reserved_unallocated == rounded_mib(736.86));
 }
 
 TEST_CASE("HIP, a cut-short message, and NVML's not-available value", "[gpu][torch_oom]") {
@@ -97,7 +99,7 @@ TEST_CASE("HIP, a cut-short message, and NVML's not-available value", "[gpu][tor
 
   auto cut = parse_torch_oom("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 3725.29 GiB. GPU");
   REQUIRE(cut);
-  CHECK(*cut->requested == gib(3725.29));
+  CHECK(*cut->requested == rounded_gib(3725.29));
   CHECK_FALSE(cut->gpu);
   CHECK_FALSE(cut->total);
 
@@ -111,7 +113,7 @@ TEST_CASE("HIP, a cut-short message, and NVML's not-available value", "[gpu][tor
   CHECK_FALSE(nvml->processes[0].bytes);
   CHECK(nvml->self_listed);
   CHECK_FALSE(nvml->self);
-  CHECK(*nvml->allocated == gib(7.10));
+  CHECK(*nvml->allocated == rounded_gib(7.10));
   CHECK_FALSE(nvml->reserved_unallocated);
 
   CHECK_FALSE(parse_torch_oom("RuntimeError: CUDA error: out of memory"));
@@ -132,9 +134,9 @@ TEST_CASE("an OOM line becomes a cuda_oom event with fields, a snapshot and sigh
   CHECK(e.rule == "test_cuda_oom");
   CHECK(*e.pid == 562167);
   CHECK(field(e, "requested_bytes") == std::to_string(546 * kMiB));
-  CHECK(field(e, "total_bytes") == std::to_string(gib(15.77)));
-  CHECK(field(e, "free_bytes") == std::to_string(mib(514.19)));
-  CHECK(field(e, "used_bytes") == std::to_string(gib(15.77) - mib(514.19)));
+  CHECK(field(e, "total_bytes") == std::to_string(rounded_gib(15.77)));
+  CHECK(field(e, "free_bytes") == std::to_string(rounded_mib(514.19)));
+  CHECK(field(e, "used_bytes") == std::to_string(rounded_gib(15.77) - rounded_mib(514.19)));
   CHECK(field(e, "proc_99120_bytes") == std::to_string(2 * 1024 * kMiB));
   CHECK(field(e, "processes") == "2");
   CHECK(e.field("requested_bytes")->numeric);
@@ -144,8 +146,8 @@ TEST_CASE("an OOM line becomes a cuda_oom event with fields, a snapshot and sigh
   CHECK(s.gpu == 0);
   CHECK(s.host == "node-a");
   CHECK(s.line == 1);
-  CHECK(*s.mem_total == gib(15.77));
-  CHECK(*s.mem_used == gib(15.77) - mib(514.19));
+  CHECK(*s.mem_total == rounded_gib(15.77));
+  CHECK(*s.mem_used == rounded_gib(15.77) - rounded_mib(514.19));
   REQUIRE(s.processes.size() == 2);
   CHECK(s.processes[1].pid == 99120);
   CHECK(s.processes[1].type.empty());
@@ -184,10 +186,10 @@ TEST_CASE("a 2.1+ OOM body without its head, elided and indented", "[gpu][torch_
                               "1.20 GiB is free. Process 48211 has 60.00 GiB memory in use. ...");
   REQUIRE(body);
   CHECK(body->device.empty());
-  CHECK(*body->requested == gib(2.0));
+  CHECK(*body->requested == rounded_gib(2.0));
   CHECK(*body->gpu == 0);
-  CHECK(*body->total == gib(79.15));
-  CHECK(*body->free == gib(1.20));
+  CHECK(*body->total == rounded_gib(79.15));
+  CHECK(*body->free == rounded_gib(1.20));
   REQUIRE(body->processes.size() == 1);
   CHECK(body->processes[0].pid == 48211);
 
@@ -195,7 +197,7 @@ TEST_CASE("a 2.1+ OOM body without its head, elided and indented", "[gpu][torch_
                                   "bytes is free.");
   REQUIRE(ellipsis);
   CHECK(*ellipsis->gpu == 3);
-  CHECK(*ellipsis->total == gib(14.75));
+  CHECK(*ellipsis->total == rounded_gib(14.75));
 
   CHECK_FALSE(parse_torch_oom("Tried to allocate 2.00 GiB for the KV cache; retrying with a smaller batch"));
   CHECK_FALSE(parse_torch_oom("We tried to allocate 2.00 GiB. GPU 0 has a total capacity of 80.00 GiB of which 1 GiB is free."));
@@ -209,8 +211,8 @@ TEST_CASE("a 2.1+ OOM body without its head, elided and indented", "[gpu][torch_
       "node-a");
   const auto ooms = sink.of_kind("cuda_oom");
   REQUIRE(ooms.size() == 1);
-  CHECK(field(ooms[0], "requested_bytes") == std::to_string(gib(2.0)));
-  CHECK(field(ooms[0], "proc_48211_bytes") == std::to_string(gib(60.0)));
+  CHECK(field(ooms[0], "requested_bytes") == std::to_string(rounded_gib(2.0)));
+  CHECK(field(ooms[0], "proc_48211_bytes") == std::to_string(rounded_gib(60.0)));
   REQUIRE(sink.snapshots.size() == 1);
-  CHECK(*sink.snapshots[0].mem_total == gib(79.15));
+  CHECK(*sink.snapshots[0].mem_total == rounded_gib(79.15));
 }

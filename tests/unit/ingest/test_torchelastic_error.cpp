@@ -14,6 +14,8 @@
 #include "unit/ingest/fixture_files.hpp"
 #include "unit/ingest/gpu_recording_sink.hpp"
 
+namespace torchelastic_error_tests {
+
 using culprit::core::Event;
 using culprit::ingest::sniff_format;
 using culprit::test::GpuRecordingSink;
@@ -160,3 +162,5 @@ TEST_CASE("broken or foreign JSON in a torchelastic segment is noted, never fata
     CHECK(p.sink.of_kind(culprit::core::kind::kTraceback).empty());
   }
 }
+
+}  // namespace torchelastic_error_tests

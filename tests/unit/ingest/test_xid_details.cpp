@@ -8,6 +8,8 @@
 #include "culprit/core/facts.hpp"
 #include "unit/ingest/test_signals.hpp"
 
+namespace xid_details_tests {
+
 using culprit::core::Event;
 using culprit::core::Severity;
 using culprit::ingest::enrich_xid_event;
@@ -255,3 +257,5 @@ TEST_CASE("a fall-off record without a valid PCI address names no GPU", "[xid][f
   run_kernel("NVRM: The NVIDIA GPU invalid-bdf.0\nNVRM: fallen off the bus and is not responding to commands.\n", r);
   CHECK(xids(r.sink).empty());
 }
+
+}  // namespace xid_details_tests

@@ -13,29 +13,15 @@
 #include "culprit/input/reader.hpp"
 #include "input/read_context.hpp"
 #include "unit/input/archive_bytes.hpp"
+#include "unit/temp_dir.hpp"
 
 namespace fs = std::filesystem;
 using culprit::core::Diagnostics;
 using culprit::input::ReadOptions;
 using culprit::input::Source;
+using culprit::test::TempDir;
 
 namespace {
-
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "culprit-reader-XXXXXX").string();
-    path = ::mkdtemp(tmpl.data());
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  void write(const std::string& rel, std::string_view content) const {
-    fs::create_directories((path / rel).parent_path());
-    std::ofstream(path / rel, std::ios::binary) << content;
-  }
-};
 
 bool has_problem(const Diagnostics& d, std::string_view code, std::string_view where_part) {
   for (const auto& p : d)

@@ -5,13 +5,14 @@
 
 #include "culprit/core/time.hpp"
 #include "culprit/diagnose/finding.hpp"
+#include "unit/test_units.hpp"
 
 namespace culprit::report::test {
 
 namespace d = culprit::diagnose;
 
-inline constexpr std::int64_t kGiB = 1024LL * 1024 * 1024;
-inline constexpr std::int64_t kMiB = 1024LL * 1024;
+using culprit::test::kGiB;
+using culprit::test::kMiB;
 
 // 2026-04-09 00:47:13.412 UTC
 inline double oom_ts() { return core::civil_to_epoch(2026, 4, 9, 0, 47, 13.412); }

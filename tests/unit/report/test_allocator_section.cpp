@@ -10,6 +10,8 @@
 #include "culprit/report/renderer.hpp"
 #include "unit/report/sample_verdicts.hpp"
 
+namespace allocator_section_tests {
+
 using namespace culprit::report;
 namespace d = culprit::diagnose;
 
@@ -125,3 +127,5 @@ TEST_CASE("allocator section: --redact hides its host and the user in its paths"
     CHECK(out.find("alice") == std::string::npos);
   }
 }
+
+}  // namespace allocator_section_tests

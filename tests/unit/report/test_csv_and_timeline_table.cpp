@@ -12,6 +12,8 @@
 #include "culprit/report/json_writer.hpp"
 #include "culprit/report/timeline.hpp"
 
+namespace csv_and_timeline_table_tests {
+
 using namespace culprit;
 using namespace culprit::report;
 
@@ -128,3 +130,5 @@ TEST_CASE("timeline --csv: a header, then the same fields, quoted per RFC 4180",
   CHECK(render_timeline_csv({}) ==
         "id,time,time_text,host,kind,severity,pid,rank,comm,source,line,mark,message\r\n");
 }
+
+}  // namespace csv_and_timeline_table_tests

@@ -8,13 +8,16 @@
 #include "culprit/report/renderer.hpp"
 #include "unit/report/html_check.hpp"
 #include "unit/report/sample_verdicts.hpp"
+#include "unit/test_text.hpp"
+
+namespace html_renderer_tests {
 
 using namespace culprit::report;
 namespace d = culprit::diagnose;
 
 namespace {
 
-bool contains(const std::string& hay, const std::string& needle) { return hay.find(needle) != std::string::npos; }
+using culprit::test::contains;
 
 void require_clean(const std::string& html) {
   const auto problems = test::check_html(html);
@@ -248,3 +251,5 @@ TEST_CASE("html: the chart names each holder with the ledger's word, holders wit
   // A snapshot's process the ledger does not name keeps its role's words.
   CHECK(contains(html, "foreign: pid 48211 VLLM::EngineCore &middot; up to 84.00 GiB</li>"));
 }
+
+}  // namespace html_renderer_tests

@@ -18,6 +18,8 @@
 #include "ingest/format_table.hpp"
 #include "unit/report/sample_verdicts.hpp"
 
+namespace json_renderer_tests {
+
 using namespace culprit::report;
 namespace d = culprit::diagnose;
 using simdjson::dom::element;
@@ -355,3 +357,5 @@ TEST_CASE("json: the allocator object, beside the budget, and null without a sna
   CHECK(q.doc["allocator"]["requested"].is_null());
   CHECK_FALSE(bool(q.doc["allocator"]["fragmented"]));
 }
+
+}  // namespace json_renderer_tests

@@ -7,6 +7,8 @@
 
 #include "culprit/report/json_writer.hpp"
 
+namespace json_writer_tests {
+
 using namespace culprit::report;
 
 namespace {
@@ -95,3 +97,5 @@ TEST_CASE("JsonWriter writes compact JSON in the order given", "[report]") {
   simdjson::padded_string json(w.str());
   CHECK(parser.parse(json).error() == simdjson::SUCCESS);
 }
+
+}  // namespace json_writer_tests

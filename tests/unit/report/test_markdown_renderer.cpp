@@ -2,34 +2,23 @@
 // and escaping so log text cannot break tables or code fences.
 #include <catch2/catch.hpp>
 
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "culprit/report/renderer.hpp"
 #include "unit/report/sample_verdicts.hpp"
+#include "unit/test_text.hpp"
+
+namespace markdown_renderer_tests {
 
 using namespace culprit::report;
 namespace d = culprit::diagnose;
 
 namespace {
 
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> out;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) out.push_back(line);
-  return out;
-}
-
-bool has_line(const std::string& text, const std::string& line) {
-  for (const auto& l : lines_of(text))
-    if (l == line) return true;
-  return false;
-}
-
-bool contains(const std::string& hay, const std::string& needle) {
-  return hay.find(needle) != std::string::npos;
-}
+using culprit::test::lines_of;
+using culprit::test::has_line;
+using culprit::test::contains;
 
 // Cell separators of a table row: `|` not preceded by a backslash.
 int unescaped_pipes(const std::string& row) {
@@ -184,3 +173,5 @@ TEST_CASE("markdown: code spans outside tables, backtick pairs in names, bidi co
   CHECK(markdown_inline("a|b<img src=x onerror=alert(1)>![i](https://x)") ==
         "a\\|b\\<img src=x onerror=alert(1)\\>!\\[i\\](https://x)");
 }
+
+}  // namespace markdown_renderer_tests

@@ -8,13 +8,16 @@
 #include "diagnose/host_ledger.hpp"
 #include "report/charts.hpp"
 #include "unit/report/sample_verdicts.hpp"
+#include "unit/test_text.hpp"
+
+namespace memory_label_tests {
 
 using namespace culprit::report;
 namespace d = culprit::diagnose;
 
 namespace {
 
-bool contains(const std::string& hay, const std::string& needle) { return hay.find(needle) != std::string::npos; }
+using culprit::test::contains;
 
 /// The sample kernel OOM with the host (or cgroup) ledger build_host_budget gives its report.
 d::Verdict with_host_budget(bool memcg) {
@@ -78,3 +81,5 @@ TEST_CASE("memory_label follows the budget's domain", "[report][chart]") {
     CHECK(charts::memory_label(&b) == label);
   }
 }
+
+}  // namespace memory_label_tests

@@ -6,6 +6,8 @@
 
 #include "culprit/report/renderer.hpp"
 
+namespace no_budget_tests {
+
 using namespace culprit::report;
 namespace d = culprit::diagnose;
 
@@ -37,3 +39,5 @@ TEST_CASE("other verdicts have no budget section", "[report][budget]") {
   CHECK(render(v, Format::markdown).find("Memory budget") == std::string::npos);
   CHECK(render(v, Format::text).find("Memory budget") == std::string::npos);
 }
+
+}  // namespace no_budget_tests

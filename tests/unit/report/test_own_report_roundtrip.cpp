@@ -8,6 +8,8 @@
 #include "culprit/report/renderer.hpp"
 #include "ingest/own_report.hpp"
 
+namespace own_report_roundtrip_tests {
+
 using namespace culprit;
 
 TEST_CASE("every rendered report, of every verdict, is recognised as culprit's own", "[report][own_report]") {
@@ -30,3 +32,5 @@ TEST_CASE("every rendered report, of every verdict, is recognised as culprit's o
   }
   CHECK_FALSE(ingest::is_culprit_report("CUDA OOM happened on node 3\n[rank0]: torch.OutOfMemoryError: CUDA out of memory.\n"));
 }
+
+}  // namespace own_report_roundtrip_tests

@@ -10,35 +10,39 @@
 #include "culprit/report/renderer.hpp"
 #include "report/wording.hpp"
 #include "unit/report/sample_verdicts.hpp"
+#include "unit/test_text.hpp"
+#include "unit/sample_container_ids.hpp"
+
+namespace place_wording_tests {
 
 using namespace culprit::report;
 namespace d = culprit::diagnose;
 
 namespace {
-const std::string kId = "3f2a9c1b7d4e8a6f0c5b2d1e9f7a8b6c4d3e2f1a0b9c8d7e6f5a4b3c2d1e0f9a";
+using culprit::test::kContainerId;
 
 d::ProcessPlace pod_place() {
   d::ProcessPlace p;
   p.nspid = 1;
   p.runtime = "containerd";
-  p.container_id = kId;
+  p.container_id = kContainerId;
   p.container_name = "vllm-embeddings";
   p.pod_namespace = "ns";
   p.pod_name = "embed-0";
   return p;
 }
 
-bool contains(const std::string& hay, const std::string& needle) { return hay.find(needle) != std::string::npos; }
+using culprit::test::contains;
 }  // namespace
 
 TEST_CASE("place phrase: pid inside, container, pod", "[report][placement]") {
   CHECK(place_phrase(pod_place()) == "pid 1 in container vllm-embeddings, pod ns/embed-0");
   d::ProcessPlace docker;
   docker.runtime = "docker";
-  docker.container_id = kId;
+  docker.container_id = kContainerId;
   CHECK(place_phrase(docker) == "in Docker container 3f2a9c1b7d4e");
   d::ProcessPlace bare;  // kubelet's cgroupfs names no runtime
-  bare.container_id = kId;
+  bare.container_id = kContainerId;
   bare.pod_uid = "5e0c7d2a-91b4-4c3e-8f6a-2d7b1c9e4a13";
   CHECK(place_phrase(bare) == "in container 3f2a9c1b7d4e, pod uid 5e0c7d2a-91b4-4c3e-8f6a-2d7b1c9e4a13");
   d::ProcessPlace gone;
@@ -71,7 +75,7 @@ TEST_CASE("reports show the culprit's place: text, Markdown, JSON", "[report][pl
   const std::string md = render(v, Format::markdown);
   CHECK(contains(md, "pid 48211 (pid 1 in container vllm-embeddings, pod ns/embed-0)"));
   const std::string json = render(v, Format::json);
-  CHECK(contains(json, R"("place":{"nspid":1,"runtime":"containerd","container_id":")" + kId +
+  CHECK(contains(json, R"("place":{"nspid":1,"runtime":"containerd","container_id":")" + kContainerId +
                            R"(","container_name":"vllm-embeddings","pod_namespace":"ns","pod_name":"embed-0")"));
   v.culprit->place.reset();
   CHECK(contains(render(v, Format::json), R"("place":null)"));
@@ -88,3 +92,5 @@ TEST_CASE("a container name with escapes reaches the terminal filtered", "[repor
   CHECK_FALSE(contains(text, "\x07"));
   CHECK(contains(text, "place      pid 1 in container evilname, pod ns/embed-0"));  // the sequence dropped whole
 }
+
+}  // namespace place_wording_tests

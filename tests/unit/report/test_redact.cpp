@@ -9,13 +9,16 @@
 #include "culprit/report/renderer.hpp"
 #include "culprit/report/timeline.hpp"
 #include "unit/report/sample_verdicts.hpp"
+#include "unit/test_text.hpp"
+
+namespace redact_tests {
 
 using namespace culprit::report;
 namespace d = culprit::diagnose;
 
 namespace {
 
-bool contains(const std::string& hay, const std::string& needle) { return hay.find(needle) != std::string::npos; }
+using culprit::test::contains;
 
 /// The CUDA OOM sample with what real pastes carry: a prompt, ssh, an NCCL socket line, a
 /// traceback through a home folder, docker ids, a Kubernetes pod uid, a macOS download path.
@@ -197,3 +200,5 @@ TEST_CASE("ps users in a why and per-user cluster folders are redacted", "[repor
   // `as user NAME, the …` names one user: the words after the comma are not names.
   CHECK(r.apply("the job").find("the") != std::string::npos);
 }
+
+}  // namespace redact_tests

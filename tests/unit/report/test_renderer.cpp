@@ -11,6 +11,8 @@
 #include "unit/report/html_check.hpp"
 #include "unit/report/sample_verdicts.hpp"
 
+namespace renderer_tests {
+
 using namespace culprit::report;
 
 TEST_CASE("parse_format accepts the documented names, case-insensitively", "[report]") {
@@ -101,3 +103,5 @@ TEST_CASE("random bytes in every string never break any format", "[report]") {
     REQUIRE(doc["summary"].is_string());
   }
 }
+
+}  // namespace renderer_tests

@@ -2,52 +2,30 @@
 // that tries to break the layout (escapes, tabs, CR, invalid UTF-8, endless lines).
 #include <catch2/catch.hpp>
 
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "culprit/report/renderer.hpp"
 #include "unit/report/sample_verdicts.hpp"
+#include "unit/test_text.hpp"
+
+namespace text_renderer_tests {
 
 using namespace culprit::report;
 namespace d = culprit::diagnose;
 
 namespace {
 
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> out;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) out.push_back(line);
-  return out;
-}
+using culprit::test::lines_of;
+using culprit::test::contains;
+using culprit::test::has_line;
+using culprit::test::valid_utf8;
 
 // Columns of text without wide characters: one per code point (UTF-8 lead bytes).
 int columns(const std::string& s) {
   int n = 0;
   for (unsigned char c : s) n += (c & 0xC0) != 0x80;
   return n;
-}
-
-bool contains(const std::string& hay, const std::string& needle) {
-  return hay.find(needle) != std::string::npos;
-}
-
-bool has_line(const std::string& text, const std::string& line) {
-  for (const auto& l : lines_of(text))
-    if (l == line) return true;
-  return false;
-}
-
-bool valid_utf8(const std::string& s) {
-  for (std::size_t i = 0; i < s.size();) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    int len = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
-    if (len == 0 || i + len > s.size()) return false;
-    for (int k = 1; k < len; ++k)
-      if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) return false;
-    i += len;
-  }
-  return true;
 }
 
 void require_width(const std::string& text, int width) {
@@ -310,3 +288,5 @@ TEST_CASE("an unnamed foreign culprit is not its victim", "[report][text][victim
   v.culprit->role = "job";
   CHECK(render(v, Format::text, o).find("Victim (the culprit itself)") != std::string::npos);
 }
+
+}  // namespace text_renderer_tests

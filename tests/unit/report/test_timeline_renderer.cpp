@@ -2,25 +2,22 @@
 // root and echoes marked, unplaced events by their raw stamp or line, everything within width.
 #include <catch2/catch.hpp>
 
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "culprit/report/timeline.hpp"
 #include "culprit/core/utf8.hpp"
 #include "unit/report/sample_verdicts.hpp"
+#include "unit/test_text.hpp"
+
+namespace timeline_renderer_tests {
 
 using namespace culprit::report;
 namespace d = culprit::diagnose;
 
 namespace {
 
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> out;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) out.push_back(line);
-  return out;
-}
+using culprit::test::lines_of;
 
 const std::string* line_with(const std::vector<std::string>& lines, const std::string& needle) {
   for (const auto& l : lines)
@@ -95,3 +92,5 @@ TEST_CASE("timeline: nothing matched", "[report]") {
   const auto out = render_timeline({}, {}, 0);
   CHECK(out == "Timeline: 0 events on 0 hosts\n  (no events match)\n");
 }
+
+}  // namespace timeline_renderer_tests

@@ -8,16 +8,15 @@
 #include <sstream>
 
 #include "culprit/rules/loader.hpp"
+#include "unit/text/match_ids.hpp"
+
+namespace builtin_tests {
 
 using namespace culprit;
 
 namespace {
 
-std::vector<std::string> ids(const std::vector<text::SignalMatch>& ms) {
-  std::vector<std::string> out;
-  for (const auto& m : ms) out.push_back(m.signal->id);
-  return out;
-}
+using culprit::test::ids;
 
 const rules::LoadResult& builtin() {
   static const rules::LoadResult result = rules::load_rules(rules::builtin_rules());
@@ -193,3 +192,5 @@ TEST_CASE("look-alikes raise no memory-kind signal", "[rules]") {
     }
   }
 }
+
+}  // namespace builtin_tests

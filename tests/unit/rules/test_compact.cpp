@@ -6,6 +6,8 @@
 #include "culprit/rules/loader.hpp"
 #include "rules/compact.hpp"
 
+namespace compact_tests {
+
 using namespace culprit;
 
 namespace {
@@ -127,3 +129,5 @@ TEST_CASE("damaged compact bytes are refused, never half-read", "[rules][compact
   other_version[other_version.find('/') + 1] = '9';
   CHECK_FALSE(rules::detail::decode_load_result(other_version).has_value());
 }
+
+}  // namespace compact_tests

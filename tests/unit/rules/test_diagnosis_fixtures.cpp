@@ -17,6 +17,8 @@
 #include "culprit/store/database.hpp"
 #include "culprit/store/timeline.hpp"
 
+namespace diagnosis_fixtures_tests {
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -129,3 +131,5 @@ TEST_CASE("every diagnosis fires on its fixtures.fire incidents and stays quiet 
   }
   CHECK(checked > 0);
 }
+
+}  // namespace diagnosis_fixtures_tests

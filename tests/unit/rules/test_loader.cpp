@@ -7,6 +7,8 @@
 
 #include "culprit/rules/loader.hpp"
 
+namespace loader_tests {
+
 using namespace culprit;
 using rules::RuleText;
 
@@ -540,3 +542,5 @@ message = "acme stalled"
   CHECK(own.rules.signal_rules.size() == 1);
   for (const auto& p : own.problems) CHECK(p.code != rules::code::kBadValue);
 }
+
+}  // namespace loader_tests

@@ -7,6 +7,8 @@
 #include "rules/precomputed_literals.hpp"
 #include "text/literal_index.hpp"
 
+namespace precomputed_literals_tests {
+
 using namespace culprit;
 
 TEST_CASE("precomputed literals equal derived ones for every built-in signal", "[rules][literals]") {
@@ -30,3 +32,5 @@ TEST_CASE("precomputed literals equal derived ones for every built-in signal", "
   CHECK(precomputed > 100);
   CHECK(rules::detail::find_precomputed_literals("not (a built-in) regex") == nullptr);
 }
+
+}  // namespace precomputed_literals_tests

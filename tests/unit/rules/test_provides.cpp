@@ -11,6 +11,8 @@
 #include "culprit/core/facts.hpp"
 #include "culprit/rules/loader.hpp"
 
+namespace provides_tests {
+
 using namespace culprit;
 
 namespace {
@@ -93,3 +95,5 @@ TEST_CASE("a signal's declarations reach every event it makes", "[rules][provide
     CHECK(core::fact::provides(x, core::fact::kXidLine));
   }
 }
+
+}  // namespace provides_tests

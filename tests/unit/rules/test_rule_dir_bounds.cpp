@@ -11,6 +11,8 @@
 #include "culprit/rules/loader.hpp"
 #include "unit/temp_dir.hpp"
 
+namespace rule_dir_bounds_tests {
+
 using namespace culprit::rules;
 
 TEST_CASE("a rules folder's FIFO and oversized file are named, not read", "[rules][redteam]") {
@@ -32,3 +34,5 @@ TEST_CASE("a rules folder's FIFO and oversized file are named, not read", "[rule
   CHECK(problems[1].where == dir.file("huge.toml"));
   CHECK(problems[1].message == "4194305 bytes; a rule file may hold at most 4 MiB, and is not read");
 }
+
+}  // namespace rule_dir_bounds_tests

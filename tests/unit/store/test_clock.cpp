@@ -12,6 +12,9 @@
 #include "culprit/store/clock.hpp"
 #include "culprit/store/database.hpp"
 #include "culprit/store/timeline.hpp"
+#include "unit/test_text.hpp"
+
+namespace clock_tests {
 
 using culprit::core::Event;
 using culprit::core::TsKind;
@@ -94,7 +97,7 @@ struct Timeline {
   }
 };
 
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+using culprit::test::contains;
 
 }  // namespace
 
@@ -109,7 +112,7 @@ TEST_CASE("clock: syslog years come from the dated stamps, across New Year", "[c
   CHECK(*t.ts(dec) == Approx(utc(2026, 12, 31, 23, 59, 58)));
   CHECK(*t.ts(jan) == Approx(utc(2027, 1, 1, 0, 0, 3)));
   CHECK(*t.ts(mar) == Approx(utc(2027, 3, 1, 0, 0, 0)));  // 2027 is not a leap year: Mar 1 is day 59
-  CHECK(has(t.method("gpu-1"), "years from the host's dated stamps"));
+  CHECK(contains(t.method("gpu-1"), "years from the host's dated stamps"));
 }
 
 TEST_CASE("clock: another host's dated stamps give the year", "[clock]") {
@@ -119,7 +122,7 @@ TEST_CASE("clock: another host's dated stamps give the year", "[clock]") {
   t.add("node-b", TsKind::wall, utc(2025, 4, 9, 0, 47, 30), std::nullopt, "2025-04-09 00:47:30", "cuda_oom");
   REQUIRE(t.align().empty());
   CHECK(*t.ts(a) == Approx(utc(2025, 4, 9, 0, 47, 22)));
-  CHECK(has(t.method("node-a"), "years from other inputs' dated stamps"));
+  CHECK(contains(t.method("node-a"), "years from other inputs' dated stamps"));
   CHECK(t.confidence("node-a") == "medium");
 }
 
@@ -133,7 +136,7 @@ TEST_CASE("clock: without dated stamps, --year or the latest year not in the fut
     REQUIRE(t.align(o).empty());
     CHECK(*t.ts(jan) == Approx(utc(2024, 1, 2, 10, 0, 0)));
     CHECK(*t.ts(dec) == Approx(utc(2023, 12, 30, 10, 0, 0)));
-    CHECK(has(t.method("h"), "year 2024 from --year"));
+    CHECK(contains(t.method("h"), "year 2024 from --year"));
   }
   SECTION("no year at all: a date after today is last year's") {
     Timeline t("h");
@@ -143,7 +146,7 @@ TEST_CASE("clock: without dated stamps, --year or the latest year not in the fut
     REQUIRE(t.align(o).empty());
     CHECK(*t.ts(a) == Approx(utc(2025, 4, 11, 8, 0, 0)));
     CHECK(t.confidence("h") == "low");
-    CHECK(has(t.method("h"), "year 2025 assumed"));
+    CHECK(contains(t.method("h"), "year 2025 assumed"));
   }
 }
 
@@ -170,7 +173,7 @@ TEST_CASE("clock: --tz shifts stamps that carry no zone, and only those", "[cloc
   CHECK(*t.ts(zoned) == Approx(utc(2026, 4, 9, 0, 47, 26)));
   CHECK(*t.ts(zulu) == Approx(utc(2026, 4, 9, 0, 47, 27)));
   CHECK(*t.ts(epoch) == Approx(1775695648.0));
-  CHECK(has(t.method("gpu-2"), "zoneless stamps in UTC+02:00 (--tz)"));
+  CHECK(contains(t.method("gpu-2"), "zoneless stamps in UTC+02:00 (--tz)"));
   auto off = t.db->query("SELECT clock_offset FROM hosts WHERE name = 'gpu-2'").rows.at(0)["clock_offset"].as_double();
   CHECK(off == Approx(-7200));
 }
@@ -211,9 +214,9 @@ TEST_CASE("clock: a host's own zoned stamps give the zone of its other stamps", 
   REQUIRE(u.align().empty());
   CHECK(*t.ts(iso) == Approx(utc(2026, 4, 9, 0, 47, 20)));
   CHECK(*t.ts(glog) == Approx(utc(2026, 4, 9, 0, 47, 21)));
-  CHECK(has(t.method("berlin-1"), "zoneless stamps in UTC+02:00 (the host's zoned stamps)"));
+  CHECK(contains(t.method("berlin-1"), "zoneless stamps in UTC+02:00 (the host's zoned stamps)"));
   CHECK(*u.ts(plain) == Approx(utc(2026, 4, 9, 2, 47, 21)));
-  CHECK(has(u.method("utc-1"), "zoneless stamps read as UTC"));
+  CHECK(contains(u.method("utc-1"), "zoneless stamps read as UTC"));
   CHECK(u.confidence("utc-1") == "medium");
 }
 
@@ -242,9 +245,9 @@ TEST_CASE("clock: boot stamps placed by syslog anchors, per host", "[clock]") {
   REQUIRE(t.align().empty());
   CHECK(*t.ts(raw) == Approx(utc(2026, 4, 9, 0, 47, 21.4)));
   CHECK_FALSE(t.ts(other).has_value());  // node-b has no anchor: it still counts, undated
-  CHECK(has(t.method("node-a"), "boot stamps via syslog lines quoting them (9 records)"));
+  CHECK(contains(t.method("node-a"), "boot stamps via syslog lines quoting them (9 records)"));
   CHECK(t.confidence("node-a") == "medium");
-  CHECK(has(t.method("node-b"), "boot stamps unplaced"));
+  CHECK(contains(t.method("node-b"), "boot stamps unplaced"));
   CHECK(t.confidence("node-b") == "low");
   CHECK(t.db->query("SELECT count(*) AS n FROM events WHERE kind = 'kernel_oom'").rows[0]["n"].as_int() == 2);
   auto boot = t.db->query("SELECT boot_wall_ts FROM hosts WHERE name = 'node-a'").rows.at(0)["boot_wall_ts"].as_double();
@@ -264,7 +267,7 @@ TEST_CASE("clock: journald's pairs win over syslog and RTC anchors: --boot-time 
     REQUIRE(t.align().empty());
     CHECK(*t.ts(raw) == Approx(1775695621.551414 - 2101.551002 + 2104.118204).margin(1e-6));
     CHECK(t.confidence("h") == "high");
-    CHECK(has(t.method("h"), "boot stamps via journald's paired clocks (34 records)"));
+    CHECK(contains(t.method("h"), "boot stamps via journald's paired clocks (34 records)"));
   }
   SECTION("--boot-time") {
     Timeline t("h");
@@ -274,7 +277,7 @@ TEST_CASE("clock: journald's pairs win over syslog and RTC anchors: --boot-time 
     REQUIRE(store::check_clock_options(o).empty());
     REQUIRE(t.align(o).empty());
     CHECK(*t.ts(raw) == Approx(utc(2026, 4, 9, 0, 12, 0) + 2104.118204));
-    CHECK(has(t.method("h"), "boot stamps via --boot-time"));
+    CHECK(contains(t.method("h"), "boot stamps via --boot-time"));
   }
   SECTION("the RTC line alone") {
     Timeline t("h");
@@ -282,7 +285,7 @@ TEST_CASE("clock: journald's pairs win over syslog and RTC anchors: --boot-time 
     auto raw = t.add("h", TsKind::boot, std::nullopt, 2104.118204, "[ 2104.118204]", "kernel_oom");
     REQUIRE(t.align().empty());
     CHECK(*t.ts(raw) == Approx(1775693500.0 - 1.5 + 2104.118204));
-    CHECK(has(t.method("h"), "boot stamps via the kernel's RTC line"));
+    CHECK(contains(t.method("h"), "boot stamps via the kernel's RTC line"));
   }
 }
 
@@ -299,7 +302,7 @@ TEST_CASE("clock: after a suspend each run of anchors places the stamps that fol
   CHECK(*t.ts(before) == Approx(boot + 400));
   CHECK(*t.ts(after) == Approx(boot + 1800));
   CHECK(*t.ts(early) == Approx(boot + 5));
-  CHECK(has(t.method("laptop"), "1 offset jumps"));
+  CHECK(contains(t.method("laptop"), "1 offset jumps"));
 }
 
 TEST_CASE("clock: dmesg -T lines paired with raw dmesg lines anchor the raw ones (low confidence)", "[clock]") {
@@ -317,7 +320,7 @@ TEST_CASE("clock: dmesg -T lines paired with raw dmesg lines anchor the raw ones
   REQUIRE(store::align_clocks(*t.db, {}).empty());
   CHECK(*t.ts(later) == Approx(utc(2026, 3, 3, 4, 15, 9) - 8823.118204 + 8900.0));
   CHECK(t.confidence("gpu-9") == "low");
-  CHECK(has(t.method("gpu-9"), "boot stamps via dmesg -T lines paired with raw ones"));
+  CHECK(contains(t.method("gpu-9"), "boot stamps via dmesg -T lines paired with raw ones"));
 }
 
 TEST_CASE("clock: sources that name no host belong to the only host there is", "[clock]") {
@@ -376,7 +379,7 @@ TEST_CASE("clock: a launcher's report of a killed pid roughly places an unanchor
   REQUIRE(store::align_clocks(*t.db, {}).empty());
   CHECK(*t.ts(kill) == Approx(utc(2026, 3, 12, 14, 22, 5.503)));
   CHECK(t.confidence("node-07") == "low");
-  CHECK(has(t.method("node-07"), "a launcher's report of the killed pid's death"));
+  CHECK(contains(t.method("node-07"), "a launcher's report of the killed pid's death"));
 }
 
 // Issue 37, finding 16: an unstamped failure before a stamped line of its source takes the time of
@@ -390,7 +393,7 @@ TEST_CASE("clock: an unstamped event takes its source's next stamped event's tim
   REQUIRE(t.align().empty());
   CHECK(*t.ts(oom) == Approx(*t.ts(next)));
   CHECK_FALSE(t.ts(cmd));  // a typed command dates the job's start: no neighbour places it
-  CHECK(has(t.method("gpu-1"), "1 unstamped line placed at the next stamped line of its source"));
+  CHECK(contains(t.method("gpu-1"), "1 unstamped line placed at the next stamped line of its source"));
   CHECK(t.confidence("gpu-1") == "medium");
   auto from = t.db->query("SELECT json_extract(fields, '$.ts_from_line') AS l FROM events WHERE id = " + std::to_string(oom));
   CHECK(from.rows.at(0)["l"].as_int() == 3);
@@ -436,7 +439,7 @@ TEST_CASE("clock: stamps dated from their own source's lines keep that year", "[
   REQUIRE(t.align(o).empty());
   CHECK(*t.ts(glog) == Approx(utc(2024, 5, 15, 10, 32, 14)));
   CHECK(*t.ts(sys) == Approx(utc(2024, 5, 15, 10, 32, 20)));
-  CHECK(has(t.method("node-a"), "years from the source's own dated lines"));
+  CHECK(contains(t.method("node-a"), "years from the source's own dated lines"));
 }
 
 // align_clocks answers a host's questions from one scan of the events (its census) until an
@@ -449,8 +452,8 @@ TEST_CASE("clock: time-only stamps placed by date then take the host's zone", "[
   REQUIRE(t.align().empty());
   // The date nearest the dated stamp (12:00:05 on April 9), then the host's +02:00.
   CHECK(*t.ts(tod) == Approx(utc(2026, 4, 9, 10, 0, 5)));
-  CHECK(has(t.method("berlin-2"), "dates of time-only stamps"));
-  CHECK(has(t.method("berlin-2"), "zoneless stamps in UTC+02:00 (the host's zoned stamps)"));
+  CHECK(contains(t.method("berlin-2"), "dates of time-only stamps"));
+  CHECK(contains(t.method("berlin-2"), "zoneless stamps in UTC+02:00 (the host's zoned stamps)"));
 }
 
 TEST_CASE("clock: past the 5000 zoned stamps the vote reads, the zone is still the host's most common", "[clock]") {
@@ -460,7 +463,7 @@ TEST_CASE("clock: past the 5000 zoned stamps the vote reads, the zone is still t
   auto glog = t.add("tokyo-1", TsKind::wall_no_year, std::nullopt, no_year(4, 9, 9, 0, 30), "I0409 09:00:30.000000");
   REQUIRE(t.align().empty());
   CHECK(*t.ts(glog) == Approx(utc(2026, 4, 9, 0, 0, 30)));
-  CHECK(has(t.method("tokyo-1"), "zoneless stamps in UTC+09:00 (the host's zoned stamps)"));
+  CHECK(contains(t.method("tokyo-1"), "zoneless stamps in UTC+09:00 (the host's zoned stamps)"));
 }
 
 TEST_CASE("clock: a source's first and last times and its clock: the most common kind, ties to the earlier line", "[clock]") {
@@ -571,7 +574,7 @@ TEST_CASE("clock: the zone of --tz is the one at the latest stamp the year place
   REQUIRE(t.align(o).empty());
   CHECK(*t.ts(jul) == Approx(utc(2026, 7, 1, 10, 0, 0)));
   CHECK(*t.ts(jan) == Approx(utc(2026, 1, 10, 10, 0, 0)));  // one offset per host
-  CHECK(has(t.method("h"), "zoneless stamps in UTC+02:00 (--tz)"));
+  CHECK(contains(t.method("h"), "zoneless stamps in UTC+02:00 (--tz)"));
 }
 
 TEST_CASE("clock: aligning a kept timeline again leaves its prepared statements prepared", "[clock]") {
@@ -590,3 +593,5 @@ TEST_CASE("clock: aligning a kept timeline again leaves its prepared statements 
   CHECK(sqlite3_column_int(st->handle(), 0) == 1);
   CHECK(sqlite3_stmt_status(st->handle(), SQLITE_STMTSTATUS_REPREPARE, 0) == 0);
 }
+
+}  // namespace clock_tests

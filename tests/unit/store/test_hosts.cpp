@@ -15,11 +15,11 @@ namespace store = culprit::store;
 
 namespace {
 
-struct Timeline {
+struct HostsTimeline {
   std::unique_ptr<store::Database> db;
   std::unique_ptr<store::TimelineWriter> writer;
   std::int64_t line = 0;
-  Timeline() {
+  HostsTimeline() {
     std::string err;
     db = store::Database::open(":memory:", err);
     REQUIRE(db);
@@ -73,7 +73,7 @@ culprit::core::Field node(const std::string& n) {
 }  // namespace
 
 TEST_CASE("a folder's name gives way to the one host its own lines name", "[store][hosts]") {
-  Timeline t;
+  HostsTimeline t;
   const auto kern = t.source("case-12/kern.log", "case-12", "folder name");
   const auto train = t.source("case-12/train.log", "case-12", "folder name");
   t.event(kern, "gpu07");
@@ -87,7 +87,7 @@ TEST_CASE("a folder's name gives way to the one host its own lines name", "[stor
 
 TEST_CASE("a folder whose lines name no host, or two, keeps its name: others' hosts never leak in",
           "[store][hosts]") {
-  Timeline t;
+  HostsTimeline t;
   const auto a = t.source("spark-a/head.log", "spark-a", "folder name");
   const auto b = t.source("spark-b/worker.log", "spark-b", "folder name");
   const auto c = t.source("mixed/syslog", "mixed", "folder name");
@@ -102,7 +102,7 @@ TEST_CASE("a folder whose lines name no host, or two, keeps its name: others' ho
 }
 
 TEST_CASE("srun's launcher line says where the job ran", "[store][hosts]") {
-  Timeline t;
+  HostsTimeline t;
   // A folder: the node of `srun: error: gpu-017: task 3: Out Of Memory` is its host.
   const auto out = t.source("job-42/slurm-42.out", "job-42", "folder name");
   t.event(out, "job-42", {node("gpu-017")});
@@ -126,7 +126,7 @@ TEST_CASE("srun's launcher line says where the job ran", "[store][hosts]") {
 }
 
 TEST_CASE("a folder's name gives way to the host a prompt in one of its files names", "[store][hosts]") {
-  Timeline t;
+  HostsTimeline t;
   // A case folder: a terminal paste made at `user@gpu-1013:~$` (host from its prompt) beside a
   // container log that names no host. The folder's content names one host: both are its.
   const auto term = t.source("case-27/node-terminal.txt", "gpu-1013", "prompt");

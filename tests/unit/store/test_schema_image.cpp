@@ -11,7 +11,7 @@ using culprit::store::Database;
 namespace {
 
 /// Every schema object's definition, and the schema version, as one text.
-std::string schema_of(Database& db) {
+std::string schema_image_of(Database& db) {
   std::string out;
   for (const auto& row : db.query("SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name").rows)
     out += row["type"].as_text() + " " + row["name"].as_text() + " " + row["tbl_name"].as_text() + "\n" +
@@ -29,9 +29,9 @@ TEST_CASE("a new timeline has the schema schema.sql makes", "[store]") {
   auto run = Database::open("", error);
   REQUIRE(run);
   REQUIRE(run->exec(Database::schema()).empty());
-  const std::string expected = schema_of(*run);
+  const std::string expected = schema_image_of(*run);
   CHECK(expected.find("CREATE TABLE events") != std::string::npos);
-  CHECK(schema_of(*copied) == expected);
+  CHECK(schema_image_of(*copied) == expected);
   CHECK(copied->query("PRAGMA integrity_check").rows.at(0).values.at(0).as_text() == "ok");
   // It takes rows like any new database, and ensure_schema() then checks, not copies.
   CHECK(copied->exec("INSERT INTO hosts(name) VALUES('node-1')").empty());

@@ -41,7 +41,7 @@ std::unique_ptr<culprit::store::Database> timeline_of(const std::string& fixture
   return db;
 }
 
-struct Row {
+struct TimelineRow {
   std::string host, kind, rule;
   double ts;
 };
@@ -52,7 +52,7 @@ TEST_CASE("two-node-clock-alignment: the merged timeline is in the order things 
   auto db = timeline_of("two-node-clock-alignment");
   auto q = db->query("SELECT host, ts, kind, rule FROM events WHERE kind <> 'log' AND ts IS NOT NULL ORDER BY ts, id");
   REQUIRE(q.error.empty());
-  std::vector<Row> rows;
+  std::vector<TimelineRow> rows;
   for (const auto& r : q.rows)
     rows.push_back({r["host"].as_text(), r["kind"].as_text(), r["rule"].as_text(), *r["ts"].as_double()});
 

@@ -9,6 +9,8 @@
 
 #include "text/byte_bits.hpp"
 
+namespace byte_bits_tests {
+
 using namespace culprit::text::detail;
 
 namespace {
@@ -213,3 +215,4 @@ TEST_CASE("census tells bytes_present's bytes, a byte past ASCII and a control b
   }
 }
 
+}  // namespace byte_bits_tests

@@ -8,6 +8,8 @@
 #include "culprit/text/lines.hpp"
 #include "text/byte_vectors.hpp"
 
+namespace lines_tests {
+
 using namespace culprit::text;
 using SV = std::vector<std::string_view>;
 
@@ -451,3 +453,5 @@ TEST_CASE("RareBytes: an ASCII text without control bytes says so: any other may
   CHECK(block_has_ansi("a ^[[0;36m b\n", RareBytes::of("a ^[[0;36m b\n")));
   CHECK(block_has_ansi("a \x1b[0m b\n", RareBytes::of("a \x1b[0m b\n")));
 }
+
+}  // namespace lines_tests

@@ -5,6 +5,9 @@
 #include <string>
 
 #include "culprit/text/signal_set.hpp"
+#include "unit/text/match_ids.hpp"
+
+namespace signal_set_tests {
 
 using namespace culprit::text;
 
@@ -21,11 +24,7 @@ Signal make(std::string id, std::string regex, std::vector<std::string> formats 
   return s;
 }
 
-std::vector<std::string> ids(const std::vector<SignalMatch>& ms) {
-  std::vector<std::string> out;
-  for (const auto& m : ms) out.push_back(m.signal->id);
-  return out;
-}
+using culprit::test::ids;
 
 SignalSet sample_set() {
   SignalSet set;
@@ -156,3 +155,5 @@ TEST_CASE("an empty declared literal disables the filter for that signal", "[tex
   set.build();
   CHECK(set.always_tried() == std::vector<std::uint32_t>{0});
 }
+
+}  // namespace signal_set_tests
