@@ -30,7 +30,7 @@ namespace po = boost::program_options;
 namespace fs = std::filesystem;
 namespace {
 
-constexpr const char* kHelpHeader = R"(Usage: culprit collect [options]
+constexpr const char* kCollectHelpHeader = R"(Usage: culprit collect [options]
 
 Takes the node snapshot `culprit run` takes when a job fails — nvidia-smi (table, -q -x, --query
 CSV), ps, /proc/meminfo, free, dmesg (else journalctl -k), docker ps / inspect, the cgroup's
@@ -52,7 +52,7 @@ constexpr std::size_t kHostOutputBytes = std::size_t{8} << 20;
 constexpr std::size_t kHostErrorBytes = std::size_t{1} << 20;
 constexpr std::size_t kParallelHosts = 8;
 
-struct Options {
+struct CollectOptions {
   std::vector<std::string> hosts, ssh_options;
   std::string jump, output;
   double timeout = 120;
@@ -85,7 +85,7 @@ void write_manifest(const fs::path& dir, const std::string& host, const std::vec
     fmt::print(stderr, "culprit collect: cannot write {}: {}\n", (dir / std::string(kManifestName)).string(), why);
 }
 
-HostResult collect_remote(const std::string& host, const Options& o, const fs::path& root) {
+HostResult collect_remote(const std::string& host, const CollectOptions& o, const fs::path& root) {
   HostResult r;
   r.host = host;
   r.folder = folder_name(host);
@@ -128,7 +128,7 @@ HostResult collect_remote(const std::string& host, const Options& o, const fs::p
 }  // namespace
 
 int run_collect(const std::vector<std::string>& args) {
-  Options o;
+  CollectOptions o;
   po::options_description opts("Options");
   opts.add_options()
       ("help,h", "show this help")
@@ -147,7 +147,7 @@ int run_collect(const std::vector<std::string>& args) {
     return kExitError;
   }
   if (vm.count("help")) {
-    std::cout << kHelpHeader << opts;
+    std::cout << kCollectHelpHeader << opts;
     return 0;
   }
   ::signal(SIGPIPE, SIG_IGN);

@@ -26,7 +26,7 @@ namespace culprit::cli {
 namespace po = boost::program_options;
 namespace {
 
-constexpr const char* kHelpHeader = R"(Usage: culprit [diagnose] [options] INPUT...
+constexpr const char* kDiagnoseHelpHeader = R"(Usage: culprit [diagnose] [options] INPUT...
 
 INPUT is a log file, a folder (recursive; a folder of per-node folders such as spark-a/ and
 spark-b/ gives each folder's files that host), an archive or compressed file (.tar, .tar.gz,
@@ -43,7 +43,7 @@ printed).
 /// The text report's widest line, and its width where nothing says the terminal's.
 constexpr int kReportColumns = 100;
 
-struct Options {
+struct DiagnoseOptions {
   std::vector<std::string> inputs, rule_dirs, excludes;
   std::string format = "text", db, host, output, color = "auto";
   bool json = false, no_prefilter = false, quiet = false, redact = false;
@@ -56,10 +56,10 @@ struct Options {
   double rule_timeout = culprit::kDefaultRuleTimeoutSeconds;
 };
 
-bool use_color(const Options& o) { return color_wanted(o.color, !o.output.empty(), ::isatty(STDOUT_FILENO) != 0); }
+bool use_color(const DiagnoseOptions& o) { return color_wanted(o.color, !o.output.empty(), ::isatty(STDOUT_FILENO) != 0); }
 
 /// The first option out of its range or choices, as a one-line reason; empty when all hold.
-std::string check_options(const Options& o) {
+std::string check_options(const DiagnoseOptions& o) {
   for (std::string why : {check_choice("--color", o.color, {"auto", "always", "never"}), check_year("--year", o.year),
                           check_range("--jobs", o.jobs, 1, 4096, "inputs parsed at once"),
                           check_range("--max-events", o.max_events, 0, INT64_MAX, "events (0: no limit)"),
@@ -72,7 +72,7 @@ std::string check_options(const Options& o) {
 
 /// Diagnose's options, bound to `o`: the parser's table, and what --help, the man page and the
 /// completions show (command_table.hpp).
-void add_diagnose_options(po::options_description& opts, Options& o) {
+void add_diagnose_options(po::options_description& opts, DiagnoseOptions& o) {
   opts.add_options()("help,h", "show this help");
   add_format_option(opts, o.format, {"text", "markdown", "json", "html"});
   opts.add_options()("json", po::bool_switch(&o.json), "shorthand for --format json");
@@ -109,12 +109,12 @@ bool stdin_has_input() {
 }
 
 void diagnose_option_table(po::options_description& out) {
-  static Options unused;  // the table's values point here; it is only read for documentation
+  static DiagnoseOptions unused;  // the table's values point here; it is only read for documentation
   add_diagnose_options(out, unused);
 }
 
 int run_diagnose(const std::vector<std::string>& args) {
-  Options o;
+  DiagnoseOptions o;
   po::options_description opts("Options");
   add_diagnose_options(opts, o);
   po::options_description hidden;
@@ -132,7 +132,7 @@ int run_diagnose(const std::vector<std::string>& args) {
     return kExitError;
   }
   if (vm.count("help")) {
-    std::cout << kHelpHeader << opts;
+    std::cout << kDiagnoseHelpHeader << opts;
     return 0;
   }
   if (auto why = check_options(o); !why.empty()) {

@@ -49,7 +49,7 @@ namespace po = boost::program_options;
 namespace fs = std::filesystem;
 namespace {
 
-constexpr const char* kHelpHeader = R"(Usage: culprit run [options] -- CMD [ARGS...]
+constexpr const char* kRunHelpHeader = R"(Usage: culprit run [options] -- CMD [ARGS...]
 
 Runs CMD (a torchrun, `vllm serve`, `python train.py`, a shell script) in its own process group.
 Its output passes through unchanged and is recorded, line by line with arrival times, in the
@@ -258,7 +258,7 @@ class Sampler {
   std::thread thread_;
 };
 
-struct Options {
+struct RunOptions {
   std::string output, format = "text", termination_log;
   double sample_interval = 10;
   bool archive = false, keep = false;
@@ -396,7 +396,7 @@ int relay(const SpawnedChild& child, Stream& out, Stream& err, int signal_fd, co
 
 /// Diagnoses the incident folder (as `culprit DIR` would), writes the report to stderr and
 /// returns the analysis (empty when none could be made).
-culprit::Analysis print_report(const std::string& folder, const Options& o) {
+culprit::Analysis print_report(const std::string& folder, const RunOptions& o) {
   culprit::Options options;
   options.empty_is_error = false;  // the report says so when no file of the folder was read
   auto analysis = culprit::analyze({culprit::Input::file(folder)}, options);
@@ -455,7 +455,7 @@ void copy_own_error_file(const std::string& own, const fs::path& node) {
 int run_run(const std::vector<std::string>& args) {
   std::vector<std::string> mine, command;
   const bool has_command = split_command(args, mine, command);
-  Options o;
+  RunOptions o;
   po::options_description opts("Options");
   opts.add_options()
       ("help,h", "show this help")
@@ -478,7 +478,7 @@ int run_run(const std::vector<std::string>& args) {
     return kExitError;
   }
   if (vm.count("help")) {
-    std::cout << kHelpHeader << opts;
+    std::cout << kRunHelpHeader << opts;
     return 0;
   }
   if (!has_command || command.empty()) {

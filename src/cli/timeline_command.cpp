@@ -27,7 +27,7 @@ namespace culprit::cli {
 namespace po = boost::program_options;
 namespace {
 
-constexpr const char* kHelpHeader = R"(Usage: culprit timeline [options] INPUT...
+constexpr const char* kTimelineHelpHeader = R"(Usage: culprit timeline [options] INPUT...
        culprit timeline [options] --db FILE
 
 Prints the merged timeline of every host, one line per event: time (UTC; `boot+93.1s` or
@@ -46,7 +46,7 @@ Exit codes: 0 events were listed, 1 none matched, 2 errors.
 
 )";
 
-struct Options {
+struct TimelineCommandOptions {
   std::vector<std::string> inputs, hosts, kinds, rule_dirs, excludes;
   std::string db, around, default_host, color = "auto";
   double window = 300;
@@ -59,7 +59,7 @@ struct Options {
 
 /// Timeline's options, bound to `o` (--redact, --rules, --exclude and --year are the shared
 /// definitions of shared_options.hpp; --host here filters, so inputs' host is --default-host).
-void add_timeline_options(po::options_description& opts, Options& o) {
+void add_timeline_options(po::options_description& opts, TimelineCommandOptions& o) {
   opts.add_options()
       ("help,h", "show this help")
       ("db", po::value(&o.db)->value_name("FILE"), "read a saved timeline (from `culprit diagnose --db FILE`) instead of INPUTs")
@@ -84,7 +84,7 @@ void add_timeline_options(po::options_description& opts, Options& o) {
   opts.add_options()("quiet,q", po::bool_switch(&o.quiet), "do not print skipped-input notes on stderr");
 }
 
-bool use_color(const Options& o) { return color_wanted(o.color, false, ::isatty(STDOUT_FILENO) != 0); }
+bool use_color(const TimelineCommandOptions& o) { return color_wanted(o.color, false, ::isatty(STDOUT_FILENO) != 0); }
 
 /// `a,b` and repeated options as one list.
 std::vector<std::string> split_list(const std::vector<std::string>& items) {
@@ -104,12 +104,12 @@ std::vector<std::string> split_list(const std::vector<std::string>& items) {
 }  // namespace
 
 void timeline_option_table(po::options_description& out) {
-  static Options unused;  // the table's values point here; it is only read for documentation
+  static TimelineCommandOptions unused;  // the table's values point here; it is only read for documentation
   add_timeline_options(out, unused);
 }
 
 int run_timeline(const std::vector<std::string>& args) {
-  Options o;
+  TimelineCommandOptions o;
   po::options_description opts("Options");
   add_timeline_options(opts, o);
   po::options_description hidden;
@@ -127,7 +127,7 @@ int run_timeline(const std::vector<std::string>& args) {
     return kExitError;
   }
   if (vm.count("help")) {
-    std::cout << kHelpHeader << opts;
+    std::cout << kTimelineHelpHeader << opts;
     return 0;
   }
   if (o.width < 0 && !vm.count("width")) o.width = output_columns(100, 0);

@@ -3,10 +3,12 @@
 
 #include <array>
 
+#include "culprit/text/lines.hpp"
+
 namespace culprit::ingest {
 namespace {
 
-bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+using text::starts_with;
 
 }  // namespace
 

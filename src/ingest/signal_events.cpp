@@ -21,7 +21,8 @@ namespace {
 // Captures that are integers by contract (stored unquoted in the JSON fields).
 constexpr std::string_view kIntegerCaptures[] = {"pid", "rank", "local_rank", "gpu", "xid", "exitcode"};
 
-std::optional<std::int64_t> to_int(std::string_view s) {
+/// A capture's integer: spaces around it and a leading `+` allowed.
+std::optional<std::int64_t> capture_int(std::string_view s) {
   while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
   while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
   if (!s.empty() && s.front() == '+') s.remove_prefix(1);
@@ -63,7 +64,7 @@ std::vector<core::Event> events_from_signals(const core::Event& base, std::strin
     for (const auto& c : m.captures) {
       if (c.value.empty()) continue;
       if (is_integer_capture(c.name)) {
-        if (auto v = to_int(c.value)) {
+        if (auto v = capture_int(c.value)) {
           e.set_int(c.name, *v);
           if (c.name == "pid") e.pid = *v;
           if (c.name == "rank") e.rank = static_cast<int>(*v);

@@ -57,6 +57,11 @@ const Functions* get() { return loaded().functions.get(); }
 
 const std::string& error() { return loaded().error; }
 
+std::string error_text(const Functions& la, archive* a) {
+  const char* s = la.archive_error_string(a);
+  return s && *s ? s : "unknown error";
+}
+
 const Inflate* inflate() {
   static const Inflate* const found = []() -> const Inflate* {
     void* handle = ::dlopen("libz.so.1", RTLD_NOW | RTLD_LOCAL);

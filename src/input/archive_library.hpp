@@ -89,6 +89,9 @@ const Functions* get();
 /// Why get() returned null (empty when it did not).
 const std::string& error();
 
+/// Why the last call on `a` failed, in libarchive's words ("unknown error" where it gives none).
+std::string error_text(const Functions& la, archive* a);
+
 /// zlib's inflate, from the libz.so.1 that libarchive itself loads: the one way to read a gzip
 /// cut before libarchive's first 64 KiB output block (its filter fails the whole open then,
 /// where zcat keeps what decoded). Null when it cannot be found; call after get().

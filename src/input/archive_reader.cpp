@@ -49,11 +49,6 @@ ArchivePtr new_reader(const Functions& la) {
   return a;
 }
 
-std::string error_text(const Functions& la, archive* a) {
-  const char* s = la.archive_error_string(a);
-  return s && *s ? s : "unknown error";
-}
-
 bool excluded(const std::string& name, const ReadOptions& options) {
   for (const auto& glob : options.excludes)
     if (fnmatch(glob.c_str(), name.c_str(), 0) == 0) return true;
@@ -496,7 +491,7 @@ void read_archive_fd(int fd, const std::string& display, const std::string& host
       bytes.resize(n > 0 ? static_cast<std::size_t>(n) : 0);
     }
     if (!read_truncated_gzip(bytes, display, host, origin, ctx, nesting))
-      ctx.warn(code::kArchive, display, fmt::format("cannot open archive: {}", error_text(la, a.get())));
+      ctx.warn(code::kArchive, display, fmt::format("cannot open archive: {}", archive_library::error_text(la, a.get())));
     return;
   }
   read_members(la, a.get(), display, host, root, origin, ctx, nesting, raw_size, compressed);
@@ -521,7 +516,7 @@ void read_archive_bytes(std::string_view bytes, const std::string& display, cons
   auto a = new_reader(la);
   if (la.archive_read_open_memory(a.get(), bytes.data(), bytes.size()) != ARCHIVE_OK) {
     if (!read_truncated_gzip(bytes, display, host, origin, ctx, nesting))
-      ctx.warn(code::kArchive, display, fmt::format("cannot open archive: {}", error_text(la, a.get())));
+      ctx.warn(code::kArchive, display, fmt::format("cannot open archive: {}", archive_library::error_text(la, a.get())));
     return;
   }
   const std::int64_t raw_size =

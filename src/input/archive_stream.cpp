@@ -16,11 +16,6 @@ namespace {
 /// Pieces waiting at most (headers of empty members hold no block, but are bounded too).
 constexpr std::size_t kMaxQueued = 2 * ArchiveStream::kBlocks;
 
-std::string error_text(const archive_library::Functions& la, archive* a) {
-  const char* s = la.archive_error_string(a);
-  return s && *s ? s : "unknown error";
-}
-
 /// Blocks of finished streams, for the next ones: a folder of compressed files starts a stream
 /// per file, and fresh blocks cost a page fault per 4 KiB written (the allocator hands their
 /// pages back between files), which on a VM cost more than the copy. At most one stream's
@@ -146,7 +141,7 @@ void ArchiveStream::run() {
     if (rc == ARCHIVE_FATAL || rc == ARCHIVE_RETRY) {
       Piece damaged;
       damaged.kind = Piece::Kind::damaged;
-      damaged.error = error_text(la_, reader_);
+      damaged.error = archive_library::error_text(la_, reader_);
       push(std::move(damaged));
       break;
     }
@@ -187,7 +182,7 @@ void ArchiveStream::run() {
         if (n < 0) {
           Piece failed;
           failed.kind = Piece::Kind::data_error;
-          failed.error = error_text(la_, reader_);
+          failed.error = archive_library::error_text(la_, reader_);
           failed.rc = static_cast<long>(n);
           if (!push(std::move(failed))) stopped = true;
         }

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "report/chart_geometry.hpp"
 #include "report/charts.hpp"
 #include "report/html.hpp"
 #include "report/wording.hpp"
@@ -15,16 +16,9 @@
 namespace culprit::report::charts {
 namespace {
 
-constexpr double kWidth = 1080, kLeft = 86, kRight = 24, kTop = 26, kPlot = 200, kBottom = 46;
+/// The plot's height (the frame around it: chart_geometry.hpp).
+constexpr double kHostPlot = 200;
 constexpr std::size_t kMaxFigures = 16;
-constexpr std::int64_t kMiB = 1024 * 1024;
-
-std::string axis_size(std::int64_t bytes) {
-  if (bytes == 0) return "0";
-  if (bytes >= 1024 * kMiB && bytes % (1024 * kMiB) == 0) return fmt::format("{} GiB", bytes / (1024 * kMiB));
-  if (bytes % kMiB == 0) return fmt::format("{} MiB", bytes / kMiB);
-  return size_text(bytes);
-}
 
 std::string readings_data(const diagnose::MemorySeries& s) {
   std::string out = "[";
@@ -68,9 +62,9 @@ std::string draw(const diagnose::MemorySeries& s, std::optional<double> failure_
   const double top = static_cast<double>(ymax) * 1.06;
   const double right = kWidth - kRight, plot_w = right - kLeft;
   auto x_of = [&](double ts) { return kLeft + (ts - t0) / (t1 - t0) * plot_w; };
-  auto y_of = [&](std::int64_t b) { return kTop + kPlot - static_cast<double>(b) / top * kPlot; };
+  auto y_of = [&](std::int64_t b) { return kTop + kHostPlot - static_cast<double>(b) / top * kHostPlot; };
 
-  html::Svg svg(kWidth, kTop + kPlot + kBottom, (host ? "Host memory over time: " : "Cgroup memory over time: ") + caption_of(s));
+  html::Svg svg(kWidth, kTop + kHostPlot + kBottom, (host ? "Host memory over time: " : "Cgroup memory over time: ") + caption_of(s));
   for (std::int64_t v = 0; static_cast<double>(v) <= top; v += step) {
     svg.line(kLeft, y_of(v), right, y_of(v), v == 0 ? "axis" : "grid");
     svg.text(kLeft - 8, y_of(v) + 4, axis_size(v), "tick", "end");
@@ -81,10 +75,10 @@ std::string draw(const diagnose::MemorySeries& s, std::optional<double> failure_
     const double ts = t0 + (t1 - t0) * k / kTicks;
     std::string label = clock_label(ts);
     if (label == last_label) continue;  // a run of a few seconds: one label per second
-    svg.text(x_of(ts), kTop + kPlot + 18, label, "tick", k == 0 ? "start" : k == kTicks ? "end" : "middle");
+    svg.text(x_of(ts), kTop + kHostPlot + 18, label, "tick", k == 0 ? "start" : k == kTicks ? "end" : "middle");
     last_label = std::move(label);
   }
-  svg.text(kLeft + plot_w / 2, kTop + kPlot + 38, "time (UTC)", "axis-label", "middle");
+  svg.text(kLeft + plot_w / 2, kTop + kHostPlot + 38, "time (UTC)", "axis-label", "middle");
   // The total (or limit) as it was at each reading, then the memory in use.
   const diagnose::MemoryReading* prev = nullptr;
   for (const auto& r : s.readings) {
@@ -98,7 +92,7 @@ std::string draw(const diagnose::MemorySeries& s, std::optional<double> failure_
   for (const auto& r : s.readings)
     if (r.used) svg.circle(x_of(r.ts), y_of(*r.used), s.readings.size() > 60 ? 2 : 3.5, "point " + cls, tip_of(s, r));
   if (mark_failure) {
-    svg.line(x_of(*failure_ts), kTop - 4, x_of(*failure_ts), kTop + kPlot, "separator");
+    svg.line(x_of(*failure_ts), kTop - 4, x_of(*failure_ts), kTop + kHostPlot, "separator");
     svg.text(x_of(*failure_ts), kTop - 8, "failure", "tick failure", "middle");
   }
   return svg.finish();

@@ -11,6 +11,7 @@
 #include <map>
 #include <set>
 
+#include "report/chart_geometry.hpp"
 #include "report/charts.hpp"
 #include "report/html.hpp"
 #include "culprit/core/utf8.hpp"
@@ -19,7 +20,8 @@
 namespace culprit::report::charts {
 namespace {
 
-constexpr double kWidth = 1080, kLeft = 86, kRight = 24, kTop = 26, kPlot = 260, kBottom = 46;
+/// The plot's height (the frame around it: chart_geometry.hpp).
+constexpr double kPlot = 260;
 constexpr double kPanel = 230;
 constexpr double kMinSegment = 3;  // pixels: a process holding memory is never invisible
 constexpr double kLedger = 400;    // the "at the failure" bar and its labels
@@ -28,7 +30,6 @@ constexpr double kSegmentLabelHeight = 10;  // a segment label's 11 px text abov
 constexpr std::size_t kMaxCallouts = 9;
 constexpr int kCalloutColumns = 36;  // the request panel at the right of the failure's chart
 constexpr std::size_t kMaxGpus = 16;
-constexpr std::int64_t kMiB = 1024 * 1024;
 /// A GPU is idle in every snapshot when none lists a process holding memory and at most this
 /// share of it is in use (a driver's and a persistence daemon's few hundred MiB).
 constexpr double kIdleShare = 0.02;
@@ -58,14 +59,6 @@ int role_rank(std::string_view role) { return role == "job" ? 0 : role == "forei
 std::string role_class(std::string_view role) {
   if (role == "job" || role == "foreign") return std::string(role);
   return "unknown";
-}
-
-/// `64 GiB`, `512 MiB`: axis labels for power-of-two steps.
-std::string axis_size(std::int64_t bytes) {
-  if (bytes == 0) return "0";
-  if (bytes >= 1024 * kMiB && bytes % (1024 * kMiB) == 0) return fmt::format("{} GiB", bytes / (1024 * kMiB));
-  if (bytes % kMiB == 0) return fmt::format("{} MiB", bytes / kMiB);
-  return size_text(bytes);
 }
 
 /// Consistent shades: the same process keeps its colour in every bar of a chart.

@@ -9,6 +9,7 @@
 #include <map>
 
 #include "culprit/core/time.hpp"
+#include "report/chart_geometry.hpp"
 #include "report/charts.hpp"
 #include "report/html.hpp"
 #include "culprit/core/utf8.hpp"
@@ -17,7 +18,9 @@
 namespace culprit::report::charts {
 namespace {
 
-constexpr double kWidth = 1080, kLeft = 170, kRight = 24, kTop = 34, kLane = 34, kBottom = 44;
+/// The lanes' frame (width and right margin: chart_geometry.hpp): the host labels at their left,
+/// the root failure's label above, the time axis and its label below.
+constexpr double kLanesLeft = 170, kLanesTop = 34, kLane = 34, kLanesBottom = 44;
 constexpr std::size_t kMaxLanes = 24;
 
 /// A tick step (seconds) giving about `target` ticks over `span`.
@@ -96,27 +99,27 @@ std::string timeline(const diagnose::Verdict& v) {
   const double pad = (t1 - t0) * 0.03;
   t0 -= pad;
   t1 += pad;
-  const double plot_w = kWidth - kLeft - kRight;
-  const double height = kTop + kLane * static_cast<double>(lanes.size()) + kBottom;
-  auto x_of = [&](double ts) { return kLeft + (ts - t0) / (t1 - t0) * plot_w; };
+  const double plot_w = kWidth - kLanesLeft - kRight;
+  const double height = kLanesTop + kLane * static_cast<double>(lanes.size()) + kLanesBottom;
+  auto x_of = [&](double ts) { return kLanesLeft + (ts - t0) / (t1 - t0) * plot_w; };
   std::map<std::string, std::size_t> lane_of;
   for (std::size_t i = 0; i < lanes.size(); ++i) lane_of[lanes[i]] = i;
-  auto y_of = [&](std::size_t lane) { return kTop + kLane * (static_cast<double>(lane) + 0.5); };
+  auto y_of = [&](std::size_t lane) { return kLanesTop + kLane * (static_cast<double>(lane) + 0.5); };
 
   html::Svg svg(kWidth, height, "Timeline of events across hosts");
   // Lanes and their labels.
   for (std::size_t i = 0; i < lanes.size(); ++i) {
-    svg.rect(kLeft, kTop + kLane * static_cast<double>(i), plot_w, kLane, i % 2 ? "lane odd" : "lane");
-    svg.text(kLeft - 10, y_of(i) + 4, core::utf8::cut(lanes[i].empty() ? "(no host)" : lanes[i], 22), "lane-label", "end");
+    svg.rect(kLanesLeft, kLanesTop + kLane * static_cast<double>(i), plot_w, kLane, i % 2 ? "lane odd" : "lane");
+    svg.text(kLanesLeft - 10, y_of(i) + 4, core::utf8::cut(lanes[i].empty() ? "(no host)" : lanes[i], 22), "lane-label", "end");
   }
   // Time axis.
   const double step = nice_step(t1 - t0, 7);
-  const double axis_y = kTop + kLane * static_cast<double>(lanes.size());
-  svg.line(kLeft, axis_y, kLeft + plot_w, axis_y, "axis");
+  const double axis_y = kLanesTop + kLane * static_cast<double>(lanes.size());
+  svg.line(kLanesLeft, axis_y, kLanesLeft + plot_w, axis_y, "axis");
   int ticks = 0;
   for (double t = std::ceil(t0 / step) * step; t <= t1 && ticks < 40; t += step, ++ticks) {
     const double x = x_of(t);
-    svg.line(x, kTop, x, axis_y + 4, "grid");
+    svg.line(x, kLanesTop, x, axis_y + 4, "grid");
     std::string label = clock_label(t);
     if (step >= 60 && label.size() > 5) label.resize(5);
     if (step >= 86400) label = core::format_iso(t).substr(5, 5);
@@ -124,7 +127,7 @@ std::string timeline(const diagnose::Verdict& v) {
   }
   const std::string day0 = core::format_iso(t0 + pad).substr(0, 10);
   const std::string day1 = core::format_iso(t1 - pad).substr(0, 10);
-  svg.text(kLeft + plot_w, axis_y + 36, day0 == day1 ? "UTC, " + day0 : "UTC, " + day0 + " to " + day1, "axis-label",
+  svg.text(kLanesLeft + plot_w, axis_y + 36, day0 == day1 ? "UTC, " + day0 : "UTC, " + day0 + " to " + day1, "axis-label",
            "end");
 
   // Ordinary events first, then echoes, then the root on top.
@@ -141,10 +144,10 @@ std::string timeline(const diagnose::Verdict& v) {
       } else if (pass == 1) {
         svg.polygon({x, y - 8, x + 7, y + 6, x - 7, y + 6}, "ev echo", tip_of(e));
       } else {
-        svg.line(x, kTop - 6, x, axis_y, "rootline");
+        svg.line(x, kLanesTop - 6, x, axis_y, "rootline");
         svg.polygon({x, y - 11, x + 9, y, x, y + 11, x - 9, y}, "ev root", tip_of(e));
-        const bool right_half = x > kLeft + plot_w * 0.6;
-        svg.text(right_half ? x - 6 : x + 6, kTop - 10, "root failure: " + e.kind + " on " + e.host, "root-label",
+        const bool right_half = x > kLanesLeft + plot_w * 0.6;
+        svg.text(right_half ? x - 6 : x + 6, kLanesTop - 10, "root failure: " + e.kind + " on " + e.host, "root-label",
                  right_half ? "end" : "start");
       }
     }

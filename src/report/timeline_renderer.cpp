@@ -16,7 +16,7 @@
 namespace culprit::report {
 namespace {
 
-constexpr int kMinWidth = 60;
+constexpr int kMinTableWidth = 60;
 constexpr int kMaxHost = 14, kMaxKind = 18, kMaxProc = 12, kMaxSource = 30, kMinMessage = 30;
 
 std::string pad(const std::string& s, int cols) {
@@ -35,7 +35,7 @@ std::string proc_text(const diagnose::TimelineEvent& e) {
 std::string render_timeline(const std::vector<diagnose::TimelineEvent>& events,
                             const std::vector<diagnose::HostClock>& hosts, std::int64_t total,
                             const TimelineOptions& options) {
-  const int width = options.width <= 0 ? 0 : std::max(kMinWidth, options.width);
+  const int width = options.width <= 0 ? 0 : std::max(kMinTableWidth, options.width);
   auto paint = [&](const std::string& text, fmt::text_style style) {
     return options.color && !text.empty() ? fmt::format(style, "{}", text) : text;
   };

@@ -4,11 +4,13 @@
 
 #include <algorithm>
 
+#include "ascii_fold.hpp"
+
 namespace culprit::text {
 
 namespace {
 
-unsigned char fold(unsigned char c) { return (c >= 'A' && c <= 'Z') ? c + ('a' - 'A') : c; }
+using detail::fold;
 
 }  // namespace
 

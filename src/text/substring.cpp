@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "ascii_fold.hpp"
 #include "byte_vectors.hpp"
 #include "culprit/text/lines.hpp"
 
@@ -16,7 +17,7 @@ namespace culprit::text {
 
 namespace {
 
-unsigned char fold(unsigned char c) { return c >= 'A' && c <= 'Z' ? static_cast<unsigned char>(c | 0x20) : c; }
+using detail::fold;
 /// The bit that folds a byte onto `c`'s lower case where `c` is a letter (0x20), else 0. A
 /// letter's two cases differ in bit 0x20 alone, and OR-ing it in maps no other byte onto a
 /// lower-case letter: the OR-ed byte equals the letter's lower case exactly where the text holds

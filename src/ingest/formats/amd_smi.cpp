@@ -28,9 +28,7 @@ using Sv = std::string_view;
 using text::is_digit;
 using text::trim;
 
-constexpr std::size_t kMaxLine = 4000;
-constexpr std::size_t kMaxUp = 400;           // lines from an anchor up to its `GPU:` line
-constexpr std::size_t kMaxBlockLines = 65536;  // `amd-smi metric` is ~150 lines a GPU
+constexpr std::size_t kMaxUp = 400;  // lines from an anchor up to its `GPU:` line
 
 bool is_key_char(char c) { return (c >= 'A' && c <= 'Z') || is_digit(c) || c == '_'; }
 

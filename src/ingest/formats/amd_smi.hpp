@@ -15,6 +15,11 @@
 
 namespace culprit::ingest::amd_smi {
 
+/// The longest line either reader (metric / process, monitor) reads, and the most lines of a block
+/// (`amd-smi metric` is ~150 lines a GPU; a monitor `--watch` run, GPUs + 2 lines an interval).
+inline constexpr std::size_t kMaxLine = 4000;
+inline constexpr std::size_t kMaxBlockLines = 65536;
+
 /// One `KEY: value` line: its indent (spaces), key and value (trimmed; "" for a section head).
 struct KeyLine {
   std::size_t indent = 0;

@@ -31,9 +31,7 @@ namespace {
 using Sv = std::string_view;
 using text::trim;
 
-constexpr std::size_t kMaxLine = 4000;
 constexpr std::size_t kMaxColumns = 64;        // the widest header has about 25
-constexpr std::size_t kMaxBlockLines = 65536;  // a --watch run: (GPUs + 2) lines an interval
 constexpr std::size_t kMaxGap = 3;             // blank lines between a table and the next
 constexpr std::int64_t kEpoch2000 = 946684800;  // a TIMESTAMP before this is no clock reading
 

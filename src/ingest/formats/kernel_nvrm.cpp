@@ -7,17 +7,10 @@
 
 #include "culprit/core/facts.hpp"
 #include "ingest/xid_details.hpp"
+#include "kernel_text.hpp"
 
 namespace culprit::ingest::kernel {
 namespace {
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
-  return s;
-}
-
-bool contains(std::string_view s, std::string_view p) { return s.find(p) != std::string_view::npos; }
 
 constexpr std::string_view kTheGpu = "NVRM: The NVIDIA GPU ";
 constexpr std::string_view kFallen = "fallen off the bus";

@@ -20,18 +20,10 @@
 #include "culprit/core/size.hpp"
 #include "culprit/text/literal_set.hpp"
 #include "kernel_oom_report.hpp"
+#include "kernel_text.hpp"
 
 namespace culprit::ingest::kernel {
 namespace {
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
-  return s;
-}
-
-bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
-bool contains(std::string_view s, std::string_view p) { return s.find(p) != std::string_view::npos; }
 
 std::optional<std::int64_t> kb_to_bytes(std::optional<std::int64_t> kb) {
   if (!kb) return std::nullopt;

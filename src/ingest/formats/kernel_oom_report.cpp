@@ -10,20 +10,14 @@
 #include "culprit/core/oom_parts.hpp"
 #include "culprit/core/size.hpp"
 #include "kernel_oom_report.hpp"
+#include "kernel_text.hpp"
 
 namespace culprit::ingest::kernel {
 namespace {
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
-  return s;
-}
-bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 bool ends_with(std::string_view s, std::string_view p) {
   return s.size() >= p.size() && s.substr(s.size() - p.size()) == p;
 }
-bool contains(std::string_view s, std::string_view p) { return s.find(p) != std::string_view::npos; }
 
 constexpr double kStaleSeconds = 60.0;   // a report is printed within a second or two
 constexpr double kResumeSeconds = 10.0;  // a re-selection of the same parent after a sacrificed child

@@ -65,7 +65,7 @@ bool is_anchor(std::string_view line) {
 
 namespace {
 
-struct Listing {
+struct MeminfoListing {
   std::int64_t first_line = 0, anchor_line = 0, last_line = 0;  // segment lines
   std::optional<double> ts;
   std::string stamp;
@@ -73,13 +73,13 @@ struct Listing {
   std::map<std::string, std::int64_t, std::less<>> kib;  // the sizes, in KiB
 };
 
-std::optional<std::int64_t> bytes(const Listing& l, std::string_view key) {
+std::optional<std::int64_t> bytes(const MeminfoListing& l, std::string_view key) {
   const auto it = l.kib.find(key);
   if (it == l.kib.end() || it->second > (INT64_MAX >> 10)) return std::nullopt;
   return it->second * 1024;
 }
 
-void emit(const Listing& l, ParseContext& ctx, std::int64_t& count) {
+void emit(const MeminfoListing& l, ParseContext& ctx, std::int64_t& count) {
   core::HostMemory mem;
   mem.source_id = ctx.source_id;
   mem.host = ctx.host;
@@ -123,7 +123,7 @@ void emit(const Listing& l, ParseContext& ctx, std::int64_t& count) {
 void parse_meminfo(std::string_view text, ParseContext& ctx) {
   if (ctx.sink == nullptr) return;
   const auto lines = text::split_lines(text);
-  std::optional<Listing> cur;
+  std::optional<MeminfoListing> cur;
   std::int64_t count = 0;
   sample_stamp::Last stamp;
   for (std::size_t i = 0; i < lines.size(); ++i) {
@@ -131,7 +131,7 @@ void parse_meminfo(std::string_view text, ParseContext& ctx) {
     const std::string_view line = lines[i];
     if (meminfo::is_anchor(line)) {
       if (cur) emit(*cur, ctx, count);
-      cur = Listing{};
+      cur = MeminfoListing{};
       cur->first_line = cur->anchor_line = cur->last_line = seg;
       if (stamp.above(seg)) stamp.date(*cur);
       cur->anchor_text = std::string(text::trim(line));

@@ -113,7 +113,7 @@ std::optional<double> timestamp(Sv v) {
                               static_cast<int>(*h), static_cast<int>(*mi), sec);
 }
 
-bool is_header(const std::vector<Sv>& cells) {
+bool is_header_row(const std::vector<Sv>& cells) {
   for (Sv c : cells) {
     const std::string k = column_key(c);
     if (k == "index" || k == "pid" || k == "name" || k == "timestamp" || k == "pci.bus_id" ||
@@ -200,7 +200,7 @@ void parse_nvidia_smi_csv(std::string_view text, ParseContext& ctx) {
       continue;
     }
     const auto cells = split_csv(line);
-    if (is_header(cells)) {
+    if (is_header_row(cells)) {
       columns.clear();
       for (Sv c : cells) columns.push_back(column_key(c));
       if (!first) first = seg_line;

@@ -73,7 +73,8 @@ std::optional<std::int64_t> size_before(Sv item, Sv label) {
   return r.bytes;
 }
 
-std::optional<int> read_int(Sv s, std::size_t i) {
+/// The number of up to six digits at `s[i]` (a GPU index); nullopt when no digit is there.
+std::optional<int> number_at(Sv s, std::size_t i) {
   int v = 0;
   const std::size_t start = i;
   while (i < s.size() && is_digit(s[i]) && i - start < 6) v = v * 10 + (s[i++] - '0');
@@ -128,7 +129,7 @@ std::optional<TorchOom> parse_torch_oom(std::string_view message) {
   if (tail.substr(0, 6) == " (GPU ") {
     // 1.0 – 2.0: `(GPU 4; 31.75 GiB total capacity; 30.29 GiB already allocated; 3.75 MiB free;
     // [4.00 GiB allowed; ]30.40 GiB reserved in total by PyTorch)` — 1.0–1.3 say `cached`.
-    oom.gpu = read_int(tail, 6);
+    oom.gpu = number_at(tail, 6);
     const std::size_t close = tail.find(')');
     Sv list = tail.substr(1, close == Sv::npos ? Sv::npos : close - 1);
     std::size_t start = 0;
@@ -153,7 +154,7 @@ std::optional<TorchOom> parse_torch_oom(std::string_view message) {
   // 14.73 GiB memory in use. Including non-PyTorch memory, this process has … memory in use.
   // [<sz> allowed; ]Of the allocated memory <sz> is allocated by PyTorch, [with <sz> allocated in
   // private pools (e.g., CUDA Graphs), ]and <sz> is reserved by PyTorch but unallocated.`
-  if (tail.substr(0, 6) == ". GPU ") oom.gpu = read_int(tail, 6);
+  if (tail.substr(0, 6) == ". GPU ") oom.gpu = number_at(tail, 6);
   if (auto v = size_after(tail, "has a total capacity of ")) oom.total = v;
   else if (auto v2 = size_after(tail, "has a total capacty of ")) oom.total = v2;
   if (const std::size_t w = tail.find(" of which "); w != Sv::npos) {

@@ -3,18 +3,13 @@
 #include "ingest/formats/torchrun_block.hpp"
 
 #include "culprit/text/lines.hpp"
+#include "ingest/formats/trim_blanks.hpp"
 
 namespace culprit::ingest {
 
 namespace {
 
 using Sv = std::string_view;
-
-Sv trim(Sv s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
 
 using text::is_digit;
 
@@ -55,15 +50,15 @@ bool is_section(Sv t) {
 }  // namespace
 
 bool TorchrunFailureBlock::opens(std::string_view message) {
-  const Sv t = trim(message);
+  const Sv t = trim_blanks(message);
   return t == "Failures:" || t == "Other Failures:" || t == "Root Cause:" ||
          t == "Root Cause (first observed failure):";
 }
 
 bool TorchrunFailureBlock::is_title(std::string_view message, std::string* entrypoint) {
-  const Sv t = trim(message);
+  const Sv t = trim_blanks(message);
   if (t.size() < 8 || t.substr(t.size() - 7) != " FAILED") return false;
-  const Sv name = trim(t.substr(0, t.size() - 7));
+  const Sv name = trim_blanks(t.substr(0, t.size() - 7));
   if (name.empty() || name.find(' ') != Sv::npos) return false;
   if (entrypoint) *entrypoint = std::string(name);
   return true;
@@ -72,7 +67,7 @@ bool TorchrunFailureBlock::is_title(std::string_view message, std::string* entry
 TorchrunFailureBlock::TorchrunFailureBlock(std::int64_t, std::string_view message,
                                            std::string entrypoint)
     : entrypoint_(std::move(entrypoint)) {
-  section(trim(message));
+  section(trim_blanks(message));
 }
 
 void TorchrunFailureBlock::section(std::string_view header) {
@@ -87,7 +82,7 @@ void TorchrunFailureBlock::close_entry() {
 
 TorchrunFailureBlock::Offer TorchrunFailureBlock::offer(std::int64_t seg_line,
                                                         std::string_view message) {
-  const Sv t = trim(message);
+  const Sv t = trim_blanks(message);
   if (t.empty()) return Offer::ended;
   if (is_separator(t)) {
     close_entry();
@@ -114,8 +109,8 @@ TorchrunFailureBlock::Offer TorchrunFailureBlock::offer(std::int64_t seg_line,
   const bool indented = !message.empty() && (message[0] == ' ' || message[0] == '\t');
   if (!cur_ || !indented) return Offer::ended;
   const std::size_t colon = t.find(':');
-  const Sv key = colon == Sv::npos ? Sv() : trim(t.substr(0, colon));
-  const Sv value = colon == Sv::npos ? Sv() : trim(t.substr(colon + 1));
+  const Sv key = colon == Sv::npos ? Sv() : trim_blanks(t.substr(0, colon));
+  const Sv value = colon == Sv::npos ? Sv() : trim_blanks(t.substr(colon + 1));
   TorchrunFailure& f = *cur_;
   if (key == "time") {
     f.time = std::string(value);

@@ -7,6 +7,8 @@
 #include <array>
 #include <cctype>
 
+#include "ingest/formats/trim_blanks.hpp"
+
 namespace culprit::ingest {
 
 namespace {
@@ -20,12 +22,6 @@ constexpr Sv kBoxVertical = "\xE2\x94\x82";     // │
 constexpr Sv kDuringHandling = "During handling of the above exception, another exception occurred:";
 constexpr Sv kDirectCause = "The above exception was the direct cause of the following exception:";
 
-
-Sv trim(Sv s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
 
 std::size_t indent_of(Sv s) {
   std::size_t i = 0;
@@ -47,7 +43,7 @@ bool parse_frame(Sv t, TracebackFrame& f) {
   while (i < r.size() && r[i] >= '0' && r[i] <= '9' && i < 12) n = n * 10 + (r[i++] - '0');
   f.line = n;
   r.remove_prefix(i);
-  if (r.substr(0, 5) == ", in ") f.func = std::string(trim(r.substr(5)));
+  if (r.substr(0, 5) == ", in ") f.func = std::string(trim_blanks(r.substr(5)));
   return true;
 }
 
@@ -64,7 +60,7 @@ bool parse_rich_frame(Sv content, TracebackFrame& f) {
     if (left[i] < '0' || left[i] > '9') return false;
     n = n * 10 + (left[i] - '0');
   }
-  const Sv func = trim(content.substr(in + 4));
+  const Sv func = trim_blanks(content.substr(in + 4));
   if (func.empty() || func.find(' ') != Sv::npos) return false;
   f.file = std::string(left.substr(0, colon));
   f.line = n;
@@ -104,14 +100,14 @@ bool parse_ipython_frame(Sv t, TracebackFrame& f) {
   f.file = std::string(where);
   Sv func = rest.substr(in + (comma ? 5 : 4));
   const std::size_t paren = func.find('(');
-  f.func = std::string(trim(func.substr(0, paren)));
+  f.func = std::string(trim_blanks(func.substr(0, paren)));
   return !f.func.empty();
 }
 
 // IPython's header: `OutOfMemoryError                          Traceback (most recent call last)`
 // (an exception type before the anchor, no colon after it).
 bool looks_ipython(Sv message, std::size_t offset) {
-  const Sv before = trim(message.substr(0, offset));
+  const Sv before = trim_blanks(message.substr(0, offset));
   if (before.empty() || before.find(':') != Sv::npos || before.find(' ') != Sv::npos) return false;
   if (message.substr(offset + kTracebackAnchor.size()).find(':') != Sv::npos) return false;
   std::string type, msg;
@@ -139,7 +135,7 @@ TracebackBuilder::TracebackBuilder(std::int64_t seg_line, std::string_view messa
   tb_.last_line = seg_line;
   std::size_t offset = 0;
   opens(message, &offset);
-  tb_.preamble = std::string(trim(message.substr(0, offset)));
+  tb_.preamble = std::string(trim_blanks(message.substr(0, offset)));
   base_indent_ = indent_of(message);
   tb_.rich = message.substr(offset, kBoxTopLeft.size()) == kBoxTopLeft;
   tb_.ipython = !tb_.rich && looks_ipython(message, offset);
@@ -197,7 +193,7 @@ TracebackBuilder::Step TracebackBuilder::exception_line(std::int64_t seg_line, s
 }
 
 TracebackBuilder::Step TracebackBuilder::frame_line(std::int64_t seg_line, std::string_view m) {
-  const Sv t = trim(m);
+  const Sv t = trim_blanks(m);
   if (t.empty()) return Step::taken;
   TracebackFrame f;
   if (parse_frame(t, f)) {
@@ -219,7 +215,7 @@ TracebackBuilder::Step TracebackBuilder::frame_line(std::int64_t seg_line, std::
 }
 
 TracebackBuilder::Step TracebackBuilder::ipython_line(std::int64_t seg_line, std::string_view m) {
-  const Sv t = trim(m);
+  const Sv t = trim_blanks(m);
   if (t.empty()) return Step::taken;
   TracebackFrame f;
   if (rel_indent(m) == 0 && parse_ipython_frame(t, f)) {
@@ -242,7 +238,7 @@ TracebackBuilder::Step TracebackBuilder::ipython_line(std::int64_t seg_line, std
 }
 
 TracebackBuilder::Step TracebackBuilder::offer(std::int64_t seg_line, std::string_view message) {
-  const Sv t = trim(message);
+  const Sv t = trim_blanks(message);
   switch (state_) {
     case State::frames:
       return frame_line(seg_line, message);
@@ -256,7 +252,7 @@ TracebackBuilder::Step TracebackBuilder::offer(std::int64_t seg_line, std::strin
             content.substr(content.size() - kBoxVertical.size()) == kBoxVertical)
           content.remove_suffix(kBoxVertical.size());
         TracebackFrame f;
-        if (parse_rich_frame(trim(content), f)) {
+        if (parse_rich_frame(trim_blanks(content), f)) {
           ++tb_.frames;
           note_frame(std::move(f));
         }
