@@ -14,12 +14,15 @@ bool fragmented(const AllocatorView& view) {
 std::optional<AllocatorView> choose_allocator_view(std::vector<AllocatorView> views, const Verdict& verdict) {
   if (views.empty()) return std::nullopt;
   const std::string root_host = verdict.root ? verdict.root->host : std::string();
-  const std::optional<double> root_ts = verdict.root ? verdict.root->ts : std::nullopt;
+  // The root's time as a plain double and a flag (GCC 12 warns that an optional copied here may be
+  // read uninitialised, which it cannot be).
+  const bool root_timed = verdict.root && verdict.root->ts;
+  const double root_ts = root_timed ? *verdict.root->ts : 0.0;
   std::size_t best = views.size();
   double best_gap = std::numeric_limits<double>::infinity();
   for (std::size_t i = 0; i < views.size(); ++i) {
     if (!root_host.empty() && views[i].host != root_host) continue;
-    const double gap = views[i].ts && root_ts ? std::fabs(*views[i].ts - *root_ts) : std::numeric_limits<double>::max();
+    const double gap = views[i].ts && root_timed ? std::fabs(*views[i].ts - root_ts) : std::numeric_limits<double>::max();
     if (best == views.size() || gap <= best_gap) {
       best = i;
       best_gap = gap;

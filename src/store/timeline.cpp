@@ -42,16 +42,6 @@ void append_json_string(std::string& out, std::string_view s) {
 /// drops them for finish() to build (Impl::defer_event_indexes).
 constexpr std::int64_t kDeferIndexesAfter = 2048;
 
-struct ProcessAgg {
-  std::vector<std::string> names;
-  std::string cmdline, container, user, job_evidence, state;
-  std::optional<double> first_ts, last_ts, started, elapsed;
-  std::optional<std::int64_t> rss, ppid;
-  std::optional<std::int64_t> nspid;  // recorded /proc facts (proc_status): the latest reading wins
-  std::string cgroup;
-  bool absent = false;
-};
-
 }  // namespace
 
 std::string fields_to_json(const std::vector<core::Field>& fields) {
@@ -74,6 +64,18 @@ std::string fields_to_json(const std::vector<core::Field>& fields) {
 }
 
 struct TimelineWriter::Impl {
+  /// What the writer gathers of one process (host, pid) until finish() writes its row. A member
+  /// type, not one of the file's anonymous namespace: Impl has external linkage.
+  struct ProcessAgg {
+    std::vector<std::string> names;
+    std::string cmdline, container, user, job_evidence, state;
+    std::optional<double> first_ts, last_ts, started, elapsed;
+    std::optional<std::int64_t> rss, ppid;
+    std::optional<std::int64_t> nspid;  // recorded /proc facts (proc_status): the latest reading wins
+    std::string cgroup;
+    bool absent = false;
+  };
+
   Database& db;
   std::unique_ptr<Transaction> tx;
   std::unique_ptr<Statement> source, event, snapshot, gpu_process, memory, report, task, container;
