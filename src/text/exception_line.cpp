@@ -5,17 +5,12 @@
 #include <array>
 #include <cctype>
 
+#include "culprit/text/lines.hpp"
+
 namespace culprit::text {
 namespace {
 
 using Sv = std::string_view;
-
-/// Spaces and tabs off both ends (as the traceback assembler trims: no line ends here).
-Sv trim_blanks(Sv s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
 
 bool is_ident_char(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';

@@ -157,6 +157,13 @@ inline std::string_view trim(std::string_view s) {
   while (end > 0 && is_space(s[end - 1])) --end;
   return s.substr(0, end);
 }
+/// Without leading and trailing spaces and tabs only: for fields padded with blanks (a table's
+/// cells, a traceback's parts), where a \r or \f is the field's own.
+inline std::string_view trim_blanks(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
 inline bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
 /// Where `s` first holds `needle` at or after `from`, as std::string_view::find, sixteen starts
 /// a step (substring.cpp): for the checks asked of every line of a large input.

@@ -16,8 +16,8 @@ inline std::string_view trim(std::string_view s) {
   return s;
 }
 
-/// Whether `s` holds `p` (std::string_view::find).
-inline bool contains(std::string_view s, std::string_view p) { return s.find(p) != std::string_view::npos; }
+/// Whether `s` holds `p`: text's own.
+using text::contains;
 
 /// Whether `s` opens with `p`: text's own.
 using text::starts_with;

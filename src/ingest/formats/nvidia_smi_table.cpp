@@ -16,7 +16,6 @@
 #include "ingest/formats/line_prefix.hpp"
 #include "ingest/formats/smi_report.hpp"
 #include "ingest/formats/smi_rows.hpp"
-#include "ingest/formats/trim_blanks.hpp"
 
 namespace culprit::ingest {
 
@@ -63,8 +62,8 @@ std::vector<Sv> cells(Sv row) {
     if (bar == Sv::npos) break;
     start = bar + 1;
   }
-  if (!out.empty() && trim_blanks(out.front()).empty()) out.erase(out.begin());
-  if (!out.empty() && trim_blanks(out.back()).empty()) out.pop_back();
+  if (!out.empty() && text::trim_blanks(out.front()).empty()) out.erase(out.begin());
+  if (!out.empty() && text::trim_blanks(out.back()).empty()) out.pop_back();
   return out;
 }
 
@@ -133,19 +132,19 @@ class SmiParser {
 
 void SmiParser::line(std::int64_t seg, Sv raw) {
   const std::string clean = text::strip_ansi(raw);
-  const Sv t = trim_blanks(clean);
+  const Sv t = text::trim_blanks(clean);
   if (t.empty()) return;
 
   // `watch` header: `Every 2.0s: nvidia-smi      host: Thu Apr  9 00:47:22 2026`
   if (t.substr(0, 6) == "Every " && t.find("s: ") != Sv::npos) {
     for (std::size_t i = t.find("s: "); i != Sv::npos && i < t.size(); i = t.find(' ', i + 1)) {
       PeeledTime pt;
-      const Sv at = trim_blanks(t.substr(i));
+      const Sv at = text::trim_blanks(t.substr(i));
       if (read_ctime_stamp(at, pt) == 0) continue;
       if (table_.has_content()) flush();
       touch(seg);
       table_.time = pt;
-      const Sv before = trim_blanks(t.substr(0, i));
+      const Sv before = text::trim_blanks(t.substr(0, i));
       if (!before.empty() && before.back() == ':') {
         const auto toks = tokens(before);
         if (toks.size() >= 3) {
@@ -278,7 +277,7 @@ void SmiParser::gpu_row(std::int64_t seg, Sv t) {
       name_end = toks.back().pos;
     if (toks.size() >= 2) {
       const std::size_t name_start = toks[1].pos;
-      if (name_end > name_start) g.name = std::string(trim_blanks(c[0].substr(name_start, name_end - name_start)));
+      if (name_end > name_start) g.name = std::string(text::trim_blanks(c[0].substr(name_start, name_end - name_start)));
     }
     table_.gpus.push_back(std::move(g));
     gpu_open_ = true;
@@ -288,7 +287,7 @@ void SmiParser::gpu_row(std::int64_t seg, Sv t) {
   if (!gpu_open_ || table_.gpus.empty()) return;
   Gpu& g = table_.gpus.back();
   ++g.row_lines;
-  const Sv mem = trim_blanks(c[1]);
+  const Sv mem = text::trim_blanks(c[1]);
   if (g.row_lines == 2) {
     // Line 2: `| N/A 44C P0 59W / 300W |  15852MiB / 16160MiB |  98%  Default |`
     if (mem.find("Not Supported") != Sv::npos) {
@@ -308,7 +307,7 @@ void SmiParser::gpu_row(std::int64_t seg, Sv t) {
     return;
   }
   if (g.row_lines == 3 && c.size() >= 3) {
-    const Sv mig = trim_blanks(c[2]);  // `Disabled`, `Enabled`, `N/A`
+    const Sv mig = text::trim_blanks(c[2]);  // `Disabled`, `Enabled`, `N/A`
     if (!mig.empty()) g.mig_mode = std::string(mig);
   }
 }
@@ -346,7 +345,7 @@ void SmiParser::proc_row(std::int64_t seg, Sv t) {
     if (toks.size() == type_at + 2) name_end = last.pos;  // no name at all
   }
   const std::size_t name_start = toks[type_at].pos + toks[type_at].text.size();
-  if (name_end > name_start) p.name = std::string(trim_blanks(inner.substr(name_start, name_end - name_start)));
+  if (name_end > name_start) p.name = std::string(text::trim_blanks(inner.substr(name_start, name_end - name_start)));
   table_.procs.push_back(std::move(p));
 }
 

@@ -3,7 +3,6 @@
 #include "ingest/formats/torchrun_block.hpp"
 
 #include "culprit/text/lines.hpp"
-#include "ingest/formats/trim_blanks.hpp"
 
 namespace culprit::ingest {
 
@@ -50,15 +49,15 @@ bool is_section(Sv t) {
 }  // namespace
 
 bool TorchrunFailureBlock::opens(std::string_view message) {
-  const Sv t = trim_blanks(message);
+  const Sv t = text::trim_blanks(message);
   return t == "Failures:" || t == "Other Failures:" || t == "Root Cause:" ||
          t == "Root Cause (first observed failure):";
 }
 
 bool TorchrunFailureBlock::is_title(std::string_view message, std::string* entrypoint) {
-  const Sv t = trim_blanks(message);
+  const Sv t = text::trim_blanks(message);
   if (t.size() < 8 || t.substr(t.size() - 7) != " FAILED") return false;
-  const Sv name = trim_blanks(t.substr(0, t.size() - 7));
+  const Sv name = text::trim_blanks(t.substr(0, t.size() - 7));
   if (name.empty() || name.find(' ') != Sv::npos) return false;
   if (entrypoint) *entrypoint = std::string(name);
   return true;
@@ -67,7 +66,7 @@ bool TorchrunFailureBlock::is_title(std::string_view message, std::string* entry
 TorchrunFailureBlock::TorchrunFailureBlock(std::int64_t, std::string_view message,
                                            std::string entrypoint)
     : entrypoint_(std::move(entrypoint)) {
-  section(trim_blanks(message));
+  section(text::trim_blanks(message));
 }
 
 void TorchrunFailureBlock::section(std::string_view header) {
@@ -82,7 +81,7 @@ void TorchrunFailureBlock::close_entry() {
 
 TorchrunFailureBlock::Offer TorchrunFailureBlock::offer(std::int64_t seg_line,
                                                         std::string_view message) {
-  const Sv t = trim_blanks(message);
+  const Sv t = text::trim_blanks(message);
   if (t.empty()) return Offer::ended;
   if (is_separator(t)) {
     close_entry();
@@ -109,8 +108,8 @@ TorchrunFailureBlock::Offer TorchrunFailureBlock::offer(std::int64_t seg_line,
   const bool indented = !message.empty() && (message[0] == ' ' || message[0] == '\t');
   if (!cur_ || !indented) return Offer::ended;
   const std::size_t colon = t.find(':');
-  const Sv key = colon == Sv::npos ? Sv() : trim_blanks(t.substr(0, colon));
-  const Sv value = colon == Sv::npos ? Sv() : trim_blanks(t.substr(colon + 1));
+  const Sv key = colon == Sv::npos ? Sv() : text::trim_blanks(t.substr(0, colon));
+  const Sv value = colon == Sv::npos ? Sv() : text::trim_blanks(t.substr(colon + 1));
   TorchrunFailure& f = *cur_;
   if (key == "time") {
     f.time = std::string(value);

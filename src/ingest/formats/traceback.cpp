@@ -7,7 +7,7 @@
 #include <array>
 #include <cctype>
 
-#include "ingest/formats/trim_blanks.hpp"
+#include "culprit/text/lines.hpp"
 
 namespace culprit::ingest {
 
@@ -43,7 +43,7 @@ bool parse_frame(Sv t, TracebackFrame& f) {
   while (i < r.size() && r[i] >= '0' && r[i] <= '9' && i < 12) n = n * 10 + (r[i++] - '0');
   f.line = n;
   r.remove_prefix(i);
-  if (r.substr(0, 5) == ", in ") f.func = std::string(trim_blanks(r.substr(5)));
+  if (r.substr(0, 5) == ", in ") f.func = std::string(text::trim_blanks(r.substr(5)));
   return true;
 }
 
@@ -60,7 +60,7 @@ bool parse_rich_frame(Sv content, TracebackFrame& f) {
     if (left[i] < '0' || left[i] > '9') return false;
     n = n * 10 + (left[i] - '0');
   }
-  const Sv func = trim_blanks(content.substr(in + 4));
+  const Sv func = text::trim_blanks(content.substr(in + 4));
   if (func.empty() || func.find(' ') != Sv::npos) return false;
   f.file = std::string(left.substr(0, colon));
   f.line = n;
@@ -100,14 +100,14 @@ bool parse_ipython_frame(Sv t, TracebackFrame& f) {
   f.file = std::string(where);
   Sv func = rest.substr(in + (comma ? 5 : 4));
   const std::size_t paren = func.find('(');
-  f.func = std::string(trim_blanks(func.substr(0, paren)));
+  f.func = std::string(text::trim_blanks(func.substr(0, paren)));
   return !f.func.empty();
 }
 
 // IPython's header: `OutOfMemoryError                          Traceback (most recent call last)`
 // (an exception type before the anchor, no colon after it).
 bool looks_ipython(Sv message, std::size_t offset) {
-  const Sv before = trim_blanks(message.substr(0, offset));
+  const Sv before = text::trim_blanks(message.substr(0, offset));
   if (before.empty() || before.find(':') != Sv::npos || before.find(' ') != Sv::npos) return false;
   if (message.substr(offset + kTracebackAnchor.size()).find(':') != Sv::npos) return false;
   std::string type, msg;
@@ -135,7 +135,7 @@ TracebackBuilder::TracebackBuilder(std::int64_t seg_line, std::string_view messa
   tb_.last_line = seg_line;
   std::size_t offset = 0;
   opens(message, &offset);
-  tb_.preamble = std::string(trim_blanks(message.substr(0, offset)));
+  tb_.preamble = std::string(text::trim_blanks(message.substr(0, offset)));
   base_indent_ = indent_of(message);
   tb_.rich = message.substr(offset, kBoxTopLeft.size()) == kBoxTopLeft;
   tb_.ipython = !tb_.rich && looks_ipython(message, offset);
@@ -193,7 +193,7 @@ TracebackBuilder::Step TracebackBuilder::exception_line(std::int64_t seg_line, s
 }
 
 TracebackBuilder::Step TracebackBuilder::frame_line(std::int64_t seg_line, std::string_view m) {
-  const Sv t = trim_blanks(m);
+  const Sv t = text::trim_blanks(m);
   if (t.empty()) return Step::taken;
   TracebackFrame f;
   if (parse_frame(t, f)) {
@@ -215,7 +215,7 @@ TracebackBuilder::Step TracebackBuilder::frame_line(std::int64_t seg_line, std::
 }
 
 TracebackBuilder::Step TracebackBuilder::ipython_line(std::int64_t seg_line, std::string_view m) {
-  const Sv t = trim_blanks(m);
+  const Sv t = text::trim_blanks(m);
   if (t.empty()) return Step::taken;
   TracebackFrame f;
   if (rel_indent(m) == 0 && parse_ipython_frame(t, f)) {
@@ -238,7 +238,7 @@ TracebackBuilder::Step TracebackBuilder::ipython_line(std::int64_t seg_line, std
 }
 
 TracebackBuilder::Step TracebackBuilder::offer(std::int64_t seg_line, std::string_view message) {
-  const Sv t = trim_blanks(message);
+  const Sv t = text::trim_blanks(message);
   switch (state_) {
     case State::frames:
       return frame_line(seg_line, message);
@@ -252,7 +252,7 @@ TracebackBuilder::Step TracebackBuilder::offer(std::int64_t seg_line, std::strin
             content.substr(content.size() - kBoxVertical.size()) == kBoxVertical)
           content.remove_suffix(kBoxVertical.size());
         TracebackFrame f;
-        if (parse_rich_frame(trim_blanks(content), f)) {
+        if (parse_rich_frame(text::trim_blanks(content), f)) {
           ++tb_.frames;
           note_frame(std::move(f));
         }
