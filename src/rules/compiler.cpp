@@ -463,8 +463,8 @@ void compile_drafts(Drafts& drafts, const QueryChecker& check_query, bool check_
     s.literals = r.literals;
     if (s.literals.empty()) {
       if (const auto* pre = find_precomputed_literals(r.pattern)) {
-        s.literals = pre->literals;
-        s.clauses = pre->clauses;
+        s.literals = pre->literal_strings();
+        s.clauses = pre->clause_strings();
         s.literals_precomputed = true;
       }
     }

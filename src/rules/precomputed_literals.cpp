@@ -6,7 +6,7 @@
 namespace culprit::rules::detail {
 
 const PrecomputedLiterals* find_precomputed_literals(std::string_view regex) {
-  const auto& table = precomputed_literals();
+  const auto table = precomputed_literals();
   auto it = std::lower_bound(table.begin(), table.end(), regex,
                              [](const PrecomputedLiterals& e, std::string_view r) { return e.regex < r; });
   if (it == table.end() || it->regex != regex) return nullptr;
