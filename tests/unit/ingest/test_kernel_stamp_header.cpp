@@ -49,7 +49,7 @@ TEST_CASE("lines one byte short of a syslog header are no kernel stamp", "[kerne
 // is_kernel_line): that holds only while the regex takes no other stamp opening so. Bracketed
 // dates as SGLang, Python's `[%(asctime)s]` and DeepSpeed print them, numbers as task rows and
 // -T look-alikes print them, and random heads of the bytes such stamps are made of.
-TEST_CASE("after `[` and a digit the kernel stamp regex takes a boot stamp only", "[kernel_stamp]") {
+TEST_CASE("after a bracket and a digit the kernel stamp regex takes a boot stamp only", "[kernel_stamp]") {
   using culprit::ingest::detect::kernel_line;
   using culprit::ingest::kernel::starts_with_boot_stamp;
   const std::string given[] = {

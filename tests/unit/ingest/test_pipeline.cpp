@@ -165,7 +165,7 @@ TEST_CASE("culprit's own reports saved next to the logs are skipped, not read as
   CHECK(logs.events.size() >= 1);
 }
 
-TEST_CASE("a tool's table is not repaired: a ps command line holding `\\n` stays one row", "[pipeline][repair]") {
+TEST_CASE("a tool's table is not repaired: a ps command line holding a backslash-n stays one row", "[pipeline][repair]") {
   // `ps -e -ww -o user:32,pid,ppid,state,lstart,rss,cgroup,cmd` as `culprit run` takes it (procps-ng
   // 4.0.2, Debian 12), with a shell whose argument holds a literal backslash-n — a CI runner's
   // `sh -c '… echo "a\nb"'`; before, the row was split at the `\n` and every row after it was

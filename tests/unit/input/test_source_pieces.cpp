@@ -178,7 +178,7 @@ TEST_CASE("a file past piece_bytes is handed on in pieces that are the file", "[
   }
 }
 
-TEST_CASE("a file of \\n lines only is numbered across its pieces as one with \\r is", "[input]") {
+TEST_CASE("a file of LF lines only is numbered across its pieces as one with CR is", "[input]") {
   // Without a '\r' the reader counts a piece's lines by its newlines alone (line_ends' fast path).
   const std::string log = mixed_log(static_cast<std::size_t>(10 * kPiece), false);
   REQUIRE(log.find('\r') == std::string::npos);

@@ -135,7 +135,7 @@ TEST_CASE("count_line_ends counts the lines that end as split_lines ends them", 
   CHECK(count_line_ends(big) == 5001);
 }
 
-TEST_CASE("split_lines with a \\r agrees with a byte walk on random terminators at every offset", "[text]") {
+TEST_CASE("split_lines with a CR agrees with a byte walk on random terminators at every offset", "[text]") {
   // The reference: \n ends a line, \r\n ends one, a lone \r ends one; a last line without a
   // terminator is a line. Words of 64 bytes are where the vector walk could go wrong: a \r\n
   // across two words, runs of terminators, a \r at the text's end.
@@ -166,7 +166,7 @@ TEST_CASE("split_lines with a \\r agrees with a byte walk on random terminators 
   }
 }
 
-TEST_CASE("count_line_ends agrees with split_lines on random \\r and \\n at every offset", "[text]") {
+TEST_CASE("count_line_ends agrees with split_lines on random CR and LF at every offset", "[text]") {
   // The count with a \r takes pairs sixteen starts a step, summed every 255 steps: a \r\n across
   // a step's edge, past a sum, at the text's ends and in runs of terminators are the cases a
   // vector count gets wrong.
