@@ -16,6 +16,7 @@ struct PrecomputedLiterals {
   std::span<const std::string_view> literals;  ///< empty: the regex has no safe literal (always tried)
   std::span<const std::span<const std::string_view>> clauses;  ///< text::DerivedPrefilter::clauses
 
+  /// The literals and the clauses as a text::Signal holds them (copies).
   std::vector<std::string> literal_strings() const { return {literals.begin(), literals.end()}; }
   std::vector<std::vector<std::string>> clause_strings() const {
     std::vector<std::vector<std::string>> out;
