@@ -515,8 +515,10 @@ bool may_be_kernel_stamp(std::string_view line) {
     // An ISO stamp `2024-04-09T…` (syslog, journal, dmesg --time-format iso), a kmsg record
     // `6,1234,5678,-;`, or dmesg -x's facility and level.
     if (line.size() > 10 && line[4] == '-' && line[10] == 'T') return true;
-    const std::size_t after = line.find_first_not_of("0123456789");
-    return (after != std::string_view::npos && line[after] == ',') || facility_level_stamp(line);
+    // (A byte table, not find_first_not_of, which calls memchr on its set once a byte: ~20
+    // instructions a byte on every line of a log that opens with its date.)
+    const std::size_t after = text::kDigits.span(line, 0);
+    return (after < line.size() && line[after] == ',') || facility_level_stamp(line);
   }
   if (c >= 'A' && c <= 'Z') return month_stamp(line) || facility_level_stamp(line);
   if ((c >= 'a' && c <= 'z') || c == '_') return starts_with(line, "kern") || facility_level_stamp(line);

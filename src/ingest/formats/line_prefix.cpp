@@ -354,18 +354,17 @@ bool layer_hf(Sv& rest, PeeledLine& p) {
 // The host-like token of a pdsh / DeepSpeed multi-node label `worker-1: ` at the start of `s`
 // (lower case, with a digit, hyphen or dot; not all digits, which is a srun label); empty if none.
 Sv pdsh_token(Sv s) {
-  std::size_t i = 0;
-  bool marked = false;
-  while (i < s.size() && i < 64) {
-    const char c = s[i];
-    if (!((c >= 'a' && c <= 'z') || is_digit(c) || c == '-' || c == '.')) break;
-    marked = marked || is_digit(c) || c == '-' || c == '.';
-    ++i;
-  }
-  if (i == 0 || !marked || s.substr(i, 2) != ": " || i + 2 >= s.size()) return {};
+  // Byte tables: pdsh_hosts asks every line of an application log (a log that opens each line
+  // with its date reads ten bytes here).
+  static constexpr text::ByteSet kLabelByte([](char c) { return (c >= 'a' && c <= 'z') || is_digit(c) || c == '-' || c == '.'; });
+  static constexpr text::ByteSet kLower([](char c) { return c >= 'a' && c <= 'z'; });
+  const std::size_t i = kLabelByte.span(s.substr(0, 64), 0);
+  if (i == 0 || s.substr(i, 2) != ": " || i + 2 >= s.size()) return {};
+  const Sv token = s.substr(0, i);
+  if (kLower.span(token, 0) == i) return {};  // no digit, hyphen or dot: not marked as a host
   if (s[0] == '-' || s[0] == '.' || s[i - 1] == '.' || s[i - 1] == '-') return {};
-  if (s.substr(0, i).find_first_not_of("0123456789") == Sv::npos) return {};
-  return s.substr(0, i);
+  if (text::kDigits.span(token, 0) == i) return {};  // all digits: a srun label
+  return token;
 }
 
 // pdsh label, outermost, and only for a host the whole text uses as one (PeelOptions).

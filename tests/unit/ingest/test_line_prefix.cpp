@@ -1,6 +1,9 @@
 // Prefix peeling: each layer alone, nested layers, and lines that must NOT be peeled.
 #include <catch2/catch.hpp>
 
+#include <set>
+#include <string>
+
 #include "culprit/core/time.hpp"
 #include "culprit/text/lines.hpp"
 #include "ingest/formats/line_prefix.hpp"
@@ -310,6 +313,15 @@ TEST_CASE("pdsh labels only for hosts the text uses as labels", "[gpu][line_pref
   std::string sparse = "step-10: loss 1.0\nstep-10: loss 1.0\nstep-10: loss 1.0\n";
   for (int i = 0; i < 100; ++i) sparse += "plain line\n";
   CHECK(culprit::ingest::pdsh_hosts(culprit::text::split_lines(sparse)).empty());
+  // A label, by its bytes: lower case with a digit, hyphen or dot; not all digits (srun's); not
+  // opening or ending with a hyphen or dot; at most 64 bytes.
+  const std::string longest = std::string(63, 'a') + "1", too_long = std::string(64, 'a') + "1";
+  std::string labels;
+  for (int i = 0; i < 5; ++i)
+    labels += "node-7: a\n1234: srun's label\nworker: no mark\nnode-: a hyphen last\n.node1: a dot first\n" +
+              longest + ": at the bound\n" + too_long + ": past it\ngpu.local: dotted\n";
+  const std::set<std::string, std::less<>> expected{"gpu.local", longest, "node-7"};
+  CHECK(culprit::ingest::pdsh_hosts(culprit::text::split_lines(labels)) == expected);
 }
 
 TEST_CASE("kubectl --prefix names the pod", "[gpu][line_prefix]") {
