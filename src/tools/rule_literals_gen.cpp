@@ -79,20 +79,19 @@ int main(int argc, char** argv) {
     }
     spans.emplace_back(literals, clauses);
   }
-  if (table.empty()) {  // no signal: C++ has no empty array either
-    out << "}  // namespace\n\nstd::span<const PrecomputedLiterals> precomputed_literals() { return {}; }\n\n"
-           "}  // namespace culprit::rules::detail\n";
-    return culprit::tools::close_source(out, argv[0], argv[1]);
+  // No signal, no table (C++ has no empty array): the function returns an empty span.
+  if (!table.empty()) {
+    out << "\nconstexpr PrecomputedLiterals kTable[] = {\n";
+    index = 0;
+    for (const auto& [regex, derived] : table) {
+      out << "  {";
+      view(regex);
+      out << ", " << spans[index].first << ", " << spans[index].second << "},\n";
+      ++index;
+    }
+    out << "};\n";
   }
-  out << "\nconstexpr PrecomputedLiterals kTable[] = {\n";
-  index = 0;
-  for (const auto& [regex, derived] : table) {
-    out << "  {";
-    view(regex);
-    out << ", " << spans[index].first << ", " << spans[index].second << "},\n";
-    ++index;
-  }
-  out << "};\n\n}  // namespace\n\nstd::span<const PrecomputedLiterals> precomputed_literals() { return kTable; }\n\n"
-         "}  // namespace culprit::rules::detail\n";
+  out << "\n}  // namespace\n\nstd::span<const PrecomputedLiterals> precomputed_literals() { return "
+      << (table.empty() ? "{}" : "kTable") << "; }\n\n}  // namespace culprit::rules::detail\n";
   return culprit::tools::close_source(out, argv[0], argv[1]);
 }
