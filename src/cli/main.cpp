@@ -56,8 +56,10 @@ void shape_heap() {
     char* const bytes = static_cast<char*>(block);
     const auto address = reinterpret_cast<std::uintptr_t>(bytes);
     const std::size_t to_huge = (kHugePage - address % kHugePage) % kHugePage;
+#ifdef MADV_HUGEPAGE  // Linux
     if (to_huge + kHugePage <= kPrefaultBytes)
       ::madvise(bytes + to_huge, (kPrefaultBytes - to_huge) / kHugePage * kHugePage, MADV_HUGEPAGE);
+#endif
     const std::size_t to_page = (kPage - address % kPage) % kPage;
     ::madvise(bytes + to_page, (kPrefaultBytes - to_page) / kPage * kPage, MADV_POPULATE_WRITE);
     std::free(block);  // back to the heap's top, which stays (trim threshold above)
