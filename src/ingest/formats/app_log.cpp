@@ -169,7 +169,7 @@ class AppLogParser {
     std::unique_ptr<TracebackBuilder> builder;
     PeeledLine exc_peel;  // prefixes of the latest exception line
     bool prefixed_body = false;  // its writer prefixes every line: a bare line is someone else's
-    std::set<std::string, std::less<>> frame_signals;  // frame-scope signals that already matched it
+    std::set<std::string, std::less<>> frame_signals{};  // frame-scope signals that already matched it
   };
 
   void route(std::int64_t seg, PeeledLine& p, Sv msg);
