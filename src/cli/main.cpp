@@ -21,6 +21,7 @@
 #include "cli/process_end.hpp"
 #include "cli/scan_support.hpp"
 #include "cli/version.hpp"
+#include "culprit/core/huge_pages.hpp"
 
 namespace {
 
@@ -30,18 +31,12 @@ constexpr std::size_t kPrefaultBytes = std::size_t{8} << 20;
 /// The heap policy of the executable (glibc; not the library's). The heap keeps what a piece of
 /// a big input freed for the next: blocks up to 32 MiB come from the heap, not a fresh mapping
 /// each, and up to 256 MiB of freed heap stays mapped. And the heap a run takes in any case is
-/// mapped at once rather than page by page:
-/// - its whole 2 MiB stretches (three of the 8 MiB, or four) are asked for as transparent huge
-///   pages (MADV_HUGEPAGE: a hint, of no effect where they are off or always on). A paste's run
-///   reads and writes that heap all through, and on a VM every TLB miss walks two page tables:
-///   with 4 KiB pages a 50 KB paste took 19.1 ms of user time and 25.1 ms wall, with them 13.9
-///   and 19.4 ms (hyperfine, 150 runs each, same VM and minute), for 4.7 MiB more RSS (14.0 ->
-///   18.7 MiB). Where the kernel must compact memory to give one, the wait is for these few
-///   pages only: the rest of the heap is not asked;
-/// - it is mapped in one system call (MADV_POPULATE_WRITE): a page fault costs a few
-///   microseconds on a VM; a 50 KB paste took ~860 of them (~600 heap pages), reading a 100 MB
-///   file in pieces ~25 000. Where the kernel lacks MADV_POPULATE_WRITE (before 5.14) the pages
-///   fault in as before.
+/// asked for as huge pages where it holds whole 2 MiB stretches (core::ask_huge_pages: a paste
+/// reads and writes it all through, and on a VM each TLB miss walks two page tables; only these
+/// few pages are asked, not the heap's later growth), then mapped in one system call
+/// (MADV_POPULATE_WRITE) rather than a page fault at a time. The figures, before and after:
+/// docs/performance.md, "Twelfth pass" and the passes before it. Where the kernel lacks
+/// MADV_POPULATE_WRITE (before 5.14) the pages fault in as before.
 void shape_heap() {
 #ifdef __GLIBC__
   mallopt(M_MMAP_THRESHOLD, 32 << 20);
@@ -51,17 +46,11 @@ void shape_heap() {
   constexpr int MADV_POPULATE_WRITE = 23;  // Linux 5.14
 #endif
   if (void* block = std::malloc(kPrefaultBytes)) {  // from the heap (below the mmap threshold)
+    culprit::core::ask_huge_pages(block, kPrefaultBytes);
     constexpr std::size_t kPage = 4096;
-    constexpr std::size_t kHugePage = std::size_t{2} << 20;
     char* const bytes = static_cast<char*>(block);
-    const auto address = reinterpret_cast<std::uintptr_t>(bytes);
-    const std::size_t to_huge = (kHugePage - address % kHugePage) % kHugePage;
-#ifdef MADV_HUGEPAGE  // Linux
-    if (to_huge + kHugePage <= kPrefaultBytes)
-      ::madvise(bytes + to_huge, (kPrefaultBytes - to_huge) / kHugePage * kHugePage, MADV_HUGEPAGE);
-#endif
-    const std::size_t to_page = (kPage - address % kPage) % kPage;
-    ::madvise(bytes + to_page, (kPrefaultBytes - to_page) / kPage * kPage, MADV_POPULATE_WRITE);
+    const std::size_t skip = (kPage - reinterpret_cast<std::uintptr_t>(bytes) % kPage) % kPage;
+    ::madvise(bytes + skip, (kPrefaultBytes - skip) / kPage * kPage, MADV_POPULATE_WRITE);
     std::free(block);  // back to the heap's top, which stays (trim threshold above)
   }
 #endif

@@ -1,8 +1,6 @@
 // SourcePieces (see source_pieces.hpp).
 #include "input/source_pieces.hpp"
 
-#include <sys/mman.h>
-
 #include <algorithm>
 #include <cstdint>
 #include <mutex>
@@ -10,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "culprit/core/huge_pages.hpp"
 #include "input/documentation.hpp"
 
 namespace culprit::input {
@@ -48,19 +47,6 @@ void give_back_text(std::string&& text) {
 namespace detail {
 namespace {
 
-/// Asks the kernel to back a fresh buffer's whole 2 MiB stretches with huge pages (a hint; no
-/// effect where transparent huge pages are off): one page fault per 2 MiB instead of one per
-/// 4 KiB, when the reader first writes it.
-void ask_huge_pages(std::string& text) {
-  constexpr std::size_t kHuge = std::size_t{2} << 20;
-  const std::size_t misaligned = reinterpret_cast<std::uintptr_t>(text.data()) % kHuge;
-  const std::size_t skip = misaligned == 0 ? 0 : kHuge - misaligned;
-  if (text.capacity() < skip + kHuge) return;
-#ifdef MADV_HUGEPAGE  // Linux
-  ::madvise(text.data() + skip, (text.capacity() - skip) / kHuge * kHuge, MADV_HUGEPAGE);
-#endif
-}
-
 /// An empty text with room for `bytes`: the smallest buffer given back that is big enough (for
 /// a piece's worth; a small input's text, which a handler may keep, is its own size).
 std::string text_with_room(std::size_t bytes) {
@@ -79,7 +65,7 @@ std::string text_with_room(std::size_t bytes) {
   text.clear();
   if (text.capacity() < bytes) {
     text.reserve(bytes);
-    ask_huge_pages(text);
+    core::ask_huge_pages(text.data(), text.capacity());  // before the reader first writes it
   }
   return text;
 }
