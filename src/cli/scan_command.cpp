@@ -29,6 +29,7 @@
 #include "culprit/culprit.hpp"
 #include "culprit/report/redact.hpp"
 #include "cli/scan_support.hpp"
+#include "cli/scan_threads.hpp"
 #include "culprit/timeline.hpp"
 
 namespace culprit::cli {
@@ -174,6 +175,7 @@ int run_scan(const std::vector<std::string>& args) {
   }
   // The rows' JSON reports: printed by --format json, stored by --db; nothing else reads them.
   const bool with_json = o.format == "json" || !o.db_path.empty();
+  const unsigned workers = std::max(1u, std::min<unsigned>(jobs, static_cast<unsigned>(mine.size())));
   auto worker = [&] {
     for (size_t i = next++; i < mine.size(); i = next++) {
       culprit::Options options;
@@ -185,8 +187,7 @@ int run_scan(const std::vector<std::string>& args) {
       options.input_folder_is_host = false;  // an incident folder is named after the incident, not a node
       options.report_details = with_json;      // the table and Markdown print the verdict's headline only
       // Cores the other incidents leave free go to this one's big inputs.
-      options.threads = std::max(1u, jobs / std::max<unsigned>(1u, static_cast<unsigned>(
-                                                std::min<std::size_t>(jobs, mine.size() - i))));
+      options.threads = incident_threads(jobs, workers, mine.size() - std::min(mine.size(), done.load()));
       if (!o.db_path.empty()) options.db_path = fmt::format("{}.part-{}-{}", o.db_path, ::getpid(), i);
       std::vector<culprit::Input> inputs;
       for (const auto& path : mine[i].inputs) inputs.push_back(culprit::Input::file(path));
@@ -214,8 +215,7 @@ int run_scan(const std::vector<std::string>& args) {
     }
   };
   std::vector<std::thread> threads;
-  const unsigned n = std::max(1u, std::min<unsigned>(jobs, static_cast<unsigned>(mine.size())));
-  for (unsigned t = 0; t < n; ++t) threads.emplace_back(worker);
+  for (unsigned t = 0; t < workers; ++t) threads.emplace_back(worker);
   for (auto& t : threads) t.join();
   if (show_progress) fmt::print(stderr, "\n");
   if (o.redact) {
