@@ -3,6 +3,7 @@
 // timeline, in input order, so a run gives the same timeline with any number of threads.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <variant>
 #include <vector>
@@ -27,11 +28,21 @@ class RecordedSink final : public core::EventSink {
   void replay(core::EventSink& target);
 
  private:
-  using Record = std::variant<core::SourceInfo, core::Event, core::GpuSnapshot, core::HostMemory, core::OomReport,
+  /// Everything but events: a source, a snapshot, a report… (a few per input).
+  using Record = std::variant<core::SourceInfo, core::GpuSnapshot, core::HostMemory, core::OomReport,
                               core::ProcessSighting, core::ContainerInfo>;
-  std::vector<Record> records_;
+  /// Events, the bulk (10^5 in a big log where a line in ten is kept), in chunks of their own:
+  /// not in Record, whose every slot is the size of its largest member (an OOM report, twice
+  /// an event), and not in one vector, whose doublings copied every event and touched fresh
+  /// pages each time (page faults are slow on a VM). replay() frees each chunk once replayed.
+  static constexpr std::size_t kEventsPerChunk = 1024;
+  std::vector<std::vector<core::Event>> events_;
+  std::vector<Record> others_;
+  /// Arrival order: kEventMark for the next event, else the index of a record in others_.
+  static constexpr std::uint32_t kEventMark = UINT32_MAX;
+  std::vector<std::uint32_t> order_;
   std::int64_t sources_ = 0;
-  std::int64_t events_ = 0;
+  std::int64_t event_count_ = 0;
 };
 
 }  // namespace culprit::ingest
