@@ -16,7 +16,7 @@ bool install();
 
 /// The allocator itself (SQLite's sqlite3_mem_methods calls these), for the tests.
 ///   A block of up to kLargest bytes comes from the calling thread's free list of its size class,
-///   else from a 64 KiB chunk the thread carves; a larger one from malloc. A block may be freed on
+///   else from a 2 MiB chunk (a huge page where the kernel gives one) the thread carves; a larger one from malloc. A block may be freed on
 ///   any thread: it joins that thread's list. A thread's lists and the rest of its chunk go to a
 ///   shared depot when the thread ends, and new lists draw from the depot before carving, so a
 ///   process that starts many threads (the Python module's scans) reuses their memory.
@@ -29,6 +29,9 @@ int size_of(void* block);
 /// What allocate(bytes) gives: bytes rounded up to the block size it takes.
 int round_up(int bytes);
 
-inline constexpr int kLargest = 1024;
+/// The largest block the lists serve: SQLite's page-cache entries (a 4 KiB page, its PgHdr and
+/// the B-tree's MemPage, ~4.3 KiB) among them, so that a timeline's pages are carved from the
+/// huge-page chunks and reused from the lists like every other block.
+inline constexpr int kLargest = 8192;
 
 }  // namespace culprit::store::sqlite_memory
