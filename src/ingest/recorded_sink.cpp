@@ -3,9 +3,17 @@
 
 namespace culprit::ingest {
 
+namespace {
+/// Keeps a record other than an event, its place in the arrival order beside it.
+template <typename Records, typename Record>
+void keep(Records& others, std::vector<std::uint32_t>& order, const Record& record) {
+  order.push_back(static_cast<std::uint32_t>(others.size()));
+  others.emplace_back(record);
+}
+}  // namespace
+
 std::int64_t RecordedSink::add_source(const core::SourceInfo& source) {
-  order_.push_back(static_cast<std::uint32_t>(others_.size()));
-  others_.emplace_back(source);
+  keep(others_, order_, source);
   return ++sources_;
 }
 
@@ -18,14 +26,6 @@ std::int64_t RecordedSink::add_event(const core::Event& event) {
   order_.push_back(kEventMark);
   return ++event_count_;
 }
-
-namespace {
-template <typename Records, typename Record>
-void keep(Records& others, std::vector<std::uint32_t>& order, const Record& record) {
-  order.push_back(static_cast<std::uint32_t>(others.size()));
-  others.emplace_back(record);
-}
-}  // namespace
 
 void RecordedSink::add_gpu_snapshot(const core::GpuSnapshot& snapshot) { keep(others_, order_, snapshot); }
 void RecordedSink::add_host_memory(const core::HostMemory& memory) { keep(others_, order_, memory); }

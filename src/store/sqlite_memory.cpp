@@ -22,9 +22,8 @@ constexpr int kClasses = kLargest / kGranule;  ///< sizes 16, 32, … kLargest
 /// A thread carves its blocks from chunks of one huge page each (2 MiB, aligned to it, asked as a
 /// transparent huge page: core::ask_huge_pages). The timeline lives in SQLite's page cache, whose
 /// pages are blocks of this allocator (kLargest holds a 4 KiB page and its headers): a timeline
-/// of 10^5 events is ~40 MB of them, and page by page each was a page fault, slow on a VM. A
-/// scan of two 32 MiB logs with a memory line in ten: page faults 8.7k -> 2.7k, CPU -21 %
-/// (docs/performance.md, "Thirteenth pass").
+/// of 10^5 events is ~40 MB of them, which page by page were as many page faults, slow on a VM
+/// (the figures: docs/performance.md, "Thirteenth pass").
 constexpr std::size_t kChunkBytes = std::size_t{2} << 20;
 
 int class_of(int bytes) { return (bytes - 1) / kGranule; }  // bytes in 1..kLargest

@@ -34,7 +34,8 @@ class RecordedSink final : public core::EventSink {
   /// Events, the bulk (10^5 in a big log where a line in ten is kept), in chunks of their own:
   /// not in Record, whose every slot is the size of its largest member (an OOM report, twice
   /// an event), and not in one vector, whose doublings copied every event and touched fresh
-  /// pages each time (page faults are slow on a VM). replay() frees each chunk once replayed.
+  /// pages each time (page faults are slow on a VM); not a std::deque either, whose libstdc++
+  /// blocks of 512 bytes hold one event each. replay() frees each chunk once replayed.
   static constexpr std::size_t kEventsPerChunk = 1024;
   std::vector<std::vector<core::Event>> events_;
   std::vector<Record> others_;

@@ -27,7 +27,9 @@ TEST_CASE("an incident gets at least one thread", "[cli][scan]") {
   CHECK(incident_threads(1, 4, 4) == 1);
   CHECK(incident_threads(2, 4, 4) == 1);
   CHECK(incident_threads(0, 1, 1) == 1);
-  CHECK(incident_threads(2, 2, 0) == 2);  // nothing counted as not done (a race read 0): this one
+  // The counts scan passes are never 0 (the incident starting is not done, and there is a
+  // worker), but a 0 is read as 1, not divided by.
+  CHECK(incident_threads(2, 2, 0) == 2);
   CHECK(incident_threads(2, 0, 2) == 2);
 }
 
