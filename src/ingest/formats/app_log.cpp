@@ -173,6 +173,11 @@ class AppLogParser {
   };
 
   void route(std::int64_t seg, PeeledLine& p, Sv msg);
+  /// The stamp of line seg - 1, for a bare traceback opening at line seg (Python's
+  /// logger.exception): that line's own, where it was read, or where the fast path skipped it,
+  /// its stamp peeled now; `none` where it had none. Asked only where a traceback opens, not
+  /// before every line after a skipped one (one peel more for each event of a log).
+  PeeledTime previous_stamp(std::int64_t seg, const PeeledTime& none) const;
   void handle(std::int64_t seg, const PeeledLine& p, Sv message, bool log_event);
   void handle_frame(std::int64_t seg, const PeeledLine& p, Sv message, Open& open);
   void close_traceback(const std::string& key);
@@ -328,25 +333,12 @@ void AppLogParser::line(std::int64_t seg, Sv raw, LiteralHit hit, bool process_w
     return;
   }
   settle_year_probes();
-  // The last skipped line's stamp, peeled once if either question below asks it.
-  std::optional<PeeledTime> skipped_time;
-  const auto skipped_stamp = [&]() -> const PeeledTime& {
-    if (!skipped_time) skipped_time = peel_line(skipped_raw_, options_).time;
-    return *skipped_time;
-  };
-  if (skipped_seg_ > prev_time_line_ && skipped_seg_ == seg - 1) {
-    // The skipped previous line's stamp, for a bare traceback opening on this line.
-    if (const PeeledTime& prev = skipped_stamp(); prev.kind != core::TsKind::none) {
-      prev_time_ = prev;
-      prev_time_line_ = skipped_seg_;
-    }
-  }
   PeeledLine p = peel_line(raw, options_);
   const Sv msg = p.message;
   // A year-less stamp: a full date on a line the fast path skipped since the last one known is
   // newer (one peel per such line, not per skipped line); a year rolls over from it (Dec → Jan).
   if (p.time.kind == core::TsKind::wall_no_year && skipped_seg_ > dated_seg_ && skipped_seg_ < seg)
-    note_dated(skipped_stamp(), skipped_seg_);
+    note_dated(peel_line(skipped_raw_, options_).time, skipped_seg_);
   note_dated(p.time, seg);
   if (p.pid && sighted_prefixes_.size() < kMaxSightedPrefixes) {
     // Remember the writer's prefix (with its colour codes) so repeats can skip peeling.
@@ -441,13 +433,19 @@ void AppLogParser::route(std::int64_t seg, PeeledLine& p, Sv msg) {
       });
       close_traceback(oldest->first);
     }
-    if (p.time.kind == core::TsKind::none && p.layers == 0 && prev_time_line_ == seg - 1)
-      p.time = prev_time_;
+    if (p.time.kind == core::TsKind::none && p.layers == 0) p.time = previous_stamp(seg, p.time);
     open_[own] = Open{std::make_unique<TracebackBuilder>(seg, msg, p), PeeledLine{}};
     last_key_ = own;
     return;
   }
   handle(seg, p, msg, true);
+}
+
+PeeledTime AppLogParser::previous_stamp(std::int64_t seg, const PeeledTime& none) const {
+  if (prev_time_line_ == seg - 1) return prev_time_;
+  if (skipped_seg_ == seg - 1 && skipped_seg_ > prev_time_line_)
+    if (PeeledTime skipped = peel_line(skipped_raw_, options_).time; skipped.kind != core::TsKind::none) return skipped;
+  return none;
 }
 
 void AppLogParser::handle(std::int64_t seg, const PeeledLine& p, Sv message, bool log_event) {

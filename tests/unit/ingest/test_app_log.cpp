@@ -257,6 +257,32 @@ TEST_CASE("line numbers follow first_line and CRLF", "[gpu][app_log]") {
   CHECK(sink.snapshots[0].gpu == 1);
 }
 
+// Python's logger.exception prints its message stamped and the traceback bare after it: the
+// traceback takes the stamp of the line right before it, whether the parser read that line or
+// the fast path skipped it (a routine line holding no literal, peeled only when a traceback
+// opens after it), and none where that line has no stamp.
+TEST_CASE("a bare traceback takes the stamp of the line before it (read or skipped)", "[gpu][app_log]") {
+  const auto sink = parse_app(
+      "2026-04-09 00:47:19,100 INFO worker started\n"
+      "2026-04-09 00:47:22,511 INFO step 10 done\n"
+      "Traceback (most recent call last):\n"
+      "  File \"train.py\", line 3, in <module>\n"
+      "    main()\n"
+      "ValueError: bad shape\n"
+      "step 11 done\n"
+      "Traceback (most recent call last):\n"
+      "  File \"train.py\", line 3, in <module>\n"
+      "ValueError: bad shape again\n",
+      "h");
+  const auto tracebacks = sink.of_kind("traceback");
+  REQUIRE(tracebacks.size() == 2);
+  CHECK(tracebacks[0].line == 3);
+  CHECK(tracebacks[0].ts_kind == culprit::core::TsKind::wall);
+  CHECK(tracebacks[0].ts_raw == "2026-04-09 00:47:22,511");
+  CHECK(tracebacks[1].line == 8);
+  CHECK(tracebacks[1].ts_kind == culprit::core::TsKind::none);  // `step 11 done` has no stamp
+}
+
 TEST_CASE("huge lines and binary junk do not crash", "[gpu][app_log]") {
   culprit::test::GpuRecordingSink sink;
   culprit::core::Diagnostics diags;
