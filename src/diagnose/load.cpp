@@ -10,8 +10,11 @@
 #include <fmt/ranges.h>
 
 #include <cctype>
+#include <algorithm>
 #include <cmath>
 #include <map>
+#include <tuple>
+#include <unordered_map>
 
 #include "culprit/core/cgroup_place.hpp"
 #include "culprit/core/event.hpp"
@@ -370,22 +373,65 @@ std::optional<HostOomRecord> load_host_oom(store::Database& db, std::int64_t eve
 }
 
 std::vector<JobSetting> load_job_settings(store::Database& db, const std::string& host) {
-  auto rows = db.query_bound(
-      // The JSON is read once per distinct `fields` text, not once per event: a serving engine
-      // may echo its setting in a status line every few seconds, 10^4 events alike. `instr` on
-      // the text is what the JSON condition implies (the fact's name needs no escape), so it
-      // drops no row the condition keeps. `place` is the setting's first line (its least id).
-      fmt::format("WITH alike AS (SELECT fields, min(id) AS first FROM events WHERE host = ?1"
-                  " AND instr(fields, ' {0} ') > 0 GROUP BY fields),"
-                  " settings AS (SELECT json_extract(a.fields, '$.setting') AS setting,"
-                  " json_extract(a.fields, '$.value') AS value, min(a.first) AS first FROM alike a"
-                  " WHERE {1} AND json_extract(a.fields, '$.setting') IS NOT NULL GROUP BY setting, value)"
-                  " SELECT t.setting, t.value, s.name || ':' || e.line AS place, t.first FROM settings t"
-                  " JOIN events e ON e.id = t.first JOIN sources s ON s.id = e.source_id ORDER BY t.first LIMIT 4",
-                  core::fact::kMemorySetting, core::fact::provides_sql(core::fact::kMemorySetting, "a")),
-      {host});
   std::vector<JobSetting> out;
-  for (const auto& r : rows.rows) out.push_back({r["setting"].as_text(), r["value"].as_text(), r["place"].as_text()});
+  std::string error;
+  // 1. Each distinct `fields` text of the host's events that may provide the fact, with its least
+  //    id. A serving engine may echo its setting in a status line every few seconds, 10^4 events
+  //    alike: one pass keeps each text once in a hash map, where a GROUP BY sorted them all (a
+  //    second of a many-hits scan's CPU in twenty). `instr` on the text is what the JSON
+  //    condition below implies (the fact's name needs no escape), so it drops no row it keeps.
+  auto events = db.prepare(fmt::format("SELECT id, fields FROM events WHERE host = ?1 AND instr(fields, ' {} ') > 0",
+                                       core::fact::kMemorySetting),
+                           error);
+  if (!events) return out;
+  events->bind(1, std::string_view(host));
+  struct TextHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
+  };
+  std::unordered_map<std::string, std::int64_t, TextHash, std::equal_to<>> first_of;
+  while (events->step()) {
+    const std::int64_t id = events->column_int(0);
+    const std::string_view fields = events->column_text(1);
+    if (auto it = first_of.find(fields); it != first_of.end()) it->second = std::min(it->second, id);
+    else first_of.emplace(fields, id);
+  }
+  if (!events->error().empty()) return out;
+  // 2. The setting and value each text names, read as JSON once a text; each (setting, value)
+  //    at its least id. Their SQL types are part of the key, as GROUP BY compares values.
+  auto read = db.prepare(fmt::format("SELECT json_extract(a.fields, '$.setting'), json_extract(a.fields, '$.value'),"
+                                     " typeof(json_extract(a.fields, '$.setting')) || typeof(json_extract(a.fields, '$.value'))"
+                                     " FROM (SELECT ?1 AS fields) a WHERE {} AND json_extract(a.fields, '$.setting') IS NOT NULL",
+                                     core::fact::provides_sql(core::fact::kMemorySetting, "a")),
+                         error);
+  if (!read) return out;
+  std::map<std::tuple<std::string, std::string, std::string>, std::int64_t> first_setting;  // (types, setting, value)
+  for (const auto& [fields, id] : first_of) {
+    read->reset();
+    read->bind(1, std::string_view(fields));
+    if (!read->step()) {
+      if (!read->error().empty()) return out;  // a text that is no JSON fails the whole read, as it did in SQL
+      continue;
+    }
+    auto key = std::make_tuple(std::string(read->column_text(2)), std::string(read->column_text(0)),
+                               std::string(read->column_text(1)));
+    if (auto it = first_setting.find(key); it != first_setting.end()) it->second = std::min(it->second, id);
+    else first_setting.emplace(std::move(key), id);
+  }
+  // 3. The earliest four, each with the place of its first line.
+  std::vector<std::pair<std::int64_t, const std::tuple<std::string, std::string, std::string>*>> order;
+  for (const auto& [key, id] : first_setting) order.emplace_back(id, &key);
+  std::sort(order.begin(), order.end());
+  auto place = db.prepare("SELECT s.name || ':' || e.line FROM events e JOIN sources s ON s.id = e.source_id WHERE e.id = ?1",
+                          error);
+  if (!place) return out;
+  for (const auto& [id, key] : order) {
+    if (out.size() == 4) break;
+    place->reset();
+    place->bind(1, id);
+    if (!place->step()) continue;
+    out.push_back({std::get<1>(*key), std::get<2>(*key), std::string(place->column_text(0))});
+  }
   return out;
 }
 

@@ -488,6 +488,14 @@ bool Statement::step() {
   return false;
 }
 
+std::int64_t Statement::column_int(int index) { return sqlite3_column_int64(stmt_, index); }
+
+std::string_view Statement::column_text(int index) {
+  const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(stmt_, index));
+  if (text == nullptr) return {};
+  return {text, static_cast<std::size_t>(sqlite3_column_bytes(stmt_, index))};
+}
+
 void Statement::reset() {
   sqlite3_reset(stmt_);
   sqlite3_clear_bindings(stmt_);

@@ -240,6 +240,11 @@ class Statement {
   }
   /// Steps once: true while a row is available. Errors are returned through `error()`.
   bool step();
+  /// The current row's column `index` (0-based), as step() left it: its integer, and its text
+  /// (valid until the next step() or reset(); empty for NULL). For a pass over many rows
+  /// without a QueryResult's copy of each.
+  std::int64_t column_int(int index);
+  std::string_view column_text(int index);
   void reset();
   const std::string& error() const { return error_; }
   sqlite3_stmt* handle() { return stmt_; }

@@ -86,4 +86,28 @@ TEST_CASE("host reads: a setting's place is its first line", "[diagnose][setting
   CHECK(settings[0].place == "a/serve.log:9");
 }
 
+// Events whose fields differ by another field (SGLang's TP rank) name one setting, placed at
+// the first of them whichever rank printed it; five settings give the earliest four, in the
+// order of their first lines.
+TEST_CASE("host reads: one setting across ranks, the earliest four settings", "[diagnose][settings]") {
+  const auto db = timeline({{"a/sglang.log", "node-a",
+                             "[2026-04-09 00:47:22 TP3] KV Cache is allocated. mem_fraction_static=0.88\n"
+                             "[2026-04-09 00:47:22 TP1] KV Cache is allocated. mem_fraction_static=0.88\n"
+                             "[2026-04-09 00:47:23 TP3] KV Cache is allocated. mem_fraction_static=0.88\n"
+                             "[2026-04-09 00:47:24 TP0] KV Cache is allocated. mem_fraction_static=0.80\n"
+                             "[2026-04-09 00:47:25 TP0] + export XLA_PYTHON_CLIENT_MEM_FRACTION=0.75\n"
+                             "[2026-04-09 00:47:26 TP0] + export TF_FORCE_GPU_ALLOW_GROWTH=true\n"
+                             "[2026-04-09 00:47:27 TP2] KV Cache is allocated. mem_fraction_static=0.70\n"}});
+  const auto settings = diagnose::load_job_settings(*db, "node-a");
+  REQUIRE(settings.size() == 4);
+  CHECK(settings[0].setting == "mem_fraction_static");
+  CHECK(settings[0].value == "0.88");
+  CHECK(settings[0].place == "a/sglang.log:1");
+  CHECK(settings[1].value == "0.80");
+  CHECK(settings[1].place == "a/sglang.log:4");
+  CHECK(settings[2].setting == "XLA_PYTHON_CLIENT_MEM_FRACTION");
+  CHECK(settings[3].setting == "TF_FORCE_GPU_ALLOW_GROWTH");
+  CHECK(settings[3].place == "a/sglang.log:6");
+}
+
 }  // namespace host_reads_tests
