@@ -37,21 +37,54 @@ text::LiteralList line_hit_list(const std::vector<std::string>& app_log, const s
 text::LiteralList opener_list() { return line_hit_list(fast_path_markers(), kernel_log_markers()); }
 
 text::LiteralList line_hit_list(const text::SignalSet& signals) {
-  return line_hit_list(signals.block_literals(fast_path_markers()), signals.block_literals(kernel_log_markers()),
-                       process_words());
+  text::LiteralList list = line_hit_list(signals.block_literals(fast_path_markers()),
+                                         signals.block_literals(kernel_log_markers()), process_words());
+  for (std::uint32_t i = 0; i < list.ids.size(); ++i) list.ids[i] |= i << kLiteralIndexShift;
+  return list;
+}
+
+bool candidates_from_pass(const PassHits& pass, std::string_view message, std::vector<std::uint32_t>& out) {
+  if (pass.hits.empty() || !pass.owners || message.data() < pass.text.data() ||
+      message.data() + message.size() > pass.text.data() + pass.text.size())
+    return false;
+  const auto begin = static_cast<std::size_t>(message.data() - pass.text.data());
+  const std::size_t end = begin + message.size();
+  auto hit = std::upper_bound(pass.hits.begin(), pass.hits.end(), begin,
+                              [](std::size_t at, const text::BlockScanner::Hit& h) { return at < h.end; });
+  const std::size_t first = out.size();
+  for (; hit != pass.hits.end() && hit->end <= end; ++hit) {
+    const std::size_t index = hit->id >> kLiteralIndexShift;
+    if (index >= pass.owners->size()) {  // not this list's numbering: a scan decides
+      out.resize(first);
+      return false;
+    }
+    const auto& owner = (*pass.owners)[index];
+    if (hit->end < begin + owner.bytes || owner.signals.empty()) continue;  // starts before the message; no signal's
+    out.insert(out.end(), owner.signals.begin(), owner.signals.end());
+  }
+  const auto from = out.begin() + static_cast<std::ptrdiff_t>(first);
+  std::sort(from, out.end());
+  out.erase(std::unique(from, out.end()), out.end());
+  return true;
 }
 
 bool line_hits(std::string_view text, const std::vector<std::string_view>& lines, const text::SignalSet& signals,
-               std::vector<std::uint8_t>& out, const text::RareBytes& rare) {
+               std::vector<std::uint8_t>& out, const text::RareBytes& rare, PassHits* pass) {
   static const int kKey = 0;  // this list's place in the signal set's scanners
-  const auto scanner = signals.block_scanner(&kKey, [&signals] { return line_hit_list(signals); });
-  return scanner && line_hits(text, lines, *scanner, 0, out, rare);
+  auto scanner = signals.block_scanner(&kKey, [&signals] { return line_hit_list(signals); });
+  if (!scanner) return false;
+  if (pass) {
+    pass->text = text;
+    pass->owners = signals.literal_owners(&kKey);
+  }
+  return line_hits(text, lines, *scanner, 0, out, rare, pass ? &pass->hits : nullptr);
 }
 
 bool line_hits(std::string_view text, const std::vector<std::string_view>& lines, const text::BlockScanner& scanner,
-               std::uint8_t unknown_ids, std::vector<std::uint8_t>& out, const text::RareBytes& rare) {
+               std::uint8_t unknown_ids, std::vector<std::uint8_t>& out, const text::RareBytes& rare,
+               std::vector<text::BlockScanner::Hit>* kept) {
   std::vector<text::BlockScanner::LineIds> hits;
-  if (!scanner.hit_line_ids(text, hits, rare)) {
+  if (!scanner.hit_line_ids(text, hits, rare, kept, text.size() / kBytesPerKeptHit)) {
     std::vector<std::size_t> ends;
     if (unknown_ids == 0 || !scanner.hit_lines(text, ends)) return false;
     // A line whose hit may be an anchor may be any row's.

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -28,8 +29,14 @@ enum LineHitBit : std::uint8_t {
   kKernelAnchorHit = kKernelAnchorBit,  ///< an anchor of the kernel row's own (format_table.hpp)
 };
 
-/// The pass's list: every literal of the three lists once, its id the bits of the lists it is in
-/// (sorted, so the build's prebuilt database is found by its key).
+/// Where the input's pass (line_hit_list(signals)) numbers its literals in their ids: above the
+/// LineHitBit bits, the literal's index in the list (BlockScanner::literal), so that a hit names
+/// its literal (PassHits). A line's OR of ids keeps its bits in the low byte.
+inline constexpr unsigned kLiteralIndexShift = 8;
+
+/// The pass's list: every literal of the three lists once (sorted, so the build's prebuilt
+/// database is found by its key), its id the bits of the lists it is in and its index above them
+/// (kLiteralIndexShift).
 text::LiteralList line_hit_list(const text::SignalSet& signals);
 /// The same list over the given app-log and kernel-log literals (the format table's anchors are
 /// always in it), and `process` (kProcessWordHit) where given.
@@ -43,13 +50,33 @@ text::LiteralList opener_list();
 /// (and kBootStampLine): one pass over `text`. False where the pass does not run (the prefilter is off, a signal has no
 /// literal, no database is ready): each caller then makes its own checks, as before.
 /// `rare`: the text's census, where one was taken.
+/// Every hit of the input's pass over `text`, where line_hits() kept them: their literals' ends
+/// and ids in order of their end, and what each literal is (`owners`, by the index its id
+/// carries: its length and its signals). A message that is a part of `text` finds the signals
+/// its literals may match among them (candidates_from_pass) rather than in a scan of its own.
+/// Kept while they number at most one per kBytesPerKeptHit bytes of the text (8 bytes each);
+/// past that, none.
+struct PassHits {
+  std::vector<text::BlockScanner::Hit> hits;
+  std::string_view text;
+  std::shared_ptr<const text::SignalSet::LiteralOwners> owners;
+};
+inline constexpr std::size_t kBytesPerKeptHit = 64;
+
+/// The candidate signals of `message` (SignalSet::match's, sorted and unique): those whose
+/// literals lie wholly within it among `pass`'s hits, exactly what a scan of the message finds
+/// (the same literals, caseless both). False where `message` is not a part of the pass's text
+/// (a line with its colour codes stripped, a joined wrap) or no hits were kept.
+bool candidates_from_pass(const PassHits& pass, std::string_view message, std::vector<std::uint32_t>& out);
+
 bool line_hits(std::string_view text, const std::vector<std::string_view>& lines, const text::SignalSet& signals,
-               std::vector<std::uint8_t>& out, const text::RareBytes& rare = text::RareBytes::all());
+               std::vector<std::uint8_t>& out, const text::RareBytes& rare = text::RareBytes::all(),
+               PassHits* pass = nullptr);
 /// The same pass with `scanner` (ids: LineHitBit bits). Where it tells no ids (no Hyperscan), each
 /// line with a hit gets `unknown_ids`, or, when that is 0, false.
 bool line_hits(std::string_view text, const std::vector<std::string_view>& lines, const text::BlockScanner& scanner,
                std::uint8_t unknown_ids, std::vector<std::uint8_t>& out,
-               const text::RareBytes& rare = text::RareBytes::all());
+               const text::RareBytes& rare = text::RareBytes::all(), std::vector<text::BlockScanner::Hit>* hits = nullptr);
 
 /// A line parser's LiteralHit for each line of its text: the input's one pass (the parser's bit)
 /// where the pipeline ran it for this very text, else the parser's own block pass over the text

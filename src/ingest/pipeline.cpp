@@ -191,6 +191,7 @@ IngestStats ingest(const IngestInput& input, const text::SignalSet& signals, cor
   // text is read as it is (no repair, no line limit, no repeat).
   std::vector<std::string_view> lines;
   std::vector<std::uint8_t> hits;
+  PassHits pass_hits;  // the pass's every hit, for the parsers' signal candidates
   bool have_hits = false;
   std::vector<Segment> segments;
   // The split of `t` (unless `lines` holds it already), the one block pass for the sniffer's
@@ -198,7 +199,7 @@ IngestStats ingest(const IngestInput& input, const text::SignalSet& signals, cor
   const auto segment = [&](std::string_view t) {
     if (lines.empty()) lines = text::split_lines(t, rare);
     hits.clear();
-    have_hits = line_hits(t, lines, signals, hits, rare);
+    have_hits = line_hits(t, lines, signals, hits, rare, &pass_hits);
     segments = segment_text(t, lines, have_hits ? &hits : nullptr, rare);
   };
   const auto sniff_whole = [&]() {
@@ -342,9 +343,11 @@ IngestStats ingest(const IngestInput& input, const text::SignalSet& signals, cor
                                                                  seg.line_count);
     ctx.lines_text = seg.text;
     ctx.rare = rare;
-    if (have_hits)
+    if (have_hits) {
       ctx.line_hits = std::span<const std::uint8_t>(hits).subspan(static_cast<std::size_t>(seg.first_line - 1),
                                                                   seg.line_count);
+      if (!pass_hits.hits.empty()) ctx.pass_hits = &pass_hits;
+    }
     if (!seg.command.empty()) {
       // The prompt's command, on the line before the output (the prompt line is not the
       // segment's): the job's identity reads it (diagnose/roles.cpp).

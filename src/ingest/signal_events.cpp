@@ -47,13 +47,28 @@ bool is_integer_capture(std::string_view name) {
   return false;
 }
 
+/// The bytes of `line` that are `message`'s (the peeled message is a copy: most often the line's
+/// tail), or `message` itself where the line does not hold it.
+std::string_view same_bytes_in(std::string_view line, std::string_view message) {
+  if (line.size() >= message.size() && line.substr(line.size() - message.size()) == message)
+    return line.substr(line.size() - message.size());
+  if (const std::size_t at = line.find(message); at != std::string_view::npos) return line.substr(at, message.size());
+  return message;
+}
+
 }  // namespace
 
 std::vector<core::Event> events_from_signals(const core::Event& base, std::string_view message,
-                                             const ParseContext& ctx, std::string_view scope) {
+                                             const ParseContext& ctx, std::string_view scope, std::string_view line) {
   std::vector<core::Event> out;
   if (ctx.signals == nullptr) return out;
-  for (const auto& m : ctx.signals->match(message, scope.empty() ? std::string_view(ctx.format) : scope)) {
+  const std::string_view format = scope.empty() ? std::string_view(ctx.format) : scope;
+  // Candidates depend on the bytes only: the pass's hits within the line's bytes equal to the
+  // message's are exactly the literals a scan of the message finds.
+  std::vector<std::uint32_t> candidates;
+  const bool told = ctx.pass_hits != nullptr && !line.empty() &&
+                    candidates_from_pass(*ctx.pass_hits, same_bytes_in(line, message), candidates);
+  for (const auto& m : told ? ctx.signals->match(message, format, candidates) : ctx.signals->match(message, format)) {
     if (m.signal == nullptr) continue;
     core::Event e = base;
     e.kind = m.signal->kind;

@@ -48,7 +48,12 @@ std::vector<text::LiteralList> block_scan_literal_lists(const text::SignalSet& s
 /// Empty captures are skipped. Events of kind `xid` also get enrich_xid_event()'s fields (the
 /// Xid catalogue, the normalised PCI address). No signals (null set) -> no events. `scope`, when
 /// given, stands for `ctx.format` (text::kTracebackFrameScope for a traceback's body lines).
+/// `line`: the input's line the message was peeled from (a view of the text the input's block
+/// pass read), where the caller has it: the message's candidate signals are then read from that
+/// pass's hits within the same bytes of the line (ParseContext::pass_hits), not found by a scan
+/// of the message; the events are the same either way.
 std::vector<core::Event> events_from_signals(const core::Event& base, std::string_view message,
-                                             const ParseContext& ctx, std::string_view scope = {});
+                                             const ParseContext& ctx, std::string_view scope = {},
+                                             std::string_view line = {});
 
 }  // namespace culprit::ingest

@@ -132,7 +132,8 @@ hs_error_t scan(const hs_database_t* db, std::string_view data, match_event_hand
 /// One Hyperscan pass of `db` over `block`: per line holding a hit, appended in order, the end of
 /// its first hit and the OR of its hits' ids (hit_lines and hit_line_ids both read these). False
 /// (nothing appended) where the scan fails.
-bool line_ids(const hs_database_t* db, std::string_view block, bool has_cr, std::vector<BlockScanner::LineIds>& out) {
+bool line_ids(const hs_database_t* db, std::string_view block, bool has_cr, std::vector<BlockScanner::LineIds>& out,
+              std::vector<BlockScanner::Hit>* hits = nullptr, std::size_t max_hits = 0) {
   using LineIds = BlockScanner::LineIds;
   struct Context {
     std::string_view block;
@@ -140,13 +141,23 @@ bool line_ids(const hs_database_t* db, std::string_view block, bool has_cr, std:
     std::vector<LineIds>* out;
     std::size_t first;     ///< out's size before this block
     std::size_t line_end;  ///< end of the line of the last entry
-  } context{block, has_cr, &out, out.size(), 0};
+    std::vector<BlockScanner::Hit>* hits;  ///< every hit, while they are at most max_hits; else null
+    std::size_t max_hits;
+  } context{block, has_cr, &out, out.size(), 0, hits, max_hits};
   // Hits come in order of their end (the fallback below sorts should they not): a hit in the
   // line of the last entry adds its id there, any other starts the next entry, and the line's
   // end is found once, from its first hit.
   auto on_match = [](unsigned id, unsigned long long, unsigned long long to, unsigned, void* p) -> int {
     auto& c = *static_cast<Context*>(p);
     const auto end = static_cast<std::size_t>(to);
+    if (c.hits) {
+      if (c.hits->size() < c.max_hits) {
+        c.hits->push_back({static_cast<std::uint32_t>(to), id});
+      } else {  // past the bound: none kept, and their memory given back
+        std::vector<BlockScanner::Hit>().swap(*c.hits);
+        c.hits = nullptr;
+      }
+    }
     if (c.out->size() > c.first && end >= c.out->back().end && end <= c.line_end) {
       c.out->back().ids |= id;
       return 0;
@@ -157,8 +168,12 @@ bool line_ids(const hs_database_t* db, std::string_view block, bool has_cr, std:
   };
   if (scan(db, block, on_match, &context) != HS_SUCCESS) {
     out.resize(context.first);
+    if (hits) hits->clear();
     return false;
   }
+  const auto hit_by_end = [](const BlockScanner::Hit& a, const BlockScanner::Hit& b) { return a.end < b.end; };
+  if (context.hits && !std::is_sorted(hits->begin(), hits->end(), hit_by_end))
+    std::stable_sort(hits->begin(), hits->end(), hit_by_end);
   const auto begin = out.begin() + static_cast<std::ptrdiff_t>(context.first);
   const auto by_end = [](const LineIds& a, const LineIds& b) { return a.end < b.end; };
   if (!std::is_sorted(begin, out.end(), by_end)) {
@@ -325,15 +340,18 @@ bool BlockScanner::hit_lines(std::string_view block, std::vector<std::size_t>& e
   return true;
 }
 
-bool BlockScanner::hit_line_ids(std::string_view block, std::vector<LineIds>& out, const RareBytes& rare) const {
+bool BlockScanner::hit_line_ids(std::string_view block, std::vector<LineIds>& out, const RareBytes& rare,
+                                std::vector<Hit>* hits, std::size_t max_hits) const {
+  if (hits) hits->clear();
 #ifdef CULPRIT_HAVE_HYPERSCAN
   if (!usable_ || !impl_->ready.load(std::memory_order_acquire) || block.size() > 0xffffffffu) return false;
   if (block.empty()) return true;
-  return line_ids(impl_->db, block, rare.holds('\r', block), out);
+  return line_ids(impl_->db, block, rare.holds('\r', block), out, hits, max_hits);
 #else
   (void)block;
   (void)out;
   (void)rare;
+  (void)max_hits;
   return false;
 #endif
 }

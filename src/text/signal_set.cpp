@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <mutex>
+#include <unordered_map>
 #include <utility>
 
 #include "culprit/text/block_scanner.hpp"
@@ -19,6 +20,12 @@ namespace culprit::text {
 /// Hyperscan): a run on the built-in rules never builds it.
 struct SignalSet::Candidates {
   std::vector<std::vector<std::string>> sets;  ///< per signal: its usable literals, or none
+  /// Per literal of `sets`, the signals holding it (signals_of_literal), looked up by a view.
+  struct TextHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
+  };
+  std::unordered_map<std::string, std::vector<std::uint32_t>, TextHash, std::equal_to<>> owners;
   std::unique_ptr<const BlockScanner> scanner;
   std::once_flag once;
   std::unique_ptr<const LiteralIndex> index;
@@ -30,7 +37,13 @@ struct SignalSet::Candidates {
 
 struct SignalSet::BlockCache {
   std::mutex mutex;
-  std::vector<std::pair<const void*, std::shared_ptr<const BlockScanner>>> scanners;  ///< by `extra`
+  struct Entry {
+    const void* key = nullptr;  ///< `extra`'s address, or the caller's key
+    std::shared_ptr<const BlockScanner> scanner;
+    std::vector<std::string> literals;            ///< the scanner's list, for literal_owners()
+    std::shared_ptr<const LiteralOwners> owners;  ///< made by the first literal_owners()
+  };
+  std::vector<Entry> scanners;
 };
 
 SignalSet::SignalSet() = default;
@@ -74,6 +87,11 @@ void SignalSet::build() {
     }
   }
   candidates_ = std::make_shared<Candidates>();
+  for (std::uint32_t i = 0; i < sets.size(); ++i)
+    for (const std::string& literal : sets[i]) {
+      auto& owners = candidates_->owners[literal];
+      if (owners.empty() || owners.back() != i) owners.push_back(i);  // i rises: sorted, each once
+    }
   candidates_->sets = std::move(sets);
   const LiteralList list = candidate_literals();
   candidates_->scanner = std::make_unique<const BlockScanner>(list.literals, BlockScanner::Engine::automatic,
@@ -100,14 +118,33 @@ std::shared_ptr<const BlockScanner> SignalSet::block_scanner(const void* key,
                                                              const std::function<LiteralList()>& make) const {
   if (!prefilter_ || !candidates_ || !always_.empty() || !block_cache_) return nullptr;
   std::lock_guard<std::mutex> lock(block_cache_->mutex);
-  for (const auto& [k, scanner] : block_cache_->scanners)
-    if (k == key) return scanner;
+  for (const auto& entry : block_cache_->scanners)
+    if (entry.key == key) return entry.scanner;
   LiteralList list = make();
   auto scanner = std::make_shared<const BlockScanner>(list.literals, BlockScanner::Engine::automatic,
                                                       BlockScanner::kCompileAfterBytes, std::move(list.ids));
   if (!scanner->usable()) scanner.reset();
-  block_cache_->scanners.emplace_back(key, scanner);
+  block_cache_->scanners.push_back({key, scanner, std::move(list.literals), nullptr});
   return scanner;
+}
+
+std::shared_ptr<const SignalSet::LiteralOwners> SignalSet::literal_owners(const void* key) const {
+  if (!block_cache_ || !candidates_) return nullptr;
+  std::lock_guard<std::mutex> lock(block_cache_->mutex);
+  for (auto& entry : block_cache_->scanners) {
+    if (entry.key != key || !entry.scanner) continue;
+    if (!entry.owners) {
+      auto owners = std::make_shared<LiteralOwners>(entry.literals.size());
+      for (std::size_t i = 0; i < entry.literals.size(); ++i) {
+        (*owners)[i].bytes = static_cast<std::uint32_t>(entry.literals[i].size());
+        const auto signals = signals_of_literal(entry.literals[i]);
+        (*owners)[i].signals.assign(signals.begin(), signals.end());
+      }
+      entry.owners = std::move(owners);
+    }
+    return entry.owners;
+  }
+  return nullptr;
 }
 
 std::vector<std::string> SignalSet::block_literals(const std::vector<std::string>& extra) const {
@@ -166,6 +203,27 @@ std::vector<SignalMatch> SignalSet::match(std::string_view line, std::string_vie
   }
   std::vector<std::uint32_t> candidates;  // allocates only when a literal hits
   if (!candidates_->scanner->literal_ids(line, candidates)) candidates_->automaton().owners(line, candidates);
+  try_candidates(candidates, line, format, out);
+  return out;
+}
+
+std::vector<SignalMatch> SignalSet::match(std::string_view line, std::string_view format,
+                                          const std::vector<std::uint32_t>& candidates) const {
+  if (!prefilter_ || !candidates_) return match(line, format);
+  std::vector<SignalMatch> out;
+  try_candidates(candidates, line, format, out);
+  return out;
+}
+
+std::span<const std::uint32_t> SignalSet::signals_of_literal(std::string_view literal) const {
+  if (!candidates_) return {};
+  const auto it = candidates_->owners.find(literal);
+  if (it == candidates_->owners.end()) return {};
+  return it->second;
+}
+
+void SignalSet::try_candidates(const std::vector<std::uint32_t>& candidates, std::string_view line,
+                               std::string_view format, std::vector<SignalMatch>& out) const {
   // Merge the two sorted lists so results stay in rule order.
   auto c = candidates.begin();
   auto a = always_.begin();
@@ -181,7 +239,6 @@ std::vector<SignalMatch> SignalSet::match(std::string_view line, std::string_vie
     }
     try_signal(next, line, format, out);
   }
-  return out;
 }
 
 bool SignalSet::candidate(std::string_view line) const {

@@ -33,6 +33,8 @@ struct LineMap {
 /// numbering (a paste segment starting at line 40 has first_line 40). When the text was
 /// repaired, `line_map` (with `map_offset`, the source line before the repaired text's line 1)
 /// turns that numbering back into the input's own lines, so evidence cites the file as it is.
+struct PassHits;
+
 struct ParseContext {
   core::EventSink* sink = nullptr;
   const text::SignalSet* signals = nullptr;
@@ -54,6 +56,10 @@ struct ParseContext {
   /// Per line of `lines`, the input's block pass (src/ingest/line_hits.hpp: which literal lists
   /// its literals are in); empty where the pass did not run.
   std::span<const std::uint8_t> line_hits;
+  /// Every literal hit of that pass, where it kept them (src/ingest/line_hits.hpp): a message
+  /// that is a part of the pass's text finds its candidate signals there, not in a scan of its
+  /// own. Null where none were kept.
+  const PassHits* pass_hits = nullptr;
   /// The census of the input's text (text::RareBytes) a segment is part of: a byte it says is
   /// not there is in no segment of it. all() where none was taken.
   text::RareBytes rare = text::RareBytes::all();

@@ -76,7 +76,19 @@ class BlockScanner {
   /// naming the lists a literal belongs to, one pass tells each list's lines. Hyperscan only:
   /// false (nothing appended) where no database is ready, as for literal_ids(). `rare`: the
   /// block's census, where one was taken (its `\r`).
-  bool hit_line_ids(std::string_view block, std::vector<LineIds>& out, const RareBytes& rare = RareBytes::all()) const;
+  bool hit_line_ids(std::string_view block, std::vector<LineIds>& out, const RareBytes& rare = RareBytes::all()) const {
+    return hit_line_ids(block, out, rare, nullptr, 0);
+  }
+  /// One hit of a literal: the end of its bytes in the block (one past the last) and its id.
+  struct Hit {
+    std::uint32_t end = 0;
+    std::uint32_t id = 0;
+  };
+  /// hit_line_ids() that also fills `hits` (emptied first) with every hit, in order of their
+  /// end, while they number at most `max_hits`; past that, `hits` is left empty (the caller then
+  /// reads the lines as it would without them).
+  bool hit_line_ids(std::string_view block, std::vector<LineIds>& out, const RareBytes& rare,
+                    std::vector<Hit>* hits, std::size_t max_hits) const;
 
   /// Appends the ids of the literals `line` holds (one Hyperscan scan of the line), sorted and
   /// unique. False (nothing appended) where no database is ready: the caller's own automaton

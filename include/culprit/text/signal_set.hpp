@@ -6,6 +6,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -75,6 +76,24 @@ class SignalSet {
 
   /// All signals whose pattern matches `line` and that apply to `format`, in rule order.
   std::vector<SignalMatch> match(std::string_view line, std::string_view format) const;
+  /// match() with the line's candidates given: the signals whose literals `line` holds (sorted,
+  /// unique; a block pass's hits tell them: ingest::candidates_from_pass), where match() finds
+  /// them in a scan of the line.
+  std::vector<SignalMatch> match(std::string_view line, std::string_view format,
+                                 const std::vector<std::uint32_t>& candidates) const;
+  /// The signals (indices, sorted) one of whose literals is `literal`, as build() left them
+  /// (Signal::literals, compared as given); empty for any other text or before build().
+  std::span<const std::uint32_t> signals_of_literal(std::string_view literal) const;
+  /// Per literal of a block scanner's list, by its index: its length and signals_of_literal(),
+  /// what a hit of that literal tells of a line's candidates.
+  struct LiteralOwner {
+    std::uint32_t bytes = 0;
+    std::vector<std::uint32_t> signals;
+  };
+  using LiteralOwners = std::vector<LiteralOwner>;
+  /// The owners of the literals of the list block_scanner(key, …) was built from: made on the
+  /// first call and kept with that scanner. Null where there is no such scanner.
+  std::shared_ptr<const LiteralOwners> literal_owners(const void* key) const;
   /// True when some signal could match (cheap literal check only).
   bool candidate(std::string_view line) const;
 
@@ -103,6 +122,9 @@ class SignalSet {
   bool applies(const Signal& signal, std::string_view line, std::string_view format) const;
   void try_signal(std::uint32_t index, std::string_view line, std::string_view format,
                   std::vector<SignalMatch>& out) const;
+  /// Tries the `candidates` (sorted) and the always-tried signals, in rule order.
+  void try_candidates(const std::vector<std::uint32_t>& candidates, std::string_view line, std::string_view format,
+                      std::vector<SignalMatch>& out) const;
   std::vector<Signal> signals_;
   bool prefilter_ = true;
   struct Candidates;

@@ -243,6 +243,7 @@ class AppLogParser {
   bool caret_escapes_;            // the text holds a pasted `^[[` somewhere (most never do)
   bool may_escape_;               // the census of the text leaves an ESC possible (no census: yes)
   mutable PidWords pid_words_;    // names_pid for the text's lines, in order (skippable)
+  Sv read_line_;                  // the last line read (not skipped): where a message's bytes are found
   Sv skipped_raw_;                // the last line the fast path skipped (its stamp is peeled lazily)
   std::int64_t skipped_seg_ = 0;
 };
@@ -333,6 +334,7 @@ void AppLogParser::line(std::int64_t seg, Sv raw, LiteralHit hit, bool process_w
     return;
   }
   settle_year_probes();
+  read_line_ = raw;
   PeeledLine p = peel_line(raw, options_);
   const Sv msg = p.message;
   // A year-less stamp: a full date on a line the fast path skipped since the last one known is
@@ -453,7 +455,7 @@ void AppLogParser::handle(std::int64_t seg, const PeeledLine& p, Sv message, boo
   place(p, base);
   base.message = std::string(message);
   base.rule = "app_log";
-  std::vector<core::Event> events = events_from_signals(base, message, ctx_);
+  std::vector<core::Event> events = events_from_signals(base, message, ctx_, {}, read_line_);
 
   if (is_torch_oom(message)) {
     if (auto oom = parse_torch_oom(message)) {

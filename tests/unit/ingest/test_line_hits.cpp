@@ -4,6 +4,8 @@
 // three checks read instead of asking, what kernel::starts_with_boot_stamp says.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -74,4 +76,99 @@ TEST_CASE("the one pass's bits are each list's own pass, line by line, on every 
   CHECK(files > 50);
   CHECK(hit_lines > 100);  // the fixtures hold plenty of each kind of hit
   CHECK(stamped_lines > 100);  // and of dmesg lines
+}
+
+namespace {
+
+/// The signals one of whose literals `text` holds, ASCII case folded: what a scan of `text` gives
+/// as its candidates (SignalSet::match), by brute force.
+std::vector<std::uint32_t> holders(std::string_view text, const std::vector<std::pair<std::string, std::uint32_t>>& folded) {
+  std::string t(text);
+  for (char& c : t) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  std::vector<std::uint32_t> out;
+  for (const auto& [literal, signal] : folded)
+    if (t.find(literal) != std::string::npos && (out.empty() || out.back() != signal)) out.push_back(signal);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+}  // namespace
+
+// A message's candidate signals read from the pass's hits (candidates_from_pass) stand in for a
+// scan of the message: they must be exactly the signals whose literals lie within it, for a whole
+// line, for a line with a prefix peeled off, and for a part cut through a literal.
+TEST_CASE("the pass's hits give a message's candidate signals exactly, on every fixture", "[ingest][fixtures]") {
+  if (BlockScanner::engine() != "hyperscan") return;  // the pass needs Hyperscan's ids
+  culprit::api::install_prebuilt_databases();
+  const auto loaded = culprit::rules::load_builtin_rules();
+  const auto& signals = loaded.rules.signals;
+  std::vector<std::pair<std::string, std::uint32_t>> folded;  // (literal, its signal), in signal order
+  const auto list = signals.candidate_literals();
+  for (std::size_t i = 0; i < list.literals.size(); ++i) {
+    std::string literal = list.literals[i];
+    for (char& c : literal) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    folded.emplace_back(literal, list.ids[i]);
+  }
+  std::size_t told = 0, with_candidates = 0;
+  for (const auto& path : culprit::test::text_fixtures()) {
+    INFO(path.string());
+    const std::string text = culprit::test::read_fixture(path);
+    const auto lines = culprit::text::split_lines(text);
+    std::vector<std::uint8_t> bits;
+    culprit::ingest::PassHits pass;
+    REQUIRE(culprit::ingest::line_hits(text, lines, signals, bits, culprit::text::RareBytes::all(), &pass));
+    if (pass.hits.empty()) continue;  // none, or more than the bound
+    for (std::string_view line : lines) {
+      const std::size_t cut = std::min<std::size_t>(line.size(), 7);
+      for (std::string_view part : {line, line.substr(cut), line.substr(0, line.size() - cut)}) {
+        INFO("part: " << part);
+        std::vector<std::uint32_t> candidates;
+        REQUIRE(culprit::ingest::candidates_from_pass(pass, part, candidates));
+        CHECK(candidates == holders(part, folded));
+        ++told;
+        with_candidates += !candidates.empty();
+      }
+    }
+  }
+  CHECK(told > 10000);
+  CHECK(with_candidates > 300);
+  // A message that is no part of the pass's text (a copy, a line with its colour codes
+  // stripped) is not told: its own scan decides.
+  std::string text = "INFO a line\nRuntimeError: CUDA error: out of memory\n";
+  while (text.size() < 4096) text += "INFO step done, nothing to see in this line at all\n";
+  const auto lines = culprit::text::split_lines(text);
+  std::vector<std::uint8_t> bits;
+  culprit::ingest::PassHits pass;
+  REQUIRE(culprit::ingest::line_hits(text, lines, signals, bits, culprit::text::RareBytes::all(), &pass));
+  REQUIRE_FALSE(pass.hits.empty());
+  const std::string copy(lines[1]);
+  std::vector<std::uint32_t> candidates;
+  CHECK_FALSE(culprit::ingest::candidates_from_pass(pass, copy, candidates));
+  CHECK(candidates.empty());
+}
+
+// The hits are kept while they number at most one per kBytesPerKeptHit bytes: a text crowded
+// with literals keeps none, and its messages are scanned as before.
+TEST_CASE("the pass keeps no hits past its bound", "[ingest]") {
+  if (BlockScanner::engine() != "hyperscan") return;
+  culprit::api::install_prebuilt_databases();
+  const auto loaded = culprit::rules::load_builtin_rules();
+  std::string crowded;
+  while (crowded.size() < 8192) crowded += "out of memory OOM oom-kill\n";
+  const auto lines = culprit::text::split_lines(crowded);
+  std::vector<std::uint8_t> bits;
+  culprit::ingest::PassHits pass;
+  REQUIRE(culprit::ingest::line_hits(crowded, lines, loaded.rules.signals, bits, culprit::text::RareBytes::all(), &pass));
+  CHECK(pass.hits.empty());
+  CHECK((bits[0] & culprit::ingest::kAppLogHit) != 0);  // the lines' bits are kept all the same
+  std::vector<std::uint32_t> candidates;
+  CHECK_FALSE(culprit::ingest::candidates_from_pass(pass, lines[0], candidates));
+  std::string sparse = "RuntimeError: CUDA error: out of memory\n";
+  while (sparse.size() < 8192) sparse += "INFO step done, nothing to see in this line at all\n";
+  const auto sparse_lines = culprit::text::split_lines(sparse);
+  REQUIRE(culprit::ingest::line_hits(sparse, sparse_lines, loaded.rules.signals, bits, culprit::text::RareBytes::all(), &pass));
+  CHECK_FALSE(pass.hits.empty());
+  CHECK(culprit::ingest::candidates_from_pass(pass, sparse_lines[0], candidates));
+  CHECK_FALSE(candidates.empty());
 }
