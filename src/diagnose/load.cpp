@@ -9,8 +9,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include <cctype>
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <map>
 #include <tuple>
@@ -377,9 +377,9 @@ std::vector<JobSetting> load_job_settings(store::Database& db, const std::string
   std::string error;
   // 1. Each distinct `fields` text of the host's events that may provide the fact, with its least
   //    id. A serving engine may echo its setting in a status line every few seconds, 10^4 events
-  //    alike: one pass keeps each text once in a hash map, where a GROUP BY sorted them all (a
-  //    second of a many-hits scan's CPU in twenty). `instr` on the text is what the JSON
-  //    condition below implies (the fact's name needs no escape), so it drops no row it keeps.
+  //    alike: one pass keeps each text once in a hash map, where a GROUP BY sorted them all
+  //    (docs/performance.md, fourteenth pass). `instr` on the text is what the JSON condition
+  //    below implies (the fact's name needs no escape), so it drops no row it keeps.
   auto events = db.prepare(fmt::format("SELECT id, fields FROM events WHERE host = ?1 AND instr(fields, ' {} ') > 0",
                                        core::fact::kMemorySetting),
                            error);

@@ -29,12 +29,12 @@ struct LineMap {
   bool in_range(std::int64_t k) const { return k >= 1 && k <= static_cast<std::int64_t>(first.size()); }
 };
 
+struct PassHits;  // src/ingest/line_hits.hpp
+
 /// Where a parser is and what it writes to. `first_line` maps segment line 1 to the source's
 /// numbering (a paste segment starting at line 40 has first_line 40). When the text was
 /// repaired, `line_map` (with `map_offset`, the source line before the repaired text's line 1)
 /// turns that numbering back into the input's own lines, so evidence cites the file as it is.
-struct PassHits;
-
 struct ParseContext {
   core::EventSink* sink = nullptr;
   const text::SignalSet* signals = nullptr;
