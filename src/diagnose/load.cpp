@@ -22,6 +22,7 @@
 #include "culprit/core/job_evidence.hpp"
 #include "culprit/core/parser_rules.hpp"
 #include "culprit/core/size.hpp"
+#include "culprit/text/text_hash.hpp"
 #include "infrastructure.hpp"
 #include "leftover.hpp"
 
@@ -385,11 +386,7 @@ std::vector<JobSetting> load_job_settings(store::Database& db, const std::string
                            error);
   if (!events) return out;
   events->bind(1, std::string_view(host));
-  struct TextHash {
-    using is_transparent = void;
-    std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
-  };
-  std::unordered_map<std::string, std::int64_t, TextHash, std::equal_to<>> first_of;
+  std::unordered_map<std::string, std::int64_t, text::TextHash, std::equal_to<>> first_of;
   while (events->step()) {
     const std::int64_t id = events->column_int(0);
     const std::string_view fields = events->column_text(1);

@@ -59,7 +59,7 @@ bool candidates_from_pass(const PassHits& pass, std::string_view message, std::v
       return false;
     }
     const auto& owner = (*pass.owners)[index];
-    if (hit->end < begin + owner.bytes || owner.signals.empty()) continue;  // starts before the message; no signal's
+    if (hit->end < begin + owner.bytes) continue;  // it starts before the message
     out.insert(out.end(), owner.signals.begin(), owner.signals.end());
   }
   const auto from = out.begin() + static_cast<std::ptrdiff_t>(first);

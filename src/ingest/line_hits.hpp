@@ -30,8 +30,8 @@ enum LineHitBit : std::uint8_t {
 };
 
 /// Where the input's pass (line_hit_list(signals)) numbers its literals in their ids: above the
-/// LineHitBit bits, the literal's index in the list (BlockScanner::literal), so that a hit names
-/// its literal (PassHits). A line's OR of ids keeps its bits in the low byte.
+/// LineHitBit bits, the literal's index in the list, so that a hit names its literal (PassHits,
+/// SignalSet::literal_owners). A line's OR of ids keeps its bits in the low byte.
 inline constexpr unsigned kLiteralIndexShift = 8;
 
 /// The pass's list: every literal of the three lists once (sorted, so the build's prebuilt
@@ -46,10 +46,6 @@ text::LiteralList line_hit_list(const std::vector<std::string>& app_log, const s
 /// (quiet_piece_end's).
 text::LiteralList opener_list();
 
-/// Per line of `lines` (text::split_lines(text)), the LineHitBit bits of the literals it holds
-/// (and kBootStampLine): one pass over `text`. False where the pass does not run (the prefilter is off, a signal has no
-/// literal, no database is ready): each caller then makes its own checks, as before.
-/// `rare`: the text's census, where one was taken.
 /// Every hit of the input's pass over `text`, where line_hits() kept them: their literals' ends
 /// and ids in order of their end, and what each literal is (`owners`, by the index its id
 /// carries: its length and its signals). A message that is a part of `text` finds the signals
@@ -69,11 +65,17 @@ inline constexpr std::size_t kBytesPerKeptHit = 64;
 /// (a line with its colour codes stripped, a joined wrap) or no hits were kept.
 bool candidates_from_pass(const PassHits& pass, std::string_view message, std::vector<std::uint32_t>& out);
 
+/// Per line of `lines` (text::split_lines(text)), the LineHitBit bits of the literals it holds
+/// (and kBootStampLine): one pass over `text`. False where the pass does not run (the prefilter is off, a signal has no
+/// literal, no database is ready): each caller then makes its own checks, as before.
+/// `rare`: the text's census, where one was taken.
+/// `pass`: where given, also every hit of the pass (PassHits), for the parsers' candidates.
 bool line_hits(std::string_view text, const std::vector<std::string_view>& lines, const text::SignalSet& signals,
                std::vector<std::uint8_t>& out, const text::RareBytes& rare = text::RareBytes::all(),
                PassHits* pass = nullptr);
 /// The same pass with `scanner` (ids: LineHitBit bits). Where it tells no ids (no Hyperscan), each
-/// line with a hit gets `unknown_ids`, or, when that is 0, false.
+/// line with a hit gets `unknown_ids`, or, when that is 0, false. `hits`: where given, filled
+/// with every hit while they are at most one per kBytesPerKeptHit bytes of `text`.
 bool line_hits(std::string_view text, const std::vector<std::string_view>& lines, const text::BlockScanner& scanner,
                std::uint8_t unknown_ids, std::vector<std::uint8_t>& out,
                const text::RareBytes& rare = text::RareBytes::all(), std::vector<text::BlockScanner::Hit>* hits = nullptr);

@@ -20,12 +20,6 @@ namespace culprit::text {
 /// Hyperscan): a run on the built-in rules never builds it.
 struct SignalSet::Candidates {
   std::vector<std::vector<std::string>> sets;  ///< per signal: its usable literals, or none
-  /// Per literal of `sets`, the signals holding it (signals_of_literal), looked up by a view.
-  struct TextHash {
-    using is_transparent = void;
-    std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
-  };
-  std::unordered_map<std::string, std::vector<std::uint32_t>, TextHash, std::equal_to<>> owners;
   std::unique_ptr<const BlockScanner> scanner;
   std::once_flag once;
   std::unique_ptr<const LiteralIndex> index;
@@ -87,11 +81,6 @@ void SignalSet::build() {
     }
   }
   candidates_ = std::make_shared<Candidates>();
-  for (std::uint32_t i = 0; i < sets.size(); ++i)
-    for (const std::string& literal : sets[i]) {
-      auto& owners = candidates_->owners[literal];
-      if (owners.empty() || owners.back() != i) owners.push_back(i);  // i rises: sorted, each once
-    }
   candidates_->sets = std::move(sets);
   const LiteralList list = candidate_literals();
   candidates_->scanner = std::make_unique<const BlockScanner>(list.literals, BlockScanner::Engine::automatic,
@@ -134,11 +123,17 @@ std::shared_ptr<const SignalSet::LiteralOwners> SignalSet::literal_owners(const 
   for (auto& entry : block_cache_->scanners) {
     if (entry.key != key || !entry.scanner) continue;
     if (!entry.owners) {
+      // Each signal's literals by their text (signal order: each list sorted, each signal once).
+      std::unordered_map<std::string_view, std::vector<std::uint32_t>> signals_of;
+      for (std::uint32_t i = 0; i < candidates_->sets.size(); ++i)
+        for (const std::string& literal : candidates_->sets[i]) {
+          auto& signals = signals_of[literal];
+          if (signals.empty() || signals.back() != i) signals.push_back(i);
+        }
       auto owners = std::make_shared<LiteralOwners>(entry.literals.size());
       for (std::size_t i = 0; i < entry.literals.size(); ++i) {
         (*owners)[i].bytes = static_cast<std::uint32_t>(entry.literals[i].size());
-        const auto signals = signals_of_literal(entry.literals[i]);
-        (*owners)[i].signals.assign(signals.begin(), signals.end());
+        if (const auto it = signals_of.find(entry.literals[i]); it != signals_of.end()) (*owners)[i].signals = it->second;
       }
       entry.owners = std::move(owners);
     }
@@ -213,13 +208,6 @@ std::vector<SignalMatch> SignalSet::match(std::string_view line, std::string_vie
   std::vector<SignalMatch> out;
   try_candidates(candidates, line, format, out);
   return out;
-}
-
-std::span<const std::uint32_t> SignalSet::signals_of_literal(std::string_view literal) const {
-  if (!candidates_) return {};
-  const auto it = candidates_->owners.find(literal);
-  if (it == candidates_->owners.end()) return {};
-  return it->second;
 }
 
 void SignalSet::try_candidates(const std::vector<std::uint32_t>& candidates, std::string_view line,

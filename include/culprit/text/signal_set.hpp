@@ -6,7 +6,6 @@
 #include <functional>
 #include <memory>
 #include <string>
-#include <span>
 #include <string_view>
 #include <vector>
 
@@ -81,11 +80,9 @@ class SignalSet {
   /// them in a scan of the line.
   std::vector<SignalMatch> match(std::string_view line, std::string_view format,
                                  const std::vector<std::uint32_t>& candidates) const;
-  /// The signals (indices, sorted) one of whose literals is `literal`, as build() left them
-  /// (Signal::literals, compared as given); empty for any other text or before build().
-  std::span<const std::uint32_t> signals_of_literal(std::string_view literal) const;
-  /// Per literal of a block scanner's list, by its index: its length and signals_of_literal(),
-  /// what a hit of that literal tells of a line's candidates.
+  /// Per literal of a block scanner's list, by its index: its length and the signals (indices,
+  /// sorted) one of whose literals it is, as build() left them (Signal::literals, compared as
+  /// given): what a hit of that literal tells of a line's candidates.
   struct LiteralOwner {
     std::uint32_t bytes = 0;
     std::vector<std::uint32_t> signals;

@@ -21,6 +21,7 @@
 #include "culprit/text/literal_set.hpp"
 #include "culprit/text/signal_set.hpp"
 #include "culprit/text/lines.hpp"
+#include "culprit/text/text_hash.hpp"
 #include "ingest/formats/line_prefix.hpp"
 #include "ingest/formats/pid_words.hpp"
 #include "ingest/formats/ray_memory_table.hpp"
@@ -233,11 +234,7 @@ class AppLogParser {
   // Hashed, looked up by a view of the line (the transparent hash and std::equal_to<>): a log
   // that interleaves its ranks looks one up a line, where an ordered set compared each line
   // with several prefixes.
-  struct PrefixHash {
-    using is_transparent = void;
-    std::size_t operator()(Sv s) const noexcept { return std::hash<Sv>{}(s); }
-  };
-  std::unordered_set<std::string, PrefixHash, std::equal_to<>> sighted_prefixes_;
+  std::unordered_set<std::string, text::TextHash, std::equal_to<>> sighted_prefixes_;
   mutable Sv last_sighted_;  // the `pid=` prefix last looked up and sighted (an element of sighted_prefixes_)
   static constexpr std::size_t kMaxSightedPrefixes = 256;
   bool caret_escapes_;            // the text holds a pasted `^[[` somewhere (most never do)
