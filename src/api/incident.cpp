@@ -200,6 +200,7 @@ IncidentResult run_incident(const SourceReader& read, const rules::RuleSet& rule
     return result;
   }
   ManifestReader manifests;
+  store::HostsNamed hosts_named;
   {
     // Sources stream: each is ingested as soon as it is read and its text freed, so memory
     // holds one source at a time, or `threads` + 1 big ones (plus the timeline).
@@ -215,9 +216,10 @@ IncidentResult run_incident(const SourceReader& read, const rules::RuleSet& rule
                                     std::ref(manifests));
     if (auto err = writer.finish(); !err.empty())
       result.problems.push_back({core::DiagLevel::error, "store", "", err});
+    hosts_named = writer.hosts_named();
   }
   // A folder's name gives way to the one host its own lines name (never another folder's).
-  if (auto err = store::settle_folder_hosts(*db); !err.empty())
+  if (auto err = store::settle_folder_hosts(*db, hosts_named); !err.empty())
     result.problems.push_back({core::DiagLevel::error, "hosts", "", err});
   store::ClockOptions clock_options;
   clock_options.default_year = options.year;

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace culprit::store {
 namespace {
 
@@ -39,25 +41,40 @@ std::string settle_launcher_hosts(Database& db) {
   return {};
 }
 
+/// Whether one of the sources the folder `name` gave its host to may have events naming a host
+/// (HostsNamed): true unless `named` is complete and holds none of them.
+bool folder_may_name(Database& db, const std::string& name, const HostsNamed& named) {
+  if (!named.complete) return true;
+  auto ids = db.query_bound("SELECT id FROM sources WHERE host = ?1 AND host_from = 'folder name'", {name});
+  if (!ids.error.empty()) return true;
+  return std::any_of(ids.rows.begin(), ids.rows.end(),
+                     [&](const Row& r) { return named.sources.count(r["id"].as_int().value_or(0)) > 0; });
+}
+
 }  // namespace
 
-std::string settle_folder_hosts(Database& db) {
+std::string settle_folder_hosts(Database& db, const HostsNamed& hints) {
   auto weak = db.query("SELECT DISTINCT host FROM sources WHERE host_from = 'folder name' AND host <> '' ORDER BY host");
   if (!weak.error.empty()) return weak.error;
   for (const auto& w : weak.rows) {
     const std::string name = w["host"].as_text();
     const std::string folder = sql_literal(name);
-    // The folder's name bound as ?1: one statement for every folder of every incident.
+    // The folder's events (where they may name a host), then a file of the same folder whose
+    // host its own prompt names (a paste made there). The folder's name bound as ?1: one
+    // statement for every folder of every incident.
+    const std::string events_named =
+        folder_may_name(db, name, hints)
+            ? fmt::format("SELECT DISTINCT e.host AS host FROM events e JOIN sources s ON s.id = e.source_id"
+                          " WHERE s.host = ?1 AND s.host_from = 'folder name' AND e.host <> '' AND e.host <> ?1"
+                          " UNION SELECT DISTINCT {0} AS host FROM events e JOIN sources s ON s.id = e.source_id"
+                          " WHERE s.host = ?1 AND s.host_from = 'folder name' AND {1} AND {0} <> ?1 UNION ",
+                          kNode, kOneNode)
+            : std::string();
     auto named = db.query_bound(
-        fmt::format("SELECT DISTINCT e.host AS host FROM events e JOIN sources s ON s.id = e.source_id"
-                    " WHERE s.host = ?1 AND s.host_from = 'folder name' AND e.host <> '' AND e.host <> ?1"
-                    " UNION SELECT DISTINCT {0} AS host FROM events e JOIN sources s ON s.id = e.source_id"
-                    " WHERE s.host = ?1 AND s.host_from = 'folder name' AND {1} AND {0} <> ?1"
-                    // A file of the same folder whose host its own prompt names (a paste made there).
-                    " UNION SELECT DISTINCT p.host AS host FROM sources p WHERE p.host_from = 'prompt' AND p.host <> ''"
-                    " AND p.host <> ?1 AND substr(p.name, 1, length(?1) + 1) = ?1 || '/'"
-                    " AND EXISTS (SELECT 1 FROM sources s WHERE s.host = ?1 AND s.host_from = 'folder name')",
-                    kNode, kOneNode),
+        events_named +
+            "SELECT DISTINCT p.host AS host FROM sources p WHERE p.host_from = 'prompt' AND p.host <> ''"
+            " AND p.host <> ?1 AND substr(p.name, 1, length(?1) + 1) = ?1 || '/'"
+            " AND EXISTS (SELECT 1 FROM sources s WHERE s.host = ?1 AND s.host_from = 'folder name')",
         {name});
     if (!named.error.empty()) return named.error;
     if (named.rows.size() != 1) continue;

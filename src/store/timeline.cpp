@@ -9,6 +9,7 @@
 #include <set>
 
 #include "culprit/store/clock.hpp"
+#include "culprit/store/hosts.hpp"
 
 namespace culprit::store {
 namespace {
@@ -84,9 +85,34 @@ struct TimelineWriter::Impl {
   std::set<std::string> unified_hosts;  // hosts whose GPU memory is host memory
   std::vector<std::string> deferred_indexes;  // CREATE INDEX statements finish() runs (defer_event_indexes)
   std::int64_t events = 0;                    // events written
+  HostsNamed named;                           // hosts_named(): sources whose events may name a host
+  std::map<std::int64_t, std::string> source_hosts;  // each source's own host (add_source)
   std::string error;
 
-  explicit Impl(Database& d) : db(d) {}
+  explicit Impl(Database& d) : db(d) {
+    // What hosts_named() says holds only of events this writer wrote, so of a timeline it began empty.
+    auto any = db.query("SELECT EXISTS (SELECT 1 FROM events) AS any");
+    named.complete = any.error.empty() && !any.rows.empty() && any.rows[0]["any"].as_int().value_or(1) == 0;
+  }
+
+  /// Notes event `e`'s source in `named` where the event names a host: one other than '' and its
+  /// source's (settle_folder_hosts' first question), or a `node` field (its second). The last
+  /// source is remembered: an input's events come source by source.
+  void note_named(const core::Event& e) {
+    if (named.sources.count(e.source_id) > 0) return;
+    bool names = std::any_of(e.fields.begin(), e.fields.end(), [](const core::Field& f) { return f.key == "node"; });
+    if (!names && !e.host.empty()) {
+      if (e.source_id != last_source) {
+        const auto it = source_hosts.find(e.source_id);
+        last_source = e.source_id;
+        last_source_host = it == source_hosts.end() ? nullptr : &it->second;
+      }
+      names = last_source_host == nullptr || e.host != *last_source_host;
+    }
+    if (names) named.sources.insert(e.source_id);
+  }
+  std::int64_t last_source = -1;
+  const std::string* last_source_host = nullptr;  // source_hosts' entry of last_source (null: none)
 
   std::unique_ptr<Statement> prep(const char* sql) {
     std::string err;
@@ -162,7 +188,10 @@ std::int64_t TimelineWriter::add_source(const core::SourceInfo& s) {
   m.source->bind_static(9, kNoSourceClock);  // align_clocks writes the clock of a source that has one
   m.source->step();
   if (!s.host.empty()) m.hosts.insert(s.host);
-  return m.db.last_insert_id();
+  const std::int64_t id = m.db.last_insert_id();
+  m.source_hosts[id] = s.host;
+  if (id == m.last_source) m.last_source = -1;  // its entry changed
+  return id;
 }
 
 std::int64_t TimelineWriter::add_event(const core::Event& e) {
@@ -191,6 +220,7 @@ std::int64_t TimelineWriter::add_event(const core::Event& e) {
   st.bind_static(16, fields);
   st.step();
   if (!e.host.empty()) m.hosts.insert(e.host);
+  m.note_named(e);
   const std::int64_t id = m.db.last_insert_id();
   if (++m.events == kDeferIndexesAfter) m.defer_event_indexes();
   return id;
@@ -338,6 +368,8 @@ void TimelineWriter::add_container(const core::ContainerInfo& c) {
   st.bind(9, c.pod_namespace);
   st.step();
 }
+
+const HostsNamed& TimelineWriter::hosts_named() const { return impl_->named; }
 
 std::string TimelineWriter::finish() {
   auto& m = *impl_;

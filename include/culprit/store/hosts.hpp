@@ -3,11 +3,26 @@
 // host of every file in the folder, unless the folder's own log lines say otherwise.
 #pragma once
 
+#include <cstdint>
+#include <set>
 #include <string>
 
 #include "culprit/store/database.hpp"
 
 namespace culprit::store {
+
+/// The sources whose events may name a host, as the timeline's writer saw each event
+/// (TimelineWriter::hosts_named): one of the source's events carries a host other than '' and
+/// the source's own, or a `node` field. settle_folder_hosts reads the events of a folder only
+/// where one of its sources is here: a folder of logs whose lines name no host (most of a batch,
+/// and a many-events log read whole for nothing) costs it no read of its events.
+/// `complete`: the writer wrote every event of the timeline (it began on an empty one); else
+/// the set says nothing. True of the timeline as the writer left it, until an event's host or
+/// fields change.
+struct HostsNamed {
+  bool complete = false;
+  std::set<std::int64_t> sources;
+};
 
 /// For each host a folder name gave (sources with host_from `folder name`): when the events of
 /// that folder's sources name exactly one other host (a syslog host field, NCCL's
@@ -20,7 +35,8 @@ namespace culprit::store {
 /// and the processes they name move there (`launcher line`).
 /// Looks only inside the folder: a source never takes the host another folder's lines name.
 /// Run after ingest, before align_clocks (whose one-host rule then only fills sources that
-/// no folder, prompt or --host named: files and standard input). Returns an error or "".
-std::string settle_folder_hosts(Database& db);
+/// no folder, prompt or --host named: files and standard input). `named`: what the writer saw,
+/// which only spares reads (the answer is the same without it). Returns an error or "".
+std::string settle_folder_hosts(Database& db, const HostsNamed& named = {});
 
 }  // namespace culprit::store

@@ -6,6 +6,7 @@
 
 #include "culprit/core/event_sink.hpp"
 #include "culprit/store/database.hpp"
+#include "culprit/store/hosts.hpp"
 
 namespace culprit::store {
 
@@ -24,6 +25,8 @@ class TimelineWriter : public core::EventSink {
 
   /// Commits the open transaction (call once after ingest). Returns an error or empty.
   std::string finish();
+  /// The sources whose events may name a host, for settle_folder_hosts (store/hosts.hpp).
+  const HostsNamed& hosts_named() const;
 
  private:
   struct Impl;

@@ -1,10 +1,11 @@
 // store::settle_folder_hosts: a host a folder name gave gives way to the one host the folder's
 // own lines name (a syslog host field, a launcher's `srun: error: NODE:`), never to another
 // folder's; a paste segment read at a login node's prompt whose launcher lines name one node is
-// that node's output.
+// that node's output. Each case runs with the writer's HostsNamed and without: the answers agree.
 #include <catch2/catch.hpp>
 
 #include <optional>
+#include <set>
 
 #include "culprit/core/event.hpp"
 #include "culprit/store/database.hpp"
@@ -19,7 +20,8 @@ struct HostsTimeline {
   std::unique_ptr<store::Database> db;
   std::unique_ptr<store::TimelineWriter> writer;
   std::int64_t line = 0;
-  HostsTimeline() {
+  bool hinted = true;  // settle() with the writer's HostsNamed, as run_incident does
+  explicit HostsTimeline(bool with_hints = true) : hinted(with_hints) {
     std::string err;
     db = store::Database::open(":memory:", err);
     REQUIRE(db);
@@ -49,8 +51,9 @@ struct HostsTimeline {
   }
   std::string settle() {
     REQUIRE(writer->finish().empty());
+    const store::HostsNamed named = hinted ? writer->hosts_named() : store::HostsNamed{};
     writer.reset();
-    return store::settle_folder_hosts(*db);
+    return store::settle_folder_hosts(*db, named);
   }
   std::string hosts_of(const std::string& table) {
     auto r = db->query("SELECT group_concat(host, ' ') AS h FROM (SELECT DISTINCT host FROM " + table + " ORDER BY host)");
@@ -73,7 +76,7 @@ culprit::core::Field node(const std::string& n) {
 }  // namespace
 
 TEST_CASE("a folder's name gives way to the one host its own lines name", "[store][hosts]") {
-  HostsTimeline t;
+  HostsTimeline t(GENERATE(true, false));
   const auto kern = t.source("case-12/kern.log", "case-12", "folder name");
   const auto train = t.source("case-12/train.log", "case-12", "folder name");
   t.event(kern, "gpu07");
@@ -87,7 +90,7 @@ TEST_CASE("a folder's name gives way to the one host its own lines name", "[stor
 
 TEST_CASE("a folder whose lines name no host, or two, keeps its name: others' hosts never leak in",
           "[store][hosts]") {
-  HostsTimeline t;
+  HostsTimeline t(GENERATE(true, false));
   const auto a = t.source("spark-a/head.log", "spark-a", "folder name");
   const auto b = t.source("spark-b/worker.log", "spark-b", "folder name");
   const auto c = t.source("mixed/syslog", "mixed", "folder name");
@@ -102,7 +105,7 @@ TEST_CASE("a folder whose lines name no host, or two, keeps its name: others' ho
 }
 
 TEST_CASE("srun's launcher line says where the job ran", "[store][hosts]") {
-  HostsTimeline t;
+  HostsTimeline t(GENERATE(true, false));
   // A folder: the node of `srun: error: gpu-017: task 3: Out Of Memory` is its host.
   const auto out = t.source("job-42/slurm-42.out", "job-42", "folder name");
   t.event(out, "job-42", {node("gpu-017")});
@@ -126,7 +129,7 @@ TEST_CASE("srun's launcher line says where the job ran", "[store][hosts]") {
 }
 
 TEST_CASE("a folder's name gives way to the host a prompt in one of its files names", "[store][hosts]") {
-  HostsTimeline t;
+  HostsTimeline t(GENERATE(true, false));
   // A case folder: a terminal paste made at `user@gpu-1013:~$` (host from its prompt) beside a
   // container log that names no host. The folder's content names one host: both are its.
   const auto term = t.source("case-27/node-terminal.txt", "gpu-1013", "prompt");
@@ -139,4 +142,32 @@ TEST_CASE("a folder's name gives way to the host a prompt in one of its files na
   REQUIRE(t.settle().empty());
   CHECK(t.from_of("case-27/container.log") == "gpu-1013 log lines");
   CHECK(t.from_of("case-28/worker.log") == "case-28 folder name");
+}
+
+TEST_CASE("the writer tells which sources' events may name a host", "[store][hosts]") {
+  HostsTimeline t;
+  const auto own = t.source("node-00/sglang.log", "node-00", "folder name");
+  const auto unnamed = t.source("node-00/train.log", "node-00", "folder name");
+  const auto other = t.source("node-01/kern.log", "node-01", "folder name");
+  const auto launcher = t.source("job/slurm.out", "job", "folder name");
+  for (int i = 0; i < 3; ++i) t.event(own, "node-00");  // its own host: names none
+  t.event(unnamed, "");                                   // no host: names none
+  t.event(other, "node-01");
+  t.event(other, "gpu07");  // a syslog host field
+  t.event(launcher, "job", {node("gpu-017")});
+  const store::HostsNamed& named = t.writer->hosts_named();
+  CHECK(named.complete);
+  CHECK(named.sources == std::set<std::int64_t>{other, launcher});
+  // An event whose source the writer was never told of may name any host.
+  t.event(9999, "node-00");
+  CHECK(named.sources.count(9999) == 1);
+  REQUIRE(t.settle().empty());
+  CHECK(t.from_of("node-00/sglang.log") == "node-00 folder name");
+  CHECK(t.from_of("node-01/kern.log") == "gpu07 log lines");
+  CHECK(t.from_of("job/slurm.out") == "gpu-017 log lines");
+
+  // A writer that begins on a timeline with events saw only its own: its set says nothing.
+  store::TimelineWriter again(*t.db);
+  CHECK_FALSE(again.hosts_named().complete);
+  CHECK(again.finish().empty());
 }
