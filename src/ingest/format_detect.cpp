@@ -40,14 +40,13 @@ bool may_open_kernel_line(char c) {
   return c == '[' || c == '<' || is_digit(c) || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
 }
 
-/// `known_stamped`: a pass found the line opening with a boot stamp (Scan::known_boot_stamped);
-/// false: asked here.
-bool is_kernel_line(std::string_view line, bool known_stamped = false) {
+/// `stamp`: what a pass knows of the line's boot stamp (Scan::boot_stamp); unknown: asked here.
+bool is_kernel_line(std::string_view line, BootStamp stamp = BootStamp::unknown) {
   if (line.size() < 8) return false;
   const char c = line[0];
   if (!may_open_kernel_line(c)) return false;
   // The regex's first alternative, by its bytes.
-  if (known_stamped || kernel::starts_with_boot_stamp(line)) return true;
+  if (stamp == BootStamp::yes || (stamp == BootStamp::unknown && kernel::starts_with_boot_stamp(line))) return true;
   // After `[`, a digit opens no stamp of the regex's but that one (dmesg -T's forms open with a
   // day's or a month's name): the bracketed date of every SGLang line (`[2026-04-09 00:47:22
   // TP0]`), and of most loggers that bracket their time, is turned away here rather than read to
@@ -677,13 +676,13 @@ bool ps_shape(std::string_view line) {
 bool ps_first(char c) { return ps::may_start_listing(c); }
 
 namespace {
-/// kernel_shape, told whether a pass found the line opening with a boot stamp.
-bool kernel_shape(std::string_view line, bool known_stamped) {
+/// kernel_shape, told what a pass knows of the line's boot stamp.
+bool kernel_shape(std::string_view line, BootStamp stamp) {
   // A line opening otherwise (a colour code, a worker's `(…)` prefix) is no kernel text,
   // whatever it holds: kernel_line claims none. An indented one may be (a task row behind a
   // priority, peeled by the kernel parser).
   if (line.empty() || !(may_open_kernel_line(line[0]) || line[0] == ' ' || line[0] == '\t')) return false;
-  if (is_kernel_line(line, known_stamped)) return true;
+  if (is_kernel_line(line, stamp)) return true;
   // A task row `[  1234]     0  1234 …`, here or behind a prefix the kernel parser peels: read
   // by kernel::is_task_row itself at each `[` (a glog or TensorFlow line's `cc:674] 2 Chunks`
   // is none; a vLLM line's `[file.py:84]` fails at its first byte).
@@ -696,11 +695,11 @@ bool kernel_shape(std::string_view line, bool known_stamped) {
 /// (Scan::anchored, kKernelAnchorBit): a line with none is kernel text only by its shape.
 bool kernel_at(const Scan& scan, size_t i) {
   return scan.may_anchor(i, kKernelAnchorBit) ? kernel_line(scan.lines[i])
-                                              : kernel_shape(scan.lines[i], scan.known_boot_stamped(i));
+                                              : kernel_shape(scan.lines[i], scan.boot_stamp(i));
 }
 }  // namespace
 
-bool kernel_shape(std::string_view line) { return kernel_shape(line, false); }
+bool kernel_shape(std::string_view line) { return kernel_shape(line, BootStamp::unknown); }
 
 Detection kernel_run(Scan& scan, size_t i) {
   const auto& lines = scan.lines;

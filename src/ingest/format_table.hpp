@@ -35,8 +35,13 @@ inline constexpr unsigned char kBootStampBit = 8;
 /// none is, not its full reading (5k instructions a line on a log where a line in ten holds one).
 inline constexpr unsigned char kKernelAnchorBit = 32;
 /// Sets kBootStampBit in `bits[k]` for each line k of `lines` that opens with a boot stamp
-/// (`bits` holds one entry per line).
+/// (`bits` holds one entry per line). It asks every line whose first byte is `[`, so of such a
+/// line the bit is the answer either way (Scan::boot_stamp); every pass that fills anchor bits
+/// calls it.
 void mark_boot_stamps(const std::vector<std::string_view>& lines, std::vector<unsigned char>& bits);
+/// What a pass knows of whether a line opens with a boot stamp (Scan::boot_stamp): `unknown`
+/// is asked of the line itself.
+enum class BootStamp : unsigned char { unknown, no, yes };
 
 struct Scan {
   Scan(const std::vector<std::string_view>& all, std::size_t b, std::size_t e) : lines(all), begin(b), end(e) {}
@@ -51,9 +56,13 @@ struct Scan {
   bool may_anchor(std::size_t i) const { return may_anchor(i, kAnchoredBit); }
   /// Whether line i may hold an anchor of the rows `bit` marks (a FormatSpec::anchor_bit).
   bool may_anchor(std::size_t i, unsigned char bit) const { return anchored == nullptr || ((*anchored)[i] & bit) != 0; }
-  /// Whether the pass found line i opening with a boot stamp (kBootStampBit); false: not known.
-  bool known_boot_stamped(std::size_t i) const {
-    return anchored != nullptr && ((*anchored)[i] & kBootStampBit) != 0;
+  /// What the pass knows of line i's boot stamp (kBootStampBit): where the line opens with `[`
+  /// the pass asked it (mark_boot_stamps), so no bit is a no. An SGLang log's every line opens
+  /// with `[` and was asked it three times (the pass, the rows to ask, the kernel class).
+  BootStamp boot_stamp(std::size_t i) const {
+    if (anchored == nullptr) return BootStamp::unknown;
+    if (((*anchored)[i] & kBootStampBit) != 0) return BootStamp::yes;
+    return !lines[i].empty() && lines[i][0] == '[' ? BootStamp::no : BootStamp::unknown;
   }
 
   /// Memo of the last shape check may_anchor made (FormatSpec::unanchored): rows that share a
@@ -218,14 +227,15 @@ struct ShapedRows {
   /// asked nothing: the block scope's, since no block's shape opens so (such a line is kernel
   /// text; the format-table test holds every row's shape to it). Most lines of a dmesg are.
   bool stamped_asked_nothing = false;
-  /// The rows to ask at `line`: all a detector loop need ask there. `known_stamped`: a pass
-  /// found the line opening with a boot stamp (Scan::known_boot_stamped); false: asked here.
+  /// The rows to ask at `line`: all a detector loop need ask there. `stamp`: what a pass knows
+  /// of the line's boot stamp (Scan::boot_stamp); unknown: asked here.
   /// Inline: asked at every line without an anchor.
-  std::span<const FormatSpec* const> at(std::string_view line, bool known_stamped = false) const {
-    if (stamped_asked_nothing && known_stamped) return {};
+  std::span<const FormatSpec* const> at(std::string_view line, BootStamp stamp = BootStamp::unknown) const {
+    if (stamped_asked_nothing && stamp == BootStamp::yes) return {};
     const std::string_view t = text::trim_left(line);
     if (t.empty()) return by_first[kEmpty];
-    if (stamped_asked_nothing && t[0] == '[' && kernel::starts_with_boot_stamp(t)) return {};
+    if (stamped_asked_nothing && stamp == BootStamp::unknown && t[0] == '[' && kernel::starts_with_boot_stamp(t))
+      return {};
     return by_first[static_cast<unsigned char>(t[0])];
   }
 };

@@ -107,7 +107,7 @@ std::vector<Block> structured_blocks(const std::vector<std::string_view>& lines,
   while (i < e) {
     Detection d;
     const FormatSpec* format = nullptr;
-    for (const FormatSpec* f : scan.may_anchor(i) ? rank : shaped.at(lines[i], scan.known_boot_stamped(i))) {
+    for (const FormatSpec* f : scan.may_anchor(i) ? rank : shaped.at(lines[i], scan.boot_stamp(i))) {
       if (!may_anchor(*f, scan, i)) continue;  // no anchor of its own on this line: nothing to find
       d = f->detect(scan, i);
       if (d.found()) {

@@ -497,3 +497,38 @@ TEST_CASE("format table: the kernel row's anchors are marked apart from other ro
   for (const int bits : {0, int{kAnchoredBit}, kAnchoredBit | kKernelAnchorBit})
     CHECK(found(1, static_cast<unsigned char>(bits)));
 }
+
+TEST_CASE("format table: the pass's boot-stamp bit is the answer for every line opening with `[`",
+          "[format_table][fixtures]") {
+  using culprit::ingest::BootStamp;
+  const auto asked = [](std::string_view line) { return culprit::ingest::kernel::starts_with_boot_stamp(line); };
+  // Every line of every text fixture, and lines near a stamp's shape.
+  std::vector<std::string> texts = {
+      "[ 1478.687080] Out of memory: Killed process 4242 (python)\n"
+      "[2026-04-09 00:47:22 TP7] Prefill batch.\n"
+      "  [   93.118204] indented: asked of the line itself\n"
+      "[93.118204] no padding\n[ 12.5] short\n[E0412 09:14:05] c10\n[\n"
+      "INFO 04-09 00:47:22 [scheduler.py:84] Finished request\n"};
+  for (const auto& path : culprit::test::text_fixtures()) texts.push_back(culprit::test::read_fixture(path));
+  std::size_t yes = 0, no = 0, unknown = 0;
+  for (const std::string& text : texts) {
+    const auto lines = culprit::text::split_lines(text);
+    std::vector<unsigned char> bits(lines.size(), 0);
+    culprit::ingest::mark_boot_stamps(lines, bits);
+    Scan scan{lines, 0, lines.size()};
+    scan.anchored = &bits;
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+      INFO("line " << lines[i]);
+      switch (scan.boot_stamp(i)) {
+        case BootStamp::yes: ++yes; CHECK(asked(lines[i])); break;
+        case BootStamp::no: ++no; CHECK_FALSE(asked(lines[i])); break;
+        case BootStamp::unknown: ++unknown; CHECK((lines[i].empty() || lines[i][0] != '[')); break;
+      }
+    }
+    Scan unpassed{lines, 0, lines.size()};  // no pass: nothing is known
+    for (std::size_t i = 0; i < lines.size(); ++i) CHECK(unpassed.boot_stamp(i) == BootStamp::unknown);
+  }
+  CHECK(yes > 100);
+  CHECK(no > 100);
+  CHECK(unknown > 100);
+}
