@@ -300,6 +300,42 @@ std::vector<Anchor> runs_of(const std::vector<Anchor>& anchors) {
 /// unnamed rows: each of the queries it answers was a scan of the events of its own (a tenth of
 /// a many-events scan). Valid for a host until an UPDATE of its events (Aligner::touched_), and
 /// then its queries run as SQL again.
+/// What record_sources writes of one source: the first and last instant of its placed events,
+/// and how many of its stamped events each of kSourceClocks counts, with the first of each (least
+/// id).
+struct SourceTally {
+  std::optional<double> first, last;
+  std::int64_t count[kClockCount] = {};
+  std::int64_t first_id[kClockCount] = {};
+};
+/// The tallies by source id, from one pass over events (in any order: add() keeps the least id).
+struct SourceTallies : std::map<std::int64_t, SourceTally> {
+  /// Adds events to `tallies`; an input's events come source by source, so the last source's
+  /// entry is kept at hand.
+  class Cursor {
+   public:
+    explicit Cursor(SourceTallies& tallies) : tallies_(tallies) {}
+    void add(std::int64_t source, std::int64_t id, bool placed, double ts, std::string_view ts_kind) {
+      if (t_ == nullptr || source != source_) {
+        source_ = source;
+        t_ = &tallies_[source];
+      }
+      if (placed) {
+        t_->first = t_->first ? std::min(*t_->first, ts) : ts;
+        t_->last = t_->last ? std::max(*t_->last, ts) : ts;
+      }
+      if (ts_kind == "none") return;
+      const std::size_t c = source_clock(placed, ts_kind);
+      if (t_->count[c]++ == 0 || id < t_->first_id[c]) t_->first_id[c] = id;
+    }
+
+   private:
+    SourceTallies& tallies_;
+    SourceTally* t_ = nullptr;
+    std::int64_t source_ = 0;
+  };
+};
+
 struct HostCensus {
   std::int64_t rows = 0;
   std::vector<std::string> kinds;          ///< the ts_kind values of its events
@@ -397,7 +433,7 @@ class Aligner {
     std::string err;
     auto st = db_.prepare(
         "SELECT host, ts_kind, ts, ts_raw, CASE WHEN ts IS NOT NULL AND ts_kind = 'wall_no_year' THEN "
-        + std::string(kYearFromSource) + " ELSE 0 END, ts_value IS NOT NULL FROM events",
+        + std::string(kYearFromSource) + " ELSE 0 END, ts_value IS NOT NULL, source_id, id FROM events",
         err);
     if (!st) return err;
     sqlite3_stmt* s = st->handle();
@@ -407,12 +443,15 @@ class Aligner {
     };
     HostCensus* c = nullptr;
     std::string host;
+    SourceTallies::Cursor sources(census_sources_);
     while (st->step()) {
       if (c == nullptr || text(0) != host) {
         host = text(0);
         c = &census_[host];
       }
       const std::string_view kind = text(1);
+      sources.add(sqlite3_column_int64(s, 6), sqlite3_column_int64(s, 7), sqlite3_column_type(s, 2) != SQLITE_NULL,
+                  sqlite3_column_double(s, 2), kind);
       ++c->rows;
       if (std::find(c->kinds.begin(), c->kinds.end(), kind) == c->kinds.end()) c->kinds.emplace_back(kind);
       if (sqlite3_column_type(s, 2) == SQLITE_NULL) {
@@ -467,6 +506,7 @@ class Aligner {
     std::string err;
     auto st = db_.prepare(sql, err);
     if (!st) return err;
+    moved_ = true;
     Placed placed;
     st->bind(1, std::string_view(h));
     sqlite3_bind_pointer(st->handle(), 2, &placed, kPlacedPointer, nullptr);
@@ -486,6 +526,7 @@ class Aligner {
   /// exec_bound() of an UPDATE of host `h`'s events (?1): the census no longer speaks for it.
   std::string update_events(const std::string& h, const std::string& sql) {
     touched_.insert(h);
+    moved_ = true;
     return db_.exec_bound(sql, {h});
   }
 
@@ -817,37 +858,24 @@ class Aligner {
   /// kSourceClocks among its stamped events), from one scan of the events in id order: three
   /// subqueries a source read every event of it three times over.
   std::string record_sources() {
-    struct Tally {
-      std::optional<double> first, last;
-      std::int64_t count[kClockCount] = {};
-      std::int64_t first_id[kClockCount] = {};
-    };
-    std::map<std::int64_t, Tally> tallies;
+    // The census' tallies while no event's time has moved since (the stamps of a log that dates
+    // its every line in full: a many-events log's second read of every event), else a scan.
+    SourceTallies scanned;
     std::string err;
-    auto st = db_.prepare("SELECT source_id, id, ts, ts_kind FROM events ORDER BY id", err);
-    if (!st) return err;
-    sqlite3_stmt* s = st->handle();
-    Tally* t = nullptr;
-    std::int64_t source = 0;
-    while (st->step()) {
-      const std::int64_t sid = sqlite3_column_int64(s, 0);
-      if (t == nullptr || sid != source) {
-        source = sid;
-        t = &tallies[sid];
+    if (moved_) {
+      auto st = db_.prepare("SELECT source_id, id, ts, ts_kind FROM events ORDER BY id", err);
+      if (!st) return err;
+      sqlite3_stmt* s = st->handle();
+      SourceTallies::Cursor sources(scanned);
+      while (st->step()) {
+        const auto* k = reinterpret_cast<const char*>(sqlite3_column_text(s, 3));
+        const std::string_view kind = k ? std::string_view(k, static_cast<std::size_t>(sqlite3_column_bytes(s, 3))) : "";
+        sources.add(sqlite3_column_int64(s, 0), sqlite3_column_int64(s, 1), sqlite3_column_type(s, 2) != SQLITE_NULL,
+                    sqlite3_column_double(s, 2), kind);
       }
-      const bool placed = sqlite3_column_type(s, 2) != SQLITE_NULL;
-      if (placed) {
-        const double ts = sqlite3_column_double(s, 2);
-        t->first = t->first ? std::min(*t->first, ts) : ts;
-        t->last = t->last ? std::max(*t->last, ts) : ts;
-      }
-      const auto* k = reinterpret_cast<const char*>(sqlite3_column_text(s, 3));
-      const std::string_view kind = k ? std::string_view(k, static_cast<std::size_t>(sqlite3_column_bytes(s, 3))) : "";
-      if (kind == "none") continue;
-      const std::size_t c = source_clock(placed, kind);
-      if (t->count[c]++ == 0) t->first_id[c] = sqlite3_column_int64(s, 1);
+      if (!st->error().empty()) return st->error();
     }
-    if (!st->error().empty()) return st->error();
+    const SourceTallies& tallies = moved_ ? scanned : census_sources_;
     // Each source's row as it stands: only a row whose values change is written (a folder of
     // small files is mostly sources with no stamped event, and an UPDATE per source rewrote
     // each of them to what it already held: 11k instructions a source).
@@ -870,11 +898,11 @@ class Aligner {
                          c ? std::string(c, static_cast<std::size_t>(sqlite3_column_bytes(rows->handle(), 3))) : ""});
     }
     if (!rows->error().empty()) return rows->error();
-    static const Tally kNoEvents;
+    static const SourceTally kNoEvents;
     for (const Row& row : current) {
       const std::int64_t id = row.id;
       const auto it = tallies.find(id);
-      const Tally& tally = it == tallies.end() ? kNoEvents : it->second;
+      const SourceTally& tally = it == tallies.end() ? kNoEvents : it->second;
       std::string_view clock = kNoSourceClock;
       std::size_t best = kClockCount;
       for (std::size_t c = 0; c < kClockCount; ++c) {
@@ -903,6 +931,8 @@ class Aligner {
   std::set<std::pair<std::string, std::string>> kinds_;  // (host, ts_kind) pairs (take_census)
   std::map<std::string, HostCensus> census_;
   std::set<std::string> touched_;  // hosts whose events' times an UPDATE moved (census() is null)
+  bool moved_ = false;             // an UPDATE placed or moved events' times since take_census
+  SourceTallies census_sources_;   // record_sources' tallies as take_census read the events
   std::optional<double> any_dated_;  // max(ts) of every host's kDatedSql rows
   std::map<std::string, std::vector<Part>> parts_;
   std::optional<double> any_ref_, fallback_ref_;

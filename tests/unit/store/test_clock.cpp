@@ -491,6 +491,39 @@ TEST_CASE("clock: a source's first and last times and its clock: the most common
   CHECK(r.rows[2]["last_ts"].is_null());
 }
 
+// Where no step moves an event's time, the sources' rows come from the census' one read of the
+// events, not a second: the same first and last times and clock, with events of several sources
+// interleaved (a folder's inputs read on several threads).
+TEST_CASE("clock: where no time moves, a source's times and clock are the census'", "[clock]") {
+  Timeline t("n1");
+  const std::int64_t a = t.source;
+  t.new_source("n1", "kernel_log");
+  const std::int64_t b = t.source;
+  t.new_source("n1", "kernel_log");
+  const std::int64_t c = t.source;
+  const auto in = [&t](std::int64_t source) { t.source = source; };
+  in(a), t.add("n1", TsKind::wall, utc(2026, 4, 9, 0, 0, 20), std::nullopt, "2026-04-09 00:00:20", "xid");
+  in(b), t.add("n1", TsKind::wall, utc(2026, 4, 9, 0, 0, 5), std::nullopt, "2026-04-09 00:00:05", "xid");
+  in(a), t.add("n1", TsKind::boot, std::nullopt, 93.5, "[   93.500000]", "xid");  // no anchor: unplaced
+  in(c), t.add("n1", TsKind::boot, std::nullopt, 90.0, "[   90.000000]", "xid");
+  in(b), t.add("n1", TsKind::wall, utc(2026, 4, 9, 0, 0, 30), std::nullopt, "2026-04-09 00:00:30", "xid");
+  in(a), t.add("n1", TsKind::boot, std::nullopt, 94.5, "[   94.500000]", "xid");
+  in(c), t.add("n1", TsKind::wall, utc(2026, 4, 9, 0, 0, 1), std::nullopt, "2026-04-09 00:00:01", "xid");
+  in(a), t.add("n1", TsKind::none, std::nullopt, std::nullopt, "", "log");  // not a stamp: not counted
+  REQUIRE(t.align().empty());
+  auto r = t.db->query("SELECT first_ts, last_ts, clock FROM sources ORDER BY id");
+  REQUIRE(r.rows.size() == 3);
+  CHECK(r.rows[0]["clock"].as_text() == "unplaced");  // two unplaced boot stamps outnumber one wall
+  CHECK(*r.rows[0]["first_ts"].as_double() == Approx(utc(2026, 4, 9, 0, 0, 20)));
+  CHECK(*r.rows[0]["last_ts"].as_double() == Approx(utc(2026, 4, 9, 0, 0, 20)));
+  CHECK(r.rows[1]["clock"].as_text() == "wall");
+  CHECK(*r.rows[1]["first_ts"].as_double() == Approx(utc(2026, 4, 9, 0, 0, 5)));
+  CHECK(*r.rows[1]["last_ts"].as_double() == Approx(utc(2026, 4, 9, 0, 0, 30)));
+  CHECK(r.rows[2]["clock"].as_text() == "unplaced");  // a tie: the kind of the earlier line
+  CHECK(*r.rows[2]["first_ts"].as_double() == Approx(utc(2026, 4, 9, 0, 0, 1)));
+  CHECK(*r.rows[2]["last_ts"].as_double() == Approx(utc(2026, 4, 9, 0, 0, 1)));
+}
+
 // A batch of small files is mostly sources without a stamped event: align_clocks writes a
 // source's row only where its first_ts, last_ts or clock change (issue 38), and a row that came
 // in with another clock (an older writer's '') is still set.
