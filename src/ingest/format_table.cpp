@@ -233,7 +233,8 @@ void mark_short_anchors(std::string_view text, const std::vector<std::string_vie
 void mark_boot_stamps(const std::vector<std::string_view>& lines, std::vector<unsigned char>& bits) {
   // The first byte asked here, inline: a worker log's lines are turned away without a call.
   for (std::size_t k = 0; k < lines.size(); ++k)
-    if (!lines[k].empty() && lines[k][0] == '[' && kernel::starts_with_boot_stamp(lines[k])) bits[k] |= kBootStampBit;
+    if (!lines[k].empty() && lines[k][0] == '[')
+      bits[k] |= kernel::starts_with_boot_stamp(lines[k]) ? kBootStampBit : kNoBootStampBit;
 }
 
 }  // namespace culprit::ingest

@@ -34,10 +34,13 @@ inline constexpr unsigned char kBootStampBit = 8;
 /// anchor (a vLLM line's `total`) is then asked the kernel row's shape check, as a line holding
 /// none is, not its full reading (5k instructions a line on a log where a line in ten holds one).
 inline constexpr unsigned char kKernelAnchorBit = 32;
-/// Sets kBootStampBit in `bits[k]` for each line k of `lines` that opens with a boot stamp
-/// (`bits` holds one entry per line). It asks every line whose first byte is `[`, so of such a
-/// line the bit is the answer either way (Scan::boot_stamp); every pass that fills anchor bits
-/// calls it.
+/// The bit of Scan::anchored that marks a line opening with `[` but no boot stamp: the pass that
+/// sets kBootStampBit asked it too (mark_boot_stamps), so the question is not asked again.
+inline constexpr unsigned char kNoBootStampBit = 64;
+/// Sets kBootStampBit in `bits[k]` for each line k of `lines` that opens with a boot stamp, and
+/// kNoBootStampBit for each other line whose first byte is `[` (`bits` holds one entry per
+/// line): of every line it asks, the answer (Scan::boot_stamp). Every pass that fills anchor
+/// bits calls it.
 void mark_boot_stamps(const std::vector<std::string_view>& lines, std::vector<unsigned char>& bits);
 /// What a pass knows of whether a line opens with a boot stamp (Scan::boot_stamp): `unknown`
 /// is asked of the line itself.
@@ -56,13 +59,13 @@ struct Scan {
   bool may_anchor(std::size_t i) const { return may_anchor(i, kAnchoredBit); }
   /// Whether line i may hold an anchor of the rows `bit` marks (a FormatSpec::anchor_bit).
   bool may_anchor(std::size_t i, unsigned char bit) const { return anchored == nullptr || ((*anchored)[i] & bit) != 0; }
-  /// What the pass knows of line i's boot stamp (kBootStampBit): where the line opens with `[`
-  /// the pass asked it (mark_boot_stamps), so no bit is a no. An SGLang log's every line opens
-  /// with `[` and was asked it three times (the pass, the rows to ask, the kernel class).
+  /// What the pass knows of line i's boot stamp (kBootStampBit, kNoBootStampBit): it asks every
+  /// line opening with `[` (mark_boot_stamps). An SGLang log's every line opens so and was asked
+  /// it three times (the pass, the rows to ask, the kernel class).
   BootStamp boot_stamp(std::size_t i) const {
     if (anchored == nullptr) return BootStamp::unknown;
-    if (((*anchored)[i] & kBootStampBit) != 0) return BootStamp::yes;
-    return !lines[i].empty() && lines[i][0] == '[' ? BootStamp::no : BootStamp::unknown;
+    const unsigned char bits = (*anchored)[i];
+    return (bits & kBootStampBit) != 0 ? BootStamp::yes : (bits & kNoBootStampBit) != 0 ? BootStamp::no : BootStamp::unknown;
   }
 
   /// Memo of the last shape check may_anchor made (FormatSpec::unanchored): rows that share a

@@ -27,6 +27,7 @@ enum LineHitBit : std::uint8_t {
   kBootStampLine = kBootStampBit,  ///< no hit: the line opens with a boot stamp (format_table.hpp)
   kProcessWordHit = 16,  ///< a process word (process_words), case-folded: the line may name a process
   kKernelAnchorHit = kKernelAnchorBit,  ///< an anchor of the kernel row's own (format_table.hpp)
+  kNoBootStampLine = kNoBootStampBit,    ///< no hit: the line opens with `[` but no boot stamp
 };
 
 /// Where the input's pass (line_hit_list(signals)) numbers its literals in their ids: above the

@@ -450,12 +450,16 @@ class Aligner {
         c = &census_[host];
       }
       const std::string_view kind = text(1);
-      sources.add(sqlite3_column_int64(s, 6), sqlite3_column_int64(s, 7), sqlite3_column_type(s, 2) != SQLITE_NULL,
-                  sqlite3_column_double(s, 2), kind);
+      if (census_tallied_)
+        sources.add(sqlite3_column_int64(s, 6), sqlite3_column_int64(s, 7), sqlite3_column_type(s, 2) != SQLITE_NULL,
+                    sqlite3_column_double(s, 2), kind);
       ++c->rows;
       if (std::find(c->kinds.begin(), c->kinds.end(), kind) == c->kinds.end()) c->kinds.emplace_back(kind);
       if (sqlite3_column_type(s, 2) == SQLITE_NULL) {
         if (sqlite3_column_int(s, 5) != 0) {
+          // years() places it (a reference exists whenever one is to place): record_sources will
+          // read the events again, so the tallies stop here (a vLLM log's every stamp is one).
+          if (kind == "wall_no_year" && census_tallied_) census_tallied_ = false;
           if (kind == "wall_no_year") ++c->no_year_unplaced;
           if (kind == "time_of_day") ++c->time_unplaced;
         }
@@ -862,7 +866,7 @@ class Aligner {
     // its every line in full: a many-events log's second read of every event), else a scan.
     SourceTallies scanned;
     std::string err;
-    if (moved_) {
+    if (moved_ || !census_tallied_) {
       auto st = db_.prepare("SELECT source_id, id, ts, ts_kind FROM events ORDER BY id", err);
       if (!st) return err;
       sqlite3_stmt* s = st->handle();
@@ -875,7 +879,7 @@ class Aligner {
       }
       if (!st->error().empty()) return st->error();
     }
-    const SourceTallies& tallies = moved_ ? scanned : census_sources_;
+    const SourceTallies& tallies = moved_ || !census_tallied_ ? scanned : census_sources_;
     // Each source's row as it stands: only a row whose values change is written (a folder of
     // small files is mostly sources with no stamped event, and an UPDATE per source rewrote
     // each of them to what it already held: 11k instructions a source).
@@ -932,7 +936,8 @@ class Aligner {
   std::map<std::string, HostCensus> census_;
   std::set<std::string> touched_;  // hosts whose events' times an UPDATE moved (census() is null)
   bool moved_ = false;             // an UPDATE placed or moved events' times since take_census
-  SourceTallies census_sources_;   // record_sources' tallies as take_census read the events
+  SourceTallies census_sources_;   // record_sources' tallies as take_census read the events,
+  bool census_tallied_ = true;     // unless it stopped (a stamp years() will place)
   std::optional<double> any_dated_;  // max(ts) of every host's kDatedSql rows
   std::map<std::string, std::vector<Part>> parts_;
   std::optional<double> any_ref_, fallback_ref_;
