@@ -296,10 +296,6 @@ std::vector<Anchor> runs_of(const std::vector<Anchor>& anchors) {
   return runs;
 }
 
-/// What one scan of the events says of a host's stamps, read once after hosts() has named the
-/// unnamed rows: each of the queries it answers was a scan of the events of its own (a tenth of
-/// a many-events scan). Valid for a host until an UPDATE of its events (Aligner::touched_), and
-/// then its queries run as SQL again.
 /// What record_sources writes of one source: the first and last instant of its placed events,
 /// and how many of its stamped events each of kSourceClocks counts, with the first of each (least
 /// id).
@@ -308,34 +304,37 @@ struct SourceTally {
   std::int64_t count[kClockCount] = {};
   std::int64_t first_id[kClockCount] = {};
 };
-/// The tallies by source id, from one pass over events (in any order: add() keeps the least id).
-struct SourceTallies : std::map<std::int64_t, SourceTally> {
-  /// Adds events to `tallies`; an input's events come source by source, so the last source's
-  /// entry is kept at hand.
-  class Cursor {
-   public:
-    explicit Cursor(SourceTallies& tallies) : tallies_(tallies) {}
-    void add(std::int64_t source, std::int64_t id, bool placed, double ts, std::string_view ts_kind) {
-      if (t_ == nullptr || source != source_) {
-        source_ = source;
-        t_ = &tallies_[source];
-      }
-      if (placed) {
-        t_->first = t_->first ? std::min(*t_->first, ts) : ts;
-        t_->last = t_->last ? std::max(*t_->last, ts) : ts;
-      }
-      if (ts_kind == "none") return;
-      const std::size_t c = source_clock(placed, ts_kind);
-      if (t_->count[c]++ == 0 || id < t_->first_id[c]) t_->first_id[c] = id;
-    }
+using SourceTallies = std::map<std::int64_t, SourceTally>;
 
-   private:
-    SourceTallies& tallies_;
-    SourceTally* t_ = nullptr;
-    std::int64_t source_ = 0;
-  };
+/// Adds events, read in any order (the least id is kept), to their sources' tallies; an input's
+/// events come source by source, so the last source's entry is kept at hand.
+class TallyCursor {
+ public:
+  explicit TallyCursor(SourceTallies& tallies) : tallies_(tallies) {}
+  void add(std::int64_t source, std::int64_t id, bool placed, double ts, std::string_view ts_kind) {
+    if (t_ == nullptr || source != source_) {
+      source_ = source;
+      t_ = &tallies_[source];
+    }
+    if (placed) {
+      t_->first = t_->first ? std::min(*t_->first, ts) : ts;
+      t_->last = t_->last ? std::max(*t_->last, ts) : ts;
+    }
+    if (ts_kind == "none") return;
+    const std::size_t c = source_clock(placed, ts_kind);
+    if (t_->count[c]++ == 0 || id < t_->first_id[c]) t_->first_id[c] = id;
+  }
+
+ private:
+  SourceTallies& tallies_;
+  SourceTally* t_ = nullptr;
+  std::int64_t source_ = 0;
 };
 
+/// What one scan of the events says of a host's stamps, read once after hosts() has named the
+/// unnamed rows: each of the queries it answers was a scan of the events of its own (a tenth of
+/// a many-events scan). Valid for a host until an UPDATE of its events (Aligner::touched_), and
+/// then its queries run as SQL again.
 struct HostCensus {
   std::int64_t rows = 0;
   std::vector<std::string> kinds;          ///< the ts_kind values of its events
@@ -443,7 +442,7 @@ class Aligner {
     };
     HostCensus* c = nullptr;
     std::string host;
-    SourceTallies::Cursor sources(census_sources_);
+    TallyCursor sources(census_sources_);
     while (st->step()) {
       if (c == nullptr || text(0) != host) {
         host = text(0);
@@ -859,18 +858,17 @@ class Aligner {
   }
 
   /// sources.first_ts / last_ts (min / max of its events' ts) and clock (the most common of
-  /// kSourceClocks among its stamped events), from one scan of the events in id order: three
-  /// subqueries a source read every event of it three times over.
+  /// kSourceClocks among its stamped events), from one read of the events (three subqueries a
+  /// source read every event of it three times over): the census' (take_census tallies them as it
+  /// reads) while no step has moved an event's time since, else one of its own.
   std::string record_sources() {
-    // The census' tallies while no event's time has moved since (the stamps of a log that dates
-    // its every line in full: a many-events log's second read of every event), else a scan.
     SourceTallies scanned;
     std::string err;
     if (moved_ || !census_tallied_) {
       auto st = db_.prepare("SELECT source_id, id, ts, ts_kind FROM events ORDER BY id", err);
       if (!st) return err;
       sqlite3_stmt* s = st->handle();
-      SourceTallies::Cursor sources(scanned);
+      TallyCursor sources(scanned);
       while (st->step()) {
         const auto* k = reinterpret_cast<const char*>(sqlite3_column_text(s, 3));
         const std::string_view kind = k ? std::string_view(k, static_cast<std::size_t>(sqlite3_column_bytes(s, 3))) : "";

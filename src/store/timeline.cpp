@@ -87,6 +87,8 @@ struct TimelineWriter::Impl {
   std::int64_t events = 0;                    // events written
   HostsNamed named;                           // hosts_named(): sources whose events may name a host
   std::map<std::int64_t, std::string> source_hosts;  // each source's own host (add_source)
+  std::int64_t last_source = -1;                     // note_named's last source, and
+  const std::string* last_source_host = nullptr;     // its source_hosts entry (null: none)
   std::string error;
 
   explicit Impl(Database& d) : db(d) {
@@ -111,8 +113,6 @@ struct TimelineWriter::Impl {
     }
     if (names) named.sources.insert(e.source_id);
   }
-  std::int64_t last_source = -1;
-  const std::string* last_source_host = nullptr;  // source_hosts' entry of last_source (null: none)
 
   std::unique_ptr<Statement> prep(const char* sql) {
     std::string err;
