@@ -498,7 +498,7 @@ TEST_CASE("format table: the kernel row's anchors are marked apart from other ro
     CHECK(found(1, static_cast<unsigned char>(bits)));
 }
 
-TEST_CASE("format table: the pass's boot-stamp bit is the answer for every line opening with `[`",
+TEST_CASE("format table: the pass's boot-stamp bits answer for every line that opens with a bracket",
           "[format_table][fixtures]") {
   using culprit::ingest::BootStamp;
   const auto asked = [](std::string_view line) { return culprit::ingest::kernel::starts_with_boot_stamp(line); };
