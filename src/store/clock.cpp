@@ -458,8 +458,10 @@ class Aligner {
         if (sqlite3_column_int(s, 5) != 0) {
           // years() places it (a reference exists whenever one is to place): record_sources will
           // read the events again, so the tallies stop here (a vLLM log's every stamp is one).
-          if (kind == "wall_no_year" && census_tallied_) census_tallied_ = false;
-          if (kind == "wall_no_year") ++c->no_year_unplaced;
+          if (kind == "wall_no_year") {
+            census_tallied_ = false;
+            ++c->no_year_unplaced;
+          }
           if (kind == "time_of_day") ++c->time_unplaced;
         }
         continue;
@@ -864,7 +866,8 @@ class Aligner {
   std::string record_sources() {
     SourceTallies scanned;
     std::string err;
-    if (moved_ || !census_tallied_) {
+    const bool own_read = moved_ || !census_tallied_;
+    if (own_read) {
       auto st = db_.prepare("SELECT source_id, id, ts, ts_kind FROM events ORDER BY id", err);
       if (!st) return err;
       sqlite3_stmt* s = st->handle();
@@ -877,7 +880,7 @@ class Aligner {
       }
       if (!st->error().empty()) return st->error();
     }
-    const SourceTallies& tallies = moved_ || !census_tallied_ ? scanned : census_sources_;
+    const SourceTallies& tallies = own_read ? scanned : census_sources_;
     // Each source's row as it stands: only a row whose values change is written (a folder of
     // small files is mostly sources with no stamped event, and an UPDATE per source rewrote
     // each of them to what it already held: 11k instructions a source).
