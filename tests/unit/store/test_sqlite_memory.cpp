@@ -1,5 +1,6 @@
 // SQLite's allocator (store/sqlite_memory.cpp): sizes, distinct blocks that keep what is written to
-// them, reallocation, blocks freed on another thread, and the memory of ended threads reused.
+// them, reallocation, blocks freed on another thread, the memory of ended threads reused, and a
+// class's free blocks lent to the class below once the chunk is used up.
 #include <catch2/catch.hpp>
 
 #include <cstdint>
@@ -139,4 +140,47 @@ TEST_CASE("sqlite memory: a block freed while its thread ends goes to the depot"
   REQUIRE(late_block != nullptr);
   CHECK(block == late_block);
   memory::release(block);
+}
+
+TEST_CASE("sqlite memory: a class with no free block takes one of the next classes up, up to twice its size",
+          "[sqlite_memory]") {
+  // On its own thread, whose lists start empty. A class's own list and the depot's come first,
+  // then the thread's chunk until it is used up, then the blocks of the classes up.
+  constexpr int kFreed = 100;
+  std::set<void*> freed;
+  std::vector<void*> borrowed;
+  std::size_t before_borrowing = 0;
+  void* too_small = nullptr;
+  std::vector<void*> again;
+  std::thread worker([&] {
+    std::vector<void*> made;
+    for (int i = 0; i < kFreed; ++i) made.push_back(memory::allocate(64));
+    for (void* block : made) {
+      memory::release(block);
+      freed.insert(block);
+    }
+    // 48-byte blocks: the thread's list, the depot's (other threads' ended lists) and the chunk
+    // first, then the freed 64-byte ones, each once, before a new chunk is carved.
+    std::vector<void*> own;
+    while (borrowed.size() < kFreed && own.size() < 1000000) {
+      void* block = memory::allocate(48);
+      if (memory::size_of(block) == 64) borrowed.push_back(block);
+      else if (borrowed.empty()) own.push_back(block);
+      else break;  // carved while 64-byte blocks were still free
+    }
+    before_borrowing = own.size();
+    // More than twice smaller: never one of them (none is left, and none would be lent).
+    too_small = memory::allocate(16);
+    for (void* block : borrowed) memory::release(block);  // back to the 64-byte list
+    for (int i = 0; i < kFreed; ++i) again.push_back(memory::allocate(64));
+    for (void* block : again) memory::release(block);
+    for (void* block : own) memory::release(block);
+    memory::release(too_small);
+  });
+  worker.join();
+  INFO("48-byte blocks before the first borrowed: " << before_borrowing);
+  REQUIRE(borrowed.size() == kFreed);
+  CHECK(std::set<void*>(borrowed.begin(), borrowed.end()) == freed);
+  CHECK(freed.count(too_small) == 0);
+  CHECK(std::set<void*>(again.begin(), again.end()) == freed);
 }
