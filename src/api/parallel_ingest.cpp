@@ -7,6 +7,7 @@
 #include <future>
 #include <memory>
 
+#include "culprit/core/free_heap.hpp"
 #include "culprit/ingest/recorded_sink.hpp"
 
 namespace culprit::api {
@@ -54,6 +55,7 @@ std::size_t ingest_sources(const SourceReader& read, const text::SignalSet& sign
   auto has_text = [](const input::Source& src) {
     return src.text.find_first_not_of(" \t\r\n\f\v") != std::string::npos;
   };
+  bool read_in_pieces = false;  // some input was big enough to be read and parsed in pieces
   core::Diagnostics reader_problems;  // since the last source
   std::deque<Pending> pending;
   auto finish_oldest = [&] {
@@ -66,6 +68,7 @@ std::size_t ingest_sources(const SourceReader& read, const text::SignalSet& sign
     piece_done(parsed.read_as_text, p.last);
   };
   read(reader_problems, [&](input::Source& src) {
+    read_in_pieces = read_in_pieces || src.more;
     if (take && src.text.size() < kParallelSourceBytes) {
       while (!pending.empty()) finish_oldest();
       append(problems, reader_problems);
@@ -98,6 +101,13 @@ std::size_t ingest_sources(const SourceReader& read, const text::SignalSet& sign
   });
   while (!pending.empty()) finish_oldest();
   append(problems, reader_problems);
+  if (read_in_pieces) {
+    // The pieces' buffers and what their parse freed are kept for the next piece; there is none.
+    // Given back now, they are not in the peak of what follows (the index builds, the diagnosis:
+    // 156 → 132 MB for two 128 MiB incidents at once; docs/performance.md, "Sixteenth pass").
+    input::drop_spare_texts();
+    core::give_back_free_heap();
+  }
   return count;
 }
 

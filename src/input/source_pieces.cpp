@@ -44,6 +44,12 @@ void give_back_text(std::string&& text) {
   if (smallest->capacity() < text.capacity()) *smallest = std::move(text);
 }
 
+void drop_spare_texts() {
+  std::vector<std::string> dropped;
+  const std::lock_guard<std::mutex> lock(spare_texts().mutex);
+  dropped.swap(spare_texts().texts);
+}
+
 namespace detail {
 namespace {
 
@@ -138,12 +144,16 @@ void SourcePieces::split() {
     return;
   }
   const LineCutter::Account a = cutter_.take_front(std::string_view(text).substr(0, end));
+  // The bytes past the piece's end wait in `tail_` while the piece is handed on. A piece parsed
+  // on this thread gives its buffer back before emit() returns, and the input's next bytes then
+  // go into that same buffer: one piece's room an input, not two (a scan's incidents each parse
+  // on their own thread). A piece parsed on another thread still holds its buffer: the next
+  // comes from those given back, or is new.
+  tail_.assign(text, end);
   std::string taken = std::move(text);
   text.clear();
   Source piece = src_;  // the input's names and this piece's first line, without text
   piece.more = true;
-  text = text_with_room(piece_room());
-  text.append(taken, end);
   taken.resize(end);
   piece.text = std::move(taken);
   account(piece, piece.text.size(), a);
@@ -151,6 +161,8 @@ void SourcePieces::split() {
   ++pieces_;
   next_try_ = piece_bytes_;
   ctx_.emit(piece);
+  text = text_with_room(piece_room());
+  text.append(tail_);
 }
 
 void SourcePieces::reserve(std::int64_t size) {

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 #include "culprit/input/reader.hpp"
@@ -55,6 +56,7 @@ class SourcePieces {
   LineCutter cutter_;
   std::size_t piece_bytes_;  ///< 0: never split
   std::size_t next_try_;     ///< the size of the text at which split() is asked again
+  std::string tail_;         ///< split(): the bytes past a piece's end while it is handed on
   bool probed_ = false;      ///< the input's head was checked for reading as lines
   int pieces_ = 0;
 };

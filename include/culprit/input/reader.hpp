@@ -138,6 +138,11 @@ using SourceHandler = std::function<void(Source&)>;
 /// mapped, instead of fresh ones (a page fault per 4 KiB). Keeps the four biggest; thread-safe.
 void give_back_text(std::string&& text);
 
+/// Frees the buffers give_back_text keeps: once an incident's reading ends they would only add
+/// to the peak of its diagnosis (a scan's next incident takes new ones, a page fault per 2 MiB).
+/// Thread-safe; a reader at work keeps the buffer it fills.
+void drop_spare_texts();
+
 /// Reads every input in order and hands each source to `on_source`. Unreadable paths, loops,
 /// oversize files and damaged archives become diagnostics; the rest is still read. Folder
 /// members are read in path order so runs are reproducible. A FIFO or pipe named on the

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -319,4 +320,34 @@ TEST_CASE("an input is read into a buffer handed back, and its own goes back aft
     REQUIRE(rooms.size() == 1);
     CHECK(rooms[0] == room);
   }
+}
+
+TEST_CASE("the pieces of an input parsed where it is read are all in one buffer", "[input]") {
+  // Each piece's handler parses it before the reader goes on (a scan's incident on one thread),
+  // so the buffer it gave back takes the input's next bytes: one piece's room an input, not two.
+  culprit::input::drop_spare_texts();  // no spare of another room to be chosen first
+  const TempFile file(mixed_log(static_cast<std::size_t>(6 * kPiece), false));
+  ReadOptions o;
+  o.piece_bytes = kPiece;
+  Diagnostics d;
+  std::vector<const char*> buffers;
+  culprit::input::read_inputs({file.path.string()}, o, d, [&buffers](Source& src) { buffers.push_back(src.text.data()); });
+  REQUIRE(buffers.size() > 2);
+  CHECK(std::set<const char*>(buffers.begin(), buffers.end()).size() == 1);
+}
+
+TEST_CASE("a buffer handed back is not read into once the spares are dropped", "[input]") {
+  const std::string log = mixed_log(static_cast<std::size_t>(5 * kPiece), false);
+  const TempFile file(log);
+  std::string spare;
+  spare.reserve(log.size() + 123);
+  const std::size_t room = spare.capacity();
+  culprit::input::give_back_text(std::move(spare));
+  culprit::input::drop_spare_texts();
+  Diagnostics d;
+  std::vector<std::size_t> rooms;
+  culprit::input::read_inputs({file.path.string()}, {}, d, [&rooms](Source& src) { rooms.push_back(src.text.capacity()); });
+  REQUIRE(rooms.size() == 1);
+  CHECK(rooms[0] != room);
+  CHECK(rooms[0] >= log.size());
 }
