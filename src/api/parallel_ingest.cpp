@@ -104,7 +104,8 @@ std::size_t ingest_sources(const SourceReader& read, const text::SignalSet& sign
   if (read_in_pieces) {
     // The pieces' buffers and what their parse freed are kept for the next piece; there is none.
     // Given back now, they are not in the peak of what follows (the index builds, the diagnosis:
-    // 156 → 132 MB for two 128 MiB incidents at once; docs/performance.md, "Sixteenth pass").
+    // two 128 MiB incidents at once peaked at 161-166 MiB, now 122-124; docs/performance.md,
+    // "Sixteenth pass").
     input::drop_spare_texts();
     core::give_back_free_heap();
   }
