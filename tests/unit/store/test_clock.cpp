@@ -333,6 +333,24 @@ TEST_CASE("clock: sources that name no host belong to the only host there is", "
   CHECK(t.db->query("SELECT count(*) AS n FROM sources WHERE host = ''").rows[0]["n"].as_int() == 0);
 }
 
+TEST_CASE("clock: where the events name several hosts, unnamed ones stay unnamed", "[clock]") {
+  // The hosts named only by events (their sources name none), many events each, interleaved: every
+  // one is found (hosts(): one index seek per host), so none is taken for the only host.
+  for (const int named : {1, 2, 3}) {
+    INFO(named << " named host(s)");
+    Timeline t("");
+    std::int64_t unnamed = 0;
+    for (int i = 0; i < 300; ++i) {
+      const std::string host = fmt::format("node-{:02}", i % named);
+      t.add(host, TsKind::wall, utc(2026, 3, 3, 4, 15, i % 60), std::nullopt, "2026-03-03T04:15:09Z");
+      if (i == 150) unnamed = t.add("", TsKind::wall, utc(2026, 3, 3, 4, 16, 0), std::nullopt, "2026-03-03T04:16:00Z");
+    }
+    REQUIRE(t.align().empty());
+    CHECK(t.host_of(unnamed) == (named == 1 ? "node-00" : ""));
+    CHECK(t.db->query("SELECT count(*) AS n FROM hosts WHERE name <> ''").rows[0]["n"].as_int() == named);
+  }
+}
+
 TEST_CASE("clock: --tz and --boot-time values are checked", "[clock]") {
   store::ClockOptions o;
   o.tz = "Mars/Olympus";
