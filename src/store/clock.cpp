@@ -174,14 +174,6 @@ void stamp_zoned_sql(sqlite3_context* ctx, int /*argc*/, sqlite3_value** argv) {
 
 constexpr const char* kZoned = "culprit_stamp_zoned(ts_raw)";
 
-/// The events' named hosts (every text but '' sorts after it), each found by one seek of
-/// events_host_pid for the least host past the last (a loose index scan): a DISTINCT over the
-/// index's range read every event's entry of it, a many-events log's 10^5 for its one host.
-constexpr const char* kEventHostsSql =
-    "WITH RECURSIVE named(host) AS (SELECT min(host) FROM events WHERE host > ''"
-    " UNION ALL SELECT (SELECT min(host) FROM events WHERE host > named.host) FROM named WHERE host IS NOT NULL)"
-    " SELECT host FROM named WHERE host IS NOT NULL";
-
 /// The offset (seconds east) a zoned stamp text ends with; nullopt for `Z`, epochs, names.
 std::optional<double> stamp_offset(std::string_view raw) {
   if (raw.size() < 6) return std::nullopt;
@@ -403,10 +395,12 @@ class Aligner {
   }
 
   std::string hosts() {
-    // One named host: unnamed sources (a docker inspect, a worker log) are its. The events' named
-    // hosts: kEventHostsSql.
-    auto named = db_.query(fmt::format("SELECT host FROM ({}) UNION SELECT DISTINCT host FROM sources WHERE host <> ''",
-                                       kEventHostsSql));
+    // One named host: unnamed sources (a docker inspect, a worker log) are its. The events' hosts
+    // by one seek of events_host_pid each (distinct_sql): a DISTINCT read every event's entry of
+    // the index, a many-events log's 10^5 for its one host.
+    auto named = db_.query(
+        fmt::format("SELECT host FROM ({}) WHERE host <> '' UNION SELECT DISTINCT host FROM sources WHERE host <> ''",
+                    distinct_sql("events", "host")));
     if (!named.error.empty()) return named.error;
     if (named.rows.size() == 1) {
       const std::string h = sql_literal(named.rows[0]["host"].as_text());
