@@ -18,8 +18,9 @@ bool install();
 ///   A block of up to kLargest bytes comes from the calling thread's free list of its size class,
 ///   else from a 2 MiB chunk (a huge page where the kernel gives one) the thread carves, else,
 ///   where the chunk is used up, from the list of a class up to twice its size before a new
-///   chunk is taken; a larger one from malloc. A block may be freed on any thread: it joins that thread's list. A thread's lists and the rest of its chunk go to a
-///   shared depot when the thread ends, and new lists draw from the depot before carving, so a
+///   chunk is taken; a larger one from malloc. A block may be freed on any thread: it joins that
+///   thread's list. A thread's lists and the rest of its chunk go to a shared depot when the
+///   thread ends, and new lists draw from the depot before carving, so a
 ///   process that starts many threads (the Python module's scans) reuses their memory.
 ///   Chunks are never returned to the system: what stays is the most SQLite held at once.
 void* allocate(int bytes);
