@@ -15,11 +15,16 @@ namespace worker_exit_tests {
 
 namespace {
 
+const char* const kNoTraceback =
+    "  traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html\n";
+
 const char* const kApiLine =
     "E0409 00:47:11.402000 3104391 torch/distributed/elastic/multiprocessing/api.py:869] failed (exitcode: 1) "
     "local_rank: 1 (pid: 40578) of binary: /usr/bin/python3\n";
 
-std::string child_failed(const std::string& exit_line) {
+/// The launcher's summary of one failed rank; `exit_line` and `traceback_line` as torch writes them
+/// for an exit status (the errors page) or a signal (`Signal 9 (SIGKILL) received by PID …`).
+std::string child_failed(const std::string& exit_line, const std::string& traceback_line) {
   return "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: \n"
          "============================================================\n"
          "train.py FAILED\n"
@@ -33,8 +38,8 @@ std::string child_failed(const std::string& exit_line) {
          "  host      : gpu-node-12\n"
          "  rank      : 5 (local_rank: 1)\n" +
          exit_line +
-         "  error_file: <N/A>\n"
-         "  traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html\n"
+         "  error_file: <N/A>\n" +
+         traceback_line +
          "============================================================\n";
 }
 
@@ -52,15 +57,15 @@ TEST_CASE("worker-exit: torchrun's line of a worker's exit status, alone", "[dia
 
 TEST_CASE("worker-exit: the launcher's ChildFailedError entry of an exit status", "[diagnose]") {
   const auto v = culprit::test::diagnose_texts(
-      {{"launcher.log", "gpu-node-12", child_failed("  exitcode  : 1 (pid: 40578)\n")}});
+      {{"launcher.log", "gpu-node-12", child_failed("  exitcode  : 1 (pid: 40578)\n", kNoTraceback)}});
   CHECK(said(v, "worker-exit"));
 }
 
 TEST_CASE("worker-exit: not for a signal, nor where the worker's own error is in the inputs", "[diagnose]") {
   // Killed by a signal: a signal_exit of torchrun_child_failed with no exit status.
-  CHECK_FALSE(said(culprit::test::diagnose_texts(
-                       {{"launcher.log", "gpu-node-12", child_failed("  exitcode  : -9 (pid: 40578)\n")}}),
-                   "worker-exit"));
+  const std::string killed = child_failed("  exitcode  : -9 (pid: 40578)\n",
+                                          "  traceback : Signal 9 (SIGKILL) received by PID 40578\n");
+  CHECK_FALSE(said(culprit::test::diagnose_texts({{"launcher.log", "gpu-node-12", killed}}), "worker-exit"));
   // The rank's own traceback on that host says why.
   const std::string traceback =
       "Traceback (most recent call last):\n"
