@@ -2,6 +2,7 @@
 #include "api/incident.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <map>
@@ -216,6 +217,12 @@ IncidentResult run_incident(const SourceReader& read, const rules::RuleSet& rule
                                     std::ref(manifests));
     if (auto err = writer.finish(); !err.empty())
       result.problems.push_back({core::DiagLevel::error, "store", "", err});
+    for (const auto& r : writer.restated_events())
+      result.problems.push_back(
+          {core::DiagLevel::note, "timeline-restated", fmt::format("{}:{}", r.input, r.first_line),
+           fmt::format("{} events from here on restate a fact ({}) already stated {} times alike by the same "
+                       "process; counted, not stored in the timeline",
+                       r.events, fmt::join(r.rules, ", "), store::kRestatedKept)});
     hosts_named = writer.hosts_named();
   }
   // A folder's name gives way to the one host its own lines name (never another folder's).

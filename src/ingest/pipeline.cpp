@@ -49,8 +49,11 @@ class BudgetSink final : public core::EventSink {
                          budget_->max)});
       return kDropped;
     }
-    if (budget_) ++budget_->used;
-    return inner_.add_event(event);
+    const std::int64_t id = inner_.add_event(event);
+    // An event the sink keeps no row of (id 0: the timeline counts one that restates a fact it
+    // holds alike) spends none of the budget, which is the events the run records.
+    if (budget_ && id != 0) ++budget_->used;
+    return id;
   }
   void add_gpu_snapshot(const core::GpuSnapshot& snapshot) override { inner_.add_gpu_snapshot(snapshot); }
   void add_host_memory(const core::HostMemory& memory) override { inner_.add_host_memory(memory); }

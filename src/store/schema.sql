@@ -47,7 +47,9 @@ CREATE TABLE hosts (
   PRIMARY KEY (incident, name)
 );
 
--- One dated fact per row: a line or a multi-line block.
+-- One dated fact per row: a line or a multi-line block. A routine event that restates a fact
+-- (a status line echoing the same setting from the same process) is stored the first 64 times an
+-- input says it and counted after (store/restated_facts.hpp; the run's `timeline-restated` note).
 CREATE TABLE events (
   incident   INTEGER NOT NULL DEFAULT 0,
   id        INTEGER PRIMARY KEY,

@@ -1,5 +1,6 @@
 // TimelineWriter: the store's EventSink. One transaction for the whole ingest, prepared
-// statements per table; process sightings are merged per (host, pid) and written at finish().
+// statements per table; process sightings are merged per (host, pid) and written at finish();
+// an event that restates a fact past the first few alike is counted, not written (RestatedFacts).
 #include "culprit/store/timeline.hpp"
 
 #include <fmt/format.h>
@@ -10,6 +11,7 @@
 
 #include "culprit/store/clock.hpp"
 #include "culprit/store/hosts.hpp"
+#include "restated_facts.hpp"
 
 namespace culprit::store {
 namespace {
@@ -86,6 +88,7 @@ struct TimelineWriter::Impl {
   std::vector<std::string> deferred_indexes;  // CREATE INDEX statements finish() runs (defer_event_indexes)
   std::int64_t events = 0;                    // events written
   HostsNamed named;                           // hosts_named(): sources whose events may name a host
+  RestatedFacts restated;                     // which events restate a fact (counted, not written)
   std::map<std::int64_t, std::string> source_hosts;  // each source's own host (add_source)
   std::int64_t last_source = -1;                     // note_named's last source, and
   const std::string* last_source_host = nullptr;     // its source_hosts entry (null: none)
@@ -189,6 +192,7 @@ std::int64_t TimelineWriter::add_source(const core::SourceInfo& s) {
   m.source->step();
   if (!s.host.empty()) m.hosts.insert(s.host);
   const std::int64_t id = m.db.last_insert_id();
+  m.restated.add_source(id, s);
   m.source_hosts[id] = s.host;
   if (id == m.last_source) m.last_source = -1;  // its entry changed
   return id;
@@ -197,6 +201,9 @@ std::int64_t TimelineWriter::add_source(const core::SourceInfo& s) {
 std::int64_t TimelineWriter::add_event(const core::Event& e) {
   auto& m = *impl_;
   if (!m.event) return 0;
+  const std::string fields = fields_to_json(e.fields);
+  // Alike in host, pid and fields to one written, so its host is noted and names none anew.
+  if (m.restated.restated(e, fields)) return 0;
   auto& st = *m.event;
   st.reset();
   st.bind(1, e.source_id);
@@ -205,7 +212,6 @@ std::int64_t TimelineWriter::add_event(const core::Event& e) {
   st.bind_opt(4, e.ts);
   // Every text from `e` (or `fields`, below) without a copy: they outlive the step, and each
   // parameter is bound again for the next row (Statement::bind_static).
-  const std::string fields = fields_to_json(e.fields);
   st.bind_static(5, e.ts_raw);
   st.bind_static(6, core::to_string(e.ts_kind));
   st.bind_opt(7, e.ts_value);
@@ -370,6 +376,8 @@ void TimelineWriter::add_container(const core::ContainerInfo& c) {
 }
 
 const HostsNamed& TimelineWriter::hosts_named() const { return impl_->named; }
+
+const std::vector<RestatedEvents>& TimelineWriter::restated_events() const { return impl_->restated.counted(); }
 
 std::string TimelineWriter::finish() {
   auto& m = *impl_;

@@ -15,6 +15,8 @@ class EventSink {
  public:
   virtual ~EventSink() = default;
   virtual std::int64_t add_source(const SourceInfo& source) = 0;
+  /// The event's id; 0 where the sink keeps no row of it (the timeline counts, not stores, an
+  /// event that restates a fact it already holds alike: store/timeline.hpp's RestatedEvents).
   virtual std::int64_t add_event(const Event& event) = 0;
   virtual void add_gpu_snapshot(const GpuSnapshot& snapshot) = 0;
   virtual void add_host_memory(const HostMemory& memory) = 0;

@@ -191,3 +191,34 @@ TEST_CASE("api: the verdict without the report's details is the verdict with the
   }
   CHECK(compared >= 10);
 }
+
+TEST_CASE("api: a server that restarts in a loop echoes its settings: the echoes past the first few are "
+          "counted, and spend none of the event budget") {
+  // vLLM's start-up line (the signal job_memory_setting_arg's own sample), once a start: 300
+  // starts of a crash-looping server, then the job's CUDA OOM.
+  std::string text;
+  for (int i = 0; i < 300; ++i)
+    text += "(APIServer pid=5121) INFO 04-12 09:14:05 [utils.py:233] non-default args: {'model': "
+            "'Qwen/Qwen3-30B-A3B', 'max_model_len': 32768, 'gpu_memory_utilization': 0.8}\n";
+  text += kTorchOom;
+  culprit::Options options;
+  options.max_events = 100;
+  auto analysis = culprit::analyze({culprit::Input::memory(text, "node-00", "vllm.log")}, options, builtin_rules());
+  REQUIRE(analysis);
+  // The OOM after the echoes is recorded: 64 of them were stored, the budget is 100.
+  CHECK(analysis->verdict.verdict == "cuda_oom");
+  int restated = 0, over_budget = 0;
+  for (const auto& d : analysis->diagnostics) {
+    if (d.code == "timeline-restated") {
+      ++restated;
+      CHECK(d.where == "vllm.log:65");
+      CHECK(d.message.find("236 events") != std::string::npos);
+    }
+    if (d.code == "input-max-events") ++over_budget;
+  }
+  CHECK(restated == 1);
+  CHECK(over_budget == 0);
+  // The advice still names the setting where the log first says it.
+  REQUIRE(analysis->verdict.root);
+  CHECK(analysis->verdict.root->advice.find("gpu_memory_utilization=0.8 (vllm.log:1)") != std::string::npos);
+}
