@@ -35,7 +35,7 @@ void RestatedFacts::add_source(std::int64_t id, const core::SourceInfo& source) 
   source_input_[id] = it->second;
 }
 
-bool RestatedFacts::restated(const core::Event& e, std::string_view fields_json) {
+bool RestatedFacts::restated(const core::Event& e) {
   if (e.kind != core::kind::kLog || e.severity > core::Severity::info || e.field(core::fact::kField) == nullptr)
     return false;
   const auto input = source_input_.find(e.source_id);
@@ -51,7 +51,13 @@ bool RestatedFacts::restated(const core::Event& e, std::string_view fields_json)
   append_number(key_, e.pid);
   append_number(key_, e.rank ? std::optional<std::int64_t>(*e.rank) : std::nullopt);
   append_part(key_, e.comm);
-  append_part(key_, fields_json);
+  // The fields as the timeline would write them, without their JSON (an event counted is never
+  // written): each key, value and whether it is a number, in order.
+  for (const auto& f : e.fields) {
+    append_part(key_, f.key);
+    append_part(key_, f.value);
+    key_ += f.numeric ? '1' : '0';
+  }
   if (key_.size() > kMaxKeyBytes) return false;
   auto it = groups_.find(std::string_view(key_));
   if (it == groups_.end()) {

@@ -41,9 +41,8 @@ class RestatedFacts {
   /// Source `id` is read from input `source` (its origin and name): sources of one input count
   /// together.
   void add_source(std::int64_t id, const core::SourceInfo& source);
-  /// Whether event `e`, whose fields the timeline writes as `fields_json`, is one to count, not
-  /// store. Counts it when so.
-  bool restated(const core::Event& e, std::string_view fields_json);
+  /// Whether event `e` is one to count, not store. Counts it when so.
+  bool restated(const core::Event& e);
   /// Each input's counted events, in the order of the first counted.
   const std::vector<RestatedEvents>& counted() const { return counted_; }
 

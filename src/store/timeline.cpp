@@ -201,9 +201,8 @@ std::int64_t TimelineWriter::add_source(const core::SourceInfo& s) {
 std::int64_t TimelineWriter::add_event(const core::Event& e) {
   auto& m = *impl_;
   if (!m.event) return 0;
-  const std::string fields = fields_to_json(e.fields);
   // Alike in host, pid and fields to one written, so its host is noted and names none anew.
-  if (m.restated.restated(e, fields)) return 0;
+  if (m.restated.restated(e)) return 0;
   auto& st = *m.event;
   st.reset();
   st.bind(1, e.source_id);
@@ -212,6 +211,7 @@ std::int64_t TimelineWriter::add_event(const core::Event& e) {
   st.bind_opt(4, e.ts);
   // Every text from `e` (or `fields`, below) without a copy: they outlive the step, and each
   // parameter is bound again for the next row (Statement::bind_static).
+  const std::string fields = fields_to_json(e.fields);
   st.bind_static(5, e.ts_raw);
   st.bind_static(6, core::to_string(e.ts_kind));
   st.bind_opt(7, e.ts_value);
