@@ -1,8 +1,8 @@
 // Which of the events that restate a fact the timeline stores. A serving engine may echo its
 // memory share (`gpu_memory_utilization=0.90`) in a status line every few seconds: 10^4 events an
-// hour that say the same thing, each costing the timeline a row, three index entries and a
-// place in the clock census (three fifths of a many-hits log's scan; docs/performance.md,
-// seventeenth pass), while the diagnosis reads only the first of each setting and value.
+// hour that say the same thing, each costing the timeline a row, three index entries and a place
+// in the clock census (a third of a many-hits log's scan; docs/performance.md, seventeenth pass),
+// while the diagnosis reads only the first of each setting and value.
 #pragma once
 
 #include <cstdint>
@@ -18,15 +18,16 @@
 namespace culprit::store {
 
 /// Counts, instead of storing, an event that restates a fact its input already stated
-/// kRestatedKept times alike (timeline.hpp). Such an event is routine (kind `log`, severity info or debug), carries
-/// a fact (the `provides` field a signal gives its events: core/facts.hpp), and is alike an
-/// earlier one of the same input (its sources: the pieces of a big log are one input) in all but
-/// its line, stamp and message: rule, kind, severity, stamp kind, host, pid, rank, process name
-/// and every field. So the timeline still holds the first kRestatedKept of each (what any question
-/// of "the first", "whether any" or "which values" finds), every event that states something
-/// new, and every failure; what it no longer holds is the 10^4th echo of a setting. Where the
-/// kept events' count matters (a census of stamps, how most of a source's stamps were placed),
-/// the events alike share their stamp kind: each kind a host's events have is still there.
+/// kRestatedKept times alike (timeline.hpp). Such an event is routine (kind `log`, severity info
+/// or debug), carries a fact (the `provides` field a signal gives its events: core/facts.hpp),
+/// and is alike an earlier one of the same input (its sources: the pieces of a big log are one
+/// input) in all but its line, stamp and message: rule, kind, severity, stamp kind, host, pid,
+/// rank, process name and every field. So the timeline still holds the first kRestatedKept of
+/// each (what any question of "the first", "whether any" or "which values" finds), every event
+/// that states something new, and every failure; what it no longer holds is the 10^4th echo of a
+/// setting. Where the kept events' count matters (a census of stamps, how most of a source's
+/// stamps were placed), the events alike share their stamp kind: each kind a host's events have
+/// is still there.
 ///
 /// Bounds: kMaxGroups kinds of alike events are followed in all (an event of a kind past them
 /// is stored), and an event whose key is longer than kMaxKeyBytes is stored: memory stays a few
