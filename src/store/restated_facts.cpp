@@ -44,8 +44,7 @@ bool RestatedFacts::restated(const core::Event& e) {
   const auto at = static_cast<std::uint64_t>(input->second);
   key_.append(reinterpret_cast<const char*>(&at), sizeof at);
   key_ += static_cast<char>(e.ts_kind);
-  key_ += static_cast<char>(e.severity);
-  append_part(key_, e.kind);
+  key_ += static_cast<char>(e.severity);  // the kind is `log`, asked above
   append_part(key_, e.rule);
   append_part(key_, e.host);
   append_number(key_, e.pid);

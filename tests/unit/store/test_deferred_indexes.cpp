@@ -9,8 +9,10 @@
 #include "culprit/core/event.hpp"
 #include "culprit/store/database.hpp"
 #include "culprit/store/timeline.hpp"
+#include "unit/store/empty_timeline.hpp"
 
 namespace store = culprit::store;
+using culprit::test::empty_timeline;
 
 namespace {
 
@@ -19,14 +21,6 @@ std::string schema_of(store::Database& db) {
   for (const auto& row : db.query("SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name").rows)
     out += row["type"].as_text() + " " + row["name"].as_text() + " " + row["sql"].as_text() + "\n";
   return out;
-}
-
-std::unique_ptr<store::Database> empty_timeline() {
-  std::string err;
-  auto db = store::Database::open(":memory:", err);
-  REQUIRE(db);
-  REQUIRE(db->ensure_schema().empty());
-  return db;
 }
 
 /// Events of two hosts, kinds and sources, in an order no index keeps.

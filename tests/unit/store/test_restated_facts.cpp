@@ -12,19 +12,13 @@
 #include "culprit/store/database.hpp"
 #include "culprit/store/timeline.hpp"
 #include "store/restated_facts.hpp"
+#include "unit/store/empty_timeline.hpp"
 
 namespace core = culprit::core;
 namespace store = culprit::store;
+using culprit::test::empty_timeline;
 
 namespace {
-
-std::unique_ptr<store::Database> empty_timeline() {
-  std::string err;
-  auto db = store::Database::open(":memory:", err);
-  REQUIRE(db);
-  REQUIRE(db->ensure_schema().empty());
-  return db;
-}
 
 std::int64_t add_source(store::TimelineWriter& w, const std::string& name, const std::string& origin = "logs") {
   core::SourceInfo s;
