@@ -78,10 +78,11 @@ constexpr std::string_view kProcStatusShell =
 // proc-status.txt: an address-space or data ceiling (ulimit -v / -d, a scheduler's) refuses an
 // allocation long before the host runs out, and only the job's own limits show it. Read in every
 // sample: the job may set them just after it starts (prlimit, a wrapper's ulimit), and a sample
-// at once would miss them. Nothing when the job has no pid or is gone.
+// at once would miss them. Nothing when the job has no pid or is gone, even gone between the
+// check and the read: the file is read first and its header printed only with what was read.
 constexpr std::string_view kLimitsShell =
-    "p=\"${CULPRIT_JOB_PID:-}\"; if [ -n \"$p\" ] && [ -r \"/proc/$p/limits\" ]; then "
-    "echo \"==> /proc/$p/limits <==\"; cat \"/proc/$p/limits\"; fi";
+    "p=\"${CULPRIT_JOB_PID:-}\"; if [ -n \"$p\" ] && l=$(cat \"/proc/$p/limits\" 2>/dev/null) && [ -n \"$l\" ]; then "
+    "echo \"==> /proc/$p/limits <==\"; printf '%s\\n' \"$l\"; fi";
 
 constexpr std::string_view kJournalShell =
     "if [ -n \"${CULPRIT_SINCE:-}\" ]; then journalctl -k --no-pager -o short-iso --since \"@$CULPRIT_SINCE\"; "

@@ -32,7 +32,9 @@ grep -q "sample-\*-meminfo.txt .* in [0-9]* samples" "$work/stderr" || fail "the
 # Two hosts, each with its job's limits (node-b's read last): node-a's refusal is named by
 # node-a's own ceiling, not lost because another host's reading is the latest.
 mkdir -p "$work/two/node-a" "$work/two/node-b"
-limits=$(ls "$work/incident"/*/sample-*-limits.txt | tail -1)
+# The last sample that read the ceiling (prlimit sets it after the first sample may have run).
+limits=$(grep -l "^Max address space  *1024000000 " "$work/incident"/*/sample-*-limits.txt | tail -1)
+[ -n "$limits" ] || fail "no sample read the job's address-space limit"
 cp "$limits" "$work/two/node-a/limits.txt"
 sed 's/1024000000/2048000000/' "$limits" > "$work/two/node-b/limits.txt"
 printf 'Traceback (most recent call last):\n  File "prep.py", line 3, in <module>\nMemoryError\n' > "$work/two/node-a/job.log"
