@@ -9,7 +9,6 @@
 #include <utility>
 
 #include "culprit/text/block_scanner.hpp"
-#include "culprit/text/literal_set.hpp"
 #include "literal_index.hpp"
 
 namespace culprit::text {
@@ -65,11 +64,9 @@ void SignalSet::build() {
       signal.literals = std::move(derived.literals);
       signal.clauses = std::move(derived.clauses);
       signal.literals_derived = true;
-    } else if (!signal.literals_precomputed && !signal.literals_derived) {
-      // Declared by the rule: read as hand-written (` oom` finds `oom`); derived ones keep the
-      // spaces their pattern requires.
-      signal.literals = hand_written_literals(signal.literals);
     }
+    // Literals the rule declares are looked for as written, spaces included, as derived ones are:
+    // `second ` is not found in every `seconds` (rules check proves them on the rule's samples).
     // An empty declared literal occurs in every line: the signal cannot be filtered.
     const bool usable = !signal.literals.empty() &&
                         std::none_of(signal.literals.begin(), signal.literals.end(),

@@ -13,11 +13,12 @@ namespace culprit::text {
 
 class LiteralIndex;
 
-/// A hand-written literal (a rule's `literals`, a parser's markers, the format table's anchors)
-/// as the prefilter looks for it: without surrounding spaces when three bytes or more remain, so
-/// a rule's ` oom` finds `oom` (a substring of a required literal is required too). Literals
-/// derived from a pattern (text::derive_prefilter) are not read through it: the spaces the
-/// pattern requires stay, and ` scheduler ` is not found in every `[scheduler.py:84]` line.
+/// A hand-written literal of the parsers' own lists (a parser's markers, the format table's
+/// anchors) as the prefilter looks for it: without surrounding spaces when three bytes or more
+/// remain, so a marker ` oom` finds `oom` (a substring of a required literal is required too).
+/// A rule's literals are not read through it: those it declares are looked for as written and
+/// those derived from its pattern (text::derive_prefilter) keep the spaces the pattern requires,
+/// so ` scheduler ` is not found in every `[scheduler.py:84]` line, nor `second ` in `seconds`.
 /// LiteralSet, BlockScanner and the signal set's index compare literals as given.
 std::string hand_written_literal(std::string_view literal);
 

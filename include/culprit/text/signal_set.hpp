@@ -27,9 +27,9 @@ struct Signal {
   std::vector<std::string> formats;   ///< empty: every format but kTracebackFrameScope
   std::shared_ptr<const Pattern> pattern;
   /// Required literals: a line must contain one of them (compared ASCII-case-insensitively) for
-  /// the pattern to be tried. Declared by the rule (build() reads them as hand-written:
-  /// text::hand_written_literal), or filled by build() from the regex, spaces the regex requires
-  /// included; empty after build(): no safe literal is known and the signal is tried on every line.
+  /// the pattern to be tried. Declared by the rule (looked for as written, spaces included), or
+  /// filled by build() from the regex, spaces the regex requires included; empty after build():
+  /// no safe literal is known and the signal is tried on every line.
   std::vector<std::string> literals;
   /// Fields every event of this signal carries whatever the line (`provides`, `framework`,
   /// `killer`: what the rule declares, core/facts.hpp), beside the pattern's named groups.

@@ -50,22 +50,31 @@ TEST_CASE("build derives literals and keeps declared ones", "[text]") {
   CHECK(set.always_tried() == std::vector<std::uint32_t>{3});
 }
 
-TEST_CASE("declared literals are read as hand-written, derived ones keep the spaces their regex requires",
+TEST_CASE("declared literals are looked for as written, derived ones keep the spaces their regex requires",
           "[text]") {
   SignalSet set;
-  set.add(make("declared", R"((?i)\boom\b)", {}, {" oom", "NVRM: ", "[E "}));
+  // described.toml's second_instance_described, its ASCII half, and gpu_oom_described's ` oom`.
+  set.add(make("declared", R"((?i:\b(?:two|second) (?:[\w.-]+ ){0,2}?instances?))", {}, {"two ", "second "}));
   set.add(make("derived", R"(Rank (\d+) scheduler (\w+))"));
+  set.add(make("spaced", R"(\b(?:and|got) OOM\b)", {}, {" oom"}));
   set.build();
-  CHECK(set.signals()[0].literals == std::vector<std::string>{"oom", "NVRM:", "[E "});
+  CHECK(set.signals()[0].literals == std::vector<std::string>{"two ", "second "});
+  CHECK(set.signals()[2].literals == std::vector<std::string>{" oom"});
   const auto& derived = set.signals()[1].literals;
   REQUIRE_FALSE(derived.empty());
   CHECK(derived == std::vector<std::string>{" scheduler "});
   // vLLM's logger tag names scheduler.py on every line: no candidate for the derived signal.
   CHECK_FALSE(set.candidate("INFO 04-09 00:47:22 [scheduler.py:84] Running: 1 reqs, Pending: 0 reqs"));
-  CHECK(set.candidate("OOM at step 3"));  // the declared ` oom` finds `OOM` at a line's start
+  // `seconds` and `network` hold `second` and `two`, not `second ` and `two `: no regex runs.
+  CHECK_FALSE(set.candidate("INFO 12-13 10:53:52 worker.py:242] Memory profiling takes 3.18 seconds; the current "
+                            "vLLM instance can use total_gpu_memory (79.15GiB)"));
+  CHECK_FALSE(set.candidate("node-0:1234:1300 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.1<0> network"));
+  CHECK(set.match("we started a second vLLM instance on the same GPU", "").size() == 1);
+  CHECK(set.match("the run got OOM at step 3", "").size() == 1);
+  CHECK_FALSE(set.candidate("OOM at step 3"));  // ` oom` as declared: no space, no candidate
   CHECK(set.match("Rank 3 scheduler died", "").size() == 1);
   set.build();  // again: a declared literal read twice reads the same
-  CHECK(set.signals()[0].literals == std::vector<std::string>{"oom", "NVRM:", "[E "});
+  CHECK(set.signals()[0].literals == std::vector<std::string>{"two ", "second "});
 }
 
 TEST_CASE("match returns captures of every matching signal in rule order", "[text]") {
