@@ -15,8 +15,8 @@ class LiteralIndex {
  public:
   /// `sets[i]` are the literals of owner i (any one present makes i a candidate). Literals are
   /// compared as given (spaces included: a parser's hand-written lists come trimmed,
-  /// hand_written_literal) with ASCII case folding; an empty literal is ignored (the caller treats an owner without
-  /// usable literals as always a candidate).
+  /// hand_written_literal) with ASCII case folding; an empty literal is ignored (the caller
+  /// treats an owner without usable literals as always a candidate).
   explicit LiteralIndex(const std::vector<std::vector<std::string>>& sets);
 
   /// True when any literal occurs in `text`.

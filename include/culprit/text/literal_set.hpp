@@ -15,7 +15,8 @@ class LiteralIndex;
 
 /// A hand-written literal of the parsers' own lists (a parser's markers, the format table's
 /// anchors) as the prefilter looks for it: without surrounding spaces when three bytes or more
-/// remain, so a marker ` oom` finds `oom` (a substring of a required literal is required too).
+/// remain, so the marker `process ` finds `process` (a substring of a required literal is
+/// required too).
 /// A rule's literals are not read through it: those it declares are looked for as written and
 /// those derived from its pattern (text::derive_prefilter) keep the spaces the pattern requires,
 /// so ` scheduler ` is not found in every `[scheduler.py:84]` line, nor `second ` in `seconds`.
