@@ -63,15 +63,18 @@ constexpr std::string_view kGpuQueryShell =
 // The process facts of each GPU holder nvidia-smi lists and of the job's own pid
 // (CULPRIT_JOB_PID, `culprit run`): /proc/PID/status and /proc/PID/cgroup under `==> PATH <==`
 // headers, after the pid namespace they were read from (the initial one's link proves a missing
-// pid is gone, not out of sight); `(no such process)` where /proc has none. Only lines that are a
-// pid alone are read as one (`No running processes found` is none). At most 256 pids.
-// Read by src/ingest/formats/proc_status.cpp.
+// pid is gone, not out of sight); `(no such process)` where /proc has none. Each file is read
+// before its header is printed: a process gone between the check and the read is `(no such
+// process)`, not a header with nothing under it, and a cgroup file it no longer has is left out.
+// Only lines that are a pid alone are read as one (`No running processes found` is none). At
+// most 256 pids. Read by src/ingest/formats/proc_status.cpp.
 constexpr std::string_view kProcStatusShell =
     "echo '==> /proc/self/ns/pid <=='; readlink /proc/self/ns/pid; "
     "{ [ -n \"$(command -v nvidia-smi)\" ] && nvidia-smi --query-compute-apps=pid --format=csv,noheader; "
     "echo \"${CULPRIT_JOB_PID:-}\"; } | sed -n 's/^ *\\([1-9][0-9]\\{0,9\\}\\) *$/\\1/p' | sort -un | head -n 256 | "
     "while read -r p; do echo \"==> /proc/$p/status <==\"; "
-    "if [ -r \"/proc/$p/status\" ]; then cat \"/proc/$p/status\"; echo \"==> /proc/$p/cgroup <==\"; cat \"/proc/$p/cgroup\"; "
+    "if s=$(cat \"/proc/$p/status\" 2>/dev/null) && [ -n \"$s\" ]; then printf '%s\\n' \"$s\"; "
+    "c=$(cat \"/proc/$p/cgroup\" 2>/dev/null); [ -z \"$c\" ] || printf '==> /proc/%s/cgroup <==\\n%s\\n' \"$p\" \"$c\"; "
     "else echo '(no such process)'; fi; done";
 
 // The job's own resource limits (/proc/PID/limits of CULPRIT_JOB_PID) under the same header as
