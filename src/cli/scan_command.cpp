@@ -25,6 +25,7 @@
 #include "cli/prometheus_metrics.hpp"
 #include "cli/interrupt.hpp"
 #include "culprit/core/diagnostic.hpp"
+#include "culprit/core/huge_pages.hpp"
 #include "culprit/core/utf8.hpp"
 #include "culprit/culprit.hpp"
 #include "culprit/report/redact.hpp"
@@ -177,6 +178,7 @@ int run_scan(const std::vector<std::string>& args) {
   const bool with_json = o.format == "json" || !o.db_path.empty();
   const unsigned workers = std::max(1u, std::min<unsigned>(jobs, static_cast<unsigned>(mine.size())));
   auto worker = [&] {
+    core::ask_thread_heap_huge_pages();  // each incident's reading and parse start on this thread
     for (size_t i = next++; i < mine.size(); i = next++) {
       culprit::Options options;
       options.excludes = o.excludes;

@@ -2,18 +2,44 @@
 #include "culprit/core/huge_pages.hpp"
 
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <cstdint>
+#include <cstdlib>  // defines __GLIBC__ where the C library is glibc
+
+#include "culprit/core/address_sanitizer.hpp"
 
 namespace culprit::core {
+namespace {
+
+constexpr std::uintptr_t kHugePage = std::uintptr_t{2} << 20;
+
+}  // namespace
 
 void ask_huge_pages(void* data, std::size_t bytes) {
-  constexpr std::size_t kHugePage = std::size_t{2} << 20;
   const std::size_t misaligned = reinterpret_cast<std::uintptr_t>(data) % kHugePage;
   const std::size_t skip = misaligned == 0 ? 0 : kHugePage - misaligned;
   if (bytes < skip + kHugePage) return;
 #ifdef MADV_HUGEPAGE  // Linux
   ::madvise(static_cast<char*>(data) + skip, (bytes - skip) / kHugePage * kHugePage, MADV_HUGEPAGE);
+#endif
+}
+
+void ask_thread_heap_huge_pages() {
+#if defined(__GLIBC__) && defined(MADV_HUGEPAGE) && !CULPRIT_ADDRESS_SANITIZER
+  // glibc's HEAP_MAX_SIZE: 2 * DEFAULT_MMAP_THRESHOLD_MAX, the size and alignment of each heap
+  // a thread's arena reserves (malloc/arena.c).
+  constexpr std::uintptr_t kHeapReservation = std::uintptr_t{64} << 20;
+  void* probe = std::malloc(1);  // from the arena the calling thread allocates from
+  if (probe == nullptr) return;
+  const auto at = reinterpret_cast<std::uintptr_t>(probe);
+  std::free(probe);
+  // The main heap lies below the program break: left to the executable (its stretch could hold
+  // the end of the executable's own data).
+  if (at < reinterpret_cast<std::uintptr_t>(::sbrk(0))) return;
+  const std::uintptr_t start = at & ~(kHugePage - 1);
+  const std::uintptr_t end = (at | (kHeapReservation - 1)) + 1;
+  ::madvise(reinterpret_cast<void*>(start), end - start, MADV_HUGEPAGE);
 #endif
 }
 
