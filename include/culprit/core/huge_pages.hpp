@@ -14,16 +14,17 @@ namespace culprit::core {
 /// as it is. Where the kernel must compact memory to give one, the first write waits for it.
 void ask_huge_pages(void* data, std::size_t bytes);
 
-/// The same hint for the heap the calling thread allocates from, ahead of its growth: from the
-/// 2 MiB stretch that holds its allocations now to the end of the heap's reservation. For a
-/// thread about to read or parse a big input: a piece's text, its line tables and its recorded
-/// events are first written there, and on a VM each 4 KiB page first written costs ~12 us (a
-/// 32 MiB dmesg incident's thread took ~1 200 such faults, a 2 MiB page one each;
-/// docs/performance.md, "Nineteenth pass"). glibc gives a thread's arena heaps reserved whole
-/// and aligned to their size (64 MiB on 64-bit, grown in place), so the stretch never reaches
-/// past its own heap; what the thread has written already keeps its pages. Of no effect off
-/// glibc or Linux, under AddressSanitizer (its allocator is not glibc's), and where the thread allocates from the main heap (below the program break:
-/// the executable's start-up shapes it, cli/main.cpp).
+/// The same for the heap the calling thread allocates from, ahead of its growth: the hint from
+/// the 2 MiB stretch that holds its allocations now to the end of the heap's reservation, and
+/// that first stretch made a huge page at once (MADV_COLLAPSE, Linux 6.1 on: it holds the heap's
+/// header already, which alone would keep it 4 KiB pages). For a thread about to read or parse
+/// a big input: a piece's text, its line tables and its SQLite chunks are first written there,
+/// and on a VM each 4 KiB page first written costs ~12 us (a 32 MiB dmesg incident's thread took
+/// ~1 200 such faults, now ~300; docs/performance.md, "Nineteenth pass"). glibc reserves a
+/// thread's arena heaps whole and aligned to their size (64 MiB on 64-bit, grown in place), so
+/// the hint never reaches past the thread's own heap. Of no effect off glibc or Linux, under
+/// AddressSanitizer (its allocator is not glibc's), and where the thread allocates from the main
+/// heap (below the program break: the executable's start-up shapes that one, cli/main.cpp).
 void ask_thread_heap_huge_pages();
 
 }  // namespace culprit::core
