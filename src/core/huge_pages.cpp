@@ -30,23 +30,25 @@ void ask_thread_heap_huge_pages() {
   // glibc's HEAP_MAX_SIZE: 2 * DEFAULT_MMAP_THRESHOLD_MAX, the size and alignment of each heap
   // a thread's arena reserves (malloc/arena.c).
   constexpr std::uintptr_t kHeapReservation = std::uintptr_t{64} << 20;
-  void* probe = std::malloc(1);  // from the arena the calling thread allocates from
+#ifndef MADV_COLLAPSE
+  constexpr int MADV_COLLAPSE = 25;  // Linux 6.1
+#endif
+  char* const probe = static_cast<char*>(std::malloc(1));  // from the calling thread's arena
   if (probe == nullptr) return;
   const auto at = reinterpret_cast<std::uintptr_t>(probe);
-  std::free(probe);
   // The main heap lies below the program break: left to the executable (its stretch could hold
   // the end of the executable's own data).
-  if (at < reinterpret_cast<std::uintptr_t>(::sbrk(0))) return;
-  const std::uintptr_t start = at & ~(kHugePage - 1);
-  const std::uintptr_t end = (at | (kHeapReservation - 1)) + 1;
-  ::madvise(reinterpret_cast<void*>(start), end - start, MADV_HUGEPAGE);
-  // The stretch the thread allocates in now holds the heap's own header (written when the arena
-  // was made), so the hint alone leaves it 4 KiB pages: made one huge page at once, with what it
-  // holds (a new arena: a page or two). Linux 6.1 on; before, it stays as it is.
-#ifndef MADV_COLLAPSE
-  constexpr int MADV_COLLAPSE = 25;
-#endif
-  ::madvise(reinterpret_cast<void*>(start), kHugePage, MADV_COLLAPSE);
+  if (at >= reinterpret_cast<std::uintptr_t>(::sbrk(0))) {
+    const std::uintptr_t offset = at % kHugePage;
+    char* const start = probe - offset;
+    const std::uintptr_t end = (at | (kHeapReservation - 1)) + 1;
+    ::madvise(start, end - (at - offset), MADV_HUGEPAGE);
+    // The stretch the thread allocates in now holds the heap's own header (written when the
+    // arena was made), so the hint alone leaves it 4 KiB pages: made one huge page at once, with
+    // what it holds (a new arena: a page or two). Before Linux 6.1 it stays as it is.
+    ::madvise(start, kHugePage, MADV_COLLAPSE);
+  }
+  std::free(probe);
 #endif
 }
 
