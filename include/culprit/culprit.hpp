@@ -22,6 +22,7 @@
 #include <variant>
 #include <vector>
 
+#include "culprit/core/core_share.hpp"
 #include "culprit/core/diagnostic.hpp"
 #include "culprit/diagnose/finding.hpp"
 
@@ -108,6 +109,9 @@ struct Options {
   /// memory stays bounded whatever the input's size (0: every input whole; at least 128 KiB).
   std::int64_t piece_bytes = kDefaultPieceBytes;
   unsigned threads = 1;                  ///< --jobs: big inputs parsed at once (same result for any)
+  /// Cores the incidents of one `culprit scan` share (null: `threads` alone): with `threads` 1,
+  /// a big piece is parsed beside the reading wherever one is free (same result either way).
+  std::shared_ptr<core::CoreShare> shared_cores;
   double rule_timeout_seconds = kDefaultRuleTimeoutSeconds;  ///< --rule-timeout of one query
   bool prefilter = true;                 ///< false: --no-prefilter (every regex on every line)
   /// Keep the timeline (SQLite) in this file, written in place ('' : in memory). The caller

@@ -212,8 +212,10 @@ IncidentResult run_incident(const SourceReader& read, const rules::RuleSet& rule
     ingest_options.year_hint = options.year;
     ingest_options.max_line_bytes = static_cast<std::size_t>(options.max_line_bytes);
     ingest_options.budget = &budget;
-    const unsigned threads = options.max_events > 0 ? 1u : options.threads;
-    result.sources = ingest_sources(read, rules.signals, ingest_options, threads, writer, result.problems,
+    const bool in_order = options.max_events > 0;  // the event budget counts in input order
+    const unsigned threads = in_order ? 1u : options.threads;
+    core::CoreShare* const share = in_order ? nullptr : options.shared_cores.get();
+    result.sources = ingest_sources(read, rules.signals, ingest_options, threads, share, writer, result.problems,
                                     std::ref(manifests));
     if (auto err = writer.finish(); !err.empty())
       result.problems.push_back({core::DiagLevel::error, "store", "", err});

@@ -3,10 +3,12 @@
 // order (a small source first waits for the big ones before it, then is parsed inline).
 #include "api/parallel_ingest.hpp"
 
+#include <algorithm>
 #include <deque>
 #include <future>
 #include <memory>
 
+#include "culprit/core/core_share.hpp"
 #include "culprit/core/free_heap.hpp"
 #include "culprit/ingest/recorded_sink.hpp"
 
@@ -25,6 +27,19 @@ struct Pending {
   bool last = true;          ///< the input's last piece
 };
 
+/// The cores an incident's reading took from a share, given back when it ends, however it ends.
+struct CoresHeld {
+  core::CoreShare* share;
+  unsigned count = 0;
+  explicit CoresHeld(core::CoreShare* from) : share(from) {}
+  CoresHeld(const CoresHeld&) = delete;
+  CoresHeld& operator=(const CoresHeld&) = delete;
+  ~CoresHeld() { give_back(); }
+  void give_back() {
+    for (; count > 0; --count) share->give_back();
+  }
+};
+
 ingest::IngestInput input_of(const input::Source& src) {
   return {src.name, src.host, src.origin, src.text, src.first_line, src.host_from, src.size(), src.cut_line,
           src.cut_line_bytes, src.more};
@@ -38,8 +53,8 @@ void append(core::Diagnostics& to, core::Diagnostics& from) {
 }  // namespace
 
 std::size_t ingest_sources(const SourceReader& read, const text::SignalSet& signals,
-                           const ingest::IngestOptions& options, unsigned threads, core::EventSink& sink,
-                           core::Diagnostics& problems, const SourceHook& take) {
+                           const ingest::IngestOptions& options, unsigned threads, core::CoreShare* share,
+                           core::EventSink& sink, core::Diagnostics& problems, const SourceHook& take) {
   // An input counts once, at its last piece, when one of its pieces was read as text: ingest
   // skipped none of it (binary, empty, culprit's own report) and it holds a non-blank byte. Blank
   // lines (`echo | culprit`), binary data or an empty file are no readable input, as an empty
@@ -58,6 +73,7 @@ std::size_t ingest_sources(const SourceReader& read, const text::SignalSet& sign
   bool read_in_pieces = false;  // some input was big enough to be read and parsed in pieces
   core::Diagnostics reader_problems;  // since the last source
   std::deque<Pending> pending;
+  CoresHeld held(share);
   auto finish_oldest = [&] {
     Pending p = std::move(pending.front());
     pending.pop_front();
@@ -77,21 +93,31 @@ std::size_t ingest_sources(const SourceReader& read, const text::SignalSet& sign
         return;
       }
     }
-    if (threads > 1 && src.text.size() >= kParallelSourceBytes) {
+    // With a share, the incident takes one of its free cores at each big source until it holds
+    // all but the one it reads on, and parses beside the reading as with that many threads; it
+    // gives them back as its reading ends. (Incidents side by side take them in turn; one left
+    // alone takes up those the others freed.)
+    const bool big = src.text.size() >= kParallelSourceBytes;
+    if (big && threads <= 1 && share != nullptr && held.count + 1 < static_cast<unsigned>(share->cores()) &&
+        share->try_take())
+      ++held.count;
+    const unsigned now = threads > 1 ? threads : 1 + held.count;
+    if (big && now > 1) {
       auto source = std::make_shared<input::Source>(std::move(src));
       Pending p;
       p.before = std::move(reader_problems);
       p.last = !source->more;
       reader_problems.clear();
-      p.parsed = std::async(std::launch::async, [source, &signals, options, has_text] {
+      const auto parse = [source, &signals, options, has_text] {
         Parsed out;
         const bool text = has_text(*source);
         out.read_as_text = !ingest::ingest(input_of(*source), signals, out.records, out.problems, options).skipped && text;
         if (source->more) input::give_back_text(std::move(source->text));  // for the input's next pieces
         return out;
-      });
+      };
+      p.parsed = std::async(std::launch::async, parse);
       pending.push_back(std::move(p));
-      while (pending.size() > threads) finish_oldest();
+      while (pending.size() > now) finish_oldest();
       return;
     }
     while (!pending.empty()) finish_oldest();
@@ -100,6 +126,7 @@ std::size_t ingest_sources(const SourceReader& read, const text::SignalSet& sign
     piece_done(!ingest::ingest(input_of(src), signals, sink, problems, options).skipped && text, !src.more);
   });
   while (!pending.empty()) finish_oldest();
+  held.give_back();  // the diagnosis after the reading runs on this thread alone
   append(problems, reader_problems);
   if (read_in_pieces) {
     // The pieces' buffers and what their parse freed are kept for the next piece; there is none.

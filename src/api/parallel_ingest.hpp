@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "culprit/core/core_share.hpp"
 #include "culprit/core/diagnostic.hpp"
 #include "culprit/core/event_sink.hpp"
 #include "culprit/ingest/pipeline.hpp"
@@ -23,16 +24,19 @@ inline constexpr std::size_t kParallelSourceBytes = 1 << 20;
 using SourceReader = std::function<void(core::Diagnostics& problems, const input::SourceHandler& on_source)>;
 
 /// Ingests every source `read` produces into `sink`. With `threads` > 1, up to that many big
-/// sources are parsed at once (while the calling thread reads the next) into recorded sinks and replayed into `sink` in input order, so
-/// the timeline and the problems (the reader's and ingest's, in input order) are the same for
-/// any thread count. `options.budget` needs input order: give threads = 1 with an event limit.
+/// sources are parsed at once (while the calling thread reads the next) into recorded sinks and
+/// replayed into `sink` in input order, so the timeline and the problems (the reader's and
+/// ingest's, in input order) are the same for any thread count. With `threads` 1 and a `share`,
+/// a big source is parsed so wherever the share has a core free (taken for that parse, given
+/// back as it ends; at most the share's cores at once), else inline. `options.budget` needs
+/// input order: give threads = 1 and no share with an event limit.
 /// Returns the number of inputs read that hold a non-blank byte (the pieces of a big one are its sources: each is ingested
 /// as it comes, a big one in parallel with the next). `take`, when given, sees each source first (in input order,
 /// after every source before it reached `sink`); a source it returns true for is not ingested
 /// (culprit's own snapshot manifest, culprit/api/snapshot_manifest.hpp).
 using SourceHook = std::function<bool(const input::Source&, core::EventSink&)>;
 std::size_t ingest_sources(const SourceReader& read, const text::SignalSet& signals,
-                           const ingest::IngestOptions& options, unsigned threads, core::EventSink& sink,
-                           core::Diagnostics& problems, const SourceHook& take = {});
+                           const ingest::IngestOptions& options, unsigned threads, core::CoreShare* share,
+                           core::EventSink& sink, core::Diagnostics& problems, const SourceHook& take = {});
 
 }  // namespace culprit::api

@@ -30,7 +30,6 @@
 #include "culprit/culprit.hpp"
 #include "culprit/report/redact.hpp"
 #include "cli/scan_support.hpp"
-#include "cli/scan_threads.hpp"
 #include "culprit/timeline.hpp"
 
 namespace culprit::cli {
@@ -177,8 +176,17 @@ int run_scan(const std::vector<std::string>& args) {
   // The rows' JSON reports: printed by --format json, stored by --db; nothing else reads them.
   const bool with_json = o.format == "json" || !o.db_path.empty();
   const unsigned workers = std::max(1u, std::min<unsigned>(jobs, static_cast<unsigned>(mine.size())));
+  // The --jobs cores: each worker reads on one, and gives it back when no incident is left for
+  // it; an incident's big pieces are parsed beside its reading on the free ones (a scan's last
+  // incident takes up those the others freed).
+  const auto cores = std::make_shared<core::CoreShare>(static_cast<int>(jobs));
+  for (unsigned t = 0; t < workers; ++t) cores->try_take();
   auto worker = [&] {
     core::ask_thread_heap_huge_pages();  // each incident's reading and parse start on this thread
+    struct CoreFreed {  // however the worker ends
+      core::CoreShare& cores;
+      ~CoreFreed() { cores.give_back(); }
+    } const freed{*cores};
     for (size_t i = next++; i < mine.size(); i = next++) {
       culprit::Options options;
       options.excludes = o.excludes;
@@ -188,8 +196,7 @@ int run_scan(const std::vector<std::string>& args) {
       options.empty_is_error = false;  // an unreadable incident is a row saying so
       options.input_folder_is_host = false;  // an incident folder is named after the incident, not a node
       options.report_details = with_json;      // the table and Markdown print the verdict's headline only
-      // Cores the other incidents leave free go to this one's big inputs.
-      options.threads = incident_threads(jobs, workers, mine.size() - std::min(mine.size(), done.load()));
+      options.shared_cores = cores;  // threads 1: the worker's own, and the free ones
       if (!o.db_path.empty()) options.db_path = fmt::format("{}.part-{}-{}", o.db_path, ::getpid(), i);
       std::vector<culprit::Input> inputs;
       for (const auto& path : mine[i].inputs) inputs.push_back(culprit::Input::file(path));

@@ -2,7 +2,8 @@
 # Big inputs (1 MiB+) are parsed on worker threads and replayed in input order: the report and
 # the timeline must be the same with 1, 2 and 3 threads. The incident mixes big generated
 # worker/kernel logs, a fixture incident's small files and a binary file (a skip note whose
-# place among the problems must not move).
+# place among the problems must not move). And `culprit scan` of it beside a small incident
+# gives the same rows with 1, 2 and 3 cores.
 # Usage: thread_equivalence.sh CULPRIT GEN_CORPUS SOURCE_DIR WORK_DIR
 set -eu
 culprit=$1
@@ -37,4 +38,18 @@ for j in 2 3; do
   cmp -s "$work/q1.txt" "$work/q$j.txt" || fail "the timeline differs with --jobs $j"
   cmp -s "$work/e1.txt" "$work/e$j.txt" || fail "the notes differ with --jobs $j"
 done
-echo "thread equivalence: $big big inputs; report, timeline and notes identical with 1, 2 and 3 threads"
+# `culprit scan`: its incidents share the cores (core::CoreShare). The big incident beside a
+# small one takes the core the small one frees, and parses its pieces beside its reading from
+# then on: the rows are the same with 1, 2 and 3 cores.
+mkdir -p "$work/scan"
+ln -s "$incident" "$work/scan/big"
+cp -r "$src/fixtures/incidents/torchrun-host-oom-hog/inputs" "$work/scan/a-small"
+for j in 1 2 3; do
+  "$culprit" scan --jsonl --jobs "$j" "$work/scan" > "$work/s$j.jsonl" 2> "$work/se$j.txt" || true
+  [ "$(wc -l < "$work/s$j.jsonl")" -eq 2 ] || fail "scan --jobs $j: not a row for each of the two incidents"
+done
+for j in 2 3; do
+  cmp -s "$work/s1.jsonl" "$work/s$j.jsonl" || fail "scan's rows differ with --jobs $j"
+  cmp -s "$work/se1.txt" "$work/se$j.txt" || fail "scan's notes differ with --jobs $j"
+done
+echo "thread equivalence: $big big inputs; report, timeline and notes identical with 1, 2 and 3 threads, scan's rows with 1, 2 and 3 cores"
