@@ -3,7 +3,6 @@
 // order (a small source first waits for the big ones before it, then is parsed inline).
 #include "api/parallel_ingest.hpp"
 
-#include <algorithm>
 #include <deque>
 #include <future>
 #include <memory>
