@@ -107,14 +107,13 @@ std::size_t ingest_sources(const SourceReader& read, const text::SignalSet& sign
       p.before = std::move(reader_problems);
       p.last = !source->more;
       reader_problems.clear();
-      const auto parse = [source, &signals, options, has_text] {
+      p.parsed = std::async(std::launch::async, [source, &signals, options, has_text] {
         Parsed out;
         const bool text = has_text(*source);
         out.read_as_text = !ingest::ingest(input_of(*source), signals, out.records, out.problems, options).skipped && text;
         if (source->more) input::give_back_text(std::move(source->text));  // for the input's next pieces
         return out;
-      };
-      p.parsed = std::async(std::launch::async, parse);
+      });
       pending.push_back(std::move(p));
       while (pending.size() > now) finish_oldest();
       return;

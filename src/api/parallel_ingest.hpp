@@ -27,9 +27,9 @@ using SourceReader = std::function<void(core::Diagnostics& problems, const input
 /// sources are parsed at once (while the calling thread reads the next) into recorded sinks and
 /// replayed into `sink` in input order, so the timeline and the problems (the reader's and
 /// ingest's, in input order) are the same for any thread count. With `threads` 1 and a `share`,
-/// a big source is parsed so wherever the share has a core free (taken for that parse, given
-/// back as it ends; at most the share's cores at once), else inline. `options.budget` needs
-/// input order: give threads = 1 and no share with an event limit.
+/// the incident takes a free core of the share at each big source (up to all but the one it
+/// reads on) and parses as with that many threads; it gives them back when its reading ends.
+/// `options.budget` needs input order: give threads = 1 and no share with an event limit.
 /// Returns the number of inputs read that hold a non-blank byte (the pieces of a big one are its sources: each is ingested
 /// as it comes, a big one in parallel with the next). `take`, when given, sees each source first (in input order,
 /// after every source before it reached `sink`); a source it returns true for is not ingested

@@ -8,10 +8,11 @@ namespace culprit::core {
 
 /// A count of free cores, taken and given back by any thread. `culprit scan` makes one of its
 /// `--jobs` cores, each worker takes one to read its incidents on and gives it back when it has
-/// no incident left; an incident takes one for each big piece it parses beside its
-/// reading and gives it back when that parse ends (api::ingest_sources). So incidents running
-/// side by side read on their own cores, and one left alone takes up those the others freed: a
-/// scan's last incident no longer runs on one core while the rest idle.
+/// no incident left; an incident takes a free one at each big source (up to all but the one it
+/// reads on), parses beside its reading with them, and gives them back when its reading ends
+/// (api::ingest_sources). So incidents running side by side read on their own cores, and one
+/// left alone takes up those the others freed: a scan's last incident no longer runs on one core
+/// while the rest idle.
 class CoreShare {
  public:
   /// `cores` cores, all free (at least one).
