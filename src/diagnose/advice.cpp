@@ -17,11 +17,19 @@
 #include "place_advice.hpp"
 
 namespace culprit::diagnose {
+
+std::string setting_name(std::string_view as_logged) {
+  std::string name(as_logged);
+  std::replace(name.begin(), name.end(), '-', '_');
+  return name;
+}
+
 namespace {
 
-/// What a GPU-memory setting does, for the advice (keys lower-case, `-` as `_`).
-std::string setting_hint(std::string key) {
-  for (auto& ch : key) ch = ch == '-' ? '_' : static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+/// What a GPU-memory setting does, for the advice (keys: setting_name(), lower-case).
+std::string setting_hint(std::string_view setting) {
+  std::string key = setting_name(setting);
+  for (auto& ch : key) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
   if (key == "xla_python_client_mem_fraction")
     return "XLA preallocates that share of every GPU (default 0.75) and NCCL, cuDNN and cuBLAS allocate outside "
            "it: lower it, or set XLA_PYTHON_CLIENT_PREALLOCATE=false";

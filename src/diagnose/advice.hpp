@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "culprit/diagnose/finding.hpp"
@@ -24,6 +25,12 @@ struct FootprintFacts {
   bool kv_budget = false;
   std::string estimated_len;
 };
+
+/// The one name of a setting the job's logs may spell two ways: a command line's
+/// `--gpu-memory-utilization` and the engine's own `gpu_memory_utilization` (its config key, as
+/// its start-up lines print it) are the same knob, so `-` becomes `_`; case stays (environment
+/// variables are upper-case). The advice still names a setting as its first line spells it.
+std::string setting_name(std::string_view as_logged);
 
 /// The job's own GPU-memory settings (load.hpp's load_job_settings), as advice:
 /// "XLA_PYTHON_CLIENT_MEM_FRACTION=0.95 (train.log:1): <what it does>". Empty if none.

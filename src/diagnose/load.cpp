@@ -402,7 +402,13 @@ std::vector<JobSetting> load_job_settings(store::Database& db, const std::string
                                      core::fact::provides_sql(core::fact::kMemorySetting, "a")),
                          error);
   if (!read) return out;
-  std::map<std::tuple<std::string, std::string, std::string>, std::int64_t> first_setting;  // (types, setting, value)
+  // A setting spelt two ways (`--gpu-memory-utilization 0.9`, `gpu_memory_utilization=0.9`) is
+  // one (setting_name); it is named as its first line spells it.
+  struct First {
+    std::int64_t id;
+    std::string as_logged;
+  };
+  std::map<std::tuple<std::string, std::string, std::string>, First> first_setting;  // (types, setting, value)
   for (const auto& [fields, id] : first_of) {
     read->reset();
     read->bind(1, std::string_view(fields));
@@ -410,24 +416,27 @@ std::vector<JobSetting> load_job_settings(store::Database& db, const std::string
       if (!read->error().empty()) return out;  // a text that is no JSON fails the whole read, as it did in SQL
       continue;
     }
-    auto key = std::make_tuple(std::string(read->column_text(2)), std::string(read->column_text(0)),
+    const std::string_view as_logged = read->column_text(0);
+    auto key = std::make_tuple(std::string(read->column_text(2)), setting_name(as_logged),
                                std::string(read->column_text(1)));
-    if (auto it = first_setting.find(key); it != first_setting.end()) it->second = std::min(it->second, id);
-    else first_setting.emplace(std::move(key), id);
+    if (auto it = first_setting.find(key); it == first_setting.end())
+      first_setting.emplace(std::move(key), First{id, std::string(as_logged)});
+    else if (id < it->second.id)
+      it->second = {id, std::string(as_logged)};
   }
   // 3. The earliest four, each with the place of its first line.
-  std::vector<std::pair<std::int64_t, const std::tuple<std::string, std::string, std::string>*>> order;
-  for (const auto& [key, id] : first_setting) order.emplace_back(id, &key);
+  std::vector<std::pair<std::int64_t, const std::pair<const std::tuple<std::string, std::string, std::string>, First>*>> order;
+  for (const auto& entry : first_setting) order.emplace_back(entry.second.id, &entry);
   std::sort(order.begin(), order.end());
   auto place = db.prepare("SELECT s.name || ':' || e.line FROM events e JOIN sources s ON s.id = e.source_id WHERE e.id = ?1",
                           error);
   if (!place) return out;
-  for (const auto& [id, key] : order) {
+  for (const auto& [id, entry] : order) {
     if (out.size() == 4) break;
     place->reset();
     place->bind(1, id);
     if (!place->step()) continue;
-    out.push_back({std::get<1>(*key), std::get<2>(*key), std::string(place->column_text(0))});
+    out.push_back({entry->second.as_logged, std::get<2>(entry->first), std::string(place->column_text(0))});
   }
   return out;
 }
