@@ -425,7 +425,8 @@ std::vector<JobSetting> load_job_settings(store::Database& db, const std::string
       it->second = {id, std::string(as_logged)};
   }
   // 3. The earliest four, each with the place of its first line.
-  std::vector<std::pair<std::int64_t, const std::pair<const std::tuple<std::string, std::string, std::string>, First>*>> order;
+  using Entry = decltype(first_setting)::value_type;
+  std::vector<std::pair<std::int64_t, const Entry*>> order;
   for (const auto& entry : first_setting) order.emplace_back(entry.second.id, &entry);
   std::sort(order.begin(), order.end());
   auto place = db.prepare("SELECT s.name || ':' || e.line FROM events e JOIN sources s ON s.id = e.source_id WHERE e.id = ?1",
