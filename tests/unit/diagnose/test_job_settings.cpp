@@ -5,6 +5,17 @@
 
 #include "unit/diagnose/diagnose_support.hpp"
 
+namespace {
+
+/// How many times `part` occurs in `text`.
+std::size_t count_of(const std::string& text, const std::string& part) {
+  std::size_t n = 0;
+  for (auto at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) ++n;
+  return n;
+}
+
+}  // namespace
+
 TEST_CASE("a job-caused OOM names the job's XLA preallocation setting", "[diagnose][settings]") {
   const auto v = culprit::test::diagnose_texts(
       {{"train.log", "a3-node-2",
@@ -20,11 +31,7 @@ TEST_CASE("a job-caused OOM names the job's XLA preallocation setting", "[diagno
   CHECK(a.find("XLA_PYTHON_CLIENT_MEM_FRACTION=0.95 (train.log:1)") != std::string::npos);
   CHECK(a.find("XLA_PYTHON_CLIENT_PREALLOCATE=false") != std::string::npos);
   // Named once although the trace echoes it twice.
-  std::size_t n = 0;
-  for (auto at = a.find("XLA_PYTHON_CLIENT_MEM_FRACTION=0.95"); at != std::string::npos;
-       at = a.find("XLA_PYTHON_CLIENT_MEM_FRACTION=0.95", at + 1))
-    ++n;
-  CHECK(n == 1);
+  CHECK(count_of(a, "XLA_PYTHON_CLIENT_MEM_FRACTION=0.95") == 1);
 }
 
 TEST_CASE("settings on another host are not this job's", "[diagnose][settings]") {
@@ -68,12 +75,6 @@ constexpr const char* kV1Oom =
     "(EngineCore_DP0 pid=1187) torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a "
     "total capacity of 79.19 GiB of which 1.12 GiB is free. Including non-PyTorch memory, this process has 78.05 GiB "
     "memory in use.\n";
-
-std::size_t count_of(const std::string& text, const std::string& part) {
-  std::size_t n = 0;
-  for (auto at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) ++n;
-  return n;
-}
 
 }  // namespace
 
